@@ -1,0 +1,88 @@
+/**
+ * The runtime's table of error codes: one row per code with its HTTP status and a
+ * message that names the bad value and the fix. Call sites throw `createError(code, ...)`;
+ * `test/errors-doc.test.ts` checks that every code of every table (this one, `src/sign`,
+ * `src/media`, `src/platform`) has an anchor in `docs/errors.md`.
+ */
+
+/** One row of an error table. `message` receives the call site's details. */
+export interface ErrorSpec {
+  readonly status: number;
+  readonly message: (...details: never[]) => string;
+}
+
+const table = {
+  CLOUDFN_NOT_FOUND: { status: 404, message: (path: string) => `no function is served at ${path}; add functions/<name>.ts or a route in cloudfn.config` },
+  CLOUDFN_METHOD_NOT_ALLOWED: { status: 405, message: (method: string) => `method ${method} is not allowed; functions answer GET and POST` },
+  CLOUDFN_BAD_PATH: { status: 400, message: (path: string) => `the path ${path} has a bad percent-escape; encode '%' as %25` },
+  CLOUDFN_BAD_QUERY: { status: 400, message: (pair: string) => `the query pair ${pair} has a bad percent-escape; encode '%' as %25` },
+  CLOUDFN_BAD_JSON: { status: 400, message: (detail: string) => `the body is not valid JSON: ${detail}` },
+  CLOUDFN_POISONED_JSON: { status: 400, message: (key: string) => `the JSON body has a "${key}" key, which is refused to protect prototypes; rename the field` },
+  CLOUDFN_BAD_FORM: { status: 400, message: (pair: string) => `the urlencoded body has a bad pair ${pair}; percent-encode it` },
+  CLOUDFN_BAD_MULTIPART: { status: 400, message: (detail: string) => `the multipart body is malformed: ${detail}` },
+  CLOUDFN_BAD_CHARSET: { status: 415, message: (charset: string) => `charset ${charset} is not supported; send utf-8` },
+  CLOUDFN_UNSUPPORTED_ENCODING: { status: 415, message: (encoding: string) => `Content-Encoding ${encoding} is not decoded by cloudfn; send the body uncompressed (identity)` },
+  CLOUDFN_BODY_TOO_LARGE: { status: 413, message: (limit: number, name: string) => `the body is larger than ${name} (${limit} bytes); send less or raise ${name}` },
+  CLOUDFN_MULTIPART_LIMIT: { status: 413, message: (limit: string, value: number) => `the multipart body exceeds ${limit} (${value}); send less or raise limits.${limit}` },
+  CLOUDFN_HEADERS_TOO_LARGE: { status: 431, message: (limit: number) => `the request headers are larger than ${limit} bytes; send fewer or shorter headers` },
+  CLOUDFN_REQUEST_TIMEOUT: { status: 408, message: () => `the request was not received in time; send the headers and body without pausing` },
+  CLOUDFN_BAD_REQUEST: { status: 400, message: (detail: string) => `the request could not be parsed: ${detail}` },
+  CLOUDFN_HANDLER_ERROR: { status: 500, message: () => `the function failed; look up this logid in the function's logs` },
+  CLOUDFN_TIMEOUT: { status: 504, message: (ms: number) => `the function timed out after ${ms} ms; make it faster or raise config.timeout` },
+  CLOUDFN_SHUTTING_DOWN: { status: 503, message: () => `the server is shutting down; retry on another connection` },
+  CLOUDFN_COMPILE_ERROR: { status: 500, message: (file: string) => `${file} failed to compile; fix the error shown in the terminal` },
+  CLOUDFN_NO_DEFAULT_EXPORT: {
+    status: 500,
+    message: (file: string) => `${file} has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })`,
+  },
+  CLOUDFN_BAD_CONFIG: { status: 500, message: (where: string, detail: string) => `${where}: ${detail}` },
+  CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
+} satisfies Record<string, ErrorSpec>;
+
+export type RuntimeErrorCode = keyof typeof table;
+type Details<C extends RuntimeErrorCode> = Parameters<(typeof table)[C]['message']>;
+
+/** The runtime's error table, exported for the documentation test. */
+export const runtimeErrors: Readonly<Record<RuntimeErrorCode, ErrorSpec>> = table;
+
+/**
+ * An error the runtime raises on purpose: it carries a stable `code` and the HTTP `status`
+ * the client receives. Its message is safe to send to clients (`expose` is true below 500).
+ */
+export class CloudfnError extends Error {
+  override name = 'CloudfnError';
+  readonly code: string;
+  readonly status: number;
+  readonly expose: boolean;
+  constructor(code: string, status: number, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.status = status;
+    this.expose = status < 500;
+  }
+}
+
+/**
+ * Builds the error for `code` from the runtime table.
+ * @example throw createError('CLOUDFN_BODY_TOO_LARGE', 1024, 'maxBodySize')
+ */
+export function createError<C extends RuntimeErrorCode>(code: C, ...details: Details<C>): CloudfnError {
+  const spec = table[code];
+  return new CloudfnError(code, spec.status, (spec.message as (...a: Details<C>) => string)(...details));
+}
+
+/**
+ * Lets a handler answer with a chosen status and a message the client sees.
+ * @example throw new HttpError(404, `video ${vid} does not exist`)
+ */
+export class HttpError extends CloudfnError {
+  override name = 'HttpError';
+  constructor(status: number, message: string, options?: ErrorOptions & { code?: string }) {
+    if (!Number.isInteger(status) || status < 400 || status > 599) {
+      throw new TypeError(`HttpError status must be an integer from 400 to 599, got ${String(status)}`);
+    }
+    super(options?.code ?? 'CLOUDFN_HTTP_ERROR', status, message, options);
+    // A handler chose this message for its client, so it is sent whatever the status.
+    (this as { expose: boolean }).expose = true;
+  }
+}

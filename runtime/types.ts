@@ -1,0 +1,117 @@
+/**
+ * The types a function author sees: the handler, its params, the service object
+ * (document 3, "the service members") and the per-function config.
+ */
+import type { SerializeOptions } from 'cookie';
+
+/** A file part of a multipart body (document 3, "UploadFile fields"). */
+export interface UploadFile {
+  /** The file name the client sent. */
+  name: string;
+  /** The MIME type the client sent (`application/octet-stream` when none). */
+  type: string;
+  /** Size in bytes. */
+  size: number;
+  /** The whole file content. */
+  buffer: Buffer;
+}
+
+/** A parsed query string or urlencoded body: repeated keys give arrays. Null prototype. */
+export type QueryParams = Record<string, string | string[]>;
+
+/** A parsed multipart body: fields are strings (arrays when repeated), files are `UploadFile`s. */
+export type MultipartParams = Record<string, string | string[] | UploadFile>;
+
+/** What a handler receives as params, by request (see docs/handlers.md). */
+export type Params = QueryParams | MultipartParams | string | Buffer | unknown;
+
+/** Where a call came from (document 3): the emulated platform, the IDE, or the console. */
+export type Trigger = 'online' | 'ide_debug' | 'console_debug';
+
+/** Options of `service.setCookie` and `service.clearCookie`: those of `cookie.serialize`. */
+export type CookieOptions = SerializeOptions;
+
+/** The five log methods of the service; they all behave the same (document 3). */
+export type LogMethod = (...values: unknown[]) => void;
+
+/**
+ * The second argument of every handler (document 3, "the service members"), plus
+ * cloudfn's own members `logid`, `functionName`, `rawBody`, `signal`, `routeParams`.
+ */
+export interface Service {
+  /** Request headers with lower-case keys. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The request method in upper case. */
+  readonly httpMethod: string;
+  /** The request path without the query string. */
+  readonly path: string;
+  /** The request path with the query string. */
+  readonly url: string;
+  /** The query string as an object; the same object as params for GET. */
+  readonly query: QueryParams;
+  /** Cookies of the request, parsed when first read. */
+  readonly cookies: Record<string, string | undefined>;
+  /** `online` in start mode, `ide_debug` from `cloudfn dev`, `console_debug` from the console page. */
+  readonly trigger: Trigger;
+  /** Sets a response header; throws a TypeError for an invalid name or value. */
+  set(field: string, value: string | number | readonly string[]): this;
+  /** Removes a response header; no effect when absent. */
+  remove(field: string): this;
+  /** Adds a Set-Cookie header; options are those of `cookie.serialize`. */
+  setCookie(name: string, value: string, options?: CookieOptions): this;
+  /** Clears a cookie (an expired Set-Cookie with the same path and domain). */
+  clearCookie(name: string, options?: CookieOptions): this;
+  /** Sets the response status (an integer from 100 to 599). */
+  status(code: number): this;
+  log: LogMethod;
+  debug: LogMethod;
+  info: LogMethod;
+  warn: LogMethod;
+  error: LogMethod;
+  /** cloudfn: the request's log id, also sent as `x-platform-logid`. */
+  readonly logid: string;
+  /** cloudfn: the function's name, e.g. `videos/list`. */
+  readonly functionName: string;
+  /** cloudfn: the exact bytes received (empty for GET), for verifying signed callbacks. */
+  readonly rawBody: Buffer;
+  /** cloudfn: aborted when the function times out or the client disconnects. */
+  readonly signal: AbortSignal;
+  /** cloudfn: parameters matched by a custom route such as `/videos/:vid`. */
+  readonly routeParams: Record<string, string | string[]>;
+}
+
+/** The value a handler returns: the response body. */
+export type HandlerResult = unknown;
+
+/**
+ * A cloud function: the default export of `functions/<name>.ts`.
+ * @example export default async function (params, service) { return { hello: params.name }; }
+ */
+export type Handler<P = any, R = HandlerResult> = (params: P, service: Service) => R | Promise<R>;
+
+/** Limits on what a request may carry; each can be set globally and per function. */
+export interface Limits {
+  /** Largest body in bytes. @default 10485760 (10 MiB) */
+  maxBodySize: number;
+  /** Largest file part of a multipart body, in bytes. @default 10485760 */
+  maxFileSize: number;
+  /** Most file parts in a multipart body. @default 10 */
+  maxFiles: number;
+  /** Most non-file fields in a multipart body. @default 100 */
+  maxFields: number;
+  /** Most parts (files and fields) in a multipart body. @default 110 */
+  maxParts: number;
+  /** Largest non-file field value in a multipart body, in bytes. @default 1048576 (1 MiB) */
+  maxFieldSize: number;
+  /** Most header pairs in one multipart part. @default 2000 */
+  maxPartHeaderPairs: number;
+}
+
+/**
+ * Per-function options: `export const config = { timeout: 5000 }` beside the handler.
+ * Everything not given falls back to the global options.
+ */
+export interface FunctionConfig extends Partial<Limits> {
+  /** Time a call may take, in milliseconds (document 3's example uses 60000). @default 60000 */
+  timeout?: number;
+}

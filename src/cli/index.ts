@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+/**
+ * The `cloudfn` command: it finds the command's module and runs it. Each command lives in
+ * its own file, parses its arguments and calls the library; it holds no logic of its own.
+ */
+import { OptionsError } from './args.js';
+
+type Command = { run(argv: string[]): Promise<number> };
+
+/** Commands load lazily so `cloudfn sign` does not pay for esbuild or the runtime. */
+const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  start: { summary: 'serve functions/ in production mode', load: () => import('./start.js') },
+};
+
+function usage(): string {
+  const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  return `usage: cloudfn <command> [options]\n\ncommands:\n${rows.join('\n')}\n\nRun cloudfn <command> --help for a command's options.`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage() + '\n');
+    return name === undefined ? 1 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    const { createRequire } = await import('node:module');
+    const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
+    process.stdout.write(pkg.version + '\n');
+    return 0;
+  }
+  const command = commands[name];
+  if (command === undefined) {
+    process.stderr.write(`cloudfn: unknown command ${JSON.stringify(name)}; run cloudfn --help for the list\n`);
+    return 1;
+  }
+  return (await command.load()).run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // A server command resolves only once it has shut down; others exit with their code.
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof OptionsError) {
+      process.stderr.write(`cloudfn: ${error.message}\n`);
+    } else {
+      process.stderr.write(`cloudfn: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    }
+    process.exitCode = 1;
+  },
+);
