@@ -15,10 +15,11 @@ const table = {
   CLOUDFN_NOT_FOUND: { status: 404, message: (path: string) => `no function is served at ${path}; add functions/<name>.ts or a route in cloudfn.config` },
   CLOUDFN_METHOD_NOT_ALLOWED: { status: 405, message: (method: string) => `method ${method} is not allowed; functions answer GET and POST` },
   CLOUDFN_BAD_PATH: { status: 400, message: (path: string) => `the path ${path} has a bad percent-escape; encode '%' as %25` },
-  CLOUDFN_BAD_QUERY: { status: 400, message: (pair: string) => `the query pair ${pair} has a bad percent-escape; encode '%' as %25` },
+  CLOUDFN_BAD_QUERY: { status: 400, message: (pair: string) => `the query pair ${pair} has a bad percent-escape or escapes bytes that are not UTF-8; encode '%' as %25 and text as UTF-8` },
   CLOUDFN_BAD_JSON: { status: 400, message: (detail: string) => `the body is not valid JSON: ${detail}` },
   CLOUDFN_POISONED_JSON: { status: 400, message: (key: string) => `the JSON body has a "${key}" key, which is refused to protect prototypes; rename the field` },
-  CLOUDFN_BAD_FORM: { status: 400, message: (pair: string) => `the urlencoded body has a bad pair ${pair}; percent-encode it` },
+  CLOUDFN_BAD_FORM: { status: 400, message: (pair: string) => `the urlencoded body has a bad pair ${pair} (a bad percent-escape or bytes that are not UTF-8); percent-encode UTF-8 text and '%' as %25` },
+  CLOUDFN_BAD_TEXT: { status: 400, message: (charset: string) => `the text/plain body is not valid ${charset}; send ${charset} or name the body's charset in Content-Type` },
   CLOUDFN_BAD_MULTIPART: { status: 400, message: (detail: string) => `the multipart body is malformed: ${detail}` },
   CLOUDFN_BAD_CHARSET: { status: 415, message: (charset: string) => `charset ${charset} is not supported; send utf-8` },
   CLOUDFN_UNSUPPORTED_ENCODING: { status: 415, message: (encoding: string) => `Content-Encoding ${encoding} is not decoded by cloudfn; send the body uncompressed (identity)` },
@@ -68,7 +69,10 @@ export class CloudfnError extends Error {
  */
 export function createError<C extends RuntimeErrorCode>(code: C, ...details: Details<C>): CloudfnError {
   const spec = table[code];
-  return new CloudfnError(code, spec.status, (spec.message as (...a: Details<C>) => string)(...details));
+  const error = new CloudfnError(code, spec.status, (spec.message as (...a: Details<C>) => string)(...details));
+  // The runtime's own messages describe the request, never internals, so clients may read them.
+  (error as { expose: boolean }).expose = true;
+  return error;
 }
 
 /**

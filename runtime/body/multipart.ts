@@ -1,0 +1,138 @@
+/**
+ * multipart/form-data bodies, parsed by busboy from the Buffer already read. busboy
+ * truncates silently when a limit is hit; here every limit becomes CLOUDFN_MULTIPART_LIMIT
+ * (413) naming it, so a handler never receives a cut file or field.
+ */
+import busboy from 'busboy';
+import type { FileInfo, FieldInfo } from 'busboy';
+import type { Readable } from 'node:stream';
+import { CloudfnError, createError } from '../errors.js';
+import type { Limits, MultipartParams, UploadFile } from '../types.js';
+import { contentTypeParam } from './content-type.js';
+import { checkPartHeaders } from './multipart-scan.js';
+import { isPoisonKey, showValue } from './poison.js';
+
+/**
+ * Parses a multipart/form-data body into a null-prototype object: plain fields are strings
+ * (a repeated field gives an array of strings in order), file parts are `UploadFile`s (a
+ * repeated file key keeps the later file). When one key mixes files and fields, the last
+ * part's kind wins. An empty file input (no filename, no bytes) and a part without a
+ * name are left out; keys `__proto__`, `constructor`, `prototype` are dropped. An empty
+ * body gives `{}`.
+ * Rejects with CLOUDFN_MULTIPART_LIMIT (413) naming the limit, or CLOUDFN_BAD_MULTIPART
+ * (400) for a missing boundary, a truncated body or a malformed part.
+ * @example const form = await parseMultipart(req.headers['content-type'], body, limits);
+ */
+export function parseMultipart(contentType: string, body: Buffer, limits: Limits): Promise<MultipartParams> {
+  const boundary = contentTypeParam(contentType, 'boundary');
+  if (boundary === undefined || boundary === '') {
+    return Promise.reject(
+      createError('CLOUDFN_BAD_MULTIPART', 'the Content-Type has no boundary; send multipart/form-data; boundary=<the delimiter used in the body>'),
+    );
+  }
+  if (body.length === 0) return Promise.resolve(Object.create(null) as MultipartParams);
+  const scanError = checkPartHeaders(body, boundary, limits);
+  if (scanError !== undefined) return Promise.reject(scanError);
+  return new Promise<MultipartParams>((resolve, reject) => new MultipartReader(limits, resolve, reject).run(contentType, body));
+}
+
+/** One parse; handlers are methods bound once, and every event after the first failure is ignored. */
+class MultipartReader {
+  private readonly result = Object.create(null) as MultipartParams;
+  private settled = false;
+  constructor(
+    private readonly limits: Limits,
+    private readonly resolve: (value: MultipartParams) => void,
+    private readonly reject: (error: CloudfnError) => void,
+  ) {}
+
+  run(contentType: string, body: Buffer): void {
+    const limits = this.limits;
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        // busboy reports a size limit when a part reaches it, not when it passes it: +1 lets
+        // a file of exactly maxFileSize through. Parts are counted when they end, so +1 too.
+        limits: {
+          fileSize: limits.maxFileSize + 1,
+          fieldSize: limits.maxFieldSize + 1,
+          files: limits.maxFiles,
+          fields: limits.maxFields,
+          parts: limits.maxParts + 1,
+        },
+        // Browsers send UTF-8 file and field names; busboy's default would read them as latin1.
+        defParamCharset: 'utf8',
+      });
+    } catch (error) {
+      this.fail(createError('CLOUDFN_BAD_MULTIPART', (error as Error).message));
+      return;
+    }
+    parser.on('field', (name: string | undefined, value: unknown, info: FieldInfo) => this.onField(name, value, info));
+    parser.on('file', (name: string | undefined, stream: Readable, info: FileInfo) => this.onFile(name, stream, info));
+    parser.on('filesLimit', () => this.failLimit('maxFiles', limits.maxFiles));
+    parser.on('fieldsLimit', () => this.failLimit('maxFields', limits.maxFields));
+    parser.on('partsLimit', () => this.failLimit('maxParts', limits.maxParts));
+    parser.on('error', (error: Error) => this.fail(createError('CLOUDFN_BAD_MULTIPART', error.message)));
+    // 'close' follows 'finish', which busboy delays until every file stream has ended.
+    parser.on('close', () => this.done());
+    parser.end(body);
+  }
+
+  private onField(name: string | undefined, value: unknown, info: FieldInfo): void {
+    if (this.settled) return;
+    if (info.valueTruncated) return this.failLimit('maxFieldSize', this.limits.maxFieldSize);
+    if (typeof value !== 'string') {
+      // busboy gives undefined for a part charset it cannot decode.
+      return this.fail(createError('CLOUDFN_BAD_MULTIPART', `the field ${showValue(name ?? '')} has a charset that cannot be decoded; send it as utf-8`));
+    }
+    if (name === undefined || isPoisonKey(name)) return;
+    const previous = this.result[name];
+    if (typeof previous === 'string') this.result[name] = [previous, value];
+    else if (Array.isArray(previous)) previous.push(value);
+    else this.result[name] = value;
+  }
+
+  private onFile(name: string | undefined, stream: Readable, info: FileInfo): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    // Without an 'error' listener, a stream error (a body cut inside a file) kills the process.
+    stream.on('error', (error: Error) => this.fail(createError('CLOUDFN_BAD_MULTIPART', error.message)));
+    stream.on('limit', () => {
+      truncated = true;
+      this.failLimit('maxFileSize', this.limits.maxFileSize);
+    });
+    // Reading continues after a failure so that busboy can finish and release the body.
+    stream.on('data', (chunk: Buffer) => {
+      if (this.settled) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    stream.on('end', () => {
+      if (this.settled || truncated) return;
+      const filename = info.filename ?? '';
+      if (filename === '' && size === 0) return; // an <input type=file> left empty
+      if (name === undefined || isPoisonKey(name)) return;
+      const buffer = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      const file: UploadFile = { name: filename, type: info.mimeType, size, buffer };
+      this.result[name] = file;
+    });
+  }
+
+  private failLimit(limit: keyof Limits, value: number): void {
+    this.fail(createError('CLOUDFN_MULTIPART_LIMIT', limit, value));
+  }
+
+  private fail(error: CloudfnError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
+
+  private done(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(this.result);
+  }
+}

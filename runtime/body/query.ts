@@ -1,0 +1,116 @@
+/**
+ * Query strings and urlencoded bodies (WHATWG application/x-www-form-urlencoded): pairs
+ * split on '&', key and value split on the first '=', '+' is a space, percent-escapes are
+ * UTF-8. Unlike URLSearchParams, a bad escape is refused instead of kept as typed, so a
+ * handler never sees a half-decoded value.
+ */
+import { isUtf8 } from 'node:buffer';
+import { createError } from '../errors.js';
+import type { QueryParams } from '../types.js';
+import { isPoisonKey, showValue } from './poison.js';
+
+const AMP = 0x26;
+const EQ = 0x3d;
+const PLUS = 0x2b;
+const PERCENT = 0x25;
+
+/** Bits of a key's or value's flags: what decoding it needs. */
+const HAS_PLUS = 1;
+const HAS_PERCENT = 2;
+
+type BadCode = 'CLOUDFN_BAD_QUERY' | 'CLOUDFN_BAD_FORM';
+
+/**
+ * Parses a query string (without the leading `?`) into a null-prototype object; a repeated
+ * key gives an array of strings in order. Keys `__proto__`, `constructor` and `prototype`
+ * are dropped. A bad percent-escape, or one that is not UTF-8, throws CLOUDFN_BAD_QUERY (400).
+ * @example parseQuery('a=1&b=x+y&a=2') // { a: ['1', '2'], b: 'x y' }
+ */
+export function parseQuery(qs: string): QueryParams {
+  return parsePairs(qs, 'CLOUDFN_BAD_QUERY');
+}
+
+/**
+ * Parses an application/x-www-form-urlencoded body with the rules of `parseQuery`; errors
+ * are CLOUDFN_BAD_FORM (400), including raw bytes that are not UTF-8.
+ * @example parseForm(Buffer.from('name=J%C3%BCrgen')) // { name: 'Jürgen' }
+ */
+export function parseForm(body: Buffer | string): QueryParams {
+  if (typeof body === 'string') return parsePairs(body, 'CLOUDFN_BAD_FORM');
+  const text = body.toString('utf8');
+  // toString would silently turn bytes that are not UTF-8 into U+FFFD.
+  if (!isUtf8(body)) throw createError('CLOUDFN_BAD_FORM', showValue(firstPairWithReplacement(text)));
+  return parsePairs(text, 'CLOUDFN_BAD_FORM');
+}
+
+// One pass over the characters, remembering per key and per value whether it holds '+'
+// or '%': most pairs hold neither and are sliced without calling decodeURIComponent,
+// which is what keeps this close to node's querystring on the GET hot path.
+function parsePairs(qs: string, code: BadCode): QueryParams {
+  const out: QueryParams = Object.create(null) as QueryParams;
+  const n = qs.length;
+  let start = 0;
+  let eq = -1;
+  let keyFlags = 0;
+  let valueFlags = 0;
+  for (let i = 0; i < n; i++) {
+    const c = qs.charCodeAt(i);
+    if (c === AMP) {
+      if (i > start) addPair(out, qs, start, eq, i, keyFlags, valueFlags, code);
+      start = i + 1;
+      eq = -1;
+      keyFlags = 0;
+      valueFlags = 0;
+    } else if (c === EQ) {
+      if (eq === -1) eq = i;
+    } else if (c === PLUS) {
+      if (eq === -1) keyFlags |= HAS_PLUS;
+      else valueFlags |= HAS_PLUS;
+    } else if (c === PERCENT) {
+      if (eq === -1) keyFlags |= HAS_PERCENT;
+      else valueFlags |= HAS_PERCENT;
+    }
+  }
+  if (n > start) addPair(out, qs, start, eq, n, keyFlags, valueFlags, code);
+  return out;
+}
+
+function addPair(
+  out: QueryParams,
+  qs: string,
+  start: number,
+  eq: number,
+  end: number,
+  keyFlags: number,
+  valueFlags: number,
+  code: BadCode,
+): void {
+  const keyEnd = eq === -1 ? end : eq;
+  let key = qs.slice(start, keyEnd);
+  let value = eq === -1 ? '' : qs.slice(eq + 1, end);
+  if (keyFlags !== 0) key = decode(key, keyFlags, qs, start, end, code);
+  if (valueFlags !== 0) value = decode(value, valueFlags, qs, start, end, code);
+  if (isPoisonKey(key)) return;
+  const previous = out[key];
+  if (previous === undefined) out[key] = value;
+  else if (typeof previous === 'string') out[key] = [previous, value];
+  else previous.push(value);
+}
+
+function decode(part: string, flags: number, qs: string, start: number, end: number, code: BadCode): string {
+  const spaced = (flags & HAS_PLUS) !== 0 ? part.replaceAll('+', ' ') : part;
+  if ((flags & HAS_PERCENT) === 0) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    // decodeURIComponent throws URIError for '%zz', a lone '%' and escapes that do not form UTF-8.
+    throw createError(code, showValue(qs.slice(start, end)));
+  }
+}
+
+function firstPairWithReplacement(text: string): string {
+  const at = text.indexOf('\uFFFD');
+  const from = text.lastIndexOf('&', at) + 1;
+  const to = text.indexOf('&', at);
+  return text.slice(from, to === -1 ? text.length : to);
+}
