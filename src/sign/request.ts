@@ -1,0 +1,156 @@
+/**
+ * Requests, provider to platform (document 1, "Signing a request"): `signRequest` makes the
+ * `Platform-Authorization` value, `verifyRequest` checks one as the platform does.
+ */
+import { sign, verify, type KeyObject } from 'node:crypto';
+import { formatAuthorization, parseAuthorization } from './authorization.js';
+import { signError } from './errors.js';
+import { loadPrivateKey, loadPublicKey, type KeyInput } from './keys.js';
+import { defaultNonceStore, generateNonce, type NonceStore } from './nonce.js';
+import { bodyBuffer, nonceText, rawBodyError, requestBytes, timestampText, type RawBody } from './string-to-sign.js';
+import { checkSignatureText, nonceField } from './signature.js';
+import { checkTimestamp, clockSeconds, DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_FUTURE_SKEW_SECONDS, windowOption, type Clock } from './window.js';
+
+/** Options of `signRequest`. */
+export interface SignRequestOptions {
+  /** The app private key: a `KeyObject` (fastest), PEM text, DER bytes or a file path. */
+  privateKey: KeyInput;
+  /** appid of the authorized mini-program. */
+  appid: string;
+  /** Version of the uploaded app public key (key settings page). */
+  keyVersion: string | number;
+  /** HTTP method. */
+  method: string;
+  /** Path and query as sent, or the absolute URL. */
+  url: string;
+  /** The body: text or bytes as sent, or a value serialized once here with `JSON.stringify`. @default empty */
+  body?: RawBody | object;
+  /** Seconds since 1970. @default now */
+  timestamp?: number | string;
+  /** @default 32 hex characters from the CSPRNG */
+  nonce?: string;
+}
+
+/** What `signRequest` gives. */
+export interface SignedRequest {
+  /** The `Platform-Authorization` header value. */
+  authorization: string;
+  /** The body that was signed: send exactly this (text as UTF-8). */
+  body: string | Buffer;
+  timestamp: string;
+  nonce: string;
+  /** Base64 signature. */
+  signature: string;
+  /** The five signed lines (a byte body shown as UTF-8). */
+  stringToSign: string;
+}
+
+/**
+ * Signs a request with the app private key (SHA256 with RSA, PKCS#1 v1.5, base64). With a
+ * `KeyObject` the only work beyond `crypto.sign` is building the five lines and the header.
+ * @example
+ * const signed = signRequest({ privateKey, appid: 'wx123', keyVersion: '1', method: 'POST', url: '/v1/videos', body: { title: '你好' } })
+ * await fetch('https://api.example.com/v1/videos', { method: 'POST', body: signed.body,
+ *   headers: { 'Platform-Authorization': signed.authorization, 'Content-Type': 'application/json' } })
+ */
+export function signRequest(options: SignRequestOptions): SignedRequest {
+  const key = loadPrivateKey(options.privateKey);
+  const timestamp = options.timestamp === undefined ? String(Math.floor(Date.now() / 1000)) : timestampText(options.timestamp);
+  const nonce = options.nonce === undefined ? generateNonce() : nonceText(options.nonce);
+  const body = sendableBody(options.body);
+  const data = requestBytes({ method: options.method, url: options.url, timestamp, nonce, body });
+  const signature = sign('sha256', data, key).toString('base64');
+  const authorization = formatAuthorization({ appid: options.appid, nonce, timestamp, keyVersion: String(options.keyVersion), signature });
+  return { authorization, body, timestamp, nonce, signature, stringToSign: data.toString('utf8') };
+}
+
+/** The body to sign and send: text and bytes as given, anything else serialized once. */
+function sendableBody(body: SignRequestOptions['body']): string | Buffer {
+  if (body === undefined || body === null) return '';
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return body;
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return bodyBuffer(body);
+  const json = JSON.stringify(body);
+  if (json === undefined) throw new TypeError(`body must be text, bytes or a JSON value, got ${typeof body}`);
+  return json;
+}
+
+/** Public keys by `key_version`, or a function finding one (it may be async). */
+export type PublicKeys =
+  | ReadonlyMap<string, KeyInput>
+  | Readonly<Record<string, KeyInput>>
+  | ((appid: string, keyVersion: string) => KeyInput | undefined | null | Promise<KeyInput | undefined | null>);
+
+/** Options of `verifyRequest`. */
+export interface VerifyRequestOptions {
+  /** The `Platform-Authorization` header value as received. */
+  authorization: string | null | undefined;
+  method: string;
+  /** The path and query as received (`req.url`), or an absolute URL. */
+  url: string;
+  /** The raw body as received; objects are refused. */
+  body?: RawBody;
+  /** The app public keys by key_version, or a resolver `(appid, keyVersion) => key`. */
+  publicKeys: PublicKeys;
+  /** The verifier's clock. @default Date.now */
+  now?: Clock;
+  /** Oldest accepted timestamp, in seconds. @default 3600 */
+  maxAgeSeconds?: number;
+  /** Furthest accepted timestamp ahead of `now`, in seconds. @default 300 */
+  maxFutureSkewSeconds?: number;
+  /** Where nonces are remembered; `false` turns replay checks off. @default a per-process MemoryNonceStore */
+  nonceStore?: NonceStore | false;
+}
+
+/** What a valid request was signed with. */
+export interface VerifiedRequest {
+  appid: string;
+  keyVersion: string;
+  /** Seconds since 1970. */
+  timestamp: number;
+  nonce: string;
+}
+
+/**
+ * Verifies a request as the platform does: header syntax, timestamp window, key_version, the
+ * signature over the five lines, then replay (a nonce is only remembered once its signature
+ * holds, so forged requests cannot burn nonces). Throws a `SignatureError` with a code.
+ * @example
+ * const { appid } = await verifyRequest({ authorization: req.headers['platform-authorization'], method: req.method,
+ *   url: req.url, body: rawBody, publicKeys: { '1': appPublicKeyPem } })
+ */
+export async function verifyRequest(options: VerifyRequestOptions): Promise<VerifiedRequest> {
+  const body = options.body;
+  if (body !== undefined && body !== null && typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
+    throw rawBodyError(body, 'body');
+  }
+  const parts = parseAuthorization(options.authorization);
+  const maxAge = windowOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_MAX_AGE_SECONDS);
+  const maxFuture = windowOption(options.maxFutureSkewSeconds, 'maxFutureSkewSeconds', DEFAULT_MAX_FUTURE_SKEW_SECONDS);
+  const now = clockSeconds(options.now);
+  const timestamp = checkTimestamp(parts.timestamp, now, maxAge, maxFuture);
+  const nonce = nonceField(parts.nonce);
+  const signature = checkSignatureText(parts.signature);
+  const key = await resolvePublicKey(options.publicKeys, parts.appid, parts.keyVersion);
+  const data = requestBytes({ method: options.method, url: options.url, timestamp: parts.timestamp, nonce, body });
+  if (!verify('sha256', data, key, signature)) {
+    throw signError('SIGN_BAD_SIGNATURE', 'the five lines (method, path and query, timestamp, nonce, body) differ from what was signed, or the private key is not the pair of this key_version');
+  }
+  const store = options.nonceStore === undefined ? defaultNonceStore : options.nonceStore;
+  if (store !== false && (await store.seen(`${parts.appid}:${nonce}`, maxAge + maxFuture, now))) {
+    throw signError('SIGN_REPLAY', nonce);
+  }
+  return { appid: parts.appid, keyVersion: parts.keyVersion, timestamp, nonce };
+}
+
+async function resolvePublicKey(keys: PublicKeys, appid: string, keyVersion: string): Promise<KeyObject> {
+  let input: KeyInput | undefined | null;
+  if (typeof keys === 'function') input = await keys(appid, keyVersion);
+  else if (keys instanceof Map) input = keys.get(keyVersion);
+  else if (keys !== null && typeof keys === 'object') {
+    input = Object.hasOwn(keys, keyVersion) ? (keys as Readonly<Record<string, KeyInput>>)[keyVersion] : undefined;
+  } else {
+    throw new TypeError(`publicKeys must be a Map or object from key_version to key, or a function (appid, keyVersion) => key, got ${typeof keys}`);
+  }
+  if (input === undefined || input === null) throw signError('SIGN_UNKNOWN_KEY_VERSION', appid, keyVersion);
+  return loadPublicKey(input);
+}

@@ -1,0 +1,139 @@
+/**
+ * Responses, platform to provider (document 1, "Verifying a response"): the platform signs
+ * every 2xx answer over three lines (timestamp, nonce, body); the provider refuses a 2xx
+ * without a valid signature and reports an unsigned error answer as unsigned, not forged.
+ */
+import { sign, verify } from 'node:crypto';
+import { signError } from './errors.js';
+import { loadPrivateKey, loadPublicKey, type KeyInput } from './keys.js';
+import { generateNonce } from './nonce.js';
+import { readHeader, resolveProfile, type HeaderProfile, type HeadersInput } from './profile.js';
+import { checkSignatureText, nonceField } from './signature.js';
+import { nonceText, rawBodyError, responseBytes, timestampText, type RawBody } from './string-to-sign.js';
+import { checkTimestamp, clockSeconds, DEFAULT_MAX_FUTURE_SKEW_SECONDS, windowOption, type Clock } from './window.js';
+
+/** Options of `signResponse`. */
+export interface SignResponseOptions {
+  /** The platform private key. */
+  privateKey: KeyInput;
+  /** The exact body sent, text or bytes; empty for a 204. */
+  body?: RawBody;
+  /** @default now */
+  timestamp?: number | string;
+  /** @default 32 hex characters from the CSPRNG */
+  nonce?: string;
+  /** Header names. @default defaultHeaderProfile */
+  profile?: Partial<HeaderProfile>;
+}
+
+/**
+ * Signs a response (or a callback, same method) with the platform private key and gives the
+ * three headers to send beside the body.
+ * @example
+ * const body = JSON.stringify({ ok: true })
+ * res.writeHead(200, { 'Content-Type': 'application/json', ...signResponse({ privateKey: platformKey, body }) }).end(body)
+ */
+export function signResponse(options: SignResponseOptions): Record<string, string> {
+  const key = loadPrivateKey(options.privateKey);
+  const body = options.body;
+  if (body !== undefined && body !== null && typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
+    throw rawBodyError(body, 'body');
+  }
+  const timestamp = options.timestamp === undefined ? String(Math.floor(Date.now() / 1000)) : timestampText(options.timestamp);
+  const nonce = options.nonce === undefined ? generateNonce() : nonceText(options.nonce);
+  const signature = sign('sha256', responseBytes(timestamp, nonce, body), key).toString('base64');
+  const profile = resolveProfile(options.profile);
+  return { [profile.timestamp]: timestamp, [profile.nonce]: nonce, [profile.signature]: signature };
+}
+
+/**
+ * Signs a callback notification: the same three headers as a response (cloudfn's decision, as
+ * document 1 does not show the callback header names; see docs/decisions.md).
+ * @example const headers = signCallback({ privateKey: platformKey, body: JSON.stringify(event) })
+ */
+export function signCallback(options: SignResponseOptions): Record<string, string> {
+  return signResponse(options);
+}
+
+/** Options of `verifyResponse`. */
+export interface VerifyResponseOptions {
+  /** The HTTP status received. */
+  status: number;
+  /** The response headers: a fetch `Headers` or an object with keys in any case. */
+  headers: HeadersInput;
+  /** The raw body as received (`await res.text()` or the bytes); objects are refused. */
+  body: RawBody;
+  /** The platform public key. */
+  publicKey: KeyInput;
+  /** Header names. @default defaultHeaderProfile */
+  profile?: Partial<HeaderProfile>;
+  /** When set, also refuse responses whose timestamp is older than this many seconds. @default no age check */
+  maxAgeSeconds?: number;
+  /** The clock for `maxAgeSeconds`. @default Date.now */
+  now?: Clock;
+}
+
+/** What `verifyResponse` found. */
+export interface VerifiedResponse {
+  /** True when the response carried a valid signature; false for an unsigned non-2xx. */
+  signed: boolean;
+  timestamp?: number;
+  nonce?: string;
+}
+
+/**
+ * Verifies a response with the platform public key. A 2xx without the signature headers, or
+ * any response with a bad signature, throws a `SignatureError` (forged or tampered); an
+ * unsigned non-2xx gives `{ signed: false }`, because the platform signs only 2xx answers.
+ * @example
+ * const res = await fetch(url, init); const text = await res.text()
+ * verifyResponse({ status: res.status, headers: res.headers, body: text, publicKey: platformKey })
+ */
+export function verifyResponse(options: VerifyResponseOptions): VerifiedResponse {
+  const body = options.body;
+  if (body !== undefined && body !== null && typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
+    throw rawBodyError(body, 'body');
+  }
+  const profile = resolveProfile(options.profile);
+  const timestamp = readHeader(options.headers, profile.timestamp);
+  const nonce = readHeader(options.headers, profile.nonce);
+  const signature = readHeader(options.headers, profile.signature);
+  const ok = options.status >= 200 && options.status < 300;
+  if (!timestamp && !nonce && !signature) {
+    if (ok) throw signError('SIGN_UNSIGNED_RESPONSE', options.status, profile.signature);
+    return { signed: false };
+  }
+  const checked = checkSigned(profile, timestamp, nonce, signature, body, options.publicKey, options.maxAgeSeconds, options.now);
+  return { signed: true, timestamp: checked.timestamp, nonce: checked.nonce };
+}
+
+/**
+ * The three-line check shared by responses and callbacks: the headers are present, the
+ * timestamp has the right form (and age when asked), and the signature verifies.
+ */
+export function checkSigned(
+  profile: Readonly<HeaderProfile>,
+  timestamp: string | undefined,
+  nonce: string | undefined,
+  signature: string | undefined,
+  body: RawBody,
+  publicKey: KeyInput,
+  maxAgeSeconds: number | undefined,
+  now: Clock | undefined,
+  maxFutureSkewSeconds?: number,
+): { timestamp: number; nonce: string; now: number } {
+  if (!timestamp) throw signError('SIGN_MISSING_HEADER', profile.timestamp);
+  if (!nonce) throw signError('SIGN_MISSING_HEADER', profile.nonce);
+  if (!signature) throw signError('SIGN_MISSING_HEADER', profile.signature);
+  const nowSeconds = clockSeconds(now);
+  const maxAge = windowOption(maxAgeSeconds, 'maxAgeSeconds', Number.POSITIVE_INFINITY);
+  const maxFuture = windowOption(maxFutureSkewSeconds, 'maxFutureSkewSeconds', maxAgeSeconds === undefined ? Number.POSITIVE_INFINITY : DEFAULT_MAX_FUTURE_SKEW_SECONDS);
+  const seconds = checkTimestamp(timestamp.trim(), nowSeconds, maxAge, maxFuture);
+  const nonceValue = nonceField(nonce.trim());
+  const signatureBytes = checkSignatureText(signature.trim());
+  const key = loadPublicKey(publicKey);
+  if (!verify('sha256', responseBytes(timestamp.trim(), nonceValue, body), key, signatureBytes)) {
+    throw signError('SIGN_BAD_SIGNATURE', 'the three lines (timestamp, nonce, raw body) differ from what the platform signed, or this is not the platform public key of this mini-program');
+  }
+  return { timestamp: seconds, nonce: nonceValue, now: nowSeconds };
+}

@@ -1,0 +1,143 @@
+/**
+ * The strings that get signed (document 1, "Authentication"): five lines for a request
+ * (method, path and query, timestamp, nonce, body), three for a response or callback
+ * (timestamp, nonce, body). Every line ends with LF, the last too, even when the body already
+ * ends with one. The body is signed as the exact bytes sent, never re-serialized.
+ */
+
+/** A body as it travels: text (sent as UTF-8) or bytes. `undefined` and `null` mean empty. */
+export type RawBody = string | Buffer | Uint8Array | ArrayBuffer | null | undefined;
+
+/** The parts of a request's string to sign. */
+export interface RequestSigningParts {
+  /** HTTP method; upper-cased. */
+  method: string;
+  /** The path and query as sent (`/v1/x?a=1`), or an absolute URL whose scheme and host are dropped. */
+  url: string;
+  /** Seconds since 1970 (a number or decimal text). */
+  timestamp: number | string;
+  /** The request's nonce. */
+  nonce: string;
+  /** The exact body sent; empty for GET. */
+  body?: RawBody;
+}
+
+const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/**
+ * The URL line: the path and query exactly as they go on the wire. An absolute URL loses its
+ * scheme and host, a fragment is dropped (it is never sent), and nothing left gives `/`.
+ * Nothing is re-encoded: `new URL()` would turn `%7e` into `~` and `'` into `%27`.
+ * @example signedPath('https://api.example.com/v1/videos?page=2') // '/v1/videos?page=2'
+ */
+export function signedPath(url: string): string {
+  if (typeof url !== 'string') throw new TypeError(`url must be a string such as /v1/videos?page=2, got ${typeof url}`);
+  let path = url.replace(ABSOLUTE, '');
+  const hash = path.indexOf('#');
+  if (hash !== -1) path = path.slice(0, hash);
+  if (path === '') return '/';
+  if (path[0] === '?') return '/' + path;
+  if (path[0] !== '/') {
+    throw new TypeError(`url must start with / or be an absolute URL (https://host/path), got ${JSON.stringify(url)}`);
+  }
+  if (/[\r\n]/.test(path)) throw new TypeError(`url must not contain a line break, got ${JSON.stringify(url)}`);
+  return path;
+}
+
+/**
+ * The body's bytes for signing. Objects are refused: re-serializing JSON changes escapes, key
+ * order and blanks, and then the signature covers bytes nobody sent.
+ * @example bodyBuffer('{"a":1}').length // 7
+ */
+export function bodyBuffer(body: RawBody, name = 'body'): Buffer {
+  if (body === undefined || body === null) return EMPTY;
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (Buffer.isBuffer(body)) return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  throw rawBodyError(body, name);
+}
+
+/** The TypeError for a parsed body handed where raw text or bytes are needed. */
+export function rawBodyError(body: unknown, name: string): TypeError {
+  return new TypeError(
+    `${name} must be the raw text or bytes as sent or received, got ${typeof body === 'object' ? 'an object' : typeof body}; ` +
+      're-serializing JSON (JSON.stringify) changes escapes, key order or blanks and breaks the signature',
+  );
+}
+
+const EMPTY = Buffer.alloc(0);
+const LF = Buffer.from('\n');
+
+/** Checks a timestamp is decimal digits and gives it as text. */
+export function timestampText(timestamp: number | string): string {
+  const text = typeof timestamp === 'number' ? (Number.isSafeInteger(timestamp) ? String(timestamp) : '') : String(timestamp);
+  if (!/^\d{1,12}$/.test(text)) {
+    throw new TypeError(`timestamp must be whole seconds since 1970 in decimal digits, got ${JSON.stringify(timestamp)}`);
+  }
+  return text;
+}
+
+/** RFC 9110 token characters, upper case. */
+const METHOD = /^[!#$%&'*+.^_`|~0-9A-Z-]+$/;
+
+/** Printable ASCII without blank, quote, backslash or comma: safe on a line and in the header. */
+const NONCE = /^[\x21\x23-\x2b\x2d-\x5b\x5d-\x7e]{1,128}$/;
+
+/** Checks a nonce can go on its line and inside the quoted header field. */
+export function nonceText(nonce: string): string {
+  if (typeof nonce !== 'string' || !NONCE.test(nonce)) {
+    throw new TypeError(`nonce must be 1 to 128 printable ASCII characters without blanks, quotes, backslashes or commas, got ${JSON.stringify(nonce)}`);
+  }
+  return nonce;
+}
+
+/**
+ * The request's five lines as bytes, ready for `crypto.sign`.
+ * @example requestBytes({ method: 'GET', url: '/v1/x', timestamp: 1700000000, nonce: 'n' })
+ */
+export function requestBytes(parts: RequestSigningParts): Buffer {
+  const method = parts.method.toUpperCase();
+  if (!METHOD.test(method)) throw new TypeError(`method must be a token such as GET or POST, got ${JSON.stringify(parts.method)}`);
+  const head = `${method}\n${signedPath(parts.url)}\n${timestampText(parts.timestamp)}\n${nonceText(parts.nonce)}\n`;
+  const body = parts.body;
+  // Text bodies are the common case: one string, one encode.
+  if (body === undefined || body === null || typeof body === 'string') return Buffer.from(head + (body ?? '') + '\n', 'utf8');
+  return Buffer.concat([Buffer.from(head, 'utf8'), bodyBuffer(body), LF]);
+}
+
+/**
+ * The exact string to sign for a request: five lines, each ended by LF.
+ * @example
+ * stringToSign({ method: 'get', url: 'https://api.example.com/v1/videos?page=2', timestamp: 1700000000, nonce: 'abc' })
+ * // 'GET\n/v1/videos?page=2\n1700000000\nabc\n\n'
+ */
+export function stringToSign(parts: RequestSigningParts): string {
+  return requestBytes(parts).toString('utf8');
+}
+
+/**
+ * The three lines of a response or callback (timestamp, nonce, body) as bytes.
+ * @example responseBytes('1700000000', 'abc', '{"ok":true}')
+ */
+export function responseBytes(timestamp: number | string, nonce: string, body: RawBody, name = 'body'): Buffer {
+  const head = `${timestampText(timestamp)}\n${nonceText(nonce)}\n`;
+  if (body === undefined || body === null || typeof body === 'string') return Buffer.from(head + (body ?? '') + '\n', 'utf8');
+  return Buffer.concat([Buffer.from(head, 'utf8'), bodyBuffer(body, name), LF]);
+}
+
+/**
+ * The string to verify for a response or callback: timestamp, nonce, body, each ended by LF.
+ * @example responseStringToSign({ timestamp: 1700000000, nonce: 'abc', body: '' }) // '1700000000\nabc\n\n'
+ */
+export function responseStringToSign(parts: { timestamp: number | string; nonce: string; body?: RawBody }): string {
+  return responseBytes(parts.timestamp, parts.nonce, parts.body).toString('utf8');
+}
+
+/**
+ * Shows a string to sign with its line ends visible, one line per line, for humans.
+ * @example showLineEnds('GET\n/\n') // 'GET⏎\n/⏎\n'
+ */
+export function showLineEnds(text: string): string {
+  return text.replace(/\r/g, '␍').replace(/\t/g, '⇥').replace(/\n/g, '⏎\n');
+}

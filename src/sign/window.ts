@@ -1,0 +1,48 @@
+/**
+ * The time window (document 1, "Limits": a timestamp at most one hour old) and the clock it is
+ * read against, which tests replace.
+ */
+import { signError } from './errors.js';
+
+/** A clock: a `Date`, milliseconds since 1970 (like `Date.now()`), or a function giving either. */
+export type Clock = Date | number | (() => Date | number);
+
+/** The accepted age of a timestamp, in seconds (document 1). */
+export const DEFAULT_MAX_AGE_SECONDS = 3600;
+
+/**
+ * How far ahead of the verifier's clock a timestamp may be. Document 1 sets no bound; five
+ * minutes absorbs ordinary clock drift while refusing timestamps made to outlive the window.
+ */
+export const DEFAULT_MAX_FUTURE_SKEW_SECONDS = 300;
+
+/** Reads a clock in whole seconds. */
+export function clockSeconds(now: Clock | undefined): number {
+  if (now === undefined) return Math.floor(Date.now() / 1000);
+  const value = typeof now === 'function' ? now() : now;
+  const ms = value instanceof Date ? value.getTime() : value;
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new TypeError(`now must be a Date or milliseconds since 1970, got ${String(value)}`);
+  // Seconds given where milliseconds are meant would put every timestamp far in the future.
+  if (ms < 1e11 && ms > 0) throw new TypeError(`now is in milliseconds like Date.now(), got ${ms}, which looks like seconds; pass ${ms}000`);
+  return Math.floor(ms / 1000);
+}
+
+/** Checks a numeric option of the window. */
+export function windowOption(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new TypeError(`option ${name} must be a number of seconds, 0 or more, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * Parses a timestamp field and checks it is inside the window: at most `maxAge` seconds old
+ * and at most `maxFutureSkew` seconds ahead. Exactly `maxAge` old is still accepted.
+ */
+export function checkTimestamp(value: string, now: number, maxAge: number, maxFutureSkew: number): number {
+  if (!/^\d{1,12}$/.test(value)) throw signError('SIGN_BAD_TIMESTAMP', value);
+  const timestamp = Number(value);
+  const age = now - timestamp;
+  if (age > maxAge) throw signError('SIGN_STALE_TIMESTAMP', age, maxAge);
+  if (-age > maxFutureSkew) throw signError('SIGN_FUTURE_TIMESTAMP', -age, maxFutureSkew);
+  return timestamp;
+}
