@@ -1,0 +1,66 @@
+/**
+ * Finds the functions of a project: each `functions/<name>.(ts|mts|cts|js|mjs|cjs)` or
+ * `functions/<name>/index.*` is one function named by its path (`functions/videos/list.ts` is
+ * `videos/list`). Files and folders starting with `_` or `.`, tests (`*.test.*`, `*.spec.*`),
+ * declarations (`*.d.ts`) and `node_modules` are not functions, so helpers can live beside them.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { createError } from './errors.js';
+
+/** The extensions a function file may have, in the order tried for `<name>/index.*`. */
+export const FUNCTION_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;
+
+/** A function file found on disk. */
+export interface FoundFunction {
+  name: string;
+  /** Absolute path. */
+  file: string;
+}
+
+function extensionOf(file: string): string | undefined {
+  return FUNCTION_EXTENSIONS.find((ext) => file.endsWith(ext) && !file.endsWith('.d' + ext));
+}
+
+function ignored(entry: string): boolean {
+  return entry.startsWith('_') || entry.startsWith('.') || entry === 'node_modules' || /\.(test|spec)\.[cm]?[jt]s$/.test(entry);
+}
+
+/**
+ * Lists the functions under `<root>/functions`, sorted by name. Two files giving the same name
+ * (`hello.ts` and `hello/index.ts`) stop start-up with both paths named.
+ * @example discoverFunctions('/srv/app') // [{ name: 'hello', file: '/srv/app/functions/hello.ts' }]
+ */
+export function discoverFunctions(root: string, dir = 'functions'): FoundFunction[] {
+  const base = join(root, dir);
+  try {
+    if (!statSync(base).isDirectory()) throw new Error('not a folder');
+  } catch {
+    throw createError('CLOUDFN_BAD_CONFIG', base, `there is no functions folder; create ${join(dir, 'hello.ts')} with export default async function (params, service) { ... }`);
+  }
+  const found = new Map<string, string>();
+  const add = (name: string, file: string): void => {
+    const other = found.get(name);
+    if (other !== undefined) {
+      throw createError('CLOUDFN_BAD_CONFIG', relative(root, file), `function ${JSON.stringify(name)} is also defined by ${relative(root, other)}; keep one of them`);
+    }
+    found.set(name, file);
+  };
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (ignored(entry.name)) continue;
+      const full = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        walk(full);
+        continue;
+      }
+      const ext = extensionOf(entry.name);
+      if (ext === undefined || !entry.isFile()) continue;
+      let name = relative(base, full).slice(0, -ext.length).split(sep).join('/');
+      if (name === 'index' || name.endsWith('/index')) name = name === 'index' ? 'index' : name.slice(0, -'/index'.length);
+      add(name, full);
+    }
+  };
+  walk(base);
+  return [...found].map(([name, file]) => ({ name, file })).sort((a, b) => a.name.localeCompare(b.name));
+}

@@ -1,0 +1,75 @@
+/**
+ * Imports a function module (ESM, CommonJS, or TypeScript through a compile hook) and checks
+ * its shape: a default export (or `module.exports`) that is a function, and an optional
+ * `config` whose keys and values are validated with a message naming the file.
+ */
+import { pathToFileURL } from 'node:url';
+import { createError } from './errors.js';
+import type { FunctionSpec } from './app.js';
+import type { FunctionConfig, Handler } from './types.js';
+
+/** Turns a source file into a file Node can import (cloudfn start passes esbuild's). */
+export type CompileHook = (file: string, name: string) => Promise<string>;
+
+const CONFIG_KEYS = ['timeout', 'maxBodySize', 'maxFileSize', 'maxFiles', 'maxFields', 'maxParts', 'maxFieldSize', 'maxPartHeaderPairs'] as const;
+
+/**
+ * Checks a function's `export const config`: known keys only, positive integers.
+ * @example validateConfig({ timeout: 5000 }, 'functions/hello.ts')
+ */
+export function validateConfig(config: unknown, where: string): FunctionConfig {
+  if (config === undefined || config === null) return {};
+  if (typeof config !== 'object' || Array.isArray(config)) {
+    throw createError('CLOUDFN_BAD_CONFIG', where, `config must be an object such as { timeout: 5000 }, got ${JSON.stringify(config)}`);
+  }
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
+      throw createError('CLOUDFN_BAD_CONFIG', where, `config.${key} is not an option; the options are ${CONFIG_KEYS.join(', ')}`);
+    }
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < (key === 'timeout' ? 1 : 0)) {
+      throw createError('CLOUDFN_BAD_CONFIG', where, `config.${key} must be a whole number of ${key === 'timeout' ? 'milliseconds' : key.endsWith('Size') ? 'bytes' : 'items'}, got ${JSON.stringify(value)}`);
+    }
+    out[key] = value;
+  }
+  return out as FunctionConfig;
+}
+
+/**
+ * Finds the handler and config in an imported module: `export default fn` (ESM, TypeScript),
+ * `module.exports = fn` (CommonJS), or a CommonJS `exports.default = fn` from a compiler.
+ */
+export function functionFromModule(mod: Record<string, unknown>, name: string, where: string): FunctionSpec {
+  let handler = mod['default'] as unknown;
+  if (typeof handler === 'object' && handler !== null && typeof (handler as { default?: unknown }).default === 'function') {
+    handler = (handler as { default: unknown }).default;
+  }
+  if (typeof handler !== 'function') throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+  const config = mod['config'] ?? (mod['default'] as { config?: unknown } | undefined)?.config ?? (handler as { config?: unknown }).config;
+  return { name, file: where, handler: handler as Handler, config: validateConfig(config, where) };
+}
+
+const NEEDS_COMPILE = /\.[cm]?ts$/;
+
+/**
+ * Imports one function file. TypeScript goes through `compile`; JavaScript is imported as is.
+ * @example await loadFunction('/srv/app/functions/hello.mjs', 'hello', 'functions/hello.mjs')
+ */
+export async function loadFunction(file: string, name: string, where: string, compile?: CompileHook): Promise<FunctionSpec> {
+  let target = file;
+  if (NEEDS_COMPILE.test(file)) {
+    if (compile === undefined) {
+      throw createError('CLOUDFN_BAD_CONFIG', where, 'TypeScript needs compiling: run it with cloudfn start or cloudfn dev, or bundle it with cloudfn build');
+    }
+    target = await compile(file, name);
+  }
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(target).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw createError('CLOUDFN_BAD_CONFIG', where, `failed to load: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const spec = functionFromModule(mod, name, where);
+  spec.file = where;
+  return spec;
+}

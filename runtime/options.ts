@@ -1,0 +1,183 @@
+/**
+ * Every runtime option, read in one place: a command-line flag, then an environment variable,
+ * then `cloudfn.config.*`, then the default, each through the option's validator. A bad value
+ * throws a `CloudfnError` (`CLOUDFN_OPTIONS`) naming the option, where it came from and the fix.
+ */
+import { createError } from './errors.js';
+import type { Limits, Trigger } from './types.js';
+
+/** Options of a running server. Sizes are bytes, times milliseconds. */
+export interface RuntimeOptions {
+  /** Port to listen on (`--port`, `PORT`). @default 8000 */
+  port: number;
+  /** Address to listen on (`--host`, `HOST`). @default '0.0.0.0' */
+  host: string;
+  /** Time a call may take before it is answered 504 (`CLOUDFN_TIMEOUT`). @default 60000 */
+  timeout: number;
+  /** Body and multipart limits, also settable per function. */
+  limits: Limits;
+  /** Largest request head; larger gets 431 (`CLOUDFN_MAX_HEADER_SIZE`). @default 16384 */
+  maxHeaderSize: number;
+  /** Time to receive the request headers; slower gets 408. @default 20000 */
+  headersTimeout: number;
+  /** Time to receive the whole request; slower gets 408. @default 60000 */
+  requestTimeout: number;
+  /** Idle time before a keep-alive socket is closed. @default 5000 */
+  keepAliveTimeout: number;
+  /** Time in-flight requests get to finish after SIGTERM/SIGINT. @default 10000 */
+  shutdownTimeout: number;
+  /** Header carrying the log id, in and out (lower case). @default 'x-platform-logid' */
+  logidHeader: string;
+  /** A trusted gateway header that may set `service.trigger`; unset means none is trusted. @default undefined */
+  triggerHeader: string | undefined;
+  /** The trigger of requests that do not set one. @default 'online' */
+  trigger: Trigger;
+  /** What a JSON body with `__proto__`/`constructor.prototype` keys gets: 400, or the keys removed. @default 'error' */
+  protoAction: 'error' | 'remove';
+  /** Send handler error messages and stacks to clients (dev only). @default false */
+  exposeErrors: boolean;
+}
+
+/** 10 MiB: the default largest body and file. */
+const TEN_MIB = 10 * 1024 * 1024;
+
+/** The defaults, documented in docs/configuration.md. */
+export const defaultLimits: Readonly<Limits> = Object.freeze({
+  maxBodySize: TEN_MIB,
+  maxFileSize: TEN_MIB,
+  maxFiles: 10,
+  maxFields: 100,
+  maxParts: 110,
+  maxFieldSize: 1024 * 1024,
+  maxPartHeaderPairs: 2000,
+});
+
+type Source = 'flag' | 'env' | 'config' | 'default';
+type Parse<T> = (raw: unknown, where: string) => T;
+
+/** Validators throw this; `pick` adds the option's name and wraps it as `CLOUDFN_OPTIONS`. */
+function fail(_name: string, where: string, detail: string): never {
+  throw new TypeError(`${detail} (from ${where})`);
+}
+
+function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parse<number> {
+  return (raw, where) => {
+    const value = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      fail('', where, `must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    }
+    return value;
+  };
+}
+
+const text: Parse<string> = (raw, where) => {
+  if (typeof raw !== 'string' || raw.trim() === '') fail('', where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
+  return raw.trim();
+};
+
+const headerName: Parse<string> = (raw, where) => {
+  const value = text(raw, where);
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) fail('', where, `must be an HTTP header name, got ${JSON.stringify(raw)}`);
+  return value.toLowerCase();
+};
+
+function oneOf<T extends string>(...values: T[]): Parse<T> {
+  return (raw, where) => {
+    if (typeof raw !== 'string' || !values.includes(raw as T)) fail('', where, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+    return raw as T;
+  };
+}
+
+const bool: Parse<boolean> = (raw, where) => {
+  if (typeof raw === 'boolean') return raw;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  return fail('', where, `must be true or false, got ${JSON.stringify(raw)}`);
+};
+
+interface Spec<T> {
+  env?: string;
+  parse: Parse<T>;
+  default: T;
+}
+
+type Scalars = Omit<RuntimeOptions, 'limits'>;
+
+/** One row per option: its environment variable, validator and default. */
+const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
+  port: { env: 'PORT', parse: integer(0, 65535), default: 8000 },
+  host: { env: 'HOST', parse: text, default: '0.0.0.0' },
+  timeout: { env: 'CLOUDFN_TIMEOUT', parse: integer(1), default: 60_000 },
+  maxHeaderSize: { env: 'CLOUDFN_MAX_HEADER_SIZE', parse: integer(1024), default: 16_384 },
+  headersTimeout: { env: 'CLOUDFN_HEADERS_TIMEOUT', parse: integer(1), default: 20_000 },
+  requestTimeout: { env: 'CLOUDFN_REQUEST_TIMEOUT', parse: integer(0), default: 60_000 },
+  keepAliveTimeout: { env: 'CLOUDFN_KEEP_ALIVE_TIMEOUT', parse: integer(0), default: 5_000 },
+  shutdownTimeout: { env: 'CLOUDFN_SHUTDOWN_TIMEOUT', parse: integer(0), default: 10_000 },
+  logidHeader: { env: 'CLOUDFN_LOGID_HEADER', parse: headerName, default: 'x-platform-logid' },
+  triggerHeader: { env: 'CLOUDFN_TRIGGER_HEADER', parse: headerName, default: undefined },
+  trigger: { parse: oneOf<Trigger>('online', 'ide_debug', 'console_debug'), default: 'online' },
+  protoAction: { env: 'CLOUDFN_PROTO_ACTION', parse: oneOf('error', 'remove'), default: 'error' },
+  exposeErrors: { parse: bool, default: false },
+};
+
+const limitEnv: { [K in keyof Limits]: string } = {
+  maxBodySize: 'CLOUDFN_MAX_BODY_SIZE',
+  maxFileSize: 'CLOUDFN_MAX_FILE_SIZE',
+  maxFiles: 'CLOUDFN_MAX_FILES',
+  maxFields: 'CLOUDFN_MAX_FIELDS',
+  maxParts: 'CLOUDFN_MAX_PARTS',
+  maxFieldSize: 'CLOUDFN_MAX_FIELD_SIZE',
+  maxPartHeaderPairs: 'CLOUDFN_MAX_PART_HEADER_PAIRS',
+};
+
+/** Names of the environment variables, for docs and the CLI's help. */
+export const optionEnvVars: Readonly<Record<string, string>> = Object.freeze({
+  ...Object.fromEntries(Object.entries(specs).flatMap(([k, s]) => (s.env ? [[k, s.env]] : []))),
+  ...limitEnv,
+});
+
+/** Where option values come from; each layer is optional. */
+export interface OptionSources {
+  flags?: Partial<Record<string, unknown>>;
+  env?: NodeJS.ProcessEnv;
+  config?: Partial<Record<string, unknown>>;
+}
+
+function pick<T>(name: string, spec: Spec<T>, sources: OptionSources, configLimits?: Record<string, unknown>): T {
+  const layers: [Source, unknown][] = [
+    ['flag', sources.flags?.[name]],
+    ['env', spec.env ? sources.env?.[spec.env] : undefined],
+    ['config', configLimits ? configLimits[name] : sources.config?.[name]],
+  ];
+  for (const [source, raw] of layers) {
+    if (raw === undefined || raw === '') continue;
+    const where = source === 'flag' ? `--${kebab(name)}` : source === 'env' ? spec.env! : `cloudfn.config ${name}`;
+    try {
+      return spec.parse(raw, where);
+    } catch (error) {
+      throw createError('CLOUDFN_OPTIONS', name, (error as Error).message);
+    }
+  }
+  return spec.default;
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+}
+
+/**
+ * Resolves every runtime option from its sources, most specific first.
+ * @example resolveOptions({ flags: { port: '3000' }, env: process.env, config: fileConfig })
+ */
+export function resolveOptions(sources: OptionSources = {}): RuntimeOptions {
+  const options = {} as Record<string, unknown>;
+  for (const [name, spec] of Object.entries(specs)) options[name] = pick(name, spec as Spec<unknown>, sources);
+  const configLimits = (sources.config?.['limits'] ?? {}) as Record<string, unknown>;
+  const limits = {} as Record<string, number>;
+  for (const [name, env] of Object.entries(limitEnv)) {
+    const spec: Spec<number> = { env, parse: integer(0), default: defaultLimits[name as keyof Limits] };
+    limits[name] = pick(name, spec, { flags: sources.flags, env: sources.env, config: configLimits } as OptionSources, configLimits);
+  }
+  options['limits'] = limits;
+  return options as unknown as RuntimeOptions;
+}

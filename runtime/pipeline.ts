@@ -1,0 +1,134 @@
+/**
+ * The path of one request: logid → route → method → params (query or body) → service →
+ * handler (with its timeout) → response → request line. Functions here are declared at
+ * module level and take the exchange, so a request allocates no closures on the sync path.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { App } from './app.js';
+import { parseBody, parseQuery, readBody } from './body/index.js';
+import { createError } from './errors.js';
+import { Exchange } from './exchange.js';
+import { pickLogid } from './logid.js';
+import { logRequest, sendError, sendResult } from './response.js';
+import { RequestService } from './service.js';
+import type { QueryParams, Trigger } from './types.js';
+
+const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', 'console_debug']);
+
+/** The request listener of an app. */
+export function handle(app: App, req: IncomingMessage, res: ServerResponse): void {
+  const x = new Exchange(app, req, res, pickLogid(req.headers[app.options.logidHeader]));
+  app.inflight++;
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  x.rawPath = q === -1 ? url : url.slice(0, q);
+  x.rawQuery = q === -1 ? '' : url.slice(q + 1);
+  if (app.closing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
+
+  let path = x.rawPath;
+  if (path.includes('%')) {
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      return sendError(x, createError('CLOUDFN_BAD_PATH', x.rawPath));
+    }
+  }
+  const found = app.router.match(x.rawPath, path);
+  if (found === undefined) return sendError(x, createError('CLOUDFN_NOT_FOUND', x.rawPath));
+  x.fn = found.fn;
+  if (found.params !== undefined) x.routeParams = found.params;
+
+  const method = x.method;
+  if (method !== 'GET' && method !== 'POST') return sendError(x, createError('CLOUDFN_METHOD_NOT_ALLOWED', method));
+
+  const triggerHeader = app.options.triggerHeader;
+  if (triggerHeader !== undefined) {
+    const claimed = req.headers[triggerHeader];
+    if (typeof claimed === 'string' && TRIGGERS.has(claimed)) x.trigger = claimed as Trigger;
+  }
+
+  if (method === 'GET') {
+    let query: QueryParams;
+    try {
+      query = parseQuery(x.rawQuery);
+    } catch (error) {
+      return sendError(x, error);
+    }
+    return run(x, query, query);
+  }
+  readBody(req, found.fn.limits.maxBodySize, 'maxBodySize').then(
+    (body) => onBody(x, body),
+    (error: unknown) => onBodyError(x, error),
+  );
+}
+
+function onBody(x: Exchange, body: Buffer): void {
+  x.rawBody = body;
+  let params: unknown;
+  try {
+    params = parseBody(x.req.headers['content-type'], body, x.fn!.limits, { protoAction: x.app.options.protoAction });
+  } catch (error) {
+    return sendError(x, error);
+  }
+  if (params instanceof Promise) {
+    params.then(
+      (value: unknown) => run(x, value, undefined),
+      (error: unknown) => sendError(x, error),
+    );
+  } else {
+    run(x, params, undefined);
+  }
+}
+
+function onBodyError(x: Exchange, error: unknown): void {
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number') {
+    // The rest of the body was never read, so the socket cannot carry another request.
+    x.closeConnection = true;
+    return sendError(x, error);
+  }
+  // The client went away while sending: nobody is left to answer.
+  x.done = true;
+  x.app.logger.line('warn', x.logid, x.functionName(), `the client disconnected while sending the body: ${(error as Error).message ?? String(error)}`);
+  logRequest(x, 499, 0);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+function run(x: Exchange, params: unknown, query: QueryParams | undefined): void {
+  const service = new RequestService(x, query);
+  let result: unknown;
+  try {
+    result = x.fn!.handler(params, service);
+  } catch (error) {
+    return sendError(x, error);
+  }
+  if (!isThenable(result)) return sendResult(x, result);
+  // Only a handler that waits can time out or outlive its client, so only it pays for the
+  // timer and the close listener.
+  x.timer = setTimeout(onTimeout, x.fn!.timeout, x);
+  x.res.once('close', () => onClose(x));
+  result.then(
+    (value) => sendResult(x, value),
+    (error: unknown) => sendError(x, error),
+  );
+}
+
+function onTimeout(x: Exchange): void {
+  if (x.done) return;
+  const ms = x.fn!.timeout;
+  x.abort('timeout');
+  x.app.logger.line('error', x.logid, x.functionName(), `timed out after ${ms} ms`, { timeoutMs: ms });
+  sendError(x, createError('CLOUDFN_TIMEOUT', ms));
+}
+
+function onClose(x: Exchange): void {
+  if (x.done) return;
+  x.done = true;
+  if (x.timer !== undefined) clearTimeout(x.timer);
+  x.abort('disconnect');
+  x.app.logger.line('warn', x.logid, x.functionName(), 'the client disconnected before the function answered; service.signal was aborted');
+  logRequest(x, 499, 0);
+}

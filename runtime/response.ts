@@ -1,0 +1,159 @@
+/**
+ * From what a handler returned (or threw) to the HTTP response: the body mapping of
+ * docs/handlers.md, the JSON error shape, the logid header on every response, and one
+ * request line in the log per request.
+ */
+import type { OutgoingHttpHeaders } from 'node:http';
+import { CloudfnError, createError } from './errors.js';
+import type { Exchange } from './exchange.js';
+
+const TEXT = 'text/plain; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const BINARY = 'application/octet-stream';
+
+interface ReadableLike {
+  pipe(destination: NodeJS.WritableStream): unknown;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+function isReadable(value: object): value is ReadableLike {
+  return typeof (value as ReadableLike).pipe === 'function' && typeof (value as ReadableLike).on === 'function';
+}
+
+/** Builds the response headers: the handler's, its cookies, the default content type and the logid. */
+function headersFor(x: Exchange, contentType: string | undefined, length: number | undefined, keepHandlerHeaders: boolean): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  let hasType = false;
+  if (keepHandlerHeaders && x.headers !== undefined) {
+    for (const key in x.headers) {
+      const [name, value] = x.headers[key]!;
+      if (key === 'content-type') hasType = true;
+      out[name] = value;
+    }
+  }
+  if (keepHandlerHeaders && x.cookies !== undefined) {
+    const set = out['set-cookie'] ?? out['Set-Cookie'];
+    const own = set === undefined ? [] : Array.isArray(set) ? set : [String(set)];
+    delete out['Set-Cookie'];
+    out['set-cookie'] = [...own, ...x.cookies];
+  }
+  if (!hasType && contentType !== undefined) out['content-type'] = contentType;
+  if (length !== undefined) out['content-length'] = length;
+  out[x.app.options.logidHeader] = x.logid;
+  if (x.app.closing) out['connection'] = 'close';
+  return out;
+}
+
+/** Ends the exchange exactly once; every response goes through here. */
+function end(x: Exchange, status: number, headers: OutgoingHttpHeaders, body: string | Buffer | undefined): number {
+  x.done = true;
+  if (x.timer !== undefined) clearTimeout(x.timer);
+  const bytes = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  if (headers['content-length'] !== undefined) headers['content-length'] = bytes;
+  x.res.writeHead(status, headers);
+  x.res.end(body);
+  return bytes;
+}
+
+/** Writes the request line: `POST /hello 200 3.1 ms 512 B`, with the same facts as fields. */
+export function logRequest(x: Exchange, status: number, bytes: number, error?: string): void {
+  const ms = Math.round((performance.now() - x.start) * 10) / 10;
+  const path = x.rawPath;
+  x.app.logger.line(status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info', x.logid, x.functionName(), `${x.method} ${path} ${status} ${ms} ms ${bytes} B`, {
+    method: x.method,
+    path,
+    status,
+    durationMs: ms,
+    bytes,
+    trigger: x.trigger,
+    ...(error === undefined ? undefined : { error }),
+  });
+  x.app.onRequestDone(x, status, ms);
+}
+
+/**
+ * Sends a handler's return value: nothing for undefined/null, text for strings, bytes for
+ * Buffers and typed arrays, a stream piped, JSON for anything else.
+ */
+export function sendResult(x: Exchange, result: unknown): void {
+  if (x.done) return;
+  let body: string | Buffer | undefined;
+  let type: string | undefined;
+  if (result === undefined || result === null) {
+    body = undefined;
+  } else if (typeof result === 'string') {
+    body = result;
+    type = TEXT;
+  } else if (Buffer.isBuffer(result)) {
+    body = result;
+    type = BINARY;
+  } else if (result instanceof Uint8Array) {
+    body = Buffer.from(result.buffer, result.byteOffset, result.byteLength);
+    type = BINARY;
+  } else if (typeof result === 'object' && isReadable(result)) {
+    sendStream(x, result);
+    return;
+  } else {
+    try {
+      body = JSON.stringify(result);
+    } catch (error) {
+      sendError(x, new TypeError(`the returned value cannot be sent as JSON: ${(error as Error).message}`));
+      return;
+    }
+    type = JSON_TYPE;
+  }
+  const status = x.status;
+  logRequest(x, status, end(x, status, headersFor(x, type, 0, true), body));
+}
+
+function sendStream(x: Exchange, stream: ReadableLike): void {
+  x.done = true;
+  if (x.timer !== undefined) clearTimeout(x.timer);
+  const res = x.res;
+  let bytes = 0;
+  res.writeHead(x.status, headersFor(x, BINARY, undefined, true));
+  stream.on('data', (chunk: unknown) => {
+    bytes += (chunk as Buffer).length;
+  });
+  stream.on('error', (error: unknown) => {
+    // The status line is gone: ending normally would pass a truncated body off as whole.
+    x.app.logger.line('error', x.logid, x.functionName(), `the returned stream failed after ${bytes} bytes: ${String(error)}`, { stack: (error as Error)?.stack });
+    res.destroy(error as Error);
+  });
+  res.once('close', () => logRequest(x, x.status, bytes));
+  stream.pipe(res);
+}
+
+/** The JSON body of every error response. */
+export function errorBody(code: string, message: string, logid: string): string {
+  return JSON.stringify({ error: { code, message, logid } });
+}
+
+/**
+ * Answers an error: a `CloudfnError` keeps its status and (below 500) its message; anything
+ * else is a 500 whose message stays in the log unless `exposeErrors` is on (dev).
+ */
+export function sendError(x: Exchange, error: unknown): void {
+  if (x.done) {
+    if (x.res.headersSent && !x.res.writableEnded) x.res.destroy(error as Error);
+    return;
+  }
+  const known = error instanceof CloudfnError ? error : undefined;
+  const status = known?.status ?? 500;
+  const code = known?.code ?? 'CLOUDFN_HANDLER_ERROR';
+  let message = known?.expose ? known.message : createError('CLOUDFN_HANDLER_ERROR').message;
+  if (!known?.expose) {
+    // A crash: its message and stack go to the log, never to the client (unless in dev).
+    const detail = error instanceof Error ? error.message : String(error);
+    x.app.logger.line('error', x.logid, x.functionName(), `the function failed: ${detail}`, {
+      code,
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    if (x.app.options.exposeErrors) message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  }
+  const headers = headersFor(x, JSON_TYPE, 0, known?.name === 'HttpError');
+  if (status === 405) headers['allow'] = 'GET, POST';
+  // A body we stopped reading (413, 415) cannot be drained safely: close the connection.
+  if (x.closeConnection) headers['connection'] = 'close';
+  logRequest(x, status, end(x, status, headers, errorBody(code, message, x.logid)), known === undefined ? undefined : `${code}: ${known.message}`);
+}

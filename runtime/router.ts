@@ -1,0 +1,103 @@
+/**
+ * From a request path to a function: custom routes of `cloudfn.config` first (path-to-regexp
+ * patterns such as `/videos/:vid`, in the order written), then the longest function name that
+ * is a prefix of the path (`/videos/list/more` → `videos/list`), and `/` → `index`.
+ */
+import { match as compile, type MatchFunction } from 'path-to-regexp';
+import { createError } from './errors.js';
+import type { LoadedFunction } from './app.js';
+
+export type RouteParams = Record<string, string | string[]>;
+
+/** A matched request: the function and the parameters of a custom route. */
+export interface RouteMatch {
+  fn: LoadedFunction;
+  params: RouteParams | undefined;
+}
+
+interface CustomRoute {
+  pattern: string;
+  target: string;
+  match: MatchFunction<RouteParams>;
+}
+
+export class Router {
+  readonly #functions = new Map<string, LoadedFunction>();
+  readonly #routes: CustomRoute[] = [];
+
+  /**
+   * @param routes pattern → function name, e.g. `{ "/videos/:vid": "videos/get" }`
+   */
+  constructor(functions: Iterable<LoadedFunction>, routes: Readonly<Record<string, string>> = {}) {
+    for (const fn of functions) this.#functions.set(fn.name, fn);
+    for (const [pattern, target] of Object.entries(routes)) {
+      let match: MatchFunction<RouteParams>;
+      try {
+        match = compile<RouteParams>(pattern);
+      } catch (error) {
+        throw createError('CLOUDFN_BAD_CONFIG', `cloudfn.config routes ${JSON.stringify(pattern)}`, `${(error as Error).message.split('\n')[0]}; write patterns like "/videos/:vid"`);
+      }
+      if (typeof target !== 'string' || target === '') {
+        throw createError('CLOUDFN_BAD_CONFIG', `cloudfn.config routes ${JSON.stringify(pattern)}`, `the target must be a function name such as "videos/get", got ${JSON.stringify(target)}`);
+      }
+      this.#routes.push({ pattern, target, match });
+    }
+  }
+
+  /** Throws when a custom route names a function that does not exist. */
+  check(): void {
+    for (const route of this.#routes) {
+      if (!this.#functions.has(route.target)) {
+        const known = [...this.#functions.keys()].join(', ') || 'none';
+        throw createError('CLOUDFN_BAD_CONFIG', `cloudfn.config routes ${JSON.stringify(route.pattern)}`, `no function is named ${JSON.stringify(route.target)} (functions: ${known})`);
+      }
+    }
+  }
+
+  /** Adds or replaces a function (dev reload). */
+  set(fn: LoadedFunction): void {
+    this.#functions.set(fn.name, fn);
+  }
+
+  delete(name: string): void {
+    this.#functions.delete(name);
+  }
+
+  get(name: string): LoadedFunction | undefined {
+    return this.#functions.get(name);
+  }
+
+  list(): LoadedFunction[] {
+    return [...this.#functions.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The routes of `cloudfn.config`, for the console and the start-up line. */
+  routes(): { pattern: string; target: string }[] {
+    return this.#routes.map(({ pattern, target }) => ({ pattern, target }));
+  }
+
+  /**
+   * @param rawPath the path as sent, for custom routes (they decode their own parameters)
+   * @param path the decoded path, for function names
+   */
+  match(rawPath: string, path: string): RouteMatch | undefined {
+    for (let i = 0; i < this.#routes.length; i++) {
+      const route = this.#routes[i]!;
+      const found = route.match(rawPath);
+      if (found !== false) {
+        const fn = this.#functions.get(route.target);
+        if (fn !== undefined) return { fn, params: found.params };
+      }
+    }
+    // The common case, `/hello`, is one map lookup.
+    let name = path.charCodeAt(path.length - 1) === 47 /* / */ ? path.slice(1, -1) : path.slice(1);
+    if (name === '') name = 'index';
+    for (;;) {
+      const fn = this.#functions.get(name);
+      if (fn !== undefined) return { fn, params: undefined };
+      const slash = name.lastIndexOf('/');
+      if (slash <= 0) return undefined;
+      name = name.slice(0, slash);
+    }
+  }
+}

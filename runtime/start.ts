@@ -1,0 +1,100 @@
+/**
+ * Starting a server the way `cloudfn start` and a built bundle do: read the config file, resolve
+ * the options, load the functions, listen, log one start-up line, and trap signals and stray
+ * errors. `serve` is the entry of bundles, whose functions are already imported.
+ */
+import type { Server } from 'node:http';
+import { relative } from 'node:path';
+import { App, type FunctionSpec } from './app.js';
+import { loadConfigFile, type ConfigFile } from './config-file.js';
+import { discoverFunctions } from './discover.js';
+import { loadFunction, type CompileHook } from './load.js';
+import { Logger, RUNTIME_FUNCTION, createJsonSink } from './logger.js';
+import { resolveOptions, type OptionSources, type RuntimeOptions } from './options.js';
+import { createHttpServer, exitOnSignals, keepServingOnStrayErrors, listen, shutdown } from './server.js';
+
+/** A running server. */
+export interface RunningServer {
+  app: App;
+  server: Server;
+  /** e.g. `http://localhost:8000` */
+  url: string;
+  port: number;
+  /** Graceful shutdown; resolves when the server has closed. */
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  /** Flags given on the command line (strings as typed). */
+  flags?: OptionSources['flags'];
+  /** @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** The config file's content. */
+  config?: ConfigFile;
+  /** Custom routes, pattern → function name (merged over the config file's). */
+  routes?: Record<string, string>;
+  /** Options that win over every source (the dev server sets `trigger`, `exposeErrors`). */
+  overrides?: Partial<RuntimeOptions>;
+  /** @default JSON lines on stdout */
+  logger?: Logger;
+  /** Exit 0 after a graceful shutdown on SIGTERM/SIGINT. @default true */
+  handleSignals?: boolean;
+  /** Log stray rejections and exceptions and keep serving. @default true */
+  keepServing?: boolean;
+}
+
+/**
+ * Serves already-imported functions: the entry point of `dist/<name>/index.mjs` bundles.
+ * @example await serve([{ name: 'hello', handler }], { env: process.env })
+ */
+export async function serve(functions: FunctionSpec[], options: ServeOptions = {}): Promise<RunningServer> {
+  const config = options.config ?? {};
+  const resolved = resolveOptions({ flags: options.flags, env: options.env ?? process.env, config });
+  const perFunction = config.functions ?? {};
+  const specs = functions.map((spec) => ({ ...spec, config: { ...perFunction[spec.name], ...spec.config } }));
+  const logger = options.logger ?? new Logger(createJsonSink());
+  const app = new App({ functions: specs, routes: { ...config.routes, ...options.routes }, options: { ...resolved, ...options.overrides }, logger });
+  const server = createHttpServer(app);
+  const bound = await listen(server, app.options.port, app.options.host);
+  const removers = [
+    options.handleSignals === false ? undefined : exitOnSignals(app, server),
+    options.keepServing === false ? undefined : keepServingOnStrayErrors(app),
+  ];
+  const names = app.router.list().map((fn) => fn.name);
+  logger.line('info', '', RUNTIME_FUNCTION, `listening on ${bound.url} with ${names.length} function${names.length === 1 ? '' : 's'}: ${names.join(', ')}`, {
+    url: bound.url,
+    functions: names,
+  });
+  return {
+    app,
+    server,
+    url: bound.url,
+    port: bound.port,
+    async close() {
+      for (const remove of removers) remove?.();
+      await shutdown(app, server);
+    },
+  };
+}
+
+/** Options of `startProject`: those of `serve` plus how to compile TypeScript. */
+export interface StartOptions extends ServeOptions {
+  /** Turns a TypeScript file into an importable one (cloudfn start passes esbuild's). */
+  compile?: CompileHook;
+}
+
+/**
+ * Loads every function of a project folder and serves them: what `cloudfn start` runs.
+ * @example await startProject('/srv/app', { flags: { port: '8000' }, compile })
+ */
+export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
+  const config = options.config ?? (await loadConfigFile(root));
+  const specs = await loadProjectFunctions(root, options.compile);
+  return serve(specs, { ...options, config });
+}
+
+/** Discovers and imports every function of a project, in name order. */
+export async function loadProjectFunctions(root: string, compile?: CompileHook): Promise<FunctionSpec[]> {
+  const found = discoverFunctions(root);
+  return Promise.all(found.map(({ name, file }) => loadFunction(file, name, relative(root, file), compile)));
+}

@@ -1,0 +1,59 @@
+/**
+ * Compiling one function file with esbuild for `cloudfn start`: TypeScript (and the modules it
+ * imports) bundled into one ESM file, npm packages left external, with an inline source map so
+ * stack traces point at the TypeScript lines.
+ */
+import { mkdirSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
+import { build, type Message } from 'esbuild';
+import { CloudfnError, createError } from '../../runtime/errors.js';
+import type { CompileHook } from '../../runtime/load.js';
+
+/** Formats an esbuild message as `file:line:column: text` and a code frame. */
+export function formatMessage(message: Message, root: string): string {
+  const at = message.location;
+  if (at === null) return message.text;
+  // esbuild names files relative to its working directory, which is the project root.
+  const file = isAbsolute(at.file) ? relative(root, at.file) : at.file;
+  const pointer = ' '.repeat(at.column) + '^'.repeat(Math.max(1, at.length));
+  return `${file}:${at.line}:${at.column + 1}: ${message.text}\n  ${at.line} | ${at.lineText}\n  ${' '.repeat(String(at.line).length)} | ${pointer}`;
+}
+
+/** An esbuild failure, with every error formatted. */
+export class CompileError extends CloudfnError {
+  override name = 'CompileError';
+  readonly formatted: string;
+  constructor(file: string, formatted: string) {
+    super('CLOUDFN_COMPILE_ERROR', 500, `${createError('CLOUDFN_COMPILE_ERROR', file).message}\n${formatted}`);
+    this.formatted = formatted;
+  }
+}
+
+/**
+ * A compile hook writing `<root>/.cloudfn/start/<name>.mjs`.
+ * @example await startProject(root, { compile: createCompileHook(root) })
+ */
+export function createCompileHook(root: string, outDir = join(root, '.cloudfn', 'start')): CompileHook {
+  return async (file, name) => {
+    const outfile = join(outDir, `${name}.mjs`);
+    mkdirSync(join(outfile, '..'), { recursive: true });
+    try {
+      await build({
+        entryPoints: [file],
+        outfile,
+        bundle: true,
+        packages: 'external',
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        sourcemap: 'inline',
+        logLevel: 'silent',
+        absWorkingDir: root,
+      });
+    } catch (error) {
+      const errors = (error as { errors?: Message[] }).errors ?? [];
+      throw new CompileError(relative(root, file), errors.map((m) => formatMessage(m, root)).join('\n') || String(error));
+    }
+    return outfile;
+  };
+}

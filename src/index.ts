@@ -1,0 +1,26 @@
+/**
+ * `cloudfn`: what a function author imports — the handler types and `HttpError`.
+ * @example
+ * import { HttpError, type Handler } from 'cloudfn';
+ * const hello: Handler<{ name?: string }> = async (params, service) => {
+ *   if (!params.name) throw new HttpError(400, 'name is required: /hello?name=Ada');
+ *   service.log({ greeted: params.name });
+ *   return { hello: params.name };
+ * };
+ * export default hello;
+ */
+export { HttpError, CloudfnError } from '../runtime/errors.js';
+export type {
+  CookieOptions,
+  FunctionConfig,
+  Handler,
+  HandlerResult,
+  Limits,
+  LogMethod,
+  MultipartParams,
+  Params,
+  QueryParams,
+  Service,
+  Trigger,
+  UploadFile,
+} from '../runtime/types.js';
