@@ -6,3 +6,4 @@ export { parseBody, type ParseBodyOptions } from './parse-body.js';
 export { parseJson, type ProtoAction } from './json.js';
 export { parseMultipart } from './multipart.js';
 export { isPoisonKey } from './poison.js';
+export { nullObject } from './null-object.js';

@@ -10,6 +10,7 @@ import { CloudfnError, createError } from '../errors.js';
 import type { Limits, MultipartParams, UploadFile } from '../types.js';
 import { contentTypeParam } from './content-type.js';
 import { checkPartHeaders } from './multipart-scan.js';
+import { nullObject } from './null-object.js';
 import { isPoisonKey, showValue } from './poison.js';
 
 /**
@@ -30,7 +31,7 @@ export function parseMultipart(contentType: string, body: Buffer, limits: Limits
       createError('CLOUDFN_BAD_MULTIPART', 'the Content-Type has no boundary; send multipart/form-data; boundary=<the delimiter used in the body>'),
     );
   }
-  if (body.length === 0) return Promise.resolve(Object.create(null) as MultipartParams);
+  if (body.length === 0) return Promise.resolve(nullObject<MultipartParams>());
   const scanError = checkPartHeaders(body, boundary, limits);
   if (scanError !== undefined) return Promise.reject(scanError);
   return new Promise<MultipartParams>((resolve, reject) => new MultipartReader(limits, resolve, reject).run(contentType, body));
@@ -38,7 +39,7 @@ export function parseMultipart(contentType: string, body: Buffer, limits: Limits
 
 /** One parse; handlers are methods bound once, and every event after the first failure is ignored. */
 class MultipartReader {
-  private readonly result = Object.create(null) as MultipartParams;
+  private readonly result = nullObject<MultipartParams>();
   private settled = false;
   constructor(
     private readonly limits: Limits,

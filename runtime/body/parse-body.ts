@@ -9,6 +9,7 @@ import { contentTypeParam, mediaType } from './content-type.js';
 import { charsetName, decodeText } from './decode-text.js';
 import { parseJson, type ProtoAction } from './json.js';
 import { parseMultipart } from './multipart.js';
+import { nullObject } from './null-object.js';
 import { parseForm } from './query.js';
 
 /** Options of `parseBody`. */
@@ -38,7 +39,7 @@ export function parseBody(
     return parseJson(body, contentTypeParam(contentType, 'charset'), options.protoAction);
   }
   if (type === 'application/x-www-form-urlencoded') {
-    return body.length === 0 ? (Object.create(null) as QueryParams) : parseForm(body);
+    return body.length === 0 ? nullObject<QueryParams>() : parseForm(body);
   }
   if (type === 'text/plain') return parseText(body, contentTypeParam(contentType, 'charset'));
   if (type === 'multipart/form-data') return parseMultipart(contentType as string, body, limits);

@@ -7,6 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createError } from '../errors.js';
 import type { QueryParams } from '../types.js';
+import { nullObject } from './null-object.js';
 import { isPoisonKey, showValue } from './poison.js';
 
 const AMP = 0x26;
@@ -47,7 +48,7 @@ export function parseForm(body: Buffer | string): QueryParams {
 // or '%': most pairs hold neither and are sliced without calling decodeURIComponent,
 // which is what keeps this close to node's querystring on the GET hot path.
 function parsePairs(qs: string, code: BadCode): QueryParams {
-  const out: QueryParams = Object.create(null) as QueryParams;
+  const out = nullObject<QueryParams>();
   const n = qs.length;
   let start = 0;
   let eq = -1;
