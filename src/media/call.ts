@@ -1,0 +1,166 @@
+/**
+ * One operation, start to end: validate, wait for the rate limiter, attach the token, send,
+ * then decide: return the normalized body, refresh the token once, retry with back-off, or
+ * throw a precise error.
+ */
+import { createMediaError, MediaApiError, MediaError, MediaValidationError } from './errors.js';
+import { errNoOf, normalizeResponse } from './normalize.js';
+import type { ResolvedMediaOptions } from './options.js';
+import { TokenBucket } from './rate-limit.js';
+import { TokenManager } from './token.js';
+import type { JsonPost } from './token.js';
+import { exchange, ExchangeError } from './transport.js';
+import type { RawResponse } from './transport.js';
+import { API_PREFIX } from './types.js';
+import type { Operation, RequestOf, ResponseOf } from './types.js';
+import { validateRequest } from './validate.js';
+
+/** Per-call options of every method. */
+export interface CallOptions {
+  /** Aborts the call (and its waits); the method rejects with MEDIA_ABORTED. */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for each attempt of this call. */
+  timeoutMs?: number;
+}
+
+/**
+ * Operations that change something. Once such a request may have reached the platform it is
+ * never sent again: a second delete, upload or transcode could act twice.
+ */
+const UNSAFE: ReadonlySet<Operation> = new Set(['delete_video', 'upload_video_by_urls', 'start_work_flow']);
+
+/** Operations whose body takes the client's `envId` when it has none. */
+const NEEDS_ENV_ID: ReadonlySet<Operation> = new Set(['delete_video', 'describe_vod_played_top_data', 'describe_vod_played_static_data']);
+
+type Obj = Record<string, unknown>;
+
+/** The engine behind the client's methods. */
+export class MediaCaller {
+  readonly options: ResolvedMediaOptions;
+  readonly tokens: TokenManager;
+  private readonly buckets = new Map<Operation, TokenBucket>();
+
+  constructor(options: ResolvedMediaOptions) {
+    this.options = options;
+    for (const [op, rate] of options.rateLimits) this.buckets.set(op, new TokenBucket(rate, options.clock));
+    this.tokens = new TokenManager(options.token, options.clock, options.tokenRefreshMarginMs, this.post);
+  }
+
+  /** Calls `operation` and resolves with its normalized response body. */
+  async call<O extends Operation>(operation: O, request: RequestOf<O>, callOptions: CallOptions = {}): Promise<ResponseOf<O>> {
+    const { options } = this;
+    let body = request as unknown as Obj;
+    if (NEEDS_ENV_ID.has(operation) && options.envId !== undefined && typeof body === 'object' && body !== null && body.env_id === undefined) {
+      body = { ...body, env_id: options.envId };
+    }
+    const issue = validateRequest(operation, body, { now: options.clock.now() });
+    if (issue !== undefined) throw new MediaValidationError(operation, issue);
+
+    const json = JSON.stringify(body);
+    const url = options.baseUrl + API_PREFIX + operation;
+    const signal = callOptions.signal;
+    const timeoutMs = callOptions.timeoutMs ?? options.timeoutMs;
+    const safe = !UNSAFE.has(operation);
+    const started = options.clock.now();
+    let refreshed = false;
+    let retry = 0;
+    for (;;) {
+      await this.guard(operation, () => this.buckets.get(operation)?.take(signal), signal);
+      const token = await this.guard(operation, () => this.tokens.get(signal), signal);
+      let response: RawResponse | undefined;
+      let failure: MediaError;
+      let retryable: boolean;
+      try {
+        response = await exchange(options, { label: operation, url, json, accessToken: token, signal, timeoutMs });
+      } catch (error) {
+        if (!(error instanceof ExchangeError)) throw error;
+        failure = error.error;
+        retryable = error.transient && (safe || !error.mayHaveReached);
+      }
+      if (response !== undefined) {
+        const envelope = typeof response.json === 'object' && response.json !== null && !Array.isArray(response.json) ? (response.json as Obj) : undefined;
+        const errNo = envelope === undefined ? undefined : errNoOf(envelope);
+        const ok = response.status >= 200 && response.status <= 299;
+        if (ok && envelope !== undefined && (errNo === undefined || errNo === 0)) {
+          this.log('info', { media: operation, status: response.status, err_no: 0, log_id: response.logId, ms: options.clock.now() - started, attempts: retry + 1 });
+          return normalizeResponse(operation, envelope, response.logId);
+        }
+        if (ok && envelope === undefined) {
+          failure = createMediaError('MEDIA_BAD_RESPONSE', { operation }, operation, response.status, 'the body is not a JSON object');
+          retryable = false;
+        } else {
+          failure = new MediaApiError({
+            operation,
+            status: response.status,
+            errNo,
+            errMsg: envelope?.err_msg === undefined || envelope.err_msg === null ? '' : String(envelope.err_msg),
+            logId: response.logId,
+            body: response.json,
+          });
+          const tokenError = response.status === 401 || (errNo !== undefined && options.tokenErrorCodes.has(errNo));
+          if (tokenError && !refreshed && this.tokens.refreshable) {
+            // The platform refused the token before acting, so even a changing call may be resent once.
+            refreshed = true;
+            this.log('warn', { media: operation, status: response.status, err_no: errNo, log_id: response.logId, action: 'token refresh' });
+            await this.guard(operation, () => this.tokens.refresh(token, signal), signal);
+            continue;
+          }
+          retryable = safe && (response.status === 429 || response.status >= 500);
+        }
+      }
+      if (!retryable! || retry >= options.retries) {
+        this.log('info', { media: operation, status: failure!.status, error: failure!.message, ms: options.clock.now() - started, attempts: retry + 1 });
+        throw failure!;
+      }
+      const delay = this.backoff(retry, response?.retryAfterSeconds);
+      this.log('warn', { media: operation, status: response?.status, error: failure!.message, retry: retry + 1, delay_ms: delay });
+      retry++;
+      await this.guard(operation, () => options.clock.sleep(delay, signal), signal);
+    }
+  }
+
+  /** Full jitter: a random delay up to base·2^retry, capped; never shorter than Retry-After (capped too). */
+  private backoff(retry: number, retryAfterSeconds: number | undefined): number {
+    const { retryDelayMs, maxRetryDelayMs, random } = this.options;
+    const ceiling = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** retry);
+    const jittered = Math.floor(random() * ceiling);
+    return retryAfterSeconds === undefined ? jittered : Math.max(jittered, Math.min(maxRetryDelayMs, retryAfterSeconds * 1000));
+  }
+
+  /** Runs a wait, turning the caller's abort into MEDIA_ABORTED. */
+  private async guard<T>(operation: string, wait: () => Promise<T> | T, signal: AbortSignal | undefined): Promise<T> {
+    try {
+      return await wait();
+    } catch (error) {
+      if (signal?.aborted && !(error instanceof MediaError)) {
+        const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+        throw createMediaError('MEDIA_ABORTED', { operation, cause: error }, operation, reason);
+      }
+      throw error;
+    }
+  }
+
+  /** The signed JSON POST the client-token exchange uses; network failures and 5xx are retried. */
+  readonly post: JsonPost = async (url, body) => {
+    const { options } = this;
+    const json = JSON.stringify(body);
+    for (let retry = 0; ; retry++) {
+      try {
+        const response = await exchange(options, { label: 'client_token', url, json, accessToken: undefined, signal: undefined, timeoutMs: options.timeoutMs });
+        if ((response.status === 429 || response.status >= 500) && retry < options.retries) {
+          await options.clock.sleep(this.backoff(retry, response.retryAfterSeconds));
+          continue;
+        }
+        return { status: response.status, body: response.json, logId: response.logId };
+      } catch (error) {
+        if (!(error instanceof ExchangeError)) throw error;
+        if (!error.transient || retry >= options.retries) throw error.error;
+        await options.clock.sleep(this.backoff(retry, undefined));
+      }
+    }
+  };
+
+  private log(level: 'info' | 'warn', entry: Obj): void {
+    this.options.logger?.[level](entry);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * `createMediaClient`: the nine operations of document 2 as typed methods, plus the helpers.
+ */
+import { MediaCaller } from './call.js';
+import type { CallOptions } from './call.js';
+import * as helpers from './helpers.js';
+import type { HelperContext, ListVideosFilter, PlayStatsRequest, PlayStatsResult, PlayTotals, TranscodeOutcome, UploadOutcome, WaitOptions } from './helpers.js';
+import { resolveMediaOptions } from './options.js';
+import type { MediaClientOptions } from './options.js';
+import type {
+  DeleteVideoRequest,
+  DeleteVideoResponse,
+  DescribeVodPlayedStaticDataRequest,
+  DescribeVodPlayedStaticDataResponse,
+  DescribeVodPlayedTopDataRequest,
+  DescribeVodPlayedTopDataResponse,
+  GetUploadJobInfoRequest,
+  GetUploadJobInfoResponse,
+  GetVideoByVidRequest,
+  GetVideoByVidResponse,
+  GetVideoListRequest,
+  GetVideoListResponse,
+  GetWorkFlowExecutionRequest,
+  GetWorkFlowExecutionResponse,
+  OpenVideoModel,
+  Operation,
+  RequestOf,
+  ResponseOf,
+  StartWorkFlowRequest,
+  StartWorkFlowResponse,
+  TransCodeType,
+  UploadVideoByUrlsRequest,
+  UploadVideoByUrlsResponse,
+  UrlSet,
+} from './types.js';
+
+/** `env_id` may be left out when the client has a default `envId`. */
+type WithEnvId<T extends { env_id: string }> = Omit<T, 'env_id'> & { env_id?: string };
+
+/** The media client. Every method validates first, then POSTs `/api/cloud_voc/<operation>`. */
+export interface MediaClient {
+  /** `get_video_list`: one page of videos. */
+  getVideoList(request: GetVideoListRequest, options?: CallOptions): Promise<GetVideoListResponse>;
+  /** `delete_video`: never retried once it may have reached the platform. */
+  deleteVideo(request: WithEnvId<DeleteVideoRequest>, options?: CallOptions): Promise<DeleteVideoResponse>;
+  /** `get_video_by_vid`: playable links of a transcoded video. */
+  getVideoByVid(request: GetVideoByVidRequest, options?: CallOptions): Promise<GetVideoByVidResponse>;
+  /** `upload_video_by_urls`: 1 to 20 URLs; never retried once it may have reached the platform. */
+  uploadVideoByUrls(request: UploadVideoByUrlsRequest, options?: CallOptions): Promise<UploadVideoByUrlsResponse>;
+  /** `get_upload_job_info`: state of 1 to 20 upload jobs. */
+  getUploadJobInfo(request: GetUploadJobInfoRequest, options?: CallOptions): Promise<GetUploadJobInfoResponse>;
+  /** `start_work_flow`: starts a transcode; rate-limited; never retried once it may have reached the platform. */
+  startWorkFlow(request: StartWorkFlowRequest, options?: CallOptions): Promise<StartWorkFlowResponse>;
+  /** `get_work_flow_exection` (spelled so on the wire): state of a transcode. */
+  getWorkFlowExecution(request: GetWorkFlowExecutionRequest, options?: CallOptions): Promise<GetWorkFlowExecutionResponse>;
+  /** `describe_vod_played_top_data`: top 100 videos by plays or traffic; rate-limited. */
+  describeVodPlayedTopData(request: WithEnvId<DescribeVodPlayedTopDataRequest>, options?: CallOptions): Promise<DescribeVodPlayedTopDataResponse>;
+  /** `describe_vod_played_static_data`: plays and traffic of up to 100 videos; rate-limited. */
+  describeVodPlayedStaticData(request: WithEnvId<DescribeVodPlayedStaticDataRequest>, options?: CallOptions): Promise<DescribeVodPlayedStaticDataResponse>;
+  /** Any operation by its wire name. */
+  call<O extends Operation>(operation: O, request: RequestOf<O>, options?: CallOptions): Promise<ResponseOf<O>>;
+
+  /** Every matching video, across pages. */
+  listVideos(filter?: ListVideosFilter, options?: CallOptions): AsyncGenerator<OpenVideoModel, void, undefined>;
+  /** Uploads any number of URLs and waits for each job; one outcome per URL, in order. */
+  uploadAndWait(urlSets: readonly UrlSet[], options?: WaitOptions): Promise<UploadOutcome[]>;
+  /** Starts a transcode and waits for run_status 10 (rejects on 9 or timeout). */
+  transcodeAndWait(vid: string, type?: TransCodeType, options?: WaitOptions): Promise<TranscodeOutcome>;
+  /** `describe_vod_played_static_data` over a vid_list of any length, merged. */
+  getPlayStats(request: PlayStatsRequest, options?: CallOptions): Promise<PlayStatsResult>;
+  /** Plays and traffic per vid over a vid_list of any length, summed over mini-programs. */
+  getPlayTotals(request: PlayStatsRequest, options?: CallOptions): Promise<Map<string, PlayTotals>>;
+}
+
+/**
+ * Creates a media client. Options not given are read from `CLOUDFN_MEDIA_*` env vars (see
+ * docs/media.md); a bad option throws a MediaError (MEDIA_OPTIONS) at once.
+ * @example
+ * import { createMediaClient } from 'cloudfn/media';
+ * export default async function (params, service) {
+ *   const media = createMediaClient({ logger: service }); // configured by CLOUDFN_MEDIA_* env vars
+ *   const { data, total_num } = await media.getVideoList({ page_size: 20, page_number: 0 }, { signal: service.signal });
+ *   return { total_num, vids: (data ?? []).map((v) => v.vid) };
+ * }
+ */
+export function createMediaClient(options: MediaClientOptions = {}): MediaClient {
+  const resolved = resolveMediaOptions(options);
+  const caller = new MediaCaller(resolved);
+  const call = <O extends Operation>(operation: O, request: RequestOf<O>, callOptions?: CallOptions): Promise<ResponseOf<O>> => caller.call(operation, request, callOptions);
+  const context: HelperContext = { call, clock: resolved.clock, envId: resolved.envId };
+  // env_id is filled from the client's envId inside `call`, so these casts only relax the type.
+  const loose = <O extends Operation>(operation: O) => (request: unknown, callOptions?: CallOptions) => call(operation, request as RequestOf<O>, callOptions);
+  return {
+    getVideoList: (request, o) => call('get_video_list', request, o),
+    deleteVideo: loose('delete_video'),
+    getVideoByVid: (request, o) => call('get_video_by_vid', request, o),
+    uploadVideoByUrls: (request, o) => call('upload_video_by_urls', request, o),
+    getUploadJobInfo: (request, o) => call('get_upload_job_info', request, o),
+    startWorkFlow: (request, o) => call('start_work_flow', request, o),
+    getWorkFlowExecution: (request, o) => call('get_work_flow_exection', request, o),
+    describeVodPlayedTopData: loose('describe_vod_played_top_data'),
+    describeVodPlayedStaticData: loose('describe_vod_played_static_data'),
+    call,
+    listVideos: (filter, o) => helpers.listVideos(context, filter, o),
+    uploadAndWait: (urlSets, o) => helpers.uploadAndWait(context, urlSets, o),
+    transcodeAndWait: (vid, type, o) => helpers.transcodeAndWait(context, vid, type, o),
+    getPlayStats: (request, o) => helpers.getPlayStats(context, request, o),
+    getPlayTotals: (request, o) => helpers.getPlayTotals(context, request, o),
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * One HTTP exchange with the platform: sign the exact bytes, send them with a timeout and the
+ * caller's signal, verify a 2xx response, parse the envelope. Retries and token refresh are
+ * decided by the caller (call.ts), which knows the operation.
+ */
+import { defaultHeaderProfile, signRequest, verifyResponse } from '../sign/index.js';
+import { createMediaError, MediaError } from './errors.js';
+import { logIdOf } from './normalize.js';
+import type { ResolvedMediaOptions } from './options.js';
+
+/** A response as received, with its body parsed when it is JSON. */
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  /** The body text as received. */
+  text: string;
+  /** The parsed body; undefined when the body is empty or not JSON. */
+  json: unknown;
+  /** `log_id` of the body, or the `x-platform-logid` header. */
+  logId: string | undefined;
+  /** Seconds the platform asked to wait (`Retry-After`), when given. */
+  retryAfterSeconds: number | undefined;
+}
+
+/** A failed exchange, with what a retry decision needs. */
+export class ExchangeError extends Error {
+  readonly error: MediaError;
+  /** False only when the connection was never made, so the platform cannot have seen the request. */
+  readonly mayHaveReached: boolean;
+  /** True for timeouts and network failures (retryable for safe operations). */
+  readonly transient: boolean;
+  constructor(error: MediaError, mayHaveReached: boolean, transient: boolean) {
+    super(error.message);
+    this.error = error;
+    this.mayHaveReached = mayHaveReached;
+    this.transient = transient;
+  }
+}
+
+/** Error codes of a connection that failed before any byte was sent. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL']);
+
+function causeCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** What one exchange sends. */
+export interface ExchangeRequest {
+  /** The operation (or `client_token`) for messages and logs. */
+  label: string;
+  url: string;
+  /** The JSON text to sign and send. */
+  json: string;
+  accessToken: string | undefined;
+  signal: AbortSignal | undefined;
+  timeoutMs: number;
+}
+
+/**
+ * Sends one signed POST and returns the response; throws an `ExchangeError` for timeouts,
+ * aborts, network failures, forged or unparsable 2xx responses.
+ * @example const res = await exchange(options, { label: 'get_video_list', url, json, accessToken, signal, timeoutMs: 10000 })
+ */
+export async function exchange(options: ResolvedMediaOptions, request: ExchangeRequest): Promise<RawResponse> {
+  const { label, url, signal, timeoutMs } = request;
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  if (request.accessToken !== undefined) headers['access-token'] = request.accessToken;
+  let body: string = request.json;
+  if (options.signing !== undefined) {
+    const parsed = new URL(url);
+    const signed = signRequest({ ...options.signing, method: 'POST', url: parsed.pathname + parsed.search, body: request.json });
+    headers[defaultHeaderProfile.authorization] = signed.authorization;
+    // Send exactly the text that was signed (document 1: no re-serialization). Text in gives text out.
+    body = typeof signed.body === 'string' ? signed.body : request.json;
+  }
+
+  if (signal?.aborted) throw aborted(label, signal, false);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
+  const onAbort = (): void => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let response: Response;
+  let bytes: Buffer;
+  let sent = false;
+  try {
+    response = await options.fetch(url, { method: 'POST', headers, body, signal: controller.signal });
+    sent = true;
+    bytes = Buffer.from(await response.arrayBuffer());
+  } catch (error) {
+    if (timedOut) throw new ExchangeError(createMediaError('MEDIA_TIMEOUT', { operation: label, cause: error }, label, timeoutMs), true, true);
+    if (signal?.aborted) throw aborted(label, signal, true);
+    const code = causeCode(error);
+    const detail = code ?? ((error as Error).message || String(error));
+    const reached = sent || code === undefined || !NOT_CONNECTED.has(code);
+    throw new ExchangeError(createMediaError('MEDIA_NETWORK', { operation: label, cause: error }, label, url, detail), reached, true);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+
+  const status = response.status;
+  const ok = status >= 200 && status <= 299;
+  if (ok && options.platformPublicKey !== undefined) verify(options, label, response, bytes);
+  const text = bytes.toString('utf8');
+  let json: unknown;
+  if (text.trim() !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      if (ok) throw new ExchangeError(createMediaError('MEDIA_BAD_RESPONSE', { operation: label, cause: error }, label, status, `the body is not JSON (${JSON.stringify(text.slice(0, 80))})`), true, false);
+    }
+  }
+  const retryAfter = Number(response.headers.get('retry-after'));
+  return {
+    status,
+    headers: response.headers,
+    text,
+    json,
+    logId: logIdOf(json) ?? response.headers.get(defaultHeaderProfile.logid) ?? undefined,
+    retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : undefined,
+  };
+}
+
+/** A 2xx must carry a valid platform signature (document 1, "Verifying a response"). */
+function verify(options: ResolvedMediaOptions, label: string, response: Response, bytes: Buffer): void {
+  let detail: string | undefined;
+  let cause: unknown;
+  try {
+    const result = verifyResponse({ status: response.status, headers: response.headers, body: bytes, publicKey: options.platformPublicKey! });
+    if (!result.signed) detail = 'carries no Platform-Signature';
+  } catch (error) {
+    cause = error;
+    const code = (error as { code?: unknown }).code;
+    detail = code === 'SIGN_UNSIGNED_RESPONSE' ? 'carries no Platform-Signature' : `fails verification (${(error as Error).message})`;
+  }
+  if (detail === undefined) return;
+  const logId = response.headers.get(defaultHeaderProfile.logid);
+  options.logger?.error({ media: label, status: response.status, forged: detail, log_id: logId ?? undefined });
+  throw new ExchangeError(createMediaError('MEDIA_FORGED_RESPONSE', { operation: label, cause }, label, response.status, detail), true, false);
+}
+
+function aborted(label: string, signal: AbortSignal, reached: boolean): ExchangeError {
+  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+  return new ExchangeError(createMediaError('MEDIA_ABORTED', { operation: label, cause: signal.reason }, label, reason), reached, false);
+}
