@@ -1,0 +1,39 @@
+import type { KeyObject } from 'node:crypto';
+import type { NonceStore } from '../sign/index.js';
+import type { AppKeyRegistry } from './app-keys.js';
+import type { CallbackSender } from './callbacks.js';
+import type { FfmpegTools } from './ffmpeg.js';
+import type { JobQueue } from './job-queue.js';
+import type { ResolvedPlatformOptions } from './options.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { StateStore } from './state-store.js';
+import type { PlayStats } from './stats.js';
+import type { TokenIssuer } from './tokens.js';
+
+/** Everything the request handlers and the background workers share. */
+export interface PlatformContext {
+  readonly options: ResolvedPlatformOptions;
+  readonly store: StateStore;
+  readonly tokens: TokenIssuer;
+  readonly appKeys: AppKeyRegistry;
+  readonly platformPrivateKey: KeyObject;
+  readonly nonces: NonceStore;
+  readonly stats: PlayStats;
+  readonly queue: JobQueue;
+  readonly callbacks: CallbackSender;
+  readonly limiter: RateLimiter;
+  /** Undefined when ffmpeg/ffprobe are absent or turned off: media is then simulated. */
+  readonly tools: FfmpegTools | undefined;
+  /** `host:port` the server listens on, known once it listens; the links' backup domain. */
+  listenHost: string;
+}
+
+/** Milliseconds since 1970 by the emulator's clock. */
+export function nowMs(ctx: PlatformContext): number {
+  return ctx.options.now();
+}
+
+/** Unix seconds by the emulator's clock. */
+export function nowSeconds(ctx: PlatformContext): number {
+  return Math.floor(ctx.options.now() / 1000);
+}

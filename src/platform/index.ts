@@ -1,0 +1,17 @@
+/**
+ * `cloudfn platform`: a local emulator of the open platform (documents 1 and 2 from the
+ * platform's side), with real signatures, real media through ffmpeg, async jobs and signed
+ * callbacks. See docs/platform.md.
+ */
+export { createPlatform, resetDataDir, type Platform } from './platform.js';
+export { resolvePlatformOptions, type PlatformOptions, type ResolvedPlatformOptions } from './options.js';
+export { addAppKey, normalizeAppPublicKey, APP_KEYS_FILE } from './app-keys.js';
+export { PLATFORM_PUBLIC_KEY_FILE, PLATFORM_PRIVATE_KEY_FILE } from './platform-keys.js';
+export { parseFaults, FAULTS_GRAMMAR, type FaultSpec } from './faults.js';
+export { TEMPLATES, type TranscodeTemplate } from './ffmpeg.js';
+export { TOKEN_PATH, PUBLIC_KEY_PATH } from './server.js';
+export { LOGID_HEADER } from './respond.js';
+export { MEDIA_PREFIX } from './media-links.js';
+export { DEFAULT_TRANS_CODE_TYPE } from './operations/work-flows.js';
+export type { CallbackPayload, CallbackAttempt } from './callbacks.js';
+export { PlatformError, platformErrors, type PlatformErrorCode, type PlatformErrorSpec } from './errors.js';

@@ -1,0 +1,121 @@
+import { resolve } from 'node:path';
+import { RATE_LIMITED_OPERATIONS } from '../media/types.js';
+import { platformError } from './errors.js';
+import { parseFaults, type FaultSpec } from './faults.js';
+import type { FfmpegTools } from './ffmpeg.js';
+
+/** Options of `createPlatform`; the CLI flags map onto them one to one (see docs/platform.md). */
+export interface PlatformOptions {
+  /** Port to listen on; 0 picks a free one. @default 4000 */
+  port?: number;
+  /** Address to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** Where state, keys and media live. @default '.cloudfn/platform' */
+  dataDir?: string;
+  /** Empty the data folder before starting (the platform key pair is kept). @default false */
+  reset?: boolean;
+  /** Accepted client_key → client_secret pairs; empty accepts any non-empty pair (dev mode). @default {} */
+  clients?: Record<string, string>;
+  /** Lifetime of an access token, in seconds. @default 7200 */
+  tokenTtlSeconds?: number;
+  /** Known env_id values; empty accepts any env_id (then 401002 never happens). @default [] */
+  envIds?: readonly string[];
+  /** Extra media domains `get_video_by_vid` accepts in `domain` besides the emulator's own host. @default [] */
+  domains?: readonly string[];
+  /** Where signed callbacks are POSTed when an upload job or a transcode ends. @default none */
+  callbackUrl?: string;
+  /** Retries of a failed callback. @default 5 */
+  callbackRetries?: number;
+  /** First retry delay of a callback, doubling each time, in ms. @default 1000 */
+  callbackBackoffMs?: number;
+  /** Faults to inject, as an object or the `--faults` text. @default none */
+  faults?: FaultSpec | string;
+  /** Time after upload until `business_status` moves from 99 to 98, in ms. @default 10000 */
+  reviewDelayMs?: number;
+  /** Time an upload job spends in `init` and again in `process` before its end, in ms. @default 500 */
+  jobDelayMs?: number;
+  /** Time a transcode spends queued (run_status 1) and again transcoding (2), in ms. @default 500 */
+  transcodeDelayMs?: number;
+  /** Upload and transcode jobs run at once. @default 2 */
+  concurrency?: number;
+  /** Largest source file an upload accepts, in bytes. @default 2147483648 (2 GiB) */
+  maxSourceBytes?: number;
+  /** Time one source download may take, in ms. @default 600000 */
+  downloadTimeoutMs?: number;
+  /** x264/x265 speed preset of transcodes. @default 'veryfast' */
+  transcodePreset?: string;
+  /** true finds ffmpeg/ffprobe on PATH, false simulates media, or give the paths. @default true */
+  ffmpeg?: boolean | FfmpegTools;
+  /** Calls per second per appid, by operation. @default 20 for start_work_flow and the two statistics */
+  rateLimits?: Readonly<Record<string, number>>;
+  /** Largest request body, in bytes. @default 1048576 */
+  maxBodyBytes?: number;
+  /** Where the emulator writes its log lines. @default process.stderr */
+  log?: (line: string) => void;
+  /** The clock, in ms since 1970; tests move it to expire tokens and links. @default Date.now */
+  now?: () => number;
+  /** Source of randomness for faults, in [0, 1). @default Math.random */
+  random?: () => number;
+}
+
+/** Every option with its default applied. */
+export type ResolvedPlatformOptions = Required<Omit<PlatformOptions, 'callbackUrl' | 'faults'>> & { callbackUrl: string | undefined; faults: FaultSpec };
+
+function count(name: string, value: number | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) throw platformError('PLATFORM_OPTIONS', name, `must be an integer of at least ${min}, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * Applies defaults and checks every option; throws `PLATFORM_OPTIONS` naming the bad one.
+ * @example resolvePlatformOptions({ port: 0, dataDir: '/tmp/p', jobDelayMs: 0 })
+ */
+export function resolvePlatformOptions(options: PlatformOptions = {}): ResolvedPlatformOptions {
+  const port = count('port', options.port, 4000);
+  if (port > 65535) throw platformError('PLATFORM_OPTIONS', 'port', `must be at most 65535, got ${port}`);
+  if (options.callbackUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(options.callbackUrl);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw platformError('PLATFORM_OPTIONS', 'callbackUrl', `must be an http(s) URL, got ${JSON.stringify(options.callbackUrl)}`);
+    }
+  }
+  const clients = options.clients ?? {};
+  for (const [key, secret] of Object.entries(clients)) {
+    if (key === '' || typeof secret !== 'string' || secret === '') throw platformError('PLATFORM_OPTIONS', 'clients', `client ${JSON.stringify(key)} needs a non-empty key and secret`);
+  }
+  const rateLimits = options.rateLimits ?? Object.fromEntries(RATE_LIMITED_OPERATIONS.map((op) => [op, 20]));
+  for (const [op, limit] of Object.entries(rateLimits)) count(`rateLimits.${op}`, limit, 0, 1);
+  return {
+    port,
+    host: options.host ?? '127.0.0.1',
+    dataDir: resolve(options.dataDir ?? '.cloudfn/platform'),
+    reset: options.reset ?? false,
+    clients,
+    tokenTtlSeconds: count('tokenTtlSeconds', options.tokenTtlSeconds, 7200, 1),
+    envIds: options.envIds ?? [],
+    domains: options.domains ?? [],
+    callbackUrl: options.callbackUrl,
+    callbackRetries: count('callbackRetries', options.callbackRetries, 5),
+    callbackBackoffMs: count('callbackBackoffMs', options.callbackBackoffMs, 1000),
+    faults: typeof options.faults === 'string' ? parseFaults(options.faults) : (options.faults ?? {}),
+    reviewDelayMs: count('reviewDelayMs', options.reviewDelayMs, 10_000),
+    jobDelayMs: count('jobDelayMs', options.jobDelayMs, 500),
+    transcodeDelayMs: count('transcodeDelayMs', options.transcodeDelayMs, 500),
+    concurrency: count('concurrency', options.concurrency, 2, 1),
+    maxSourceBytes: count('maxSourceBytes', options.maxSourceBytes, 2 ** 31, 1),
+    downloadTimeoutMs: count('downloadTimeoutMs', options.downloadTimeoutMs, 600_000, 1),
+    transcodePreset: options.transcodePreset ?? 'veryfast',
+    ffmpeg: options.ffmpeg ?? true,
+    rateLimits,
+    maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 1_048_576, 1),
+    log: options.log ?? ((line) => process.stderr.write(`[platform] ${line}\n`)),
+    now: options.now ?? Date.now,
+    random: options.random ?? Math.random,
+  };
+}

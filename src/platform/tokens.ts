@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { platformError } from './errors.js';
+import type { StateStore } from './state-store.js';
+import type { TokenRecord } from './state.js';
+
+/** How the token endpoint decides which client_key/client_secret pairs it accepts. */
+export interface TokenOptions {
+  /**
+   * Accepted pairs, client_key → client_secret. Empty means dev mode: any non-empty pair is
+   * accepted, so a new project needs no set-up.
+   * @default {}
+   */
+  clients: Record<string, string>;
+  /** Lifetime of an access token, in seconds. @default 7200 */
+  ttlSeconds: number;
+}
+
+/** The body `POST /oauth/client_token/` answers inside `data`. */
+export interface IssuedToken {
+  access_token: string;
+  expires_in: number;
+}
+
+/**
+ * Issues and checks access tokens; tokens live in the state so they survive a restart.
+ * @example
+ * const tokens = new TokenIssuer(store, { clients: {}, ttlSeconds: 7200 });
+ * const { access_token } = tokens.issue({ client_key: 'tt1', client_secret: 's', grant_type: 'client_credential' });
+ * tokens.check(access_token).clientKey // 'tt1'
+ */
+export class TokenIssuer {
+  readonly #store: StateStore;
+  readonly #options: TokenOptions;
+  readonly #now: () => number;
+
+  constructor(store: StateStore, options: TokenOptions, now: () => number = Date.now) {
+    this.#store = store;
+    this.#options = options;
+    this.#now = now;
+  }
+
+  /** Checks the token request body and issues a token, or throws a `PlatformError`. */
+  issue(body: unknown): IssuedToken {
+    const request = (body ?? {}) as Record<string, unknown>;
+    const clientKey = request['client_key'];
+    const clientSecret = request['client_secret'];
+    const grantType = request['grant_type'];
+    if (typeof clientKey !== 'string' || clientKey === '') throw platformError('PLATFORM_PARAM_ERROR', 'client_key must be a non-empty string');
+    if (typeof clientSecret !== 'string' || clientSecret === '') throw platformError('PLATFORM_PARAM_ERROR', 'client_secret must be a non-empty string');
+    if (grantType !== 'client_credential') {
+      throw platformError('PLATFORM_PARAM_ERROR', `grant_type must be "client_credential", got ${JSON.stringify(grantType)}`);
+    }
+    const clients = this.#options.clients;
+    if (Object.keys(clients).length > 0 && clients[clientKey] !== clientSecret) throw platformError('PLATFORM_BAD_CLIENT', clientKey);
+    this.#prune();
+    const token = `clt.${randomBytes(24).toString('hex')}`;
+    const record: TokenRecord = { token, clientKey, expiresAt: this.#now() + this.#options.ttlSeconds * 1000 };
+    this.#store.state.tokens[token] = record;
+    this.#store.changed();
+    return { access_token: token, expires_in: this.#options.ttlSeconds };
+  }
+
+  /** Returns the record of a valid token, or throws the missing, invalid or expired error. */
+  check(token: string | undefined): TokenRecord {
+    if (token === undefined || token === '') throw platformError('PLATFORM_TOKEN_MISSING');
+    const record = this.#store.state.tokens[token];
+    if (record === undefined) throw platformError('PLATFORM_TOKEN_INVALID', token.length > 24 ? token.slice(0, 24) + '...' : token);
+    if (record.expiresAt <= this.#now()) throw platformError('PLATFORM_TOKEN_EXPIRED', new Date(record.expiresAt).toISOString());
+    return record;
+  }
+
+  /** Expired tokens are kept for a day so a client is told "expired" rather than "invalid". */
+  #prune(): void {
+    const cutoff = this.#now() - 86_400_000;
+    for (const [token, record] of Object.entries(this.#store.state.tokens)) {
+      if (record.expiresAt < cutoff) delete this.#store.state.tokens[token];
+    }
+  }
+}
