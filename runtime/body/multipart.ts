@@ -16,8 +16,8 @@ import { isPoisonKey, showValue } from './poison.js';
 /**
  * Parses a multipart/form-data body into a null-prototype object: plain fields are strings
  * (a repeated field gives an array of strings in order), file parts are `UploadFile`s (a
- * repeated file key keeps the later file). When one key mixes files and fields, the last
- * part's kind wins. An empty file input (no filename, no bytes) and a part without a
+ * repeated file key keeps the later file). When one key mixes files and fields, a file
+ * replaces what came before it and a field after a file starts over. An empty file input (no filename, no bytes) and a part without a
  * name are left out; keys `__proto__`, `constructor`, `prototype` are dropped. An empty
  * body gives `{}`.
  * Rejects with CLOUDFN_MULTIPART_LIMIT (413) naming the limit, or CLOUDFN_BAD_MULTIPART
@@ -37,9 +37,19 @@ export function parseMultipart(contentType: string, body: Buffer, limits: Limits
   return new Promise<MultipartParams>((resolve, reject) => new MultipartReader(limits, resolve, reject).run(contentType, body));
 }
 
-/** One parse; handlers are methods bound once, and every event after the first failure is ignored. */
+/** A part in the order it arrived; a file's content is filled in when its stream ends. */
+interface Entry {
+  readonly name: string;
+  value: string | UploadFile | undefined;
+}
+
+/**
+ * One parse; every event after the first failure is ignored. File streams end after the
+ * parts that follow them are announced, so parts are kept in order and the result is built
+ * once busboy closes.
+ */
 class MultipartReader {
-  private readonly result = nullObject<MultipartParams>();
+  private readonly entries: Entry[] = [];
   private settled = false;
   constructor(
     private readonly limits: Limits,
@@ -88,36 +98,29 @@ class MultipartReader {
       return this.fail(createError('CLOUDFN_BAD_MULTIPART', `the field ${showValue(name ?? '')} has a charset that cannot be decoded; send it as utf-8`));
     }
     if (name === undefined || isPoisonKey(name)) return;
-    const previous = this.result[name];
-    if (typeof previous === 'string') this.result[name] = [previous, value];
-    else if (Array.isArray(previous)) previous.push(value);
-    else this.result[name] = value;
+    this.entries.push({ name, value });
   }
 
   private onFile(name: string | undefined, stream: Readable, info: FileInfo): void {
+    const entry: Entry | undefined = name === undefined || isPoisonKey(name) ? undefined : { name, value: undefined };
+    if (entry !== undefined) this.entries.push(entry);
     const chunks: Buffer[] = [];
     let size = 0;
-    let truncated = false;
     // Without an 'error' listener, a stream error (a body cut inside a file) kills the process.
     stream.on('error', (error: Error) => this.fail(createError('CLOUDFN_BAD_MULTIPART', error.message)));
-    stream.on('limit', () => {
-      truncated = true;
-      this.failLimit('maxFileSize', this.limits.maxFileSize);
-    });
+    stream.on('limit', () => this.failLimit('maxFileSize', this.limits.maxFileSize));
     // Reading continues after a failure so that busboy can finish and release the body.
     stream.on('data', (chunk: Buffer) => {
-      if (this.settled) return;
+      if (this.settled || entry === undefined) return;
       chunks.push(chunk);
       size += chunk.length;
     });
     stream.on('end', () => {
-      if (this.settled || truncated) return;
+      if (this.settled || entry === undefined) return;
       const filename = info.filename ?? '';
       if (filename === '' && size === 0) return; // an <input type=file> left empty
-      if (name === undefined || isPoisonKey(name)) return;
       const buffer = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-      const file: UploadFile = { name: filename, type: info.mimeType, size, buffer };
-      this.result[name] = file;
+      entry.value = { name: filename, type: info.mimeType, size, buffer };
     });
   }
 
@@ -128,12 +131,30 @@ class MultipartReader {
   private fail(error: CloudfnError): void {
     if (this.settled) return;
     this.settled = true;
+    this.entries.length = 0;
     this.reject(error);
   }
 
   private done(): void {
     if (this.settled) return;
     this.settled = true;
-    this.resolve(this.result);
+    this.resolve(collect(this.entries));
   }
+}
+
+/** Fields of one key gather into an array; a file replaces what came before under its key. */
+function collect(entries: readonly Entry[]): MultipartParams {
+  const result = nullObject<MultipartParams>();
+  for (const { name, value } of entries) {
+    if (value === undefined) continue;
+    const previous = result[name];
+    if (typeof value !== 'string' || previous === undefined || !(typeof previous === 'string' || Array.isArray(previous))) {
+      result[name] = value;
+    } else if (typeof previous === 'string') {
+      result[name] = [previous, value];
+    } else {
+      previous.push(value);
+    }
+  }
+  return result;
 }
