@@ -15,4 +15,6 @@ export { callbackMiddleware, type CallbackMiddlewareOptions, type CallbackReques
 export { generateNonce, MemoryNonceStore, defaultNonceStore, type NonceStore, type MemoryNonceStoreOptions } from './nonce.js';
 export { defaultHeaderProfile, createHeaderProfile, readHeader, type HeaderProfile, type HeadersInput } from './profile.js';
 export { DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_FUTURE_SKEW_SECONDS, type Clock } from './window.js';
+export { diagnoseRequest, diagnoseResponse, type RequestDiagnosis, type ResponseDiagnosis } from './diagnose.js';
+export { runDoctor, type DoctorCheck, type DoctorOptions } from './doctor.js';
 export { SignatureError, signErrors, type SignErrorCode } from './errors.js';
