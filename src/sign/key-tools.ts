@@ -149,9 +149,10 @@ function describeText(input: string | Buffer, report: KeyReport): void {
 /** Names a DER encoding by trying each; undefined when none fits. */
 function derEncoding(der: Buffer): string | undefined {
   const tries: Array<[string, () => unknown]> = [
-    ['spki', () => createPublicKey({ key: der, format: 'der', type: 'spki' })],
+    // Private first: createPublicKey also accepts private DER and derives the public half.
     ['pkcs8', () => createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })],
     ['pkcs1', () => createPrivateKey({ key: der, format: 'der', type: 'pkcs1' })],
+    ['spki', () => createPublicKey({ key: der, format: 'der', type: 'spki' })],
     ['pkcs1', () => createPublicKey({ key: der, format: 'der', type: 'pkcs1' })],
   ];
   for (const [name, attempt] of tries) {

@@ -162,33 +162,24 @@ function parsePem(text: string, want: 'private' | 'public'): KeyObject {
 const KNOWN_LABELS = new Set(['RSA PRIVATE KEY', 'PRIVATE KEY', 'PUBLIC KEY', 'RSA PUBLIC KEY', 'EC PRIVATE KEY']);
 
 function parseDer(der: Buffer, want: 'private' | 'public'): KeyObject {
-  const attempts: Array<() => KeyObject> = [
-    () => createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }),
-    () => createPrivateKey({ key: der, format: 'der', type: 'pkcs1' }),
-  ];
-  if (want === 'public') {
-    attempts.unshift(
-      () => createPublicKey({ key: der, format: 'der', type: 'spki' }),
-      () => createPublicKey({ key: der, format: 'der', type: 'pkcs1' }),
-    );
-  } else {
-    for (const type of ['spki', 'pkcs1'] as const) {
-      let isPublic = false;
-      try {
-        createPublicKey({ key: der, format: 'der', type });
-        isPublic = true;
-      } catch {
-        // not this encoding; the private attempts below report the failure
-      }
-      if (isPublic) throw signError('SIGN_BAD_KEY', 'got a public key; signing needs the private key (app_private_key.pem), not the key you upload');
-    }
-  }
-  for (const attempt of attempts) {
+  for (const type of ['pkcs8', 'pkcs1'] as const) {
     try {
-      return attempt();
+      const key = createPrivateKey({ key: der, format: 'der', type });
+      return key;
     } catch {
       // try the next encoding
     }
+  }
+  for (const type of ['spki', 'pkcs1'] as const) {
+    let key: KeyObject | undefined;
+    try {
+      key = createPublicKey({ key: der, format: 'der', type });
+    } catch {
+      // try the next encoding
+    }
+    if (key === undefined) continue;
+    if (want === 'private') throw signError('SIGN_BAD_KEY', 'got a public key; signing needs the private key (app_private_key.pem), not the key you upload');
+    return key;
   }
   throw signError('SIGN_BAD_KEY', `${der.length} bytes of DER that are no ${want === 'private' ? 'PKCS8 or PKCS1 private' : 'SPKI or PKCS1 public'} key`);
 }
