@@ -63,10 +63,13 @@ export class MediaCaller {
     const safe = !UNSAFE.has(operation);
     const started = options.clock.now();
     let refreshed = false;
+    let fresh: string | undefined;
     let retry = 0;
     for (;;) {
       await this.guard(operation, () => this.buckets.get(operation)?.take(signal), signal);
-      const token = await this.guard(operation, () => this.tokens.get(signal), signal);
+      // The refreshed token is used as is: a provider that does not cache would be asked twice.
+      const token = fresh ?? (await this.guard(operation, () => this.tokens.get(signal), signal));
+      fresh = undefined;
       let response: RawResponse | undefined;
       let failure: MediaError;
       let retryable: boolean;
@@ -100,9 +103,9 @@ export class MediaCaller {
           const tokenError = response.status === 401 || (errNo !== undefined && options.tokenErrorCodes.has(errNo));
           if (tokenError && !refreshed && this.tokens.refreshable) {
             // The platform refused the token before acting, so even a changing call may be resent once.
-            refreshed = true;
             this.log('warn', { media: operation, status: response.status, err_no: errNo, log_id: response.logId, action: 'token refresh' });
-            await this.guard(operation, () => this.tokens.refresh(token, signal), signal);
+            refreshed = true;
+            fresh = await this.guard(operation, () => this.tokens.refresh(token, signal), signal);
             continue;
           }
           retryable = safe && (response.status === 429 || response.status >= 500);
