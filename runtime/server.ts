@@ -16,7 +16,10 @@ import { errorBody } from './response.js';
  */
 export function createHttpServer(app: App): Server {
   const { maxHeaderSize, headersTimeout, requestTimeout, keepAliveTimeout } = app.options;
-  const server = createServer({ maxHeaderSize, headersTimeout, requestTimeout, keepAliveTimeout }, app.handle);
+  // node checks both timeouts only every connectionsCheckingInterval (30 s by default), which
+  // would let a slow client hold a socket far past headersTimeout.
+  const connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2)));
+  const server = createServer({ maxHeaderSize, headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval }, app.handle);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(app, error, socket));
   return server;
 }
