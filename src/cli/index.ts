@@ -14,6 +14,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   sign: { summary: 'sign a request: print Platform-Authorization or a curl command', load: () => import('./sign.js') },
   verify: { summary: 'verify a response, callback or request signature', load: () => import('./verify.js') },
   doctor: { summary: 'check keys, key_version and body against the troubleshooting list', load: () => import('./doctor.js') },
+  platform: { summary: 'run the local emulator of the open platform (media API, signatures, ffmpeg)', load: () => import('./platform.js') },
 };
 
 function usage(): string {

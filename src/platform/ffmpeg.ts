@@ -81,7 +81,7 @@ function shortFormat(formatName: string): string {
 export interface TranscodeTemplate {
   format: 'mp4' | 'hls';
   codec: 'h264' | 'h265';
-  /** Label shown in the rendition's `definition`. */
+  /** The template's nominal definition; a rendition whose height is unknown (simulated media) shows it. */
   definition: string;
 }
 

@@ -69,7 +69,9 @@ async function runTranscode(ctx: PlatformContext, runId: string, signal: AbortSi
     if (ctx.store.state.videos[run.vid] === undefined) throw new Error('the video was deleted');
     await rm(absolute(final), { recursive: true, force: true });
     await rename(absolute(work), absolute(final));
-    const bitrate = probed.bitrate > 0 || probed.duration <= 0 ? probed.bitrate : Math.round((size * 8) / probed.duration / 1000);
+    // ffprobe gives an HLS playlist the bit rate of the playlist text, so HLS takes size / duration.
+    const measured = template.format === 'hls' || probed.bitrate <= 0;
+    const bitrate = measured && probed.duration > 0 ? Math.round((size * 8) / probed.duration / 1000) : probed.bitrate;
     rendition = { ...probed, bitrate, file: `${final}/${entryFileOf(template)}`, size };
   } catch (error) {
     await rm(absolute(work), { recursive: true, force: true });

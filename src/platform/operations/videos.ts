@@ -72,7 +72,8 @@ export const getVideoByVid: OperationHandler = (ctx, body, caller) => {
       back_up_play_url: `http://${backup}${path}`,
       main_url_expire: String(expires),
       back_url_expire: String(expires),
-      definition: original ? `${media.height}p` : (TEMPLATES[rendition]?.definition ?? `${media.height}p`),
+      // The real height: templates are 720P at most and never upscale, so a small source stays small.
+      definition: media.height > 0 ? `${media.height}p` : (TEMPLATES[rendition]?.definition ?? 'unknown'),
       bitrate: media.bitrate,
       codec: media.codec,
       size: media.size,

@@ -1,0 +1,154 @@
+/**
+ * `cloudfn platform`: run the local emulator of the open platform, and
+ * `cloudfn platform keys add`: register an app public key in its data folder.
+ */
+import { addAppKey, createPlatform, PlatformError, type PlatformOptions } from '../platform/index.js';
+import { OptionsError, parseCommandArgs, required } from './args.js';
+
+const HELP = `usage: cloudfn platform [--port 4000] [--data .cloudfn/platform] [--reset] [options]
+       cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem or file>
+
+Serves POST /oauth/client_token/, POST /api/cloud_voc/<operation> and signed media links.
+
+options:
+  --port <n>              port (env CLOUDFN_PLATFORM_PORT, default 4000)
+  --host <h>              address (default 127.0.0.1)
+  --data <dir>            state, keys and media (env CLOUDFN_PLATFORM_DATA, default .cloudfn/platform)
+  --reset                 empty the data folder first (the platform key pair is kept)
+  --client <key:secret>   accept only these client credentials (repeatable; default: any pair)
+  --token-ttl <s>         access token lifetime in seconds (default 7200)
+  --env-id <id>           known env_id values (repeatable; default: any)
+  --domain <host>         extra media domains for get_video_by_vid (repeatable)
+  --callback-url <url>    POST signed notifications there when uploads and transcodes end
+  --faults <spec>         e.g. latency=0.5:200,500=0.1,expired-token=0.05,bad-signature=0.05,rate-limit=0.1
+  --review-delay <ms>     99 -> 98 after upload (default 10000)
+  --job-delay <ms>        time in each upload job state (default 500)
+  --transcode-delay <ms>  time in each transcode state (default 500)
+  --max-source-bytes <n>  largest source file (default 2147483648)
+  --preset <p>            x264/x265 preset (default veryfast)
+  --no-ffmpeg             simulate probing and transcoding even when ffmpeg is installed
+
+See docs/platform.md.`;
+
+function integer(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0) throw new OptionsError(`--${flag} must be a whole number of at least 0, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function clients(pairs: string[] | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const at = pair.indexOf(':');
+    if (at <= 0 || at === pair.length - 1) throw new OptionsError(`--client must be key:secret, got ${JSON.stringify(pair)}`);
+    result[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return result;
+}
+
+/** Runs `cloudfn platform`. */
+export async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'keys') return keys(argv.slice(1));
+  const { values, positionals } = parseCommandArgs(argv, {
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    data: { type: 'string' },
+    reset: { type: 'boolean' },
+    client: { type: 'string', multiple: true },
+    'token-ttl': { type: 'string' },
+    'env-id': { type: 'string', multiple: true },
+    domain: { type: 'string', multiple: true },
+    'callback-url': { type: 'string' },
+    faults: { type: 'string' },
+    'review-delay': { type: 'string' },
+    'job-delay': { type: 'string' },
+    'transcode-delay': { type: 'string' },
+    'max-source-bytes': { type: 'string' },
+    preset: { type: 'string' },
+    'no-ffmpeg': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  if (positionals.length > 0) throw new OptionsError(`platform takes no positional arguments, got ${positionals.join(' ')}; did you mean cloudfn platform keys add?`);
+  const env = process.env;
+  const options: PlatformOptions = {
+    port: integer(values.port ?? env['CLOUDFN_PLATFORM_PORT'], 'port'),
+    host: values.host,
+    dataDir: values.data ?? env['CLOUDFN_PLATFORM_DATA'],
+    reset: values.reset === true,
+    clients: clients(values.client),
+    tokenTtlSeconds: integer(values['token-ttl'], 'token-ttl'),
+    envIds: values['env-id'],
+    domains: values.domain,
+    callbackUrl: values['callback-url'] ?? env['CLOUDFN_PLATFORM_CALLBACK_URL'],
+    faults: values.faults ?? env['CLOUDFN_PLATFORM_FAULTS'],
+    reviewDelayMs: integer(values['review-delay'], 'review-delay'),
+    jobDelayMs: integer(values['job-delay'], 'job-delay'),
+    transcodeDelayMs: integer(values['transcode-delay'], 'transcode-delay'),
+    maxSourceBytes: integer(values['max-source-bytes'], 'max-source-bytes'),
+    transcodePreset: values.preset,
+    ffmpeg: values['no-ffmpeg'] === true ? false : true,
+  };
+  let platform;
+  try {
+    platform = await createPlatform(options);
+  } catch (error) {
+    if (error instanceof PlatformError) throw new OptionsError(error.message);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new OptionsError(`port ${String(options.port ?? 4000)} is in use; pass --port with a free one`);
+    throw error;
+  }
+  const clientMode = Object.keys(options.clients ?? {}).length === 0 ? 'any non-empty client_key/client_secret (dev mode)' : Object.keys(options.clients ?? {}).join(', ');
+  process.stdout.write(
+    [
+      `cloudfn platform listening on ${platform.url}`,
+      `  data folder:          ${platform.dataDir}`,
+      `  platform public key:  ${platform.publicKeyPath}`,
+      `  ffmpeg:               ${platform.ffmpeg ? 'found: uploads are probed and transcodes really run' : 'absent: media is simulated'}`,
+      `  client credentials:   ${clientMode}`,
+      `  callbacks:            ${platform.options.callbackUrl ?? 'off (--callback-url)'}`,
+      '',
+      'point the media client at it:',
+      `  CLOUDFN_MEDIA_BASE_URL=${platform.url}`,
+      `  CLOUDFN_MEDIA_CLIENT_KEY=<your appid> CLOUDFN_MEDIA_CLIENT_SECRET=<any secret>`,
+      `  CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY=${platform.publicKeyPath}`,
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void platform.close().then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return 0;
+}
+
+async function keys(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'add') throw new OptionsError(`unknown platform keys command ${JSON.stringify(sub ?? '')}; use cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem>`);
+  const { values } = parseCommandArgs(rest, {
+    data: { type: 'string' },
+    appid: { type: 'string' },
+    'key-version': { type: 'string' },
+    'public-key': { type: 'string' },
+  });
+  const dataDir = values.data ?? process.env['CLOUDFN_PLATFORM_DATA'] ?? '.cloudfn/platform';
+  const appid = required(values.appid, 'appid', 'tt0123456789abcdef');
+  const keyVersion = required(values['key-version'], 'key-version', '1');
+  const publicKey = required(values['public-key'], 'public-key', 'app_public_key.pem');
+  try {
+    const file = await addAppKey(dataDir, appid, keyVersion, publicKey);
+    process.stdout.write(`registered key_version ${keyVersion} for appid ${appid} in ${file}; requests of ${appid} must now carry Platform-Authorization\n`);
+  } catch (error) {
+    if (error instanceof PlatformError) throw new OptionsError(error.message);
+    throw error;
+  }
+  return 0;
+}
