@@ -1,0 +1,116 @@
+/** Finding, loading and configuring functions from a project folder. */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../../runtime/config-file.js';
+import { discoverFunctions } from '../../runtime/discover.js';
+import { functionFromModule, loadFunction, validateConfig } from '../../runtime/load.js';
+import { Router } from '../../runtime/router.js';
+import { loadProjectFunctions } from '../../runtime/start.js';
+import { createCompileHook } from '../../src/build/compile.js';
+
+const fixture = new URL('../fixtures/project/', import.meta.url).pathname;
+const temps: string[] = [];
+function temp(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cloudfn-project-'));
+  temps.push(dir);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+  rmSync(join(fixture, '.cloudfn'), { recursive: true, force: true });
+});
+
+describe('discoverFunctions', () => {
+  it('names functions by their path and skips helpers and tests', () => {
+    expect(discoverFunctions(fixture).map((f) => f.name)).toEqual(['hello', 'legacy', 'nested', 'videos/get', 'videos/list']);
+  });
+
+  it('refuses two files with the same name, naming both', () => {
+    const dir = temp({ 'functions/a.ts': '', 'functions/a/index.js': '' });
+    expect(() => discoverFunctions(dir)).toThrow(/function "a" is also defined by functions\/a/);
+  });
+
+  it('says how to start when there is no functions folder', () => {
+    expect(() => discoverFunctions(temp({}))).toThrow(/there is no functions folder; create functions\/hello.ts/);
+  });
+});
+
+describe('loading', () => {
+  it('loads TypeScript, ESM and CommonJS with their configs', async () => {
+    const specs = await loadProjectFunctions(fixture, createCompileHook(fixture));
+    const byName = Object.fromEntries(specs.map((s) => [s.name, s]));
+    expect(byName['hello']?.config).toEqual({ timeout: 5000 });
+    expect(await byName['legacy']!.handler({}, { log() {}, httpMethod: 'GET' } as never)).toEqual({ style: 'commonjs', method: 'GET' });
+    expect(byName['videos/list']!.handler({ page: '2' }, {} as never)).toEqual({ page: 2 });
+  });
+
+  it('stops with one line when the default export is missing', async () => {
+    const dir = temp({ 'functions/bad.mjs': 'export const handler = () => 1;' });
+    await expect(loadFunction(join(dir, 'functions/bad.mjs'), 'bad', 'functions/bad.mjs')).rejects.toThrow(
+      'functions/bad.mjs has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })',
+    );
+  });
+
+  it('accepts module.exports, exports.default and export default', () => {
+    const fn = () => 1;
+    expect(functionFromModule({ default: fn }, 'a', 'a.js').handler).toBe(fn);
+    expect(functionFromModule({ default: { default: fn } }, 'a', 'a.js').handler).toBe(fn);
+    expect(() => functionFromModule({ default: { main: fn } }, 'a', 'a.js')).toThrow(/no default export/);
+  });
+
+  it('reports a compile error with file, line, column and a code frame', async () => {
+    const dir = temp({ 'functions/broken.ts': 'export default async (p: string => 1\n' });
+    await expect(loadProjectFunctions(dir, createCompileHook(dir))).rejects.toThrow(/functions\/broken\.ts:1:\d+: Expected "\)" but found "=>"\n\s+1 \| export default/);
+  });
+
+  it('refuses TypeScript without a compile hook, saying what to run', async () => {
+    await expect(loadFunction(join(fixture, 'functions/hello.ts'), 'hello', 'functions/hello.ts')).rejects.toThrow(/run it with cloudfn start or cloudfn dev/);
+  });
+
+  it.each([
+    [{ timeot: 5 }, /config.timeot is not an option; the options are timeout, maxBodySize/],
+    [{ timeout: '5s' }, /config.timeout must be a whole number of milliseconds, got "5s"/],
+    [{ maxBodySize: -1 }, /config.maxBodySize must be a whole number of bytes, got -1/],
+    [[1], /config must be an object/],
+  ])('validates config %j', (config, message) => {
+    expect(() => validateConfig(config, 'functions/x.ts')).toThrow(message);
+  });
+});
+
+describe('cloudfn.config', () => {
+  it('reads routes and per-function options', async () => {
+    const config = await loadConfigFile(fixture);
+    expect(config.routes).toEqual({ '/v/:vid': 'videos/get' });
+    expect(config.functions).toEqual({ 'videos/list': { maxBodySize: 1024 } });
+  });
+
+  it('refuses unknown keys and bad routes', async () => {
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"rootes":{}}' }))).rejects.toThrow(/rootes is not an option/);
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"routes":' }))).rejects.toThrow(/cloudfn.config.json: cannot be read/);
+    await expect(loadConfigFile(temp({ 'cloudfn.config.mjs': 'export default { functions: { a: { timeout: 0 } } }' }))).rejects.toThrow(/functions.a: config.timeout must be a whole number/);
+  });
+});
+
+describe('Router', () => {
+  const fn = (name: string) => ({ name, file: name, handler: () => name, config: {}, limits: {} as never, timeout: 1 });
+  it('matches custom routes, then the longest function name', () => {
+    const router = new Router([fn('videos'), fn('videos/get'), fn('index')], { '/v/:vid': 'videos/get', '/files/*rest': 'videos' });
+    expect(router.match('/v/abc', '/v/abc')).toMatchObject({ fn: { name: 'videos/get' }, params: { vid: 'abc' } });
+    expect(router.match('/files/a/b', '/files/a/b')?.params).toEqual({ rest: ['a', 'b'] });
+    expect(router.match('/videos/get/x', '/videos/get/x')?.fn.name).toBe('videos/get');
+    expect(router.match('/videos/', '/videos/')?.fn.name).toBe('videos');
+    expect(router.match('/', '/')?.fn.name).toBe('index');
+    expect(router.match('/other', '/other')).toBeUndefined();
+  });
+
+  it('refuses a route to a missing function and a bad pattern', () => {
+    expect(() => new Router([fn('a')], { '/x': 'b' }).check()).toThrow(/no function is named "b" \(functions: a\)/);
+    expect(() => new Router([fn('a')], { '/x/:': 'a' })).toThrow(/cloudfn.config routes "\/x\/:"/);
+  });
+});
