@@ -6,6 +6,7 @@ import { MemoryNonceStore, signCallback } from '../sign/index.js';
 import { AppKeyRegistry } from './app-keys.js';
 import { CallbackSender } from './callbacks.js';
 import type { PlatformContext } from './context.js';
+import { parseFaults, type FaultSpec } from './faults.js';
 import { detectFfmpeg, type FfmpegTools } from './ffmpeg.js';
 import { JobQueue } from './job-queue.js';
 import { resolvePlatformOptions, type PlatformOptions, type ResolvedPlatformOptions } from './options.js';
@@ -34,6 +35,11 @@ export interface Platform {
   readonly options: ResolvedPlatformOptions;
   /** The live context, for tests that look inside (state, callbacks, stats). */
   readonly context: PlatformContext;
+  /**
+   * Replaces the injected faults while running, e.g. to test a client's retries.
+   * @example platform.setFaults('500=1'); platform.setFaults({})
+   */
+  setFaults(spec: FaultSpec | string): void;
   /** Resolves once no upload or transcode is running or queued, and no callback is pending. */
   idle(): Promise<void>;
   /** Stops listening, aborts background work (resumed on the next start) and saves the state. */
@@ -121,6 +127,9 @@ export async function createPlatform(input: PlatformOptions = {}): Promise<Platf
     ffmpeg: tools !== undefined,
     options,
     context: ctx,
+    setFaults(spec) {
+      options.faults = typeof spec === 'string' ? parseFaults(spec) : spec;
+    },
     async idle() {
       await queue.idle();
       await callbacks.idle();
