@@ -73,7 +73,8 @@ const LF = Buffer.from('\n');
 export function timestampText(timestamp: number | string): string {
   const text = typeof timestamp === 'number' ? (Number.isSafeInteger(timestamp) ? String(timestamp) : '') : String(timestamp);
   if (!/^\d{1,12}$/.test(text)) {
-    throw new TypeError(`timestamp must be whole seconds since 1970 in decimal digits, got ${JSON.stringify(timestamp)}`);
+    const ms = /^\d{13}$/.test(text) ? `, which looks like milliseconds; use Math.floor(Date.now() / 1000)` : '';
+    throw new TypeError(`timestamp must be whole seconds since 1970 in decimal digits, got ${JSON.stringify(timestamp)}${ms}`);
   }
   return text;
 }

@@ -39,10 +39,12 @@ export function windowOption(value: number | undefined, name: string, fallback: 
  * and at most `maxFutureSkew` seconds ahead. Exactly `maxAge` old is still accepted.
  */
 export function checkTimestamp(value: string, now: number, maxAge: number, maxFutureSkew: number): number {
-  if (!/^\d{1,12}$/.test(value)) throw signError('SIGN_BAD_TIMESTAMP', value);
+  // Up to 15 digits so that milliseconds are reported as a future timestamp, which names the slip.
+  if (!/^\d{1,15}$/.test(value)) throw signError('SIGN_BAD_TIMESTAMP', value);
   const timestamp = Number(value);
   const age = now - timestamp;
   if (age > maxAge) throw signError('SIGN_STALE_TIMESTAMP', age, maxAge);
-  if (-age > maxFutureSkew) throw signError('SIGN_FUTURE_TIMESTAMP', -age, maxFutureSkew);
+  // More than 12 digits is past the year 33000: milliseconds, whatever the allowed skew.
+  if (-age > maxFutureSkew || value.length > 12) throw signError('SIGN_FUTURE_TIMESTAMP', -age, maxFutureSkew);
   return timestamp;
 }

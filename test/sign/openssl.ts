@@ -26,6 +26,8 @@ export interface OpensslKeys {
   rsaPublic: string;
   /** The private key as PKCS8 DER bytes. */
   der: Buffer;
+  /** The private key as PKCS1 DER bytes. */
+  derPkcs1: Buffer;
   /** The public key as SPKI DER bytes. */
   publicDer: Buffer;
   path: { pkcs1: string; pkcs8: string; spki: string };
@@ -44,7 +46,9 @@ export function opensslKeys(): OpensslKeys {
   openssl(['pkey', '-in', path.pkcs1, '-out', path.pkcs8]);
   openssl(['rsa', '-in', path.pkcs1, '-pubout', '-out', path.spki]);
   const rsaPublic = openssl(['rsa', '-in', path.pkcs1, '-RSAPublicKey_out']).toString();
-  const der = openssl(['pkey', '-in', path.pkcs1, '-outform', 'DER']);
+  const der = openssl(['pkcs8', '-topk8', '-nocrypt', '-in', path.pkcs1, '-outform', 'DER']);
+  // openssl pkey writes RSA DER in the traditional PKCS1 form.
+  const derPkcs1 = openssl(['pkey', '-in', path.pkcs1, '-outform', 'DER']);
   const publicDer = openssl(['pkey', '-in', path.pkcs1, '-pubout', '-outform', 'DER']);
   const fingerprint = openssl(['dgst', '-sha256', '-r'], publicDer).toString().split(' ')[0]!;
   let counter = 0;
@@ -55,6 +59,7 @@ export function opensslKeys(): OpensslKeys {
     spki: readFileSync(path.spki, 'utf8'),
     rsaPublic,
     der,
+    derPkcs1,
     publicDer,
     path,
     fingerprint,

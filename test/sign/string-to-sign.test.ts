@@ -1,0 +1,63 @@
+/** The request's five lines and the response's three, built exactly. */
+import { describe, expect, it } from 'vitest';
+import { responseStringToSign, showLineEnds, signedPath, stringToSign } from '../../src/sign/index.js';
+
+const base = { method: 'GET', timestamp: 1700000000, nonce: 'n' };
+
+describe('signedPath', () => {
+  const table: Array<[string, string]> = [
+    ['/v1/videos', '/v1/videos'],
+    ['/v1/videos?page=2&size=20', '/v1/videos?page=2&size=20'],
+    ['/v1/a%2Fb?q=%7e&x=a+b&y=\'', '/v1/a%2Fb?q=%7e&x=a+b&y=\''],
+    ['https://api.example.com/v1/videos?page=2', '/v1/videos?page=2'],
+    ['HTTP://user:pw@host:8080/p', '/p'],
+    ['https://api.example.com', '/'],
+    ['https://api.example.com/', '/'],
+    ['https://api.example.com?a=1', '/?a=1'],
+    ['/v1/x#fragment', '/v1/x'],
+    ['', '/'],
+    ['?a=1', '/?a=1'],
+  ];
+  for (const [url, path] of table) it(`${JSON.stringify(url)} → ${path}`, () => expect(signedPath(url)).toBe(path));
+  it('refuses a relative path and line breaks', () => {
+    expect(() => signedPath('v1/videos')).toThrow('url must start with / or be an absolute URL (https://host/path), got "v1/videos"');
+    expect(() => signedPath('/a\nb')).toThrow(/line break/);
+  });
+});
+
+describe('stringToSign', () => {
+  it('upper-cases the method and ends every line with LF', () => {
+    expect(stringToSign({ ...base, method: 'post', url: '/x', body: '{}' })).toBe('POST\n/x\n1700000000\nn\n{}\n');
+  });
+  it('an empty body is an empty line', () => {
+    expect(stringToSign({ ...base, url: '/x' })).toBe('GET\n/x\n1700000000\nn\n\n');
+    expect(stringToSign({ ...base, url: '/x', body: Buffer.alloc(0) })).toBe('GET\n/x\n1700000000\nn\n\n');
+  });
+  it('a body ending with LF still gets its own LF', () => {
+    expect(stringToSign({ ...base, url: '/x', body: 'a\n' })).toBe('GET\n/x\n1700000000\nn\na\n\n');
+  });
+  it('accepts the timestamp as digits text', () => {
+    expect(stringToSign({ ...base, timestamp: '1700000001', url: '/' })).toBe('GET\n/\n1700000001\nn\n\n');
+  });
+  it('refuses a parsed body, explaining why', () => {
+    expect(() => stringToSign({ ...base, url: '/', body: { a: 1 } as unknown as string })).toThrow(/re-serializing JSON \(JSON.stringify\) changes escapes, key order or blanks/);
+  });
+  it('refuses a bad timestamp, nonce or method', () => {
+    expect(() => stringToSign({ ...base, timestamp: 1700000000.5, url: '/' })).toThrow(/timestamp must be whole seconds/);
+    expect(() => stringToSign({ ...base, timestamp: '17e8', url: '/' })).toThrow(/timestamp must be whole seconds/);
+    expect(() => stringToSign({ ...base, nonce: 'a b', url: '/' })).toThrow(/nonce must be 1 to 128 printable ASCII/);
+    expect(() => stringToSign({ ...base, nonce: 'a"b', url: '/' })).toThrow(/nonce must be/);
+    expect(() => stringToSign({ ...base, method: 'GE T', url: '/' })).toThrow(/method must be a token/);
+  });
+});
+
+describe('responseStringToSign', () => {
+  it('three lines, the last the raw body', () => {
+    expect(responseStringToSign({ timestamp: 1, nonce: 'n', body: '{"a":"你"}' })).toBe('1\nn\n{"a":"你"}\n');
+    expect(responseStringToSign({ timestamp: 1, nonce: 'n' })).toBe('1\nn\n\n');
+  });
+});
+
+it('showLineEnds makes LF and CR visible', () => {
+  expect(showLineEnds('a\r\nb\n')).toBe('a␍⏎\nb⏎\n');
+});
