@@ -1,8 +1,10 @@
 /**
- * A pass over a multipart body before busboy reads it, for the limits busboy cannot report:
- * busboy 1.6 ignores `limits.headerPairs` (it keeps 2000 pairs and drops the rest silently).
- * The whole body is already in memory, so counting parts and header lines costs one
- * Buffer#indexOf per delimiter.
+ * A pass over a multipart body before busboy reads it, for what busboy gets wrong:
+ * - it ignores `limits.headerPairs` (it keeps 2000 pairs and drops the rest silently);
+ * - it keeps parsing parts after the closing delimiter, and a file part found there is
+ *   never ended, so busboy waits for it forever; the body is therefore cut at the
+ *   closing delimiter (what follows is the epilogue, which RFC 2046 says to ignore).
+ * The whole body is already in memory, so this costs one Buffer#indexOf per delimiter.
  */
 import { type CloudfnError, createError } from '../errors.js';
 import type { Limits } from '../types.js';
@@ -11,39 +13,47 @@ const CRLF = Buffer.from('\r\n');
 /** busboy refuses a part header block longer than this (node's default header size). */
 const MAX_HEADER_BYTES = 16 * 1024;
 
+/** The outcome of the scan: a limit error, or the bytes busboy should read. */
+export type ScanResult = { error: CloudfnError; body?: undefined } | { error?: undefined; body: Buffer };
+
 /**
- * Returns CLOUDFN_MULTIPART_LIMIT when the body has more than `maxParts` parts or a part has
- * more than `maxPartHeaderPairs` header lines; `undefined` otherwise. Malformed bodies are
- * left to busboy, which reports them.
- * @example checkPartHeaders(body, 'XyZ', limits) // undefined when within limits
+ * Counts parts and the header lines of each part as busboy will read them. Returns
+ * CLOUDFN_MULTIPART_LIMIT for more than `maxParts` parts or more than `maxPartHeaderPairs`
+ * header lines in a part; otherwise the body up to its closing delimiter (the whole body
+ * when there is none: busboy then reports the truncation).
+ * @example const { error, body } = scanMultipart(raw, 'XyZ', limits);
  */
-export function checkPartHeaders(body: Buffer, boundary: string, limits: Limits): CloudfnError | undefined {
+export function scanMultipart(body: Buffer, boundary: string, limits: Limits): ScanResult {
   const delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
   // busboy reads the body as if it began with CRLF, so the first delimiter may lack one.
   const opening = delimiter.subarray(2);
   let at = body.subarray(0, opening.length).equals(opening) ? -2 : body.indexOf(delimiter);
   let parts = 0;
   while (at !== -1) {
-    let pos = at + delimiter.length;
-    if (body[pos] === 0x2d && body[pos + 1] === 0x2d) return undefined; // the closing delimiter
+    const pos = at + delimiter.length;
+    if (body[pos] === 0x2d && body[pos + 1] === 0x2d) return { body: body.subarray(0, pos + 2) };
+    const next = body.indexOf(delimiter, pos);
     if (body[pos] === 0x0d && body[pos + 1] === 0x0a) {
       parts++;
-      if (parts > limits.maxParts) return createError('CLOUDFN_MULTIPART_LIMIT', 'maxParts', limits.maxParts);
-      pos += 2;
-      const headerEnd = Math.min(body.length, pos + MAX_HEADER_BYTES);
-      let pairs = 0;
-      while (pos < headerEnd) {
-        const eol = body.indexOf(CRLF, pos);
-        if (eol === -1 || eol === pos) break; // the end of the body, or the blank line
-        // A line starting with a space or tab continues the previous header (obs-fold).
-        if (body[pos] !== 0x20 && body[pos] !== 0x09) pairs++;
-        if (pairs > limits.maxPartHeaderPairs) {
-          return createError('CLOUDFN_MULTIPART_LIMIT', 'maxPartHeaderPairs', limits.maxPartHeaderPairs);
-        }
-        pos = eol + 2;
+      if (parts > limits.maxParts) return { error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxParts', limits.maxParts) };
+      const end = Math.min(next === -1 ? body.length : next, pos + 2 + MAX_HEADER_BYTES);
+      if (countHeaderLines(body, pos + 2, end) > limits.maxPartHeaderPairs) {
+        return { error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxPartHeaderPairs', limits.maxPartHeaderPairs) };
       }
     }
-    at = body.indexOf(delimiter, pos);
+    at = next;
   }
-  return undefined;
+  return { body };
+}
+
+/** Header lines from `pos` to the blank line (or `end`); folded lines continue a header. */
+function countHeaderLines(body: Buffer, pos: number, end: number): number {
+  let lines = 0;
+  while (pos < end) {
+    const eol = body.indexOf(CRLF, pos);
+    if (eol === -1 || eol === pos) break; // the end of the body, or the blank line
+    if (body[pos] !== 0x20 && body[pos] !== 0x09) lines++;
+    pos = eol + 2;
+  }
+  return lines;
 }

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { CloudfnError, createError } from '../errors.js';
 import type { Limits, MultipartParams, UploadFile } from '../types.js';
 import { contentTypeParam } from './content-type.js';
-import { checkPartHeaders } from './multipart-scan.js';
+import { scanMultipart } from './multipart-scan.js';
 import { nullObject } from './null-object.js';
 import { isPoisonKey, showValue } from './poison.js';
 
@@ -32,9 +32,9 @@ export function parseMultipart(contentType: string, body: Buffer, limits: Limits
     );
   }
   if (body.length === 0) return Promise.resolve(nullObject<MultipartParams>());
-  const scanError = checkPartHeaders(body, boundary, limits);
-  if (scanError !== undefined) return Promise.reject(scanError);
-  return new Promise<MultipartParams>((resolve, reject) => new MultipartReader(limits, resolve, reject).run(contentType, body));
+  const scan = scanMultipart(body, boundary, limits);
+  if (scan.error !== undefined) return Promise.reject(scan.error);
+  return new Promise<MultipartParams>((resolve, reject) => new MultipartReader(limits, resolve, reject).run(contentType, scan.body));
 }
 
 /** A part in the order it arrived; a file's content is filled in when its stream ends. */
@@ -88,6 +88,10 @@ class MultipartReader {
     // 'close' follows 'finish', which busboy delays until every file stream has ended.
     parser.on('close', () => this.done());
     parser.end(body);
+    // busboy works on the in-memory body through process.nextTick and stream callbacks only,
+    // which all run before the next setImmediate: a parse still open then is stalled (a
+    // busboy bug like the one scanMultipart works around), and the request must not hang.
+    setImmediate(() => this.fail(createError('CLOUDFN_BAD_MULTIPART', 'the parts could not be read to the end; check the delimiters')));
   }
 
   private onField(name: string | undefined, value: unknown, info: FieldInfo): void {

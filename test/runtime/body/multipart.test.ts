@@ -117,6 +117,27 @@ describe('parseBody: multipart/form-data', () => {
     expect({ ...result }).toStrictEqual({ a: '1' });
   });
 
+  it('reads large files whole, in one parse', async () => {
+    const big = Buffer.alloc(9 * 1024 * 1024);
+    for (let i = 0; i < big.length; i += 4096) big[i] = i % 251;
+    const parts: Part[] = [{ name: 'video', filename: 'v.mp4', type: 'video/mp4', body: big }];
+    for (let i = 0; i < 50; i++) parts.push({ name: `f${i}`, body: 'x'.repeat(1000) });
+    const result = await parse(multipart(parts));
+    const video = result['video'] as UploadFile;
+    expect(video.size).toBe(big.length);
+    expect(video.buffer.equals(big)).toBe(true);
+    expect(Object.keys(result)).toHaveLength(51);
+  });
+
+  it('ignores parts after the closing delimiter (busboy alone would wait for them forever)', async () => {
+    const b = '----cloudfnTestBoundary';
+    const body = Buffer.from(
+      `--${b}\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--${b}--\r\n--${b}\r\n` +
+        `Content-Disposition: form-data; name="f"; filename="x.bin"\r\n\r\n `,
+    );
+    expect({ ...(await parse(body)) }).toStrictEqual({ a: '1' });
+  });
+
   it('gives {} for an empty body', async () => {
     expect({ ...(await parse(Buffer.alloc(0))) }).toStrictEqual({});
   });
