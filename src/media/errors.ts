@@ -3,7 +3,6 @@
  * a message that names the bad value and the fix. Every code has a `### CODE` heading in the
  * `media` section of docs/errors.md.
  */
-import { CloudfnError } from '../../runtime/errors.js';
 import type { ErrorSpec } from '../../runtime/errors.js';
 
 const table = {
@@ -66,15 +65,25 @@ type Details<C extends MediaErrorCode> = Parameters<(typeof table)[C]['message']
 export const mediaErrors: Readonly<Record<MediaErrorCode, ErrorSpec>> = table;
 
 /**
- * Any error the media client raises on purpose. `operation` names the wire operation when
- * the error belongs to one call.
- * @example if (error instanceof MediaError && error.code === 'MEDIA_TIMEOUT') { ... }
+ * Any error the media client raises on purpose: a stable `code`, a `status` (the platform's
+ * HTTP status for MEDIA_API_ERROR, the table's otherwise) and `operation` when it belongs to one
+ * call. It is deliberately not a `CloudfnError`: one that escapes a handler becomes a logged
+ * 500, because the platform's status (200 with a body-level code, 401 for cloudfn's own token)
+ * says nothing true about the function's caller. Catch it and throw an `HttpError` to answer
+ * something else.
+ * @example
+ * try { return await media.getVideoByVid({ vid }) }
+ * catch (e) { if (e instanceof MediaApiError && e.errNo === MediaErrNo.VIDEO_NOT_EXIST) throw new HttpError(404, `no video ${vid}`); throw e }
  */
-export class MediaError extends CloudfnError {
+export class MediaError extends Error {
   override name = 'MediaError';
+  readonly code: MediaErrorCode;
+  readonly status: number;
   readonly operation: string | undefined;
   constructor(code: MediaErrorCode, status: number, message: string, operation?: string, options?: ErrorOptions) {
-    super(code, status, message, options);
+    super(message, options);
+    this.code = code;
+    this.status = status;
     this.operation = operation;
   }
 }
