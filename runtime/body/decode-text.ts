@@ -4,6 +4,7 @@
  * the charset are reported instead of silently replaced by U+FFFD.
  */
 import { isUtf8 } from 'node:buffer';
+import { TextDecoder } from 'node:util';
 import { createError } from '../errors.js';
 
 /** Decoders by label, made once: only labels TextDecoder accepted get here, a finite set. */
