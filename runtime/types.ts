@@ -8,7 +8,7 @@ import type { SerializeOptions } from 'cookie';
 export interface UploadFile {
   /** The file name the client sent. */
   name: string;
-  /** The MIME type the client sent (`application/octet-stream` when none). */
+  /** The MIME type the client sent for the part (`text/plain` when the part has none, per RFC 7578). */
   type: string;
   /** Size in bytes. */
   size: number;
