@@ -5,7 +5,7 @@
  */
 import { createMediaError, MediaApiError, MediaError, MediaValidationError } from './errors.js';
 import { errNoOf, normalizeResponse } from './normalize.js';
-import type { ResolvedMediaOptions } from './options.js';
+import type { MediaLogger, ResolvedMediaOptions } from './options.js';
 import { TokenBucket } from './rate-limit.js';
 import { TokenManager } from './token.js';
 import type { JsonPost } from './token.js';
@@ -21,6 +21,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides the client's `timeoutMs` for each attempt of this call. */
   timeoutMs?: number;
+  /** Overrides the client's `logger` for this call (e.g. the request's `service`). */
+  logger?: MediaLogger;
 }
 
 /**
@@ -62,6 +64,7 @@ export class MediaCaller {
     const timeoutMs = callOptions.timeoutMs ?? options.timeoutMs;
     const safe = !UNSAFE.has(operation);
     const started = options.clock.now();
+    const logger = callOptions.logger ?? options.logger;
     let refreshed = false;
     let fresh: string | undefined;
     let retry = 0;
@@ -74,7 +77,7 @@ export class MediaCaller {
       let failure: MediaError;
       let retryable: boolean;
       try {
-        response = await exchange(options, { label: operation, url, json, accessToken: token, signal, timeoutMs });
+        response = await exchange(options, { label: operation, url, json, accessToken: token, signal, timeoutMs, logger });
       } catch (error) {
         if (!(error instanceof ExchangeError)) throw error;
         failure = error.error;
@@ -85,7 +88,7 @@ export class MediaCaller {
         const errNo = envelope === undefined ? undefined : errNoOf(envelope);
         const ok = response.status >= 200 && response.status <= 299;
         if (ok && envelope !== undefined && (errNo === undefined || errNo === 0)) {
-          this.log('info', { media: operation, status: response.status, err_no: 0, log_id: response.logId, ms: options.clock.now() - started, attempts: retry + 1 });
+          log(logger, 'info', { media: operation, status: response.status, err_no: 0, log_id: response.logId, ms: options.clock.now() - started, attempts: retry + 1 });
           return normalizeResponse(operation, envelope, response.logId);
         }
         if (ok && envelope === undefined) {
@@ -103,7 +106,7 @@ export class MediaCaller {
           const tokenError = response.status === 401 || (errNo !== undefined && options.tokenErrorCodes.has(errNo));
           if (tokenError && !refreshed && this.tokens.refreshable) {
             // The platform refused the token before acting, so even a changing call may be resent once.
-            this.log('warn', { media: operation, status: response.status, err_no: errNo, log_id: response.logId, action: 'token refresh' });
+            log(logger, 'warn', { media: operation, status: response.status, err_no: errNo, log_id: response.logId, action: 'token refresh' });
             refreshed = true;
             fresh = await this.guard(operation, () => this.tokens.refresh(token, signal), signal);
             continue;
@@ -112,11 +115,11 @@ export class MediaCaller {
         }
       }
       if (!retryable! || retry >= options.retries) {
-        this.log('info', { media: operation, status: failure!.status, error: failure!.message, ms: options.clock.now() - started, attempts: retry + 1 });
+        log(logger, 'info', { media: operation, status: failure!.status, error: failure!.message, ms: options.clock.now() - started, attempts: retry + 1 });
         throw failure!;
       }
       const delay = this.backoff(retry, response?.retryAfterSeconds);
-      this.log('warn', { media: operation, status: response?.status, error: failure!.message, retry: retry + 1, delay_ms: delay });
+      log(logger, 'warn', { media: operation, status: response?.status, error: failure!.message, retry: retry + 1, delay_ms: delay });
       retry++;
       await this.guard(operation, () => options.clock.sleep(delay, signal), signal);
     }
@@ -149,7 +152,7 @@ export class MediaCaller {
     const json = JSON.stringify(body);
     for (let retry = 0; ; retry++) {
       try {
-        const response = await exchange(options, { label: 'client_token', url, json, accessToken: undefined, signal: undefined, timeoutMs: options.timeoutMs });
+        const response = await exchange(options, { label: 'client_token', url, json, accessToken: undefined, signal: undefined, timeoutMs: options.timeoutMs, logger: options.logger });
         if ((response.status === 429 || response.status >= 500) && retry < options.retries) {
           await options.clock.sleep(this.backoff(retry, response.retryAfterSeconds));
           continue;
@@ -163,7 +166,8 @@ export class MediaCaller {
     }
   };
 
-  private log(level: 'info' | 'warn', entry: Obj): void {
-    this.options.logger?.[level](entry);
-  }
+}
+
+function log(logger: MediaLogger | undefined, level: 'info' | 'warn', entry: Obj): void {
+  logger?.[level](entry);
 }

@@ -70,24 +70,40 @@ export interface MediaClient {
   getPlayStats(request: PlayStatsRequest, options?: CallOptions): Promise<PlayStatsResult>;
   /** Plays and traffic per vid over a vid_list of any length, summed over mini-programs. */
   getPlayTotals(request: PlayStatsRequest, options?: CallOptions): Promise<Map<string, PlayTotals>>;
+
+  /**
+   * The same client (token cache, rate limiter) with per-call defaults, typically the request's
+   * `service` as logger and `service.signal`, so every call of one request logs with its logid
+   * and stops when the function times out.
+   * @example const m = media.scoped({ logger: service, signal: service.signal })
+   */
+  scoped(defaults: CallOptions): MediaClient;
 }
 
 /**
  * Creates a media client. Options not given are read from `CLOUDFN_MEDIA_*` env vars (see
- * docs/media.md); a bad option throws a MediaError (MEDIA_OPTIONS) at once.
+ * docs/media.md); a bad option throws a MediaError (MEDIA_OPTIONS) at once. Create it once per
+ * module so its token cache and rate limiter serve every request.
  * @example
  * import { createMediaClient } from 'cloudfn/media';
+ * const media = createMediaClient(); // configured by CLOUDFN_MEDIA_* env vars
  * export default async function (params, service) {
- *   const media = createMediaClient({ logger: service }); // configured by CLOUDFN_MEDIA_* env vars
- *   const { data, total_num } = await media.getVideoList({ page_size: 20, page_number: 0 }, { signal: service.signal });
+ *   const { data, total_num } = await media.scoped({ logger: service, signal: service.signal }).getVideoList({ page_size: 20, page_number: 0 });
  *   return { total_num, vids: (data ?? []).map((v) => v.vid) };
  * }
  */
 export function createMediaClient(options: MediaClientOptions = {}): MediaClient {
   const resolved = resolveMediaOptions(options);
-  const caller = new MediaCaller(resolved);
-  const call = <O extends Operation>(operation: O, request: RequestOf<O>, callOptions?: CallOptions): Promise<ResponseOf<O>> => caller.call(operation, request, callOptions);
+  return bind(new MediaCaller(resolved), {});
+}
+
+/** The client's methods over one caller, with `defaults` under every call's options. */
+function bind(caller: MediaCaller, defaults: CallOptions): MediaClient {
+  const resolved = caller.options;
+  const call = <O extends Operation>(operation: O, request: RequestOf<O>, callOptions?: CallOptions): Promise<ResponseOf<O>> =>
+    caller.call(operation, request, callOptions === undefined ? defaults : { ...defaults, ...callOptions });
   const context: HelperContext = { call, clock: resolved.clock, envId: resolved.envId };
+  const wait = (o: WaitOptions | undefined): WaitOptions => (defaults.signal === undefined || o?.signal !== undefined ? (o ?? {}) : { ...o, signal: defaults.signal });
   // env_id is filled from the client's envId inside `call`, so these casts only relax the type.
   const loose = <O extends Operation>(operation: O) => (request: unknown, callOptions?: CallOptions) => call(operation, request as RequestOf<O>, callOptions);
   return {
@@ -102,9 +118,10 @@ export function createMediaClient(options: MediaClientOptions = {}): MediaClient
     describeVodPlayedStaticData: loose('describe_vod_played_static_data'),
     call,
     listVideos: (filter, o) => helpers.listVideos(context, filter, o),
-    uploadAndWait: (urlSets, o) => helpers.uploadAndWait(context, urlSets, o),
-    transcodeAndWait: (vid, type, o) => helpers.transcodeAndWait(context, vid, type, o),
+    uploadAndWait: (urlSets, o) => helpers.uploadAndWait(context, urlSets, wait(o)),
+    transcodeAndWait: (vid, type, o) => helpers.transcodeAndWait(context, vid, type, wait(o)),
     getPlayStats: (request, o) => helpers.getPlayStats(context, request, o),
     getPlayTotals: (request, o) => helpers.getPlayTotals(context, request, o),
+    scoped: (more) => bind(caller, { ...defaults, ...more }),
   };
 }

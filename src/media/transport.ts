@@ -6,7 +6,7 @@
 import { defaultHeaderProfile, signRequest, verifyResponse } from '../sign/index.js';
 import { createMediaError, MediaError } from './errors.js';
 import { logIdOf } from './normalize.js';
-import type { ResolvedMediaOptions } from './options.js';
+import type { MediaLogger, ResolvedMediaOptions } from './options.js';
 
 /** A response as received, with its body parsed when it is JSON. */
 export interface RawResponse {
@@ -60,6 +60,7 @@ export interface ExchangeRequest {
   accessToken: string | undefined;
   signal: AbortSignal | undefined;
   timeoutMs: number;
+  logger: MediaLogger | undefined;
 }
 
 /**
@@ -110,7 +111,7 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
 
   const status = response.status;
   const ok = status >= 200 && status <= 299;
-  if (ok && options.platformPublicKey !== undefined) verify(options, label, response, bytes);
+  if (ok && options.platformPublicKey !== undefined) verify(options, request, response, bytes);
   const text = bytes.toString('utf8');
   let json: unknown;
   if (text.trim() !== '') {
@@ -132,7 +133,7 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
 }
 
 /** A 2xx must carry a valid platform signature (document 1, "Verifying a response"). */
-function verify(options: ResolvedMediaOptions, label: string, response: Response, bytes: Buffer): void {
+function verify(options: ResolvedMediaOptions, { label, logger }: ExchangeRequest, response: Response, bytes: Buffer): void {
   let detail: string | undefined;
   let cause: unknown;
   try {
@@ -145,7 +146,7 @@ function verify(options: ResolvedMediaOptions, label: string, response: Response
   }
   if (detail === undefined) return;
   const logId = response.headers.get(defaultHeaderProfile.logid);
-  options.logger?.error({ media: label, status: response.status, forged: detail, log_id: logId ?? undefined });
+  logger?.error({ media: label, status: response.status, forged: detail, log_id: logId ?? undefined });
   throw new ExchangeError(createMediaError('MEDIA_FORGED_RESPONSE', { operation: label, cause }, label, response.status, detail), true, false);
 }
 

@@ -124,6 +124,24 @@ describe('every call', () => {
   });
 });
 
+describe('scoped', () => {
+  it('shares the client but logs to the scope logger and uses the scope signal', async () => {
+    const base: unknown[] = [];
+    const scoped: unknown[] = [];
+    const media = client({ logger: { debug: () => {}, info: (v) => base.push(v), warn: () => {}, error: () => {} } });
+    const controller = new AbortController();
+    const m = media.scoped({ logger: { debug: () => {}, info: (v) => scoped.push(v), warn: () => {}, error: () => {} }, signal: controller.signal });
+    await m.getVideoList({ page_size: 20, page_number: 0 });
+    expect(scoped).toHaveLength(1);
+    expect(base).toHaveLength(0);
+    controller.abort(new Error('function timed out'));
+    expect((await rejection(m.getVideoByVid({ vid: 'v1' }))).code).toBe('MEDIA_ABORTED');
+    expect((await rejection(m.transcodeAndWait('v1'))).code).toBe('MEDIA_ABORTED');
+    await media.getVideoByVid({ vid: 'v1' });
+    expect(base).toHaveLength(1);
+  });
+});
+
 describe('normalization of the samples', () => {
   it('get_video_list: total_num and numeric fields sent as text become numbers', async () => {
     const list = await client().getVideoList({ page_size: 20, page_number: 0 });
