@@ -152,7 +152,10 @@ export class MediaApiError extends MediaError {
   readonly logId: string | undefined;
   readonly body: unknown;
   constructor(init: MediaApiErrorInit) {
-    const what = init.errNo === undefined ? `HTTP ${init.status}${init.errMsg ? ` ${init.errMsg}` : ''}` : `${init.errNo} ${init.errMsg || '(no err_msg)'}`;
+    const what =
+      init.errNo === undefined || init.errNo === 0
+        ? `HTTP ${init.status}${init.errMsg && init.errMsg !== 'success' ? ` ${init.errMsg}` : ''}`
+        : `${init.errNo} ${init.errMsg || '(no err_msg)'}`;
     super('MEDIA_API_ERROR', init.status, table.MEDIA_API_ERROR.message(init.operation, what, init.logId), init.operation);
     this.operation = init.operation;
     this.errNo = init.errNo;

@@ -50,7 +50,8 @@ export async function* listVideos({ call }: HelperContext, filter: ListVideosFil
     const videos = page.data ?? [];
     for (const video of videos) yield video;
     seen += videos.length;
-    if (videos.length < page_size || seen >= page.total_num) return;
+    // total_num 0 may mean "not sent", so only a positive total ends the walk early.
+    if (videos.length < page_size || (page.total_num > 0 && seen >= page.total_num)) return;
     page_number++;
   }
 }

@@ -6,7 +6,10 @@
  * numbers). The emulator (src/platform) sends and the client accepts both.
  */
 
-/** The nine operations, spelled exactly as on the wire (`get_work_flow_exection` included). */
+/**
+ * The nine operations, spelled exactly as on the wire (`get_work_flow_exection` included).
+ * @example for (const op of OPERATIONS) router.post(`/api/cloud_voc/${op}`, handle(op))
+ */
 export const OPERATIONS = [
   'get_video_list',
   'delete_video',
@@ -22,10 +25,16 @@ export const OPERATIONS = [
 /** One wire operation name; the request path is `/api/cloud_voc/<operation>`. */
 export type Operation = (typeof OPERATIONS)[number];
 
-/** Path prefix of every operation (document 2, "Endpoints"). */
+/**
+ * Path prefix of every operation (document 2, "Endpoints").
+ * @example `${baseUrl}${API_PREFIX}get_video_list`
+ */
 export const API_PREFIX = '/api/cloud_voc/';
 
-/** The three operations with a documented rate of 20 per second (document 2, "Limits"). */
+/**
+ * The three operations with a documented rate of 20 per second (document 2, "Limits").
+ * @example RATE_LIMITED_OPERATIONS.includes('start_work_flow') // true
+ */
 export const RATE_LIMITED_OPERATIONS: readonly Operation[] = [
   'start_work_flow',
   'describe_vod_played_top_data',
@@ -34,31 +43,52 @@ export const RATE_LIMITED_OPERATIONS: readonly Operation[] = [
 
 // ---------------------------------------------------------------- enumerations
 
-/** Review status of a video: 98 under review, 99 not reviewed. */
+/**
+ * Review status of a video: 98 under review, 99 not reviewed.
+ * @example media.listVideos({ business_status: BusinessStatus.NOT_REVIEWED })
+ */
 export const BusinessStatus = { UNDER_REVIEW: 98, NOT_REVIEWED: 99 } as const;
 export type BusinessStatus = (typeof BusinessStatus)[keyof typeof BusinessStatus];
 
-/** Transcoding status of a video: 1 not transcoded, 2 transcoding, 3 failed, 4 succeeded. */
+/**
+ * Transcoding status of a video: 1 not transcoded, 2 transcoding, 3 failed, 4 succeeded.
+ * @example if (video.trans_code_status === TransCodeStatus.SUCCEEDED) await media.getVideoByVid({ vid: video.vid })
+ */
 export const TransCodeStatus = { NOT_TRANSCODED: 1, TRANSCODING: 2, FAILED: 3, SUCCEEDED: 4 } as const;
 export type TransCodeStatus = (typeof TransCodeStatus)[keyof typeof TransCodeStatus];
 
-/** Where a video came from: 1 console upload, 2 cloud open-API upload, 3 industry-side sync. */
+/**
+ * Where a video came from: 1 console upload, 2 cloud open-API upload, 3 industry-side sync.
+ * @example video.source_type === SourceType.OPEN_API_UPLOAD
+ */
 export const SourceType = { CONSOLE_UPLOAD: 1, OPEN_API_UPLOAD: 2, INDUSTRY_SYNC: 3 } as const;
 export type SourceType = (typeof SourceType)[keyof typeof SourceType];
 
-/** State of an upload job. `success` and `fail` are final. */
+/**
+ * State of an upload job. `success` and `fail` are final.
+ * @example if (info.state === JobState.SUCCESS) return info.vid
+ */
 export const JobState = { INIT: 'init', PROCESS: 'process', SUCCESS: 'success', FAIL: 'fail' } as const;
 export type JobState = (typeof JobState)[keyof typeof JobState];
 
-/** State of a transcoding task: 1 not transcoded, 2 transcoding, 9 failed, 10 succeeded (final). */
+/**
+ * State of a transcoding task: 1 not transcoded, 2 transcoding, 9 failed, 10 succeeded (final).
+ * @example const done = run.run_status === RunStatus.SUCCEEDED || run.run_status === RunStatus.FAILED
+ */
 export const RunStatus = { NOT_TRANSCODED: 1, TRANSCODING: 2, FAILED: 9, SUCCEEDED: 10 } as const;
 export type RunStatus = (typeof RunStatus)[keyof typeof RunStatus];
 
-/** Transcoding template: '3' MP4 720P H264, '4' MP4 720P H265, '5' HLS 720P H264. */
+/**
+ * Transcoding template: '3' MP4 720P H264, '4' MP4 720P H265, '5' HLS 720P H264.
+ * @example media.startWorkFlow({ vid, trans_code_type: TransCodeType.HLS_720P_H264 })
+ */
 export const TransCodeType = { MP4_720P_H264: '3', MP4_720P_H265: '4', HLS_720P_H264: '5' } as const;
 export type TransCodeType = (typeof TransCodeType)[keyof typeof TransCodeType];
 
-/** Order of `describe_vod_played_static_data`: play count or traffic, ascending or descending. */
+/**
+ * Order of `describe_vod_played_static_data`: play count or traffic, ascending or descending.
+ * @example media.getPlayStats({ vid_list, order_type: StaticOrderType.PLAY_COUNT_DESC, start_time, end_time })
+ */
 export const StaticOrderType = {
   PLAY_COUNT_ASC: 1,
   PLAY_COUNT_DESC: 2,
@@ -67,7 +97,10 @@ export const StaticOrderType = {
 } as const;
 export type StaticOrderType = (typeof StaticOrderType)[keyof typeof StaticOrderType];
 
-/** Order of `describe_vod_played_top_data`: 5 by play count, 6 by traffic, both descending. */
+/**
+ * Order of `describe_vod_played_top_data`: 5 by play count, 6 by traffic, both descending.
+ * @example media.describeVodPlayedTopData({ order_type: TopOrderType.TRAFFIC_DESC, start_time, end_time })
+ */
 export const TopOrderType = { PLAY_COUNT_DESC: 5, TRAFFIC_DESC: 6 } as const;
 export type TopOrderType = (typeof TopOrderType)[keyof typeof TopOrderType];
 
@@ -76,7 +109,10 @@ export type FileType = 'video' | 'audio' | (string & {});
 
 // ---------------------------------------------------------------- error codes
 
-/** The documented `err_no` values (document 2, "Errors"). 0 means success. */
+/**
+ * The documented `err_no` values (document 2, "Errors"). 0 means success.
+ * @example if (error instanceof MediaApiError && error.errNo === MediaErrNo.VIDEO_NOT_EXIST) return null
+ */
 export const MediaErrNo = {
   SUCCESS: 0,
   /** HTTP 400: the operating user is outside the contacts permission scope. */
@@ -92,7 +128,10 @@ export const MediaErrNo = {
 } as const;
 export type MediaErrNo = (typeof MediaErrNo)[keyof typeof MediaErrNo];
 
-/** The documented `err_msg` text of each known code. */
+/**
+ * The documented `err_msg` text of each known code.
+ * @example MEDIA_ERR_MSG[MediaErrNo.PARAM_ERROR] // 'param error'
+ */
 export const MEDIA_ERR_MSG: Readonly<Record<number, string>> = {
   41050: 'no user authority error',
   40001: 'param error',

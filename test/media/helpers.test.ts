@@ -59,6 +59,17 @@ describe('listVideos', () => {
     expect(body(server.received[0]!).page_size).toBe(5);
   });
 
+  it('keeps paging when total_num is missing, until a short page', async () => {
+    server.responder = (req): Reply => {
+      const { page_number } = body(req) as { page_number: number };
+      const size = page_number < 2 ? 20 : 3;
+      return { body: { err_no: 0, err_msg: 'success', data: Array.from({ length: size }, (_, i) => ({ video_name: 'v', vid: `p${page_number}-${i}`, size: 1, upload_time: 1, business_status: 98 })) } };
+    };
+    let n = 0;
+    for await (const _ of client().listVideos()) n++;
+    expect(n).toBe(43);
+  });
+
   it('an empty library yields nothing', async () => {
     server.responder = () => ({ body: { err_no: 0, err_msg: 'success', total_num: 0, data: null } });
     let n = 0;
