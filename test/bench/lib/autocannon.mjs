@@ -1,0 +1,26 @@
+/**
+ * The other load generator: autocannon, in this process. It takes fractional durations, which
+ * the quick harness test needs; for the real table wrk is used (see wrk.mjs for why).
+ */
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+/** Same arguments and result shape as `runWrk`. */
+export async function runAutocannon({ url, connections, seconds, request = {} }) {
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    method: request.method ?? 'GET',
+    body: request.bodyFile ? readFileSync(request.bodyFile) : undefined,
+    headers: request.contentType ? { 'content-type': request.contentType } : {},
+    timeout: 10,
+  });
+  return {
+    rps: result.requests.total / result.duration,
+    requests: result.requests.total,
+    latencyMs: result.latency.average,
+    non2xx: result.non2xx,
+    socketErrors: result.errors,
+  };
+}

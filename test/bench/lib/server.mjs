@@ -1,0 +1,52 @@
+/**
+ * Starting a server under test in its own process (pinned to its own core when possible),
+ * asking it for its memory, and stopping it.
+ */
+import { spawn } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { pinned } from './cpu.mjs';
+
+const SCRIPT = fileURLToPath(new URL('../servers/http-server.mjs', import.meta.url));
+
+/**
+ * Starts `node servers/http-server.mjs <kind>`; stdout (cloudfn's log lines) goes to `logFile`.
+ * Resolves once it listens, with its port, a `stats()` and a `stop()`.
+ */
+export function startServer(kind, logFile) {
+  const out = openSync(logFile, 'a');
+  const [command, args] = pinned('server', process.execPath, [SCRIPT, kind]);
+  const child = spawn(command, args, { stdio: ['ignore', out, 'pipe', 'ipc'], env: { ...process.env, NODE_ENV: 'production' } });
+  closeSync(out);
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const fail = (why) => reject(new Error(`the ${kind} server ${why}${stderr ? `:\n${stderr}` : ''}`));
+    child.once('error', (error) => fail(`failed to start (${error.message})`));
+    child.once('exit', (code) => fail(`exited with ${code} before listening`));
+    child.once('message', ({ port }) => {
+      child.removeAllListeners('exit');
+      resolve({
+        port,
+        url: `http://127.0.0.1:${port}`,
+        stats: () => askStats(child),
+        stop: () => stop(child),
+      });
+    });
+  });
+}
+
+function askStats(child) {
+  return new Promise((resolve) => {
+    child.once('message', resolve);
+    child.send('stats');
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}

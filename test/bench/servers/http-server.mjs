@@ -1,0 +1,59 @@
+/**
+ * One server under test, in its own process: `node http-server.mjs <raw|cloudfn|gcf>`.
+ * It listens on 127.0.0.1 port 0, reports `{ port }` over the IPC channel, and answers
+ * `'stats'` with its current and peak RSS and the CPU time it has used. cloudfn runs with its defaults: the logid, the
+ * JSON request line on stdout (the parent points stdout at a file), limits and timeouts on.
+ */
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { rawEcho, rawHello, rawUpload, hello, echo, upload } from './functions.mjs';
+
+const kind = process.argv[2];
+
+async function makeServer() {
+  if (kind === 'raw') {
+    return createServer((req, res) => {
+      const url = req.url;
+      if (url.startsWith('/hello')) rawHello(req, res);
+      else if (url.startsWith('/echo')) rawEcho(req, res);
+      else if (url.startsWith('/upload')) rawUpload(req, res);
+      else res.writeHead(404).end();
+    });
+  }
+  if (kind === 'cloudfn') {
+    const { createApp, createHttpServer } = await import('../../../dist/runtime/index.js');
+    const app = createApp({
+      functions: [
+        { name: 'hello', handler: hello },
+        { name: 'echo', handler: echo },
+        { name: 'upload', handler: upload },
+      ],
+    });
+    return createHttpServer(app);
+  }
+  if (kind === 'gcf') {
+    // The framework's own start-up path (options parsed as its CLI does), without its CLI's
+    // fixed port; package exports hide these files, so they are required by path.
+    const require = createRequire(import.meta.url);
+    const base = require.resolve('@google-cloud/functions-framework').replace(/index\.js$/, '');
+    const { getServer } = require(`${base}server.js`);
+    const { parseOptions } = require(`${base}options.js`);
+    const options = parseOptions(['node', 'functions-framework', '--target=hello', '--signature-type=http'], {});
+    const server = getServer((req, res) => res.json({ hello: typeof req.query.name === 'string' ? req.query.name : 'world' }), options);
+    server.setTimeout(0);
+    return server;
+  }
+  throw new Error(`unknown server kind ${kind}; use raw, cloudfn or gcf`);
+}
+
+const server = await makeServer();
+server.listen(0, '127.0.0.1', () => {
+  process.send({ port: server.address().port });
+});
+process.on('message', (message) => {
+  if (message === 'stats') {
+    const cpu = process.cpuUsage();
+    process.send({ rss: process.memoryUsage.rss(), maxRss: process.resourceUsage().maxRSS * 1024, cpuMicros: cpu.user + cpu.system });
+  }
+});
+process.on('disconnect', () => process.exit(0));
