@@ -103,7 +103,8 @@ export class MediaCaller {
             logId: response.logId,
             body: response.json,
           });
-          const tokenError = response.status === 401 || (errNo !== undefined && options.tokenErrorCodes.has(errNo));
+          // A 401 naming another err_no (a refused signature, say) is not cured by a new token.
+          const tokenError = errNo !== undefined && errNo !== 0 ? options.tokenErrorCodes.has(errNo) : response.status === 401;
           if (tokenError && !refreshed && this.tokens.refreshable) {
             // The platform refused the token before acting, so even a changing call may be resent once.
             log(logger, 'warn', { media: operation, status: response.status, err_no: errNo, log_id: response.logId, action: 'token refresh' });

@@ -24,7 +24,9 @@ export interface MediaLogger {
 
 /**
  * `err_no` values that mean "the access token is invalid or expired". Document 2 shows none;
- * these are the codes the open platform uses for them elsewhere. An HTTP 401 always counts.
+ * these are the codes the open platform uses for them elsewhere. An HTTP 401 without an
+ * `err_no` counts too; a 401 with another `err_no` (a refused signature) does not.
+ * @example resolveMediaOptions({ tokenErrorCodes: [...TOKEN_ERROR_ERR_NOS, 40102] })
  */
 export const TOKEN_ERROR_ERR_NOS: readonly number[] = [28001003, 28001008];
 
@@ -44,7 +46,7 @@ export interface MediaClientOptions {
   fetchClientToken?: ClientTokenFetcher;
   /** A token is renewed this long before it expires. Env `CLOUDFN_MEDIA_TOKEN_REFRESH_MARGIN_MS`. @default 60000 */
   tokenRefreshMarginMs?: number;
-  /** `err_no` values treated as token errors (besides HTTP 401). Env `CLOUDFN_MEDIA_TOKEN_ERROR_CODES` (comma list). @default TOKEN_ERROR_ERR_NOS */
+  /** `err_no` values treated as token errors (besides an HTTP 401 without err_no). Env `CLOUDFN_MEDIA_TOKEN_ERROR_CODES` (comma list). @default TOKEN_ERROR_ERR_NOS */
   tokenErrorCodes?: readonly number[];
   /** Signs every call with `Platform-Authorization`. Env `CLOUDFN_MEDIA_APPID`, `CLOUDFN_MEDIA_PRIVATE_KEY`, `CLOUDFN_MEDIA_KEY_VERSION`. */
   signing?: { appid: string; privateKey: KeyInput; keyVersion: string | number };

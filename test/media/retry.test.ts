@@ -232,6 +232,19 @@ describe('token', () => {
     expect(server.to('get_video_list').slice(-5).map((r) => r.headers['access-token'])).toEqual(Array(5).fill('tok-3'));
   });
 
+  it('a 401 without err_no is a token error; a 401 naming another err_no is not', async () => {
+    tokenPlatform(new Set(['tok-1']), { status: 401, body: '', sign: false });
+    await client(credentials).getVideoList({ page_size: 20, page_number: 0 });
+    expect(server.to('get_video_list')).toHaveLength(2);
+
+    server.received.length = 0;
+    tokenPlatform(new Set(['tok-1']), { status: 401, body: { err_no: 40104, err_msg: 'Platform-Authorization was refused' }, sign: false });
+    const error = (await rejection(client(credentials).getVideoList({ page_size: 20, page_number: 0 }))) as MediaApiError;
+    expect(error).toMatchObject({ status: 401, errNo: 40104 });
+    expect(server.to('get_video_list')).toHaveLength(1);
+    expect(tokenCalls()).toHaveLength(1);
+  });
+
   it('refreshes only once: a second refusal is thrown', async () => {
     tokenPlatform(new Set(['tok-1', 'tok-2', 'tok-3']));
     const error = (await rejection(client(credentials).getVideoList({ page_size: 20, page_number: 0 }))) as MediaApiError;
