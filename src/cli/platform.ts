@@ -2,7 +2,7 @@
  * `cloudfn platform`: run the local emulator of the open platform, and
  * `cloudfn platform keys add`: register an app public key in its data folder.
  */
-import { addAppKey, createPlatform, PlatformError, type PlatformOptions } from '../platform/index.js';
+import { addAppKey, createPlatform, mediaClientEnv, PlatformError, type PlatformOptions } from '../platform/index.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
 
 const HELP = `usage: cloudfn platform [--port 4000] [--data .cloudfn/platform] [--reset] [options]
@@ -111,10 +111,8 @@ export async function run(argv: string[]): Promise<number> {
       `  client credentials:   ${clientMode}`,
       `  callbacks:            ${platform.options.callbackUrl ?? 'off (--callback-url)'}`,
       '',
-      'point the media client at it:',
-      `  CLOUDFN_MEDIA_BASE_URL=${platform.url}`,
-      `  CLOUDFN_MEDIA_CLIENT_KEY=<your appid> CLOUDFN_MEDIA_CLIENT_SECRET=<any secret>`,
-      `  CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY=${platform.publicKeyPath}`,
+      'point the media client at it (createMediaClient() reads these):',
+      ...Object.entries(mediaClientEnv(platform)).map(([name, value]) => `  ${name}=${value}`),
       '',
     ].join('\n'),
   );

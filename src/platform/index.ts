@@ -15,3 +15,5 @@ export { MEDIA_PREFIX } from './media-links.js';
 export { DEFAULT_TRANS_CODE_TYPE } from './operations/work-flows.js';
 export type { CallbackPayload, CallbackAttempt } from './callbacks.js';
 export { PlatformError, platformErrors, type PlatformErrorCode, type PlatformErrorSpec } from './errors.js';
+export { mediaClientEnv, DEV_CLIENT_KEY, type PlatformAddress } from './client-env.js';
+export { SAMPLE_PATH } from './samples.js';

@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_PREFIX } from '../media/types.js';
 import { isOperation } from '../media/validate.js';
@@ -8,6 +10,7 @@ import { newLogId } from './logid.js';
 import { MEDIA_PREFIX } from './media-links.js';
 import { serveMedia } from './media-server.js';
 import { LOGID_HEADER, parseJson, readBody, sendError, sendSigned } from './respond.js';
+import { SAMPLE_PATH, sampleVideo } from './samples.js';
 
 /** Path of the client-token interface (document 2, "Authentication"). */
 export const TOKEN_PATH = '/oauth/client_token/';
@@ -45,6 +48,7 @@ async function route(ctx: PlatformContext, req: IncomingMessage, res: ServerResp
     res.end(req.method === 'HEAD' ? undefined : publicKeyPem);
     return;
   }
+  if (path === SAMPLE_PATH && (req.method === 'GET' || req.method === 'HEAD')) return serveSample(ctx, req, res);
   const isToken = path === TOKEN_PATH || path === TOKEN_PATH.slice(0, -1);
   const operation = path.startsWith(API_PREFIX) ? path.slice(API_PREFIX.length).replace(/\/$/, '') : undefined;
   if (!isToken && (operation === undefined || !isOperation(operation))) throw platformError('PLATFORM_NOT_FOUND', path);
@@ -58,4 +62,16 @@ async function route(ctx: PlatformContext, req: IncomingMessage, res: ServerResp
   const body = parseJson(await readBody(req, ctx.options.maxBodyBytes));
   const issued = ctx.tokens.issue(body);
   sendSigned(ctx, res, { err_no: 0, err_msg: 'success', log_id: logId, data: issued }, false);
+}
+
+/** The sample video, a plain file download (not a media link: it is an upload source). */
+async function serveSample(ctx: PlatformContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const file = await sampleVideo(ctx.options.dataDir, ctx.tools);
+  const { size } = await stat(file);
+  res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': size });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  createReadStream(file).pipe(res);
 }

@@ -139,3 +139,20 @@ describe.skipIf(!hasFfmpeg)(`real media through ffmpeg${hasFfmpeg ? '' : ` (skip
     expect(job.fail_reason).toMatch(/^not a video: ffprobe cannot read the file/);
   });
 });
+
+describe.skipIf(!hasFfmpeg)(`the sample video${hasFfmpeg ? '' : ` (skipped: ${reason})`}`, () => {
+  test('is made by ffmpeg on first request and uploads as a real 640x360 video', async () => {
+    const tmp = tempDir();
+    const { platform } = await startPlatform(join(tmp.dir, 'data'));
+    try {
+      const { mediaClientEnv } = await import('../../src/platform/index.js');
+      const env = mediaClientEnv(platform);
+      const client = createMediaClient({ env, retries: 0 });
+      const [outcome] = await client.uploadAndWait([{ source_url: env['CLOUDFN_PLATFORM_SAMPLE_URL']!, file_name: 'sample' }], { pollIntervalMs: 20 });
+      expect(outcome).toMatchObject({ ok: true, source_info: { width: 640, height: 360, format: 'mp4', file_type: ['video', 'audio'] } });
+    } finally {
+      await platform.close();
+      tmp.remove();
+    }
+  });
+});

@@ -233,3 +233,16 @@ describe('the token interface', () => {
     }
   });
 });
+
+describe('pointing a client at the emulator', () => {
+  test('mediaClientEnv configures createMediaClient() with no options, and the sample video uploads', async () => {
+    const { mediaClientEnv } = await import('../../src/platform/index.js');
+    const env = mediaClientEnv(platform);
+    expect(env).toMatchObject({ CLOUDFN_MEDIA_BASE_URL: platform.url, CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY: platform.publicKeyPath, CLOUDFN_MEDIA_ENV_ID: 'env-1' });
+    const client = createMediaClient({ env, retries: 0 });
+    const [outcome] = await client.uploadAndWait([{ source_url: env['CLOUDFN_PLATFORM_SAMPLE_URL']!, file_name: 'sample' }], wait);
+    expect(outcome).toMatchObject({ ok: true, source_info: { format: 'mp4' } });
+    const sample = await fetch(env['CLOUDFN_PLATFORM_SAMPLE_URL']!);
+    expect(sample.headers.get('content-type')).toBe('video/mp4');
+  });
+});
