@@ -1,0 +1,15 @@
+/**
+ * `cloudfn/testing`: call functions in tests without a network. `invoke` runs a request through
+ * the real pipeline in process; `createFakeService` hands a handler a recording service.
+ * Nothing here depends on a test runner: it works under vitest, node:test, or any other.
+ * @example
+ * import { invoke } from 'cloudfn/testing';
+ * const res = await invoke('functions/hello.ts', { query: { name: 'Ada' } });
+ */
+export { invoke } from './invoke.js';
+export type { InvokeOptions, InvokeResult, InvokeTarget, RuntimeOverrides } from './invoke.js';
+export type { InvokeRequest, QueryValue } from './request.js';
+export { createFakeService } from './fake-service.js';
+export type { FakeRequest, FakeService, FakeServiceOverrides, RecordedResponse } from './fake-service.js';
+export { parseSetCookies } from './cookies.js';
+export type { ResponseCookie } from './cookies.js';

@@ -1,0 +1,112 @@
+/**
+ * From the request a test describes (fetch's `RequestInit` plus `path`, `query`, `cookies`,
+ * `trigger`) to the bytes and headers sent. Bodies are encoded the way fetch encodes them, so a
+ * test and a browser send the same thing; only a plain object or array differs: it is sent as
+ * JSON, since that is what a test that passes one means.
+ */
+import { stringifyCookie } from 'cookie';
+import type { Trigger } from '../../runtime/types.js';
+
+/** A query value: repeated keys are arrays; numbers and booleans are written as text. */
+export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
+
+/** What `invoke` sends: fetch's `RequestInit` plus where and how. */
+export interface InvokeRequest {
+  /** The HTTP method. @default 'POST' when there is a body, else 'GET' */
+  method?: string;
+  /** Request headers, as fetch takes them. */
+  headers?: RequestInit['headers'];
+  /**
+   * The body: a plain object or array is sent as JSON, a string as text, a Buffer (or any
+   * byte array) as binary, `URLSearchParams` as urlencoded, `FormData` as multipart; a given
+   * Content-Type header wins over the inferred one.
+   */
+  body?: RequestInit['body'] | Record<string, unknown> | readonly unknown[] | Buffer;
+  /** Aborting it disconnects the client: the handler's `service.signal` aborts. */
+  signal?: AbortSignal | null;
+  /** The path, with or without a query string. @default `/<function name>` */
+  path?: string;
+  /** Query parameters appended to the path's own. */
+  query?: Record<string, QueryValue | undefined> | URLSearchParams;
+  /** Cookies sent in a Cookie header (after any given in `headers`). */
+  cookies?: Record<string, string>;
+  /** `service.trigger` for this call. @default 'online' */
+  trigger?: Trigger;
+}
+
+/** A request ready to write: method, path with query, headers by lower-case name, body bytes. */
+export interface WireRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+}
+
+/** A plain object or array is JSON; class instances (Blob, FormData, streams...) are fetch's to encode. */
+function isJsonBody(body: unknown): body is Record<string, unknown> | unknown[] {
+  if (Array.isArray(body)) return true;
+  if (typeof body !== 'object' || body === null) return false;
+  const proto = Object.getPrototypeOf(body) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function withQuery(path: string, query: InvokeRequest['query']): string {
+  if (query === undefined) return path;
+  const params = new URLSearchParams();
+  if (query instanceof URLSearchParams) {
+    for (const [key, value] of query) params.append(key, value);
+  } else {
+    for (const [key, value] of Object.entries(query)) {
+      if (value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) params.append(key, String(item));
+    }
+  }
+  const text = params.toString();
+  if (text === '') return path;
+  return path + (path.includes('?') ? (path.endsWith('?') || path.endsWith('&') ? '' : '&') : '?') + text;
+}
+
+/**
+ * Encodes a test's request for the wire.
+ * @example await toWireRequest({ body: { name: 'Ada' } }, '/hello') // POST, application/json
+ */
+export async function toWireRequest(request: InvokeRequest, defaultPath: string): Promise<WireRequest> {
+  let path = request.path ?? defaultPath;
+  if (!path.startsWith('/')) {
+    throw new TypeError(`request.path must start with "/", got ${JSON.stringify(path)}; write e.g. "/hello?name=Ada"`);
+  }
+  path = withQuery(path, request.query);
+  const headers = new Headers(request.headers ?? undefined);
+  const given = request.body;
+  const method = (request.method ?? (given === undefined || given === null ? 'GET' : 'POST')).toUpperCase();
+  let body: Buffer | undefined;
+  if (given !== undefined && given !== null) {
+    if (method === 'GET' || method === 'HEAD') {
+      throw new TypeError(`a ${method} request cannot have a body; pass query for GET, or method: 'POST'`);
+    }
+    if (isJsonBody(given)) {
+      body = Buffer.from(JSON.stringify(given));
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    } else if (typeof given === 'number' || typeof given === 'boolean' || typeof given === 'bigint') {
+      throw new TypeError(`request.body cannot be a ${typeof given} (${String(given)}); send JSON as an object, or text as a string`);
+    } else {
+      // fetch's own encoder: the same bytes and Content-Type (boundary included) a browser sends.
+      const encoded = new Request('http://cloudfn.invalid/', { method: 'POST', body: given as RequestInit['body'], duplex: 'half' } as RequestInit);
+      body = Buffer.from(await encoded.arrayBuffer());
+      const type = encoded.headers.get('content-type');
+      if (type !== null && !headers.has('content-type')) headers.set('content-type', type);
+    }
+    headers.set('content-length', String(body.length));
+  }
+  if (request.cookies !== undefined) {
+    const cookies = stringifyCookie(request.cookies);
+    const own = headers.get('cookie');
+    if (cookies !== '') headers.set('cookie', own === null || own === '' ? cookies : `${own}; ${cookies}`);
+  }
+  if (!headers.has('host')) headers.set('host', 'localhost');
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return { method, path, headers: out, body };
+}
