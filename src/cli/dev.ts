@@ -1,0 +1,56 @@
+/**
+ * `cloudfn dev [root] --port <n> --host <h> --inspect[=[host:]port]`: serve a project with
+ * reload, readable logs and the debug console.
+ */
+import { resolve } from 'node:path';
+import { CloudfnError } from '../../runtime/errors.js';
+import { startDevServer } from '../dev/index.js';
+import { OptionsError, parseCommandArgs } from './args.js';
+
+const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]]
+
+Serves every function of <root>/functions (default: the current folder), rebuilding a function
+when its files change, with readable logs and the debug console at /_cloudfn/. Loads <root>/.env
+(the real environment wins). --inspect opens the debugger (default 127.0.0.1:9229). Colours are
+off when NO_COLOR is set or the output is not a terminal. See docs/dev.md.`;
+
+/** `--inspect=9230` is Node's spelling; parseArgs wants the value as its own option. */
+function splitInspect(argv: string[]): { argv: string[]; inspect: string | undefined } {
+  let inspect: string | undefined;
+  const rest: string[] = [];
+  for (const arg of argv) {
+    if (arg === '--inspect') inspect = '';
+    else if (arg.startsWith('--inspect=')) inspect = arg.slice('--inspect='.length);
+    else rest.push(arg);
+  }
+  return { argv: rest, inspect };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const split = splitInspect(argv);
+  const { values, positionals } = parseCommandArgs(split.argv, {
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  if (positionals.length > 1) throw new OptionsError(`dev takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
+  try {
+    await startDevServer({
+      root: resolve(positionals[0] ?? '.'),
+      ...(values.port === undefined ? {} : { port: values.port }),
+      ...(values.host === undefined ? {} : { host: values.host }),
+      ...(split.inspect === undefined ? {} : { inspect: split.inspect === '' ? true : split.inspect }),
+      handleSignals: true,
+    });
+  } catch (error) {
+    // Start-up problems are the user's to fix: one line (plus a code frame for compile errors).
+    if (error instanceof CloudfnError) throw new OptionsError(error.message);
+    throw error;
+  }
+  // The server keeps the process alive; a signal ends it with exit code 0.
+  return 0;
+}

@@ -1,0 +1,106 @@
+/**
+ * The console's live feed: a log sink that keeps the recent records (so a page can ask for a
+ * request's lines after the fact) and sends every record, request and function-list change to
+ * the pages connected by server-sent events.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestInfo } from '../../../runtime/app.js';
+import { serializeRecord, type LogRecord, type LogSink } from '../../../runtime/logger.js';
+
+/** The events a page receives: `log` (a record), `request` (one ended), `functions` (the list changed). */
+export type HubEvent = 'log' | 'request' | 'functions';
+
+/** A slow page whose unsent data passes this many bytes is dropped rather than buffered without end. */
+const MAX_BUFFERED = 4 * 1024 * 1024;
+
+/** Sends log records and events to connected pages; keeps the last `capacity` records. */
+export class EventHub implements LogSink {
+  readonly #clients = new Set<ServerResponse>();
+  readonly #recent: LogRecord[] = [];
+  readonly #capacity: number;
+  #heartbeat: NodeJS.Timeout | undefined;
+
+  /**
+   * @param capacity records kept for `/_cloudfn/api/logs` @default 2000
+   * @example const hub = new EventHub(); new Logger(teeSink(pretty, hub));
+   */
+  constructor(capacity = 2000) {
+    this.#capacity = capacity;
+  }
+
+  write(record: LogRecord): void {
+    this.#recent.push(record);
+    if (this.#recent.length > this.#capacity) this.#recent.splice(0, this.#recent.length - this.#capacity);
+    if (this.#clients.size > 0) this.#send('log', serializeRecord(record));
+  }
+
+  /** Sends a request's summary (from `app.observers`). */
+  request(info: RequestInfo): void {
+    if (this.#clients.size > 0) this.#send('request', JSON.stringify(info));
+  }
+
+  /** Sends any JSON-able value as an event. */
+  publish(event: HubEvent, data: unknown): void {
+    if (this.#clients.size > 0) this.#send(event, JSON.stringify(data));
+  }
+
+  /** The kept records of one request, oldest first. */
+  logsFor(logid: string): LogRecord[] {
+    return this.#recent.filter((record) => record.logid === logid);
+  }
+
+  /** Turns a request into an event stream until the page goes away. */
+  subscribe(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
+    // The retry hint makes a page reconnect quickly after the dev server restarts.
+    res.write('retry: 1000\n: connected\n\n');
+    this.#clients.add(res);
+    req.socket.setTimeout(0);
+    const drop = (): void => void this.#clients.delete(res);
+    res.once('close', drop);
+    // Proxies and browsers close streams that stay silent; a comment every 15 s keeps it open.
+    this.#heartbeat ??= setInterval(() => this.#beat(), 15_000).unref();
+  }
+
+  #beat(): void {
+    for (const res of this.#clients) res.write(': ping\n\n');
+  }
+
+  #send(event: HubEvent, json: string): void {
+    const frame = `event: ${event}\ndata: ${json}\n\n`;
+    for (const res of this.#clients) {
+      if (res.writableLength > MAX_BUFFERED) {
+        this.#clients.delete(res);
+        res.destroy();
+        continue;
+      }
+      res.write(frame);
+    }
+  }
+
+  /** Ends every stream (the dev server is closing). */
+  close(): void {
+    clearInterval(this.#heartbeat);
+    for (const res of this.#clients) res.end();
+    this.#clients.clear();
+  }
+}
+
+/**
+ * A sink writing to several sinks, so the terminal and the console both get every record.
+ * @example new Logger(teeSink(createPrettySink(), hub))
+ */
+export function teeSink(...sinks: LogSink[]): LogSink {
+  return {
+    write(record) {
+      for (const sink of sinks) sink.write(record);
+    },
+    flush() {
+      for (const sink of sinks) sink.flush?.();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The console's HTTP side, under `/_cloudfn/` (no function can have that path: discovery skips
+ * names starting with `_`): the page, its script and style, and a small JSON API.
+ *
+ * | path | answer |
+ * |---|---|
+ * | `/_cloudfn/` | the page |
+ * | `/_cloudfn/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger }` |
+ * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions` |
+ * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { App } from '../../../runtime/app.js';
+import { CloudfnError } from '../../../runtime/errors.js';
+import { errorBody } from '../../../runtime/response.js';
+import { generateLogid } from '../../../runtime/logid.js';
+import { createDevError } from '../errors.js';
+import type { FunctionStatus } from '../reloader.js';
+import type { ConsoleAssets } from './assets.js';
+import type { EventHub } from './event-hub.js';
+
+/** Where the console lives. */
+export const CONSOLE_PREFIX = '/_cloudfn';
+
+/** What the console handler reads. */
+export interface ConsoleContext {
+  app: App;
+  hub: EventHub;
+  functions: () => FunctionStatus[];
+  assets: () => Promise<ConsoleAssets>;
+  /** The header the page sends to mark its requests `console_debug`. */
+  triggerHeader: string;
+}
+
+/**
+ * Whether a request URL belongs to the console.
+ * @example isConsolePath('/_cloudfn/api/functions') // true
+ */
+export function isConsolePath(url: string): boolean {
+  return url.startsWith(CONSOLE_PREFIX) && (url.length === CONSOLE_PREFIX.length || url[CONSOLE_PREFIX.length] === '/' || url[CONSOLE_PREFIX.length] === '?');
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string, head: boolean): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(head ? undefined : body);
+}
+
+function sendJson(res: ServerResponse, value: unknown, head: boolean): void {
+  send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), head);
+}
+
+function sendFailure(res: ServerResponse, error: unknown): void {
+  const failure = error instanceof CloudfnError ? error : new CloudfnError('CLOUDFN_HANDLER_ERROR', 500, error instanceof Error ? error.message : String(error));
+  if (failure.status === 405) res.setHeader('allow', 'GET, HEAD');
+  send(res, failure.status, 'application/json; charset=utf-8', errorBody(failure.code, failure.message, generateLogid()), false);
+}
+
+/**
+ * Creates the request listener of the console's paths.
+ * @example if (isConsolePath(req.url)) consoleHandler(req, res)
+ */
+export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const head = req.method === 'HEAD';
+    if (req.method !== 'GET' && !head) return sendFailure(res, createDevError('CLOUDFN_DEV_CONSOLE_METHOD', req.method ?? ''));
+    const path = url.pathname;
+    if (path === CONSOLE_PREFIX) {
+      res.writeHead(308, { location: `${CONSOLE_PREFIX}/` });
+      res.end();
+      return;
+    }
+    const sub = path.slice(CONSOLE_PREFIX.length);
+    switch (sub) {
+      case '/':
+      case '/index.html':
+        return void ctx.assets().then(({ html }) => send(res, 200, 'text/html; charset=utf-8', html, head), (error: unknown) => sendFailure(res, error));
+      case '/main.js':
+        return void ctx.assets().then(({ js }) => send(res, 200, 'text/javascript; charset=utf-8', js, head), (error: unknown) => sendFailure(res, error));
+      case '/style.css':
+        return void ctx.assets().then(({ css }) => send(res, 200, 'text/css; charset=utf-8', css, head), (error: unknown) => sendFailure(res, error));
+      case '/api/functions':
+        return sendJson(
+          res,
+          {
+            functions: ctx.functions(),
+            routes: ctx.app.router.routes(),
+            logidHeader: ctx.app.options.logidHeader,
+            triggerHeader: ctx.triggerHeader,
+            consoleTrigger: 'console_debug',
+          },
+          head,
+        );
+      case '/api/logs': {
+        const logid = url.searchParams.get('logid') ?? '';
+        return sendJson(res, { logid, records: logid === '' ? [] : ctx.hub.logsFor(logid) }, head);
+      }
+      case '/api/events':
+        return ctx.hub.subscribe(req, res);
+      default:
+        return sendFailure(res, createDevError('CLOUDFN_DEV_CONSOLE_NOT_FOUND', path));
+    }
+  };
+}

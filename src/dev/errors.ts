@@ -1,0 +1,36 @@
+/**
+ * The dev server's table of error codes (same shape as runtime/errors.ts). Compile errors use
+ * the runtime's `CLOUDFN_COMPILE_ERROR`; these rows cover what only `cloudfn dev` does.
+ */
+import { CloudfnError, type ErrorSpec } from '../../runtime/errors.js';
+
+const table = {
+  CLOUDFN_DEV_LOAD_FAILED: {
+    status: 500,
+    message: (file: string, detail: string) => `${file} compiled but failed to load (fix it and save): ${detail}`,
+  },
+  CLOUDFN_DEV_CONSOLE_NOT_FOUND: { status: 404, message: (path: string) => `the dev console has nothing at ${path}; open /_cloudfn/ for the page or /_cloudfn/api/functions` },
+  CLOUDFN_DEV_CONSOLE_METHOD: { status: 405, message: (method: string) => `method ${method} is not allowed on the dev console; its pages and API answer GET` },
+  CLOUDFN_DEV_PAGE_MISSING: {
+    status: 500,
+    message: (tried: string) => `the console page sources were not found (looked in ${tried}); reinstall cloudfn, or run cloudfn dev from its checkout`,
+  },
+  CLOUDFN_DEV_INSPECT: { status: 500, message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}; pick a free port, e.g. --inspect=9230` },
+} satisfies Record<string, ErrorSpec>;
+
+export type DevErrorCode = keyof typeof table;
+type Details<C extends DevErrorCode> = Parameters<(typeof table)[C]['message']>;
+
+/** The dev server's error table, exported for the documentation test. */
+export const devErrors: Readonly<Record<DevErrorCode, ErrorSpec>> = table;
+
+/**
+ * Builds the error for `code`; its message is shown to the developer, so it is exposed.
+ * @example throw createDevError('CLOUDFN_DEV_CONSOLE_NOT_FOUND', '/_cloudfn/nope')
+ */
+export function createDevError<C extends DevErrorCode>(code: C, ...details: Details<C>): CloudfnError {
+  const spec = table[code];
+  const error = new CloudfnError(code, spec.status, (spec.message as (...a: Details<C>) => string)(...details));
+  (error as { expose: boolean }).expose = true;
+  return error;
+}

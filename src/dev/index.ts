@@ -1,0 +1,17 @@
+/**
+ * The developer loop: `startDevServer` (watch, reload, the debug console), the pretty log sink
+ * and the `.env` parser it uses.
+ * @example
+ * import { startDevServer } from '../dev/index.js';
+ * const dev = await startDevServer({ root: 'templates/starter', port: 0 });
+ */
+export { DEV_TRIGGER_HEADER, startDevServer } from './server.js';
+export type { DevServer, DevServerOptions } from './server.js';
+export type { FunctionStatus } from './reloader.js';
+export { createPrettySink, formatRecord, shouldColor } from './pretty-sink.js';
+export type { PrettySinkOptions } from './pretty-sink.js';
+export { DotenvLayer, parseDotenv } from './dotenv.js';
+export type { ParsedDotenv } from './dotenv.js';
+export { parseInspectTarget } from './inspect.js';
+export { createDevError, devErrors } from './errors.js';
+export type { DevErrorCode } from './errors.js';

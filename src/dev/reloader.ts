@@ -1,0 +1,303 @@
+/**
+ * Keeping the served functions in step with the files: each function has an incremental
+ * esbuild builder; a change under functions/ (or in a helper a function imports) rebuilds the
+ * functions that read it and swaps them into the app with `app.setFunction`. Requests already
+ * running keep the handler they started with; the next one gets the new code. New, removed and
+ * renamed files are found by discovering again after every change. A function that fails to
+ * compile or load is served by a handler that answers 500 with the formatted error.
+ */
+import { dirname, relative, sep } from 'node:path';
+import type { App, FunctionSpec } from '../../runtime/app.js';
+import { discoverFunctions } from '../../runtime/discover.js';
+import { CloudfnError } from '../../runtime/errors.js';
+import { functionFromModule } from '../../runtime/load.js';
+import { RUNTIME_FUNCTION, type Logger } from '../../runtime/logger.js';
+import type { FunctionConfig } from '../../runtime/types.js';
+import { createDevBuilder, type DevBuilder } from '../build/dev-compile.js';
+import { createDevError } from './errors.js';
+import { evaluateCommonJs, importEsm } from './module-loader.js';
+import { TreeWatcher } from './watch-tree.js';
+
+/** What the console and the tests learn about a function. */
+export interface FunctionStatus {
+  /** e.g. `videos/list` */
+  name: string;
+  /** The source file, relative to the root. */
+  file: string;
+  /** The path it is served at by default, e.g. `/videos/list`. */
+  path: string;
+  status: 'ok' | 'error';
+  /** The formatted compile or load error, when status is `error`. */
+  error?: string;
+  /** Counts successful loads, starting at 1. */
+  version: number;
+  /** Time of the last build and load, in milliseconds. */
+  buildMs: number;
+  /** When it was last (re)loaded, ms since the epoch. */
+  updatedAt: number;
+}
+
+interface Entry {
+  name: string;
+  file: string;
+  where: string;
+  builder: DevBuilder | undefined;
+  inputs: Set<string>;
+  status: FunctionStatus['status'];
+  error: string | undefined;
+  version: number;
+  buildMs: number;
+  updatedAt: number;
+  esmNoted: boolean;
+}
+
+/** Options of a `Reloader`. */
+export interface ReloaderOptions {
+  /** The project folder. */
+  root: string;
+  /** Where reload lines and errors go. */
+  logger: Logger;
+  /** `functions` of cloudfn.config: per-function config merged under each function's own. @default {} */
+  functionConfig?: Readonly<Record<string, FunctionConfig>>;
+  /** Called after a change altered the list or a function. */
+  onUpdate?: (functions: FunctionStatus[]) => void;
+  /** Time to wait for more events after the first one of a save. @default 5 */
+  debounceMs?: number;
+}
+
+/** Serves the functions of a folder and reloads them as their files change. */
+export class Reloader {
+  readonly root: string;
+  readonly #functionsDir: string;
+  readonly #options: ReloaderOptions;
+  readonly #logger: Logger;
+  readonly #entries = new Map<string, Entry>();
+  readonly #watcher: TreeWatcher;
+  #app: App | undefined;
+  #changed = new Set<string>();
+  #all = false;
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #gate: { promise: Promise<void>; resolve: () => void } | undefined;
+  #closed = false;
+
+  /** @example const reloader = new Reloader({ root, logger }); const specs = await reloader.load(); */
+  constructor(options: ReloaderOptions) {
+    this.root = options.root;
+    this.#functionsDir = `${options.root}${sep}functions`;
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#watcher = new TreeWatcher((path) => this.notify(path));
+  }
+
+  /**
+   * Pending while a change is being applied: the dev server holds new requests until it
+   * settles, so the request after a save runs the saved code. Never rejects.
+   */
+  get pending(): Promise<void> | undefined {
+    return this.#gate?.promise;
+  }
+
+  /** Discovers, builds and loads every function; returns the specs to create the app with. */
+  async load(): Promise<FunctionSpec[]> {
+    const found = discoverFunctions(this.root);
+    for (const { name, file } of found) this.#entries.set(name, this.#entry(name, file));
+    return Promise.all([...this.#entries.values()].map((entry) => this.#load(entry)));
+  }
+
+  /** Starts watching the files; changes are applied to `app`. */
+  watch(app: App): void {
+    this.#app = app;
+    this.#watcher.watchTree(this.#functionsDir);
+    for (const entry of this.#entries.values()) this.#watchInputs(entry.inputs);
+  }
+
+  /** The functions and their state, by name. */
+  list(): FunctionStatus[] {
+    return [...this.#entries.values()]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((e) => ({
+        name: e.name,
+        file: e.where,
+        path: e.name === 'index' ? '/' : `/${e.name}`,
+        status: e.status,
+        ...(e.error === undefined ? {} : { error: e.error }),
+        version: e.version,
+        buildMs: Math.round(e.buildMs * 10) / 10,
+        updatedAt: e.updatedAt,
+      }));
+  }
+
+  /**
+   * Reports a changed path (the watcher calls it; so may tests). With `all`, every function is
+   * reloaded, e.g. after `.env` changed.
+   */
+  notify(path: string, all = false): void {
+    if (this.#closed) return;
+    this.#changed.add(path);
+    if (all) this.#all = true;
+    if (this.#gate === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.#gate = { promise, resolve };
+    }
+    if (!this.#running && this.#timer === undefined) this.#timer = setTimeout(() => void this.#run(), this.#options.debounceMs ?? 5);
+  }
+
+  async #run(): Promise<void> {
+    this.#timer = undefined;
+    this.#running = true;
+    while ((this.#changed.size > 0 || this.#all) && !this.#closed) {
+      const paths = [...this.#changed];
+      const all = this.#all;
+      this.#changed.clear();
+      this.#all = false;
+      try {
+        await this.#apply(paths, all);
+      } catch (error) {
+        this.#logger.line('error', '', RUNTIME_FUNCTION, `reload failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    this.#running = false;
+    const gate = this.#gate;
+    this.#gate = undefined;
+    gate?.resolve();
+  }
+
+  async #apply(paths: string[], all: boolean): Promise<void> {
+    const app = this.#app;
+    if (app === undefined) return;
+    let updated = false;
+    const tasks: Promise<void>[] = [];
+    const reload = (entry: Entry, verb: string): void => {
+      tasks.push(
+        this.#load(entry).then((spec) => {
+          if (this.#entries.get(entry.name) !== entry) return;
+          app.setFunction(spec);
+          if (entry.status === 'ok') this.#logger.line('info', '', RUNTIME_FUNCTION, `${verb} ${entry.name} in ${Math.round(entry.buildMs)} ms`, { event: verb, name: entry.name, buildMs: entry.buildMs });
+        }),
+      );
+    };
+    let found: Map<string, string> | undefined;
+    try {
+      found = new Map(discoverFunctions(this.root).map(({ name, file }) => [name, file]));
+    } catch (error) {
+      // Two files for one name, or the folder is gone: keep serving what was loaded.
+      this.#logger.line('error', '', RUNTIME_FUNCTION, error instanceof Error ? error.message : String(error));
+    }
+    const scheduled = new Set<Entry>();
+    if (found !== undefined) {
+      for (const [name, entry] of this.#entries) {
+        const file = found.get(name);
+        if (file === entry.file) continue;
+        this.#entries.delete(name);
+        void entry.builder?.dispose();
+        updated = true;
+        if (file === undefined) {
+          app.deleteFunction(name);
+          this.#logger.line('info', '', RUNTIME_FUNCTION, `removed ${name} (${entry.where} is gone)`, { event: 'removed', name });
+        }
+      }
+      for (const [name, file] of found) {
+        if (this.#entries.has(name)) continue;
+        const entry = this.#entry(name, file);
+        this.#entries.set(name, entry);
+        scheduled.add(entry);
+        reload(entry, 'added');
+      }
+    }
+    for (const entry of this.#entries.values()) {
+      if (scheduled.has(entry)) continue;
+      if (all || entry.status === 'error' || paths.some((path) => touches(entry.inputs, path))) reload(entry, 'reloaded');
+    }
+    await Promise.all(tasks);
+    if ((updated || tasks.length > 0) && !this.#closed) this.#options.onUpdate?.(this.list());
+  }
+
+  #entry(name: string, file: string): Entry {
+    return { name, file, where: relative(this.root, file), builder: undefined, inputs: new Set([file]), status: 'ok', error: undefined, version: 0, buildMs: 0, updatedAt: 0, esmNoted: false };
+  }
+
+  /** Builds and evaluates one function; a failure becomes a handler answering the error. */
+  async #load(entry: Entry): Promise<FunctionSpec> {
+    const started = performance.now();
+    const shared = this.#options.functionConfig?.[entry.name];
+    try {
+      entry.builder ??= await createDevBuilder(this.root, entry.file);
+      const built = await entry.builder.build();
+      entry.inputs = new Set([entry.file, ...built.inputs]);
+      if (this.#app !== undefined) this.#watchInputs(entry.inputs);
+      for (const warning of built.warnings) this.#logger.line('warn', '', RUNTIME_FUNCTION, warning);
+      let mod: Record<string, unknown>;
+      if (built.format === 'cjs') {
+        mod = { default: evaluateCommonJs(built.code, entry.file) };
+      } else {
+        if (!entry.esmNoted) {
+          entry.esmNoted = true;
+          this.#logger.line('warn', '', RUNTIME_FUNCTION, `${entry.where} uses top-level await, so it is loaded as an ES module, which Node never unloads: each reload keeps its old copy in memory`);
+        }
+        mod = await importEsm(built.code, `${this.root}${sep}.cloudfn${sep}dev`, entry.name);
+      }
+      const spec = functionFromModule(mod, entry.name, entry.where);
+      entry.status = 'ok';
+      entry.error = undefined;
+      entry.version++;
+      entry.buildMs = performance.now() - started;
+      entry.updatedAt = Date.now();
+      return { ...spec, config: { ...shared, ...spec.config } };
+    } catch (error) {
+      const failure = asFailure(error, entry.where);
+      if (entry.error !== failure.message) this.#logger.line('error', '', RUNTIME_FUNCTION, failure.message, { code: failure.code, name: entry.name });
+      entry.status = 'error';
+      entry.error = failure.message;
+      entry.buildMs = performance.now() - started;
+      entry.updatedAt = Date.now();
+      return {
+        name: entry.name,
+        file: entry.where,
+        config: { ...shared },
+        handler: () => {
+          throw failure;
+        },
+      };
+    }
+  }
+
+  /** Watches the folders of helpers outside functions/ that a function imports. */
+  #watchInputs(inputs: Iterable<string>): void {
+    for (const input of inputs) {
+      if (input.startsWith(this.#functionsDir + sep)) continue;
+      const dir = dirname(input);
+      if (!this.#watcher.has(dir)) this.#watcher.watchDir(dir);
+    }
+  }
+
+  /** Stops watching and frees the builders. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#watcher.close();
+    this.#gate?.resolve();
+    await Promise.all([...this.#entries.values()].map((entry) => entry.builder?.dispose()));
+  }
+}
+
+function touches(inputs: ReadonlySet<string>, path: string): boolean {
+  if (inputs.has(path)) return true;
+  const prefix = path + sep;
+  for (const input of inputs) if (input.startsWith(prefix)) return true;
+  return false;
+}
+
+/** A compile or load failure as the error its handler answers with (500, message exposed). */
+function asFailure(error: unknown, where: string): CloudfnError {
+  if (error instanceof CloudfnError) {
+    (error as { expose: boolean }).expose = true;
+    return error;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  // Frames from Module._compile down are the dev server's, not the function's.
+  const lines = detail.split('\n');
+  const own = lines.findIndex((line) => line.includes('Module._compile'));
+  return createDevError('CLOUDFN_DEV_LOAD_FAILED', where, (own === -1 ? lines : lines.slice(0, own)).join('\n'));
+}

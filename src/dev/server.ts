@@ -1,0 +1,218 @@
+/**
+ * `cloudfn dev`: the runtime's own app and http server (the very pipeline of `cloudfn start`),
+ * with the options a developer wants (`trigger: 'ide_debug'`, error messages exposed), the
+ * functions kept in step with their files by a `Reloader`, readable terminal logs, the project's
+ * `.env`, and the debug console under `/_cloudfn/`.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { App } from '../../runtime/app.js';
+import { loadConfigFile } from '../../runtime/config-file.js';
+import { Logger, RUNTIME_FUNCTION, type LogSink } from '../../runtime/logger.js';
+import { resolveOptions } from '../../runtime/options.js';
+import { createHttpServer, keepServingOnStrayErrors, listen, shutdown } from '../../runtime/server.js';
+import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
+import { EventHub, teeSink } from './console/event-hub.js';
+import { CONSOLE_PREFIX, createConsoleHandler, isConsolePath } from './console/routes.js';
+import { DotenvLayer } from './dotenv.js';
+import { openInspector } from './inspect.js';
+import { createPrettySink } from './pretty-sink.js';
+import { Reloader, type FunctionStatus } from './reloader.js';
+import { TreeWatcher } from './watch-tree.js';
+
+/**
+ * The request header the dev server trusts to set `service.trigger` (the runtime's
+ * `triggerHeader` option); the console page sends `console_debug` in it. `cloudfn start`
+ * trusts no such header unless configured to.
+ */
+export const DEV_TRIGGER_HEADER = 'x-cloudfn-trigger';
+
+/** Options of `startDevServer`. */
+export interface DevServerOptions {
+  /** The project folder (holding functions/). */
+  root: string;
+  /** Port; 0 picks a free one. @default the PORT variable, else 8000 */
+  port?: number | string;
+  /** Address to listen on. @default the HOST variable, else 127.0.0.1 (dev is not for the network) */
+  host?: string;
+  /**
+   * Variables set in `process.env` before any function loads, winning over the real
+   * environment and `.env` (the platform emulator passes its URLs this way); restored on close.
+   * @default {}
+   */
+  env?: Readonly<Record<string, string>>;
+  /** Open the debugger: `true` (127.0.0.1:9229), a port, or `host:port`. @default false */
+  inspect?: boolean | string;
+  /** Where log records go besides the console page. @default pretty lines on stdout */
+  sink?: LogSink;
+  /** Colour the default sink's lines. @default on for a TTY unless NO_COLOR is set */
+  color?: boolean;
+  /** Close gracefully and exit 0 on SIGINT/SIGTERM (the CLI sets it). @default false */
+  handleSignals?: boolean;
+  /** Time to gather the events of one save before rebuilding. @default 5 */
+  debounceMs?: number;
+}
+
+/** A running dev server. */
+export interface DevServer {
+  /** e.g. `http://127.0.0.1:8000` */
+  url: string;
+  /** e.g. `http://127.0.0.1:8000/_cloudfn/` */
+  consoleUrl: string;
+  port: number;
+  app: App;
+  server: Server;
+  /** The WebSocket URL of the debugger, when `inspect` was given. */
+  inspectorUrl: string | undefined;
+  /** The functions and their build state. */
+  functions(): FunctionStatus[];
+  /** Resolves once the changes seen so far are applied (tests and benchmarks await it). */
+  settled(): Promise<void>;
+  /** Stops watching, ends the console's streams, drains requests and closes the port. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the dev server of a project.
+ * @example
+ * const dev = await startDevServer({ root: 'templates/starter', port: 0 });
+ * await fetch(`${dev.url}/hello?name=ann`);
+ * await dev.close();
+ */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  process.setSourceMapsEnabled(true);
+  const root = options.root;
+  const hub = new EventHub();
+  const logger = new Logger(teeSink(options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color }), hub));
+  const env = injectEnv(options.env ?? {});
+  const dotenv = new DotenvLayer(join(root, '.env'));
+  const cleanups: (() => void)[] = [() => dotenv.unload(), env.restore];
+  const undo = (): void => {
+    for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+  };
+
+  let reloader: Reloader | undefined;
+  try {
+    reportDotenv(logger, dotenv.load().problems);
+    const inspectorUrl = options.inspect === undefined || options.inspect === false ? undefined : openInspector(options.inspect === true ? '' : options.inspect);
+    const config = await loadConfigFile(root);
+    const host = options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1');
+    const resolved = resolveOptions({ flags: { port: options.port === undefined ? undefined : String(options.port), host }, env: process.env, config });
+
+    const loader = new Reloader({ root, logger, functionConfig: config.functions ?? {}, onUpdate: (list) => hub.publish('functions', list), debounceMs: options.debounceMs ?? 5 });
+    reloader = loader;
+    const specs = await loader.load();
+    const app = new App({
+      functions: specs,
+      routes: config.routes ?? {},
+      options: { ...resolved, trigger: 'ide_debug', exposeErrors: true, triggerHeader: DEV_TRIGGER_HEADER },
+      logger,
+    });
+    app.observers.add((info) => hub.request(info));
+
+    // Bundling the page takes a moment: start now, serve when asked.
+    let assets: Promise<ConsoleAssets> | undefined;
+    const consoleHandler = createConsoleHandler({ app, hub, functions: () => loader.list(), assets: () => (assets ??= loadConsoleAssets()), triggerHeader: DEV_TRIGGER_HEADER });
+    const server = createHttpServer(app);
+    server.off('request', app.handle);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (isConsolePath(req.url ?? '/')) return consoleHandler(req, res);
+      const pending = loader.pending;
+      if (pending === undefined) return app.handle(req, res);
+      // A save is being applied: this request runs the saved code, not the old one.
+      void pending.then(() => app.handle(req, res));
+    });
+    const bound = await listen(server, app.options.port, app.options.host);
+    assets = loadConsoleAssets();
+    assets.catch(() => undefined);
+
+    loader.watch(app);
+    const rootWatcher = new TreeWatcher((path) => {
+      if (path !== dotenv.file) return;
+      const { problems, changed } = dotenv.load();
+      reportDotenv(logger, problems);
+      if (changed.length > 0) {
+        logger.line('info', '', RUNTIME_FUNCTION, `.env changed (${changed.join(', ')}): reloading every function`);
+        loader.notify(path, true);
+      }
+    });
+    rootWatcher.watchDir(root);
+    cleanups.push(() => rootWatcher.close(), keepServingOnStrayErrors(app));
+
+    const consoleUrl = `${bound.url}${CONSOLE_PREFIX}/`;
+    const list = loader.list();
+    const failed = list.filter((fn) => fn.status === 'error').length;
+    logger.line(
+      'info',
+      '',
+      RUNTIME_FUNCTION,
+      `dev server on ${bound.url} with ${list.length} function${list.length === 1 ? '' : 's'}${failed > 0 ? ` (${failed} failing)` : ''}: ${list.map((fn) => fn.name).join(', ')}\n  console: ${consoleUrl}`,
+      { url: bound.url, console: consoleUrl, functions: list.map((fn) => fn.name) },
+    );
+
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> =>
+      (closing ??= (async () => {
+        hub.close();
+        await loader.close();
+        await shutdown(app, server);
+        undo();
+      })());
+    if (options.handleSignals === true) cleanups.push(exitOnSignals(logger, close));
+    return {
+      url: bound.url,
+      consoleUrl,
+      port: bound.port,
+      app,
+      server,
+      inspectorUrl,
+      functions: () => loader.list(),
+      settled: async () => {
+        for (let pending = loader.pending; pending !== undefined; pending = loader.pending) await pending;
+      },
+      close,
+    };
+  } catch (error) {
+    await reloader?.close();
+    undo();
+    throw error;
+  }
+}
+
+/** Sets the injected variables and returns how to put the old values back. */
+function injectEnv(values: Readonly<Record<string, string>>): { restore: () => void } {
+  const previous = new Map<string, string | undefined>();
+  for (const [key, value] of Object.entries(values)) {
+    previous.set(key, process.env[key]);
+    process.env[key] = value;
+  }
+  return {
+    restore() {
+      for (const [key, value] of previous) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    },
+  };
+}
+
+function reportDotenv(logger: Logger, problems: string[]): void {
+  for (const problem of problems) logger.line('warn', '', RUNTIME_FUNCTION, `.env ${problem}; the line was skipped`);
+}
+
+/** Closes on the first SIGINT/SIGTERM and exits 0; a second signal exits 1 at once. */
+function exitOnSignals(logger: Logger, close: () => Promise<void>): () => void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.line('info', '', RUNTIME_FUNCTION, `${signal} received: stopping the dev server`);
+    void close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
