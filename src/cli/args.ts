@@ -2,23 +2,35 @@
  * Argument parsing shared by the commands: `node:util` parseArgs, with every mistake turned
  * into an `OptionsError` that the CLI prints as one line, without a stack, and exits 1.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 
 /** A bad flag, env var or config value; the CLI prints its message alone and exits 1. */
 export class OptionsError extends Error {
   override name = 'OptionsError';
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+/** The flags a command accepts, in the shape `node:util` parseArgs takes. */
+export type Options = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean | string[] | boolean[] }>;
+
+type Value<T> = T extends { type: 'boolean' } ? (T extends { multiple: true } ? boolean[] : boolean) : T extends { multiple: true } ? string[] : string;
+type WithDefault<T> = T extends { default: unknown } ? true : false;
+
+/** The values of the flags given (those with a default are always present), and the positionals. */
+export interface ParsedArgs<O extends Options> {
+  values: { [K in keyof O as WithDefault<O[K]> extends true ? K : never]: Value<O[K]> } & {
+    [K in keyof O as WithDefault<O[K]> extends true ? never : K]?: Value<O[K]>;
+  };
+  positionals: string[];
+}
 
 /**
  * Parses `argv` against `options`, allowing positionals; unknown flags and missing values
  * become an `OptionsError` naming the flag.
  * @example const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' } })
  */
-export function parseCommandArgs<O extends Options>(argv: string[], options: O) {
+export function parseCommandArgs<O extends Options>(argv: string[], options: O): ParsedArgs<O> {
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as unknown as ParsedArgs<O>;
   } catch (error) {
     throw new OptionsError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
   }
