@@ -22,6 +22,7 @@ describe('cloudfn dev over a real socket', () => {
     expect((await p.get('/legacy?name=bo')).json).toEqual({ kind: 'cjs', cpus: true, name: 'bo' });
     expect((await p.get('/modern')).json).toEqual({ kind: 'esm', file: 'modern.mjs' });
     expect(p.dev.functions().map((fn) => [fn.name, fn.status])).toEqual([
+      ['bytes', 'ok'],
       ['crash', 'ok'],
       ['echo', 'ok'],
       ['env', 'ok'],

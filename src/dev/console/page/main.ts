@@ -1,1 +1,321 @@
-console.log(1);
+/**
+ * The dev console page: pick a function, edit a request, send it with trigger console_debug,
+ * read the response and that request's log lines as they arrive, replay recent requests.
+ */
+import { fetchLogs, fetchMeta, newLogid, openFeed, type ConsoleMeta, type FunctionInfo, type LogRecord, type RequestInfo } from './api.js';
+import { byId, h, replace } from './dom.js';
+import { newDraft, toRequest, urlOf, type Draft } from './draft.js';
+import { Editor } from './editor.js';
+import { clearHistory, loadHistory, remember, settle, type HistoryEntry } from './history.js';
+import { defaultView, formatBytes, renderBody, renderHeaders, renderLog, type BodyView } from './view.js';
+
+interface Exchange {
+  logid: string;
+  draft: Draft;
+  records: LogRecord[];
+  info?: RequestInfo;
+  response?: { status: number; headers: Headers; bytes: Uint8Array; roundTripMs: number };
+  failure?: string;
+  view?: BodyView;
+  tab: 'body' | 'headers';
+}
+
+const REASONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 304: 'Not Modified',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout',
+  413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+const DRAFTS_KEY = 'cloudfn.console.drafts';
+
+let meta: ConsoleMeta | undefined;
+let functions: FunctionInfo[] = [];
+let selected: string | undefined;
+let history: HistoryEntry[] = loadHistory();
+let current: Exchange | undefined;
+let connected = false;
+const drafts = loadDrafts();
+
+const editor = new Editor(byId('editor'), newDraft('/'), {
+  send: () => void send(),
+  change: (draft) => {
+    if (selected !== undefined) drafts[selected] = draft;
+    saveDrafts();
+  },
+});
+
+function loadDrafts(): Record<string, Draft> {
+  try {
+    return (JSON.parse(sessionStorage.getItem(DRAFTS_KEY) ?? '{}') as Record<string, Draft>) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+let saveTimer: number | undefined;
+function saveDrafts(): void {
+  clearTimeout(saveTimer);
+  saveTimer = window.setTimeout(() => {
+    try {
+      sessionStorage.setItem(DRAFTS_KEY, JSON.stringify(drafts));
+    } catch {
+      // Too large for session storage: drafts live until the page closes.
+    }
+  }, 300);
+}
+
+// ---- functions ---------------------------------------------------------------------------
+
+function renderFunctions(): void {
+  const list = byId('functions');
+  if (functions.length === 0) {
+    replace(list, h('li', { class: 'muted empty' }, 'No functions yet: add functions/hello.ts'));
+    return;
+  }
+  replace(
+    list,
+    ...functions.map((fn) =>
+      h(
+        'li',
+        {},
+        h(
+          'button',
+          { class: `fn${fn.name === selected ? ' active' : ''}${fn.status === 'error' ? ' failing' : ''}`, 'data-fn': fn.name, onclick: () => select(fn.name) },
+          h('span', { class: `status-dot ${fn.status}`, title: fn.status === 'ok' ? 'compiled' : 'failing' }),
+          h('span', { class: 'fn-name' }, fn.name),
+          h('span', { class: 'fn-meta', title: `${fn.file}, built in ${fn.buildMs} ms` }, `v${fn.version}`),
+        ),
+      ),
+    ),
+  );
+}
+
+function select(name: string): void {
+  const fn = functions.find((f) => f.name === name);
+  if (fn === undefined) return;
+  selected = name;
+  setHash(name);
+  const draft = (drafts[name] ??= newDraft(fn.path));
+  editor.set(draft);
+  renderFunctions();
+  renderFunctionError();
+}
+
+function setHash(name: string): void {
+  window.history.replaceState(null, '', `#${encodeURIComponent(name)}`);
+}
+
+function renderFunctionError(): void {
+  const box = byId('function-error');
+  const fn = functions.find((f) => f.name === selected);
+  if (fn?.status !== 'error') {
+    box.hidden = true;
+    replace(box);
+    return;
+  }
+  box.hidden = false;
+  replace(box, h('h2', {}, `${fn.file} does not compile or load`), h('pre', { class: 'code' }, fn.error ?? ''), h('p', { class: 'hint' }, 'Fix the file and save: the function reloads by itself.'));
+}
+
+// ---- sending --------------------------------------------------------------------------------
+
+async function send(): Promise<void> {
+  if (meta === undefined) return;
+  const draft = structuredClone(editor.draft);
+  const logid = newLogid();
+  let request;
+  try {
+    request = toRequest(draft, { [meta.logidHeader]: logid, [meta.triggerHeader]: meta.consoleTrigger });
+  } catch (error) {
+    current = { logid, draft, records: [], failure: (error as Error).message, tab: 'body' };
+    renderResponse();
+    renderLogs();
+    return;
+  }
+  current = { logid, draft, records: [], tab: current?.tab ?? 'body' };
+  const exchange = current;
+  history = remember(history, { id: logid, at: Date.now(), draft });
+  renderHistory();
+  renderResponse();
+  renderLogs();
+  const started = performance.now();
+  try {
+    const res = await fetch(request.url, request.init);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    exchange.response = { status: res.status, headers: res.headers, bytes, roundTripMs: performance.now() - started };
+    history = settle(history, logid, res.status, exchange.response.roundTripMs);
+  } catch (error) {
+    exchange.failure = `the request failed: ${(error as Error).message} (is the dev server running?)`;
+  }
+  if (current !== exchange) return;
+  renderHistory();
+  renderResponse();
+  // Lines missed while the event stream was down are fetched once.
+  if (!connected) {
+    for (const record of await fetchLogs(logid)) addRecord(exchange, record);
+  }
+}
+
+function addRecord(exchange: Exchange, record: LogRecord): void {
+  if (exchange.records.some((r) => r.time === record.time && r.msg === record.msg && r.level === record.level)) return;
+  exchange.records.push(record);
+  if (exchange === current) byId('logs').appendChild(renderLog(record));
+}
+
+// ---- response --------------------------------------------------------------------------------
+
+function renderResponse(): void {
+  const summary = byId('response-summary');
+  const tabs = byId('response-tabs');
+  const pane = byId('response-pane');
+  const exchange = current;
+  if (exchange === undefined) {
+    replace(summary, h('span', { class: 'muted' }, 'Send a request to see its response here.'));
+    replace(tabs);
+    replace(pane);
+    return;
+  }
+  if (exchange.failure !== undefined) {
+    replace(summary, h('span', { class: 'badge bad', id: 'response-status' }, 'not sent'));
+    replace(tabs);
+    replace(pane, h('p', { class: 'problem', id: 'response-problem' }, exchange.failure));
+    return;
+  }
+  const response = exchange.response;
+  if (response === undefined) {
+    replace(summary, h('span', { class: 'badge pending', id: 'response-status' }, 'sending…'), h('code', { class: 'request-url' }, `${exchange.draft.method} ${urlOf(exchange.draft)}`));
+    replace(tabs);
+    replace(pane);
+    return;
+  }
+  const kind = response.status >= 500 ? 'bad' : response.status >= 400 ? 'warn' : 'good';
+  const server = exchange.info === undefined ? null : h('span', { class: 'stat', id: 'response-server-duration', title: 'time in the request pipeline, from the request line' }, `${exchange.info.durationMs} ms in server`);
+  replace(
+    summary,
+    h('span', { class: `badge ${kind}`, id: 'response-status' }, `${response.status} ${REASONS[response.status] ?? ''}`.trim()),
+    h('span', { class: 'stat', id: 'response-duration', title: 'round trip measured by the page' }, `${response.roundTripMs.toFixed(1)} ms`),
+    server,
+    h('span', { class: 'stat', id: 'response-size' }, formatBytes(response.bytes.length)),
+    h('span', { class: 'stat logid' }, 'logid ', h('code', { id: 'response-logid' }, response.headers.get(meta?.logidHeader ?? 'x-platform-logid') ?? exchange.logid)),
+  );
+  const view = exchange.view ?? defaultView(response.headers.get('content-type'), response.bytes);
+  const tab = (id: Exchange['tab'], label: string) =>
+    h('button', { class: `tab${exchange.tab === id ? ' active' : ''}`, id: `response-tab-${id}`, onclick: () => ((exchange.tab = id), renderResponse()) }, label);
+  const views = h(
+    'div',
+    { class: 'segmented views' },
+    ...(['pretty', 'text', 'hex'] as const).map((v) =>
+      h('button', { class: v === view ? 'active' : '', id: `view-${v}`, onclick: () => ((exchange.view = v), renderResponse()) }, v === 'pretty' ? 'Pretty' : v === 'text' ? 'Text' : 'Hex'),
+    ),
+  );
+  replace(tabs, tab('body', 'Body'), tab('headers', `Headers (${[...response.headers.keys()].length})`), exchange.tab === 'body' ? views : null);
+  replace(pane, exchange.tab === 'body' ? renderBody(response.bytes, view) : renderHeaders(response.headers));
+}
+
+function renderLogs(): void {
+  const list = byId('logs');
+  const exchange = current;
+  replace(byId('logs-for'), exchange === undefined ? '' : h('code', {}, exchange.logid));
+  if (exchange === undefined) {
+    replace(list, h('li', { class: 'muted empty' }, "The lines the function logs for your request appear here as they are written."));
+    return;
+  }
+  replace(list, ...exchange.records.map(renderLog));
+}
+
+// ---- history ---------------------------------------------------------------------------------
+
+function renderHistory(): void {
+  const list = byId('history');
+  if (history.length === 0) {
+    replace(list, h('li', { class: 'muted empty' }, 'Requests you send are kept here.'));
+    return;
+  }
+  replace(
+    list,
+    ...history.map((entry) => {
+      const status = entry.status === undefined ? h('span', { class: 'badge pending' }, '…') : h('span', { class: `badge ${entry.status >= 500 ? 'bad' : entry.status >= 400 ? 'warn' : 'good'}` }, String(entry.status));
+      return h(
+        'li',
+        { class: 'history-entry' },
+        h(
+          'button',
+          { class: 'load', title: `load into the editor (${new Date(entry.at).toLocaleTimeString()})`, onclick: () => load(entry) },
+          h('span', { class: 'method' }, entry.draft.method),
+          h('span', { class: 'url' }, readable(urlOf(entry.draft))),
+          status,
+        ),
+        h('button', { class: 'icon replay', title: 'send again', 'aria-label': 'replay', onclick: () => (load(entry), void send()) }, '↻'),
+      );
+    }),
+  );
+}
+
+function readable(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
+}
+
+/** Puts a history entry in the editor, under its function when one serves its path. */
+function load(entry: HistoryEntry): void {
+  const draft = structuredClone(entry.draft);
+  const path = draft.path.split('?')[0] ?? '/';
+  const fn = functions.find((f) => f.path === path) ?? functions.filter((f) => path.startsWith(f.path + '/')).sort((a, b) => b.path.length - a.path.length)[0];
+  if (fn !== undefined) {
+    selected = fn.name;
+    setHash(fn.name);
+    drafts[fn.name] = draft;
+    renderFunctions();
+    renderFunctionError();
+  }
+  editor.set(draft);
+}
+
+// ---- start -----------------------------------------------------------------------------------
+
+function setConnected(value: boolean): void {
+  connected = value;
+  const badge = byId('feed-status');
+  badge.className = `feed ${value ? 'on' : 'off'}`;
+  badge.textContent = value ? 'live' : 'reconnecting…';
+}
+
+function updateFunctions(list: FunctionInfo[]): void {
+  functions = list;
+  if (selected !== undefined && !functions.some((f) => f.name === selected)) selected = undefined;
+  renderFunctions();
+  renderFunctionError();
+}
+
+async function start(): Promise<void> {
+  byId('server-url').textContent = location.host;
+  byId('history-clear').addEventListener('click', () => ((history = clearHistory()), renderHistory()));
+  renderHistory();
+  renderResponse();
+  renderLogs();
+  meta = await fetchMeta();
+  updateFunctions(meta.functions);
+  openFeed({
+    status: setConnected,
+    log: (record) => {
+      if (current !== undefined && record.logid === current.logid) addRecord(current, record);
+    },
+    request: (info) => {
+      if (current === undefined || info.logid !== current.logid) return;
+      current.info = info;
+      renderResponse();
+    },
+    functions: updateFunctions,
+  });
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  const first = functions.find((f) => f.name === wanted) ?? functions[0];
+  if (first !== undefined) select(first.name);
+  document.body.dataset['ready'] = 'true';
+}
+
+start().catch((error: unknown) => {
+  replace(byId('response-summary'), h('span', { class: 'problem' }, `The console could not start: ${(error as Error).message}`));
+});

@@ -1,0 +1,79 @@
+/** What the dev server tells the page: the shapes of /_cloudfn/api/* and its events. */
+
+export interface FunctionInfo {
+  name: string;
+  file: string;
+  path: string;
+  status: 'ok' | 'error';
+  error?: string;
+  version: number;
+  buildMs: number;
+  updatedAt: number;
+}
+
+export interface ConsoleMeta {
+  functions: FunctionInfo[];
+  routes: { pattern: string; target: string }[];
+  logidHeader: string;
+  triggerHeader: string;
+  consoleTrigger: string;
+}
+
+export interface LogRecord {
+  level: 'log' | 'debug' | 'info' | 'warn' | 'error';
+  logid: string;
+  function: string;
+  time: number;
+  msg?: string;
+  [field: string]: unknown;
+}
+
+export interface RequestInfo {
+  logid: string;
+  functionName: string;
+  method: string;
+  url: string;
+  status: number;
+  durationMs: number;
+  trigger: string;
+}
+
+export const API = '/_cloudfn/api';
+
+/** Reads the function list and the headers to send. */
+export async function fetchMeta(): Promise<ConsoleMeta> {
+  const res = await fetch(`${API}/functions`);
+  if (!res.ok) throw new Error(`${API}/functions answered ${res.status}`);
+  return (await res.json()) as ConsoleMeta;
+}
+
+/** The kept lines of one request (for a response whose live lines were missed). */
+export async function fetchLogs(logid: string): Promise<LogRecord[]> {
+  const res = await fetch(`${API}/logs?logid=${encodeURIComponent(logid)}`);
+  if (!res.ok) return [];
+  return ((await res.json()) as { records: LogRecord[] }).records;
+}
+
+export interface FeedHandlers {
+  log(record: LogRecord): void;
+  request(info: RequestInfo): void;
+  functions(list: FunctionInfo[]): void;
+  status(connected: boolean): void;
+}
+
+/** Subscribes to the server-sent events; the browser reconnects by itself after a restart. */
+export function openFeed(handlers: FeedHandlers): EventSource {
+  const source = new EventSource(`${API}/events`);
+  source.addEventListener('open', () => handlers.status(true));
+  source.addEventListener('error', () => handlers.status(false));
+  source.addEventListener('log', (event) => handlers.log(JSON.parse((event as MessageEvent<string>).data) as LogRecord));
+  source.addEventListener('request', (event) => handlers.request(JSON.parse((event as MessageEvent<string>).data) as RequestInfo));
+  source.addEventListener('functions', (event) => handlers.functions(JSON.parse((event as MessageEvent<string>).data) as FunctionInfo[]));
+  return source;
+}
+
+/** A log id for a request sent from the page: `console-` and 16 hex digits. */
+export function newLogid(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return 'console-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
