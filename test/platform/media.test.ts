@@ -29,7 +29,7 @@ describe.skipIf(!hasFfmpeg)(`real media through ffmpeg${hasFfmpeg ? '' : ` (skip
     clip = makeMp4(tmp.dir);
     files = await fileServer(tmp.dir);
     callbacks = await callbackReceiver();
-    ({ platform } = await startPlatform(join(tmp.dir, 'data'), { jobDelayMs: 60, transcodeDelayMs: 30, callbackUrl: callbacks.url, callbackBackoffMs: 10 }));
+    ({ platform } = await startPlatform(join(tmp.dir, 'data'), { jobDelayMs: 150, transcodeDelayMs: 30, callbackUrl: callbacks.url, callbackBackoffMs: 10 }));
     media = createMediaClient({ baseUrl: platform.url, credentials: { clientKey: 'tt-media', clientSecret: 's' }, platformPublicKey: platform.publicKeyPem, env: {}, retries: 0 });
   });
   afterAll(async () => {

@@ -35,7 +35,7 @@ beforeAll(async () => {
   ({ platform } = await startPlatform(join(tmp.dir, 'data'), {
     ffmpeg: false,
     maxSourceBytes: 10_000,
-    reviewDelayMs: 400,
+    reviewDelayMs: 60_000,
     envIds: ['env-1'],
     callbackUrl: callbacks.url,
     callbackBackoffMs: 10,
@@ -95,9 +95,15 @@ describe('every operation through the media client', () => {
     expect((await media.getVideoList({ page_size: 20, page_number: 0, video_name: 'Episode' })).total_num).toBe(1);
     expect((await media.getVideoList({ page_size: 20, page_number: 0, video_name: 'nothing' })).total_num).toBe(0);
     expect((await media.getVideoList({ page_size: 20, page_number: 1 })).data).toEqual([]);
-    // The review delay (400 ms) moves business_status from 99 to 98.
-    await until(async () => ((await media.getVideoList({ page_size: 1, page_number: 0, business_status: 98 })).total_num === 1 ? true : undefined), 5000);
-    expect((await media.getVideoList({ page_size: 1, page_number: 0, business_status: 99 })).total_num).toBe(0);
+    // The review delay (60 s, passed by moving the emulator's clock) moves business_status from 99 to 98.
+    expect((await media.getVideoList({ page_size: 1, page_number: 0, business_status: 98 })).total_num).toBe(0);
+    clockOffset = 61_000;
+    try {
+      expect((await media.getVideoList({ page_size: 1, page_number: 0, business_status: 98 })).total_num).toBe(1);
+      expect((await media.getVideoList({ page_size: 1, page_number: 0, business_status: 99 })).total_num).toBe(0);
+    } finally {
+      clockOffset = 0;
+    }
   });
 
   test('start_work_flow and get_work_flow_exection: 1 → 2 → 10, the video follows', async () => {

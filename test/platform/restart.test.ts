@@ -14,6 +14,8 @@ let tmp: ReturnType<typeof tempDir>;
 let sourceUrl = '';
 let hangingUrl = '';
 let closeSources = async () => {};
+let hangingArrived = () => {};
+const hanging = new Promise<void>((resolve) => (hangingArrived = resolve));
 const bytes = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(3000, 3)]);
 
 beforeAll(async () => {
@@ -24,6 +26,7 @@ beforeAll(async () => {
     // The first request for /slow.mp4 never gets an answer: the emulator is closed meanwhile.
     if (req.url === '/slow.mp4' && !hung) {
       hung = true;
+      hangingArrived();
       return;
     }
     res.writeHead(200, { 'content-length': bytes.length }).end(bytes);
@@ -55,7 +58,9 @@ test('a restart keeps videos, runs, tokens, plays and links, and resumes unfinis
   expect((await fetch(link.main_play_url)).status).toBe(200);
   const pending = await media(first.url).uploadVideoByUrls({ url_sets: [{ source_url: hangingUrl, file_name: 'interrupted' }] });
   const pendingJob = pending.data!.url_jobs![0]!.job_id;
-  await until(() => (first.context.store.state.jobs[pendingJob]?.state === 'process' ? true : undefined));
+  // Close only once the download is under way, so the restart must really resume it.
+  await hanging;
+  expect(first.context.store.state.jobs[pendingJob]?.state).toBe('process');
   await first.close();
   expect(readdirSync(dataDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
 
