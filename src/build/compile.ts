@@ -8,6 +8,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { build, type Message } from 'esbuild';
 import { CloudfnError, createError } from '../../runtime/errors.js';
 import type { CompileHook } from '../../runtime/load.js';
+import { selfAlias } from './self-alias.js';
 
 /** Formats an esbuild message as `file:line:column: text` and a code frame. */
 export function formatMessage(message: Message, root: string): string {
@@ -43,6 +44,8 @@ export function createCompileHook(root: string, outDir = join(root, '.cloudfn', 
         outfile,
         bundle: true,
         packages: 'external',
+        // `cloudfn` imports go to the copy serving the function (one HttpError class).
+        plugins: [selfAlias({ external: true })],
         platform: 'node',
         format: 'esm',
         target: 'node20',

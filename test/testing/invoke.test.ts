@@ -243,6 +243,11 @@ export default async (_params: unknown, service: { routeParams: Record<string, s
   if (service.routeParams.vid === 'slow') await new Promise((r) => setTimeout(r, 500));
   return { vid: service.routeParams.vid };
 };`,
+    'functions/teapot.ts': `import { HttpError } from 'cloudfn';
+import { generateNonce } from 'cloudfn/sign';
+export default () => {
+  if (generateNonce().length > 0) throw new HttpError(418, 'short and stout');
+};`,
     'functions/plain.mjs': `export default (params) => ({ js: true, params });`,
     'functions/common.cjs': `module.exports = async () => 'from cjs';`,
     'functions/nodefault.ts': `export const handler = () => 1;`,
@@ -268,6 +273,12 @@ export default async (_params: unknown, service: { routeParams: Record<string, s
     expect(slow.status).toBe(504);
     const big = await invoke('functions/hello.ts', { body: { name: 'a long name' } }, { cwd: project.root });
     expect(big.status).toBe(413);
+  });
+
+  it("resolves imports of cloudfn to the copy serving the function, so HttpError keeps its status", async () => {
+    const res = await invoke('functions/teapot.ts', {}, { cwd: project.root });
+    expect(res.status).toBe(418);
+    expect(res.json).toMatchObject({ error: { code: 'CLOUDFN_HTTP_ERROR', message: 'short and stout' } });
   });
 
   it('loads ESM and CommonJS files as they are', async () => {

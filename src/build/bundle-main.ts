@@ -1,0 +1,62 @@
+/**
+ * The code at the start of every bundle `cloudfn build` writes: it takes the functions the
+ * bundle imported, checks them with the loader's rules, and serves them with the runtime's
+ * `serve` (options from flags' absence: env vars, then the config baked in at build time, then
+ * defaults). It imports only the runtime, so it bundles without esbuild.
+ */
+import type { FunctionSpec } from '../../runtime/app.js';
+import type { ConfigFile } from '../../runtime/config-file.js';
+import { CloudfnError } from '../../runtime/errors.js';
+import { functionFromModule } from '../../runtime/load.js';
+import { serve, type RunningServer } from '../../runtime/start.js';
+import { answerHealth, healthPathFrom } from './health.js';
+
+/** A function as a bundle carries it: the module it imported and where it came from. */
+export interface BundledFunction {
+  name: string;
+  /** The source path, for messages (`functions/hello.ts`). */
+  where: string;
+  module: Record<string, unknown>;
+}
+
+/** What a bundle's entry passes. */
+export interface BundleInit {
+  functions: BundledFunction[];
+  /** The project's cloudfn.config, baked in. */
+  config: ConfigFile;
+  /** One function answering every path (`dist/<name>/index.mjs`), or all by route (`dist/server.mjs`). */
+  single: boolean;
+}
+
+/** The route that sends every path to a single function. path-to-regexp: `/` and anything under it. */
+export const EVERY_PATH = '/{*path}';
+
+/**
+ * Starts the server of a bundle. A bad function (no default export, a bad config) prints the
+ * same one line as `cloudfn start` and exits 1.
+ * @example await startBundle({ functions: [{ name: 'hello', where: 'functions/hello.ts', module }], config: {}, single: true })
+ */
+export async function startBundle(init: BundleInit): Promise<RunningServer | undefined> {
+  let specs: FunctionSpec[];
+  let healthPath: string | undefined;
+  try {
+    specs = init.functions.map((fn) => functionFromModule(fn.module, fn.name, fn.where));
+    healthPath = healthPathFrom(process.env);
+  } catch (error) {
+    process.stderr.write(`cloudfn: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
+  const config: ConfigFile = init.single ? { ...init.config, routes: { [EVERY_PATH]: specs[0]!.name } } : init.config;
+  let running: RunningServer;
+  try {
+    running = await serve(specs, { config, env: process.env });
+  } catch (error) {
+    if (!(error instanceof CloudfnError) && (error as NodeJS.ErrnoException).code === undefined) throw error;
+    process.stderr.write(`cloudfn: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
+  if (healthPath !== undefined) answerHealth(running, healthPath);
+  return running;
+}

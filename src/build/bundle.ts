@@ -1,0 +1,187 @@
+/**
+ * `cloudfn build`: one self-contained ESM bundle per function (`<outdir>/<name>/index.mjs`:
+ * the runtime, the function and its dependencies) that serves the function at every path, and
+ * `<outdir>/server.mjs` serving every function by route, with the project's cloudfn.config baked
+ * in. Native packages stay external with a warning; everything else is inside the bundle, so a
+ * container needs only Node and the outdir.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build, type Message } from 'esbuild';
+import type { LoadedFunction } from '../../runtime/app.js';
+import { loadConfigFile, type ConfigFile } from '../../runtime/config-file.js';
+import { discoverFunctions, type FoundFunction } from '../../runtime/discover.js';
+import { createError } from '../../runtime/errors.js';
+import { Router } from '../../runtime/router.js';
+import { checkFunctionExports } from './check-exports.js';
+import { CompileError, formatMessage } from './compile.js';
+import { entrySource } from './entry.js';
+import { NativeModules } from './native.js';
+import { selfAlias } from './self-alias.js';
+
+/** Options of `buildProject`. */
+export interface BuildOptions {
+  /** Where bundles go, relative to the root. @default 'dist' */
+  outdir?: string;
+  /** Minify the bundles. @default false */
+  minify?: boolean;
+  /** Write `index.mjs.map` beside each bundle. @default true */
+  sourcemap?: boolean;
+  /** Also write `server.mjs` with every function. @default true */
+  server?: boolean;
+}
+
+/** One bundle written. */
+export interface BuiltBundle {
+  /** The function's name, or `server.mjs` for the all-functions server. */
+  name: string;
+  /** Absolute path of the `.mjs` file. */
+  file: string;
+  bytes: number;
+  gzipBytes: number;
+  /** esbuild's time for this bundle, in milliseconds. */
+  ms: number;
+}
+
+/** What a build did. */
+export interface BuildResult {
+  outdir: string;
+  bundles: BuiltBundle[];
+  /** Native packages left external, and esbuild's own warnings. */
+  warnings: string[];
+  ms: number;
+}
+
+/** The file listing what a build wrote, so the next build removes exactly that. */
+export const MANIFEST = 'cloudfn-build.json';
+
+/**
+ * CommonJS dependencies bundled into ESM still call `require` and read `__dirname`; the banner
+ * provides them under names esbuild keeps apart from the user's own top-level declarations.
+ */
+const BANNER = [
+  `import { createRequire as __cloudfnCreateRequire } from 'node:module';`,
+  `import { fileURLToPath as __cloudfnFileURLToPath } from 'node:url';`,
+  `import { dirname as __cloudfnDirname } from 'node:path';`,
+  `const require = __cloudfnCreateRequire(import.meta.url);`,
+  `const __cloudfn_filename = __cloudfnFileURLToPath(import.meta.url);`,
+  `const __cloudfn_dirname = __cloudfnDirname(__cloudfn_filename);`,
+].join('\n');
+
+/** The config a bundle carries: options, per-function options and (for server.mjs) routes. */
+function bakedConfig(config: ConfigFile, only?: string): ConfigFile {
+  const { file: _file, routes, functions, ...options } = config as ConfigFile & { file?: string };
+  if (only === undefined) return { ...options, ...(routes ? { routes } : {}), ...(functions ? { functions } : {}) };
+  const own = functions?.[only];
+  return { ...options, ...(own ? { functions: { [only]: own } } : {}) };
+}
+
+/** Empties the outdir of a previous build; refuses a folder cloudfn did not write. */
+function prepareOutdir(outdir: string): void {
+  if (!existsSync(outdir)) {
+    mkdirSync(outdir, { recursive: true });
+    return;
+  }
+  const entries = readdirSync(outdir);
+  if (entries.length === 0) return;
+  const manifest = join(outdir, MANIFEST);
+  if (!existsSync(manifest)) {
+    throw createError('CLOUDFN_BAD_CONFIG', outdir, `exists and was not written by cloudfn build (no ${MANIFEST}); remove it or pass another --outdir`);
+  }
+  const previous = JSON.parse(readFileSync(manifest, 'utf8')) as { files?: string[] };
+  for (const file of previous.files ?? []) rmSync(join(outdir, file), { recursive: true, force: true });
+  rmSync(manifest, { force: true });
+}
+
+function compileFailure(error: unknown, root: string): Error {
+  const errors = (error as { errors?: Message[] }).errors;
+  if (errors === undefined) return error as Error;
+  return new CompileError(errors[0]?.location?.file ?? 'functions', errors.map((m) => formatMessage(m, root)).join('\n'));
+}
+
+async function bundle(root: string, name: string, entry: string, outfile: string, options: Required<BuildOptions>, native: NativeModules, warn: (message: string) => void): Promise<BuiltBundle> {
+  const started = performance.now();
+  try {
+    for (;;) {
+      const detector = native.plugin();
+      const result = await build({
+        stdin: { contents: entry, resolveDir: root, sourcefile: `cloudfn-entry:${name}`, loader: 'js' },
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        sourcemap: options.sourcemap ? 'linked' : false,
+        minify: options.minify,
+        banner: { js: BANNER },
+        define: { __dirname: '__cloudfn_dirname', __filename: '__cloudfn_filename' },
+        plugins: [selfAlias({ external: false }), detector.plugin],
+        absWorkingDir: root,
+        logLevel: 'silent',
+      });
+      // A package seen native only at its .node file was bundled already: again, external.
+      if (detector.rebuild()) continue;
+      for (const warning of result.warnings) warn(formatMessage(warning, root));
+      break;
+    }
+  } catch (error) {
+    throw compileFailure(error, root);
+  }
+  const ms = Math.round(performance.now() - started);
+  const code = readFileSync(outfile);
+  return { name, file: outfile, bytes: code.length, gzipBytes: gzipSync(code).length, ms };
+}
+
+/**
+ * Builds every function of the project at `root`.
+ * @example const result = await buildProject('/srv/app', { outdir: 'dist', minify: true })
+ */
+export async function buildProject(root: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const started = performance.now();
+  const resolved: Required<BuildOptions> = {
+    outdir: options.outdir ?? 'dist',
+    minify: options.minify ?? false,
+    sourcemap: options.sourcemap ?? true,
+    server: options.server ?? true,
+  };
+  const outdir = join(root, resolved.outdir);
+  const config = await loadConfigFile(root);
+  const found: FoundFunction[] = discoverFunctions(root);
+  // The routes must name functions that exist, checked with the router's own message.
+  new Router(found.map((fn) => ({ name: fn.name }) as LoadedFunction), config.routes).check();
+  await checkFunctionExports(root, found);
+
+  prepareOutdir(outdir);
+  const warnings: string[] = [];
+  const warn = (message: string): void => {
+    if (!warnings.includes(message)) warnings.push(message);
+  };
+  const entries = found.map((fn) => ({ name: fn.name, file: fn.file, where: relative(root, fn.file) }));
+  const native = new NativeModules(root, warn);
+  const jobs = entries.map((fn) => bundle(root, fn.name, entrySource([fn], bakedConfig(config, fn.name), true), join(outdir, fn.name, 'index.mjs'), resolved, native, warn));
+  if (resolved.server) jobs.push(bundle(root, 'server.mjs', entrySource(entries, bakedConfig(config), false), join(outdir, 'server.mjs'), resolved, native, warn));
+  const bundles = await Promise.all(jobs);
+
+  const files = [...new Set(bundles.map((b) => relative(outdir, b.file).split('/')[0]!)), ...(resolved.server && resolved.sourcemap ? ['server.mjs.map'] : [])];
+  writeFileSync(join(outdir, MANIFEST), JSON.stringify({ builtBy: 'cloudfn build', functions: found.map((fn) => fn.name), files }, null, 2) + '\n');
+  return { outdir, bundles, warnings, ms: Math.round(performance.now() - started) };
+}
+
+/** Bytes as the table shows them: `812 B`, `41.3 kB`, `1.20 MB`. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(2)} MB`;
+}
+
+/**
+ * The table `cloudfn build` prints: function, size, gzip size, build time.
+ * @example process.stdout.write(formatBuildTable(result))
+ */
+export function formatBuildTable(result: BuildResult): string {
+  const rows = [['function', 'size', 'gzip', 'time'], ...result.bundles.map((b) => [b.name, formatBytes(b.bytes), formatBytes(b.gzipBytes), `${b.ms} ms`])];
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)));
+  const line = (row: string[]): string => row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  ');
+  return rows.map(line).join('\n') + `\n\n${result.bundles.length} bundles in ${relative(process.cwd(), result.outdir) || '.'} (${result.ms} ms)\n`;
+}

@@ -1,0 +1,33 @@
+/**
+ * The source of a bundle's entry module: import each function's module, then start the
+ * runtime with them and the config baked in. esbuild reads it from stdin.
+ */
+import { ownFile } from './self-alias.js';
+
+/** A function to put in a bundle. */
+export interface EntryFunction {
+  name: string;
+  /** Absolute path of the source file. */
+  file: string;
+  /** Relative path, for messages. */
+  where: string;
+}
+
+/**
+ * Writes the entry of a bundle serving `functions` (`single`: one function at every path).
+ * @example entrySource([{ name: 'hello', file: '/app/functions/hello.ts', where: 'functions/hello.ts' }], {}, true)
+ */
+export function entrySource(functions: EntryFunction[], config: Record<string, unknown>, single: boolean): string {
+  const imports = functions.map((fn, i) => `import * as fn${i} from ${JSON.stringify(fn.file)};`);
+  const list = functions.map((fn, i) => `  { name: ${JSON.stringify(fn.name)}, where: ${JSON.stringify(fn.where)}, module: fn${i} },`);
+  return [
+    ...imports,
+    `import { startBundle } from ${JSON.stringify(ownFile('src/build/bundle-main'))};`,
+    `await startBundle({`,
+    `  functions: [\n${list.join('\n')}\n  ],`,
+    `  config: ${JSON.stringify(config)},`,
+    `  single: ${single},`,
+    `});`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Logger, createMemorySink } from '../../runtime/logger.js';
+import { serve, type RunningServer } from '../../runtime/start.js';
+import { DEFAULT_HEALTH_PATH, answerHealth, healthPathFrom } from '../../src/build/index.js';
+
+let running: RunningServer | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+async function start(routes?: Record<string, string>) {
+  const sink = createMemorySink();
+  running = await serve([{ name: 'index', handler: () => ({ fn: true }) }], { flags: { port: '0', host: '127.0.0.1' }, env: {}, routes, logger: new Logger(sink), handleSignals: false, keepServing: false });
+  return { running, sink, url: running.url.replace('localhost', '127.0.0.1') };
+}
+
+describe('the health path', () => {
+  it('is /_cloudfn/health unless CLOUDFN_HEALTH_PATH says otherwise, and off turns it off', () => {
+    expect(DEFAULT_HEALTH_PATH).toBe('/_cloudfn/health');
+    expect(healthPathFrom({})).toBe('/_cloudfn/health');
+    expect(healthPathFrom({ CLOUDFN_HEALTH_PATH: '/healthz' })).toBe('/healthz');
+    expect(healthPathFrom({ CLOUDFN_HEALTH_PATH: 'off' })).toBeUndefined();
+    expect(() => healthPathFrom({ CLOUDFN_HEALTH_PATH: 'healthz' })).toThrow('CLOUDFN_HEALTH_PATH must be a path starting with "/" (or "off"), got "healthz"');
+  });
+
+  it('answers before routing, even when a route catches every path, and is not logged', async () => {
+    const { url, sink, running: server } = await start({ '/{*path}': 'index' });
+    answerHealth(server, DEFAULT_HEALTH_PATH);
+    const res = await fetch(`${url}/_cloudfn/health?probe=1`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.json()).toEqual({ status: 'ok', inflight: 0 });
+    const head = await fetch(`${url}/_cloudfn/health`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await (await fetch(`${url}/_cloudfn/healthy`)).json()).toEqual({ fn: true });
+    expect(await (await fetch(`${url}/anything`)).json()).toEqual({ fn: true });
+    expect(sink.records.filter((r) => String(r.path ?? '').includes('health') && r.path !== '/_cloudfn/healthy')).toEqual([]);
+  });
+
+  it('answers 503 while the server shuts down, so traffic moves elsewhere', async () => {
+    const { url, running: server } = await start();
+    answerHealth(server, DEFAULT_HEALTH_PATH);
+    server.app.closing = true;
+    const res = await fetch(`${url}/_cloudfn/health`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ status: 'closing', inflight: 0 });
+    server.app.closing = false;
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * `cloudfn build` as users run it: the built CLI on a project folder, its table, its exit
+ * codes, and the one-line message it shares with `cloudfn start`.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO, ensureDist } from '../testing/ensure-dist.js';
+import { tempProject } from '../testing/project.js';
+
+const CLI = join(REPO, 'dist/src/cli/index.js');
+const cli = (args: string[], cwd: string) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } });
+
+beforeAll(() => ensureDist(), 120_000);
+
+describe('cloudfn build (CLI)', () => {
+  const project = tempProject({
+    'functions/hello.ts': `import type { Handler } from 'cloudfn';\nconst hello: Handler = (params) => ({ hello: params.name ?? 'world' });\nexport default hello;`,
+    'functions/videos/list.ts': `export default () => [];`,
+  });
+  afterAll(() => project.remove());
+
+  it('prints the table and the checks, and exits 0', () => {
+    const run = cli(['build', '.', '--outdir', 'out', '--minify', '--check'], project.root);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toMatch(/^function\s+size\s+gzip\s+time$/);
+    for (const name of ['hello', 'videos/list', 'server.mjs']) expect(lines.find((l) => l.startsWith(name + ' '))).toMatch(/\d+(\.\d)? kB\s+\d+(\.\d)? kB\s+\d+ ms$/);
+    expect(run.stdout).toMatch(/3 bundles in out \(\d+ ms\)/);
+    expect(run.stdout).toMatch(/^ok {4}out\/hello\/index\.mjs \(\d+ ms\)$/m);
+    expect(run.stdout).toMatch(/^ok {4}out\/server\.mjs \(\d+ ms\)$/m);
+  });
+
+  it('shows its options with --help and refuses unknown flags in one line', () => {
+    expect(cli(['build', '--help'], project.root).stdout).toMatch(/^usage: cloudfn build \[root\] \[--outdir dist\]/);
+    const bad = cli(['build', '--outdir'], project.root);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('fails without a default export with exactly the line cloudfn start prints', () => {
+    const broken = tempProject({ 'functions/nodefault.ts': 'export const handler = () => 1;' });
+    try {
+      const build = cli(['build'], broken.root);
+      const start = cli(['start'], broken.root);
+      expect(build.status).toBe(1);
+      expect(start.status).toBe(1);
+      expect(build.stderr).toBe('cloudfn: functions/nodefault.ts has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })\n');
+      expect(build.stderr).toBe(start.stderr);
+      expect(build.stdout).toBe('');
+    } finally {
+      broken.remove();
+    }
+  });
+});
