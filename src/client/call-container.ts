@@ -1,0 +1,183 @@
+/**
+ * `callContainer`: document 3's client call, `{ path, init: { method, header, body, timeout },
+ * success, fail, complete }`, sent with fetch to a base URL (a dev server, `cloudfn start`, a
+ * bundle), so the code of a mini-program page that calls functions can be tested in Node.
+ */
+import type { Trigger } from '../../runtime/types.js';
+import { ContainerCallError, createClientError, type ContainerFailure } from './errors.js';
+import { encodeCall } from './encode.js';
+
+/**
+ * The header the dev server trusts to set `service.trigger` (`DEV_TRIGGER_HEADER` of
+ * `cloudfn dev`). A call says `online`, as a client's container call does on the platform.
+ */
+export const TRIGGER_HEADER = 'x-cloudfn-trigger';
+
+/** `init` of a call (document 3). */
+export interface ContainerCallInit {
+  /** @default 'GET' */
+  method?: string;
+  /** Request headers. */
+  header?: Record<string, string>;
+  /** An object (JSON, or a form with an urlencoded Content-Type; the query on GET), a string (text) or bytes (binary). */
+  body?: unknown;
+  /** Milliseconds before the call fails with a timeout. @default the client's timeout, 60000 */
+  timeout?: number;
+}
+
+/** What `success` receives. */
+export interface ContainerResponse<T = unknown> {
+  statusCode: number;
+  /** Response headers, lower-case names. */
+  header: Record<string, string>;
+  /** JSON parsed, text as a string, anything else as an ArrayBuffer; '' when empty. */
+  data: T;
+  /** The Set-Cookie headers. */
+  cookies: string[];
+}
+
+/** A call with callbacks; without any callback the call returns a promise instead. */
+export interface ContainerCallOptions<T = unknown> {
+  /** The function's path, with an optional query string: `/hello?name=Ada`. */
+  path: string;
+  init?: ContainerCallInit;
+  /** Called with the response, whatever its status (a 500 is a response, not a failure). */
+  success?: (response: ContainerResponse<T>) => void;
+  /** Called when no response came: bad options, timeout, network error. */
+  fail?: (failure: ContainerFailure) => void;
+  /** Called last, either way. */
+  complete?: (result: ContainerResponse<T> | ContainerFailure) => void;
+}
+
+/** Options of `createContainerClient`. */
+export interface ContainerClientOptions {
+  /** Where functions are served: `http://127.0.0.1:8000` (a path prefix is kept). */
+  baseUrl: string;
+  /** Headers sent with every call (a call's `init.header` wins). */
+  header?: Record<string, string>;
+  /** @default 60000 (document 3's example) */
+  timeout?: number;
+  /** The trigger asked of the server; false sends no trigger header. @default 'online' */
+  trigger?: Trigger | false;
+  /** @default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** A client bound to one base URL. */
+export interface ContainerClient {
+  callContainer<T = unknown>(options: ContainerCallOptions<T> & { success: NonNullable<ContainerCallOptions<T>['success']> }): void;
+  callContainer<T = unknown>(options: ContainerCallOptions<T> & { fail: NonNullable<ContainerCallOptions<T>['fail']> }): void;
+  callContainer<T = unknown>(options: ContainerCallOptions<T> & { complete: NonNullable<ContainerCallOptions<T>['complete']> }): void;
+  callContainer<T = unknown>(options: ContainerCallOptions<T>): Promise<ContainerResponse<T>>;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
+function decode(type: string, bytes: ArrayBuffer): unknown {
+  if (bytes.byteLength === 0) return '';
+  if (JSON_TYPE.test(type)) {
+    const text = new TextDecoder().decode(bytes);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  if (type.startsWith('text/') || /(?:xml|javascript)\b/i.test(type)) return new TextDecoder().decode(bytes);
+  return bytes;
+}
+
+function checkBaseUrl(baseUrl: unknown): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(String(baseUrl));
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new TypeError(`baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8000, got ${JSON.stringify(baseUrl)}`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+async function send(client: Required<Omit<ContainerClientOptions, 'header' | 'trigger'>> & ContainerClientOptions, options: ContainerCallOptions): Promise<ContainerResponse> {
+  if (typeof options !== 'object' || options === null) throw createClientError('CLIENT_BAD_OPTIONS', `callContainer takes an object { path, init }, got ${options === null ? 'null' : typeof options}`);
+  const init = options.init ?? {};
+  const timeout = init.timeout ?? client.timeout;
+  if (!Number.isInteger(timeout) || timeout <= 0) throw createClientError('CLIENT_BAD_OPTIONS', `init.timeout must be a positive whole number of milliseconds, got ${JSON.stringify(init.timeout)}`);
+  const defaults: Record<string, string> = { ...(client.trigger === false ? {} : { [TRIGGER_HEADER]: client.trigger ?? 'online' }), ...client.header };
+  const call = encodeCall(client.baseUrl, options.path, init, defaults);
+  // A timeout is an AbortController, not a race: the request is really cancelled.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeout);
+  try {
+    const response = await client.fetch(call.url, { method: call.method, headers: call.headers, body: call.body as RequestInit['body'], signal: controller.signal });
+    const bytes = await response.arrayBuffer();
+    const header: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      header[name] = value;
+    });
+    return { statusCode: response.status, header, data: decode(header['content-type'] ?? '', bytes), cookies: response.headers.getSetCookie() };
+  } catch (error) {
+    if (controller.signal.aborted) throw createClientError('CLIENT_TIMEOUT', timeout, call.url);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw createClientError('CLIENT_NETWORK', call.url, cause?.code ?? cause?.message ?? (error as Error).message);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function failureOf(error: unknown): ContainerFailure {
+  if (error instanceof ContainerCallError) return { errMsg: error.errMsg, code: error.code };
+  return { errMsg: `callContainer:fail ${(error as Error).message ?? String(error)}`, code: 'CLIENT_NETWORK' };
+}
+
+/**
+ * Creates a client whose `callContainer` calls functions served at `baseUrl`.
+ * @example
+ * const { callContainer } = createContainerClient({ baseUrl: dev.url });
+ * const res = await callContainer({ path: '/hello', init: { method: 'POST', body: { name: 'Ada' } } });
+ * res.statusCode; res.data; // 200, { hello: 'Ada', trigger: 'online', ... }
+ * @example
+ * callContainer({ path: '/hello?name=Ada', success: (res) => show(res.data), fail: (err) => toast(err.errMsg) });
+ */
+export function createContainerClient(options: ContainerClientOptions): ContainerClient {
+  const client = {
+    ...options,
+    baseUrl: checkBaseUrl(options.baseUrl),
+    timeout: options.timeout ?? 60_000,
+    fetch: options.fetch ?? globalThis.fetch,
+  };
+  function callContainer(call: ContainerCallOptions): Promise<ContainerResponse> | void {
+    const promise = send(client, call);
+    if (call?.success === undefined && call?.fail === undefined && call?.complete === undefined) return promise;
+    promise.then(
+      (response) => {
+        call.success?.(response);
+        call.complete?.(response);
+      },
+      (error: unknown) => {
+        const failure = failureOf(error);
+        call.fail?.(failure);
+        call.complete?.(failure);
+      },
+    );
+  }
+  return { callContainer } as ContainerClient;
+}
+
+/**
+ * `callContainer` without a client: the base URL is read from `CLOUDFN_BASE_URL` at each call,
+ * so a test can set it once (e.g. to a dev server's url) and the page code under test calls
+ * `callContainer` as it would on the platform.
+ * @example
+ * process.env.CLOUDFN_BASE_URL = dev.url;
+ * const res = await callContainer({ path: '/hello?name=Ada' });
+ */
+export const callContainer: ContainerClient['callContainer'] = ((options: ContainerCallOptions) => {
+  const baseUrl = process.env.CLOUDFN_BASE_URL;
+  if (baseUrl === undefined || baseUrl === '') {
+    throw new TypeError('callContainer needs a base URL: set CLOUDFN_BASE_URL (e.g. http://127.0.0.1:8000) or use createContainerClient({ baseUrl })');
+  }
+  return createContainerClient({ baseUrl }).callContainer(options);
+}) as ContainerClient['callContainer'];

@@ -1,0 +1,13 @@
+/**
+ * `cloudfn/client`: document 3's client container call for Node, pointed at a base URL, so the
+ * client side of a mini-program (what a page sends, how it handles each answer) can be tested
+ * against `cloudfn dev`, `cloudfn start` or a built bundle.
+ * @example
+ * import { createContainerClient } from 'cloudfn/client';
+ * const { callContainer } = createContainerClient({ baseUrl: 'http://127.0.0.1:8000' });
+ * const { statusCode, data } = await callContainer({ path: '/hello', init: { method: 'POST', body: { name: 'Ada' } } });
+ */
+export { callContainer, createContainerClient, TRIGGER_HEADER } from './call-container.js';
+export type { ContainerCallInit, ContainerCallOptions, ContainerClient, ContainerClientOptions, ContainerResponse } from './call-container.js';
+export { ContainerCallError, clientErrors } from './errors.js';
+export type { ClientErrorCode, ContainerFailure } from './errors.js';
