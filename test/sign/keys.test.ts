@@ -31,7 +31,7 @@ function codeOf(call: () => unknown): string | undefined {
 const body = (pem: string) => pem.split('\n').filter((l) => l !== '' && !l.startsWith('-----')).join('');
 
 describe('loadPrivateKey accepts', () => {
-  const forms: Array<[string, () => string | Buffer | KeyObject]> = [
+  const forms: Array<[string, () => string | Buffer | Uint8Array | KeyObject]> = [
     ['PKCS1 PEM', () => keys.pkcs1],
     ['PKCS8 PEM', () => keys.pkcs8],
     ['a file path', () => keys.path.pkcs8],
