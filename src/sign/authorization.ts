@@ -25,6 +25,8 @@ export interface AuthorizationParts {
 const FIELDS = { appid: 'appid', nonce_str: 'nonce', timestamp: 'timestamp', key_version: 'keyVersion', signature: 'signature' } as const;
 type Field = keyof typeof FIELDS;
 
+const CANONICAL = /^SHA256-RSA2048 appid="([^"]+)",nonce_str="([^"]+)",timestamp="([^"]+)",key_version="([^"]+)",signature="([^"]+)"$/;
+
 /** A field value must survive quoting: no quote, backslash or line break. */
 const SAFE = /^[^"\\\r\n]+$/;
 
@@ -55,6 +57,12 @@ export function parseAuthorization(header: string | null | undefined, headerName
     throw new TypeError(`the authorization header must be a string, got ${typeof header}`);
   }
   if (header === undefined || header === null || header.trim() === '') throw signError('SIGN_NO_AUTHORIZATION', headerName);
+  // The form formatAuthorization writes, read with one regex: this is what verifiers mostly see,
+  // and the general parser below costs ~2 µs, a tenth of an RSA-2048 verification.
+  const canonical = CANONICAL.exec(header);
+  if (canonical !== null) {
+    return { appid: canonical[1]!, nonce: canonical[2]!, timestamp: canonical[3]!, keyVersion: canonical[4]!, signature: canonical[5]! };
+  }
   const text = header.trim();
   const blank = text.search(/\s/);
   const type = blank === -1 ? text : text.slice(0, blank);

@@ -20,11 +20,11 @@ export const KEY_BITS = 2048;
 const checked = new WeakSet<KeyObject>();
 
 /**
- * Parsed keys by their text (or path). Parsing a PEM per call makes signing 3.4× and verifying
- * 5–6× slower on node 20, so text inputs are parsed once. Bounded so a stream of distinct keys
- * cannot grow it without end.
+ * Parsed keys by their text (or path), one map per side. Parsing a PEM per call makes signing
+ * 3.4× and verifying 5–6× slower on node 20, so text inputs are parsed once. Bounded so a
+ * stream of distinct keys cannot grow them without end.
  */
-const parsed = new Map<string, KeyObject>();
+const parsed = { private: new Map<string, KeyObject>(), public: new Map<string, KeyObject>() };
 const PARSED_MAX = 64;
 
 /**
@@ -76,15 +76,16 @@ function load(input: KeyInput, want: 'private' | 'public'): KeyObject {
   if (typeof input !== 'string' && !(input instanceof Uint8Array)) {
     throw new TypeError(`a key must be PEM text, DER bytes, a file path or a KeyObject, got ${describe(input)}`);
   }
-  const cacheKey = want + '\0' + (typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1'));
-  const hit = parsed.get(cacheKey);
+  const cache = parsed[want];
+  const cacheKey = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1');
+  const hit = cache.get(cacheKey);
   if (hit !== undefined) return hit;
   const parsedKey = parse(input, want);
   assertRsa2048(parsedKey);
   checked.add(parsedKey);
   const key = want === 'public' && parsedKey.type === 'private' ? derivePublic(parsedKey) : parsedKey;
-  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
-  parsed.set(cacheKey, key);
+  if (cache.size >= PARSED_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(cacheKey, key);
   return key;
 }
 
