@@ -63,3 +63,57 @@ describe('generated log ids', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 });
+
+describe('multipart: large parts skip busboy and come back as views of the body', async () => {
+  const { parseMultipartWith } = await import('../../runtime/body/multipart.js');
+  const { defaultLimits } = await import('../../runtime/options.js');
+  const B = 'XbOuNdArY7';
+  const type = `multipart/form-data; boundary=${B}`;
+  const big = (n: number, seed = 7): Buffer => {
+    const out = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) out[i] = (i * 31 + seed) & 0xff;
+    // Text that looks like a delimiter, but is not one, inside the content.
+    out.write(`\r\n--${B.slice(0, 5)}\r\n`, Math.floor(n / 2), 'latin1');
+    return out;
+  };
+  const part = (headers: string, content: Buffer | string): Buffer => Buffer.concat([Buffer.from(`--${B}\r\n${headers}\r\n\r\n`, 'latin1'), Buffer.from(content as Buffer), Buffer.from('\r\n', 'latin1')]);
+  const body = (...parts: Buffer[]): Buffer => Buffer.concat([...parts, Buffer.from(`--${B}--\r\n`, 'latin1')]);
+  const file = (name: string, filename: string, content: Buffer, mime = 'application/octet-stream'): Buffer =>
+    part(`Content-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${mime}`, content);
+  const field = (name: string, value: Buffer | string, extra = ''): Buffer => part(`Content-Disposition: form-data; name="${name}"${extra}`, value);
+  const limits = { ...defaultLimits };
+
+  const cases: [string, Buffer, typeof limits][] = [
+    ['one large file', body(file('video', 'a.bin', big(200_000))), limits],
+    ['files and fields in order, a repeated key', body(field('title', 'hi'), file('f', 'a.bin', big(70_000, 1)), field('tag', 'x'), field('tag', 'y'), file('f', 'b.bin', big(90_000, 2)), file('g', 'small.txt', Buffer.from('tiny'))), limits],
+    ['a large text field (read again by busboy)', body(field('text', 'é'.repeat(40_000)), file('f', 'a.bin', big(80_000))), limits],
+    ['a large UTF-16 field', body(field('text', Buffer.from('你好'.repeat(20_000), 'utf16le'), '\r\nContent-Type: text/plain; charset=utf-16le')), limits],
+    ['a file over maxFileSize', body(file('f', 'a.bin', big(100_000))), { ...limits, maxFileSize: 99_999 }],
+    ['a file of exactly maxFileSize', body(file('f', 'a.bin', big(100_000))), { ...limits, maxFileSize: 100_000 }],
+    ['a large part without Content-Disposition', body(part('Content-Type: application/octet-stream', big(70_000)), field('a', '1')), limits],
+    ['a large file named __proto__', body(file('__proto__', 'a.bin', big(70_000)), field('a', '1')), limits],
+    ['octet-stream without a filename', body(part('Content-Disposition: form-data; name="raw"\r\nContent-Type: application/octet-stream', big(70_000))), limits],
+    ['a UTF-8 filename*', body(part(`Content-Disposition: form-data; name="f"; filename*=UTF-8''%E4%BD%A0%E5%A5%BD.bin`, big(70_000))), limits],
+    ['more files than maxFiles', body(file('a', '1.bin', big(70_000)), file('b', '2.bin', big(70_000)), file('c', '3.bin', big(70_000))), { ...limits, maxFiles: 2 }],
+    ['a body cut inside a large part', body(file('a', '1.bin', big(70_000)), file('b', '2.bin', big(70_000))).subarray(0, 120_000), limits],
+    ['a preamble and an epilogue', Buffer.concat([Buffer.from('preamble\r\n'), body(file('a', '1.bin', big(70_000))), Buffer.from('epilogue')]), limits],
+    ['an empty file input beside a large file', body(file('empty', '', Buffer.alloc(0)), file('a', '1.bin', big(70_000))), limits],
+  ];
+
+  const settle = (p: Promise<unknown>) => p.then((value) => ({ value }), (error: { code?: string; message?: string }) => ({ error: `${error.code}: ${error.message}` }));
+
+  it.each(cases)('%s: the same result as busboy alone', async (_name, raw, caseLimits) => {
+    const fast = await settle(parseMultipartWith(type, raw, caseLimits, true));
+    const plain = await settle(parseMultipartWith(type, raw, caseLimits, false));
+    expect(fast).toEqual(plain);
+  });
+
+  it('hands a large file over as a view of the body, not a copy', async () => {
+    const content = big(300_000);
+    const raw = body(file('f', 'a.bin', content));
+    const form = (await parseMultipartWith(type, raw, limits, true)) as Record<string, { buffer: Buffer; size: number }>;
+    expect(form['f']!.size).toBe(300_000);
+    expect(form['f']!.buffer.equals(content)).toBe(true);
+    expect(form['f']!.buffer.buffer).toBe(raw.buffer);
+  });
+});
