@@ -4,7 +4,10 @@
  */
 import { signError } from './errors.js';
 
-/** The only authorization type the scheme defines. */
+/**
+ * The only authorization type the scheme defines.
+ * @example header.startsWith(AUTH_TYPE + ' ')
+ */
 export const AUTH_TYPE = 'SHA256-RSA2048';
 
 /** The five fields of the header, named as in cloudfn's API. */

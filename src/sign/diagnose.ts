@@ -114,7 +114,7 @@ export function bodyVariants(body: string): Array<[cause: string, body: string]>
   }
   const compact = JSON.stringify(value);
   add('the body was re-serialized (parsed and written again with JSON.stringify); sign and verify the raw text as sent', compact);
-  add('non-ASCII text was escaped as \\uXXXX on one side only (the usual cause when only some interfaces fail); sign the bytes as sent', escapeNonAscii(compact));
+  add('non-ASCII text was escaped as \\u4f60-style escapes on one side only (the usual cause when only some interfaces fail); sign the bytes as sent', escapeNonAscii(compact));
   add('"/" was escaped as \\/ on one side only; sign the bytes as sent', compact.replace(/\//g, '\\/'));
   add('the JSON keys were reordered (bound to a typed object or a sorted map); sign and verify the raw text as sent', JSON.stringify(sortKeys(value)));
   add('the body was pretty-printed on one side only; sign the bytes as sent', JSON.stringify(value, null, 2));
@@ -122,7 +122,7 @@ export function bodyVariants(body: string): Array<[cause: string, body: string]>
   return out;
 }
 
-/** JSON with every non-ASCII character as `\uXXXX`, as Java and PHP encoders write by default. */
+/** JSON with every non-ASCII character as a `\u4f60`-style escape, as Java and PHP encoders write by default. */
 export function escapeNonAscii(json: string): string {
   return json.replace(/[\u0080-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }

@@ -78,7 +78,10 @@ const table = {
 export type SignErrorCode = keyof typeof table;
 type Details<C extends SignErrorCode> = Parameters<(typeof table)[C]['message']>;
 
-/** The signing error table, exported for the documentation test. */
+/**
+ * The signing error table (code → status and message), exported for the documentation test.
+ * @example signErrors.SIGN_REPLAY.status // 401
+ */
 export const signErrors: Readonly<Record<SignErrorCode, ErrorSpec>> = table;
 
 /**

@@ -10,7 +10,10 @@ import { signError } from './errors.js';
 /** What `loadPrivateKey` and `loadPublicKey` accept. */
 export type KeyInput = string | Buffer | Uint8Array | KeyObject;
 
-/** The modulus size the scheme fixes (document 1, "Limits"). */
+/**
+ * The modulus size the scheme fixes (document 1, "Limits").
+ * @example generateKeyPairSync('rsa', { modulusLength: KEY_BITS })
+ */
 export const KEY_BITS = 2048;
 
 /**

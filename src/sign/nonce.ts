@@ -77,5 +77,8 @@ export class MemoryNonceStore implements NonceStore {
   }
 }
 
-/** The store used when a verifier is given none: one per process. */
+/**
+ * The store used when a verifier is given none: one per process.
+ * @example defaultNonceStore.clear() // between tests that replay fixed nonces
+ */
 export const defaultNonceStore = new MemoryNonceStore();

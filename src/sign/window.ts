@@ -7,12 +7,16 @@ import { signError } from './errors.js';
 /** A clock: a `Date`, milliseconds since 1970 (like `Date.now()`), or a function giving either. */
 export type Clock = Date | number | (() => Date | number);
 
-/** The accepted age of a timestamp, in seconds (document 1). */
+/**
+ * The accepted age of a timestamp, in seconds (document 1).
+ * @example verifyRequest({ ...options, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS / 2 })
+ */
 export const DEFAULT_MAX_AGE_SECONDS = 3600;
 
 /**
  * How far ahead of the verifier's clock a timestamp may be. Document 1 sets no bound; five
  * minutes absorbs ordinary clock drift while refusing timestamps made to outlive the window.
+ * @example verifyCallback({ ...options, maxFutureSkewSeconds: DEFAULT_MAX_FUTURE_SKEW_SECONDS * 2 })
  */
 export const DEFAULT_MAX_FUTURE_SKEW_SECONDS = 300;
 
