@@ -3,9 +3,9 @@
  * PKCS1, PKCS8 and SPKI, inspect a key (kind, encoding, bits, fingerprint, what is wrong).
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { SignatureError } from './errors.js';
-import { assertRsa2048, KEY_BITS, loadPrivateKey, loadPublicKey, parse, type KeyInput } from './keys.js';
+import { assertRsa2048, isFile, KEY_BITS, loadPrivateKey, loadPublicKey, parse, type KeyInput } from './keys.js';
 
 /** The encodings keys are written in. `spki` is the public key to upload. */
 export type KeyEncoding = 'pkcs1' | 'pkcs8' | 'spki';
@@ -95,7 +95,7 @@ export function inspectKey(input: KeyInput): KeyReport {
       report.format = 'keyobject';
     } else {
       let bytes = typeof input === 'string' ? undefined : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-      if (typeof input === 'string' && !input.includes('-----') && !/\s/.test(input.trim()) && isFile(input.trim())) bytes = readFileSync(input.trim());
+      if (typeof input === 'string' && !input.includes('-----') && input.length < 4096 && !/[\r\n]/.test(input.trim()) && isFile(input.trim())) bytes = readFileSync(input.trim());
       const source: string | Buffer = bytes ?? (input as string);
       describeText(source, report);
       key = parse(source, 'public');
@@ -164,12 +164,4 @@ function derEncoding(der: Buffer): string | undefined {
     }
   }
   return undefined;
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }

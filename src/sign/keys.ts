@@ -107,7 +107,8 @@ function parseText(raw: string, want: 'private' | 'public', mayBePath: boolean):
   let text = raw.replace(/^\uFEFF/, '').trim();
   if (text === '') throw signError('SIGN_BAD_KEY', 'the key text is empty; pass the PEM text, a file path or a KeyObject');
   if (text.includes('-----BEGIN')) return parsePem(text, want);
-  if (mayBePath && !/\s/.test(text) && isFile(text)) {
+  // A path may hold blanks ("/Users/Jane Doe/app.pem"); base64 or PEM text never fits on one short line.
+  if (mayBePath && text.length < 4096 && !/[\r\n]/.test(text) && isFile(text)) {
     return parse(readFileSync(text), want);
   }
   text = text.replace(/\\[rn]|\s/g, '');
@@ -123,7 +124,8 @@ function parseText(raw: string, want: 'private' | 'public', mayBePath: boolean):
   );
 }
 
-function isFile(path: string): boolean {
+/** Whether `path` names a regular file. */
+export function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
   } catch {

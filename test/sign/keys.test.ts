@@ -35,6 +35,11 @@ describe('loadPrivateKey accepts', () => {
     ['PKCS1 PEM', () => keys.pkcs1],
     ['PKCS8 PEM', () => keys.pkcs8],
     ['a file path', () => keys.path.pkcs8],
+    ['a file path with a blank', () => {
+      const file = join(keys.dir, 'Jane Doe key.pem');
+      writeFileSync(file, keys.pkcs1);
+      return file;
+    }],
     ['PEM bytes read from a file', () => Buffer.from(keys.pkcs1)],
     ['PKCS8 DER bytes', () => keys.der],
     ['PKCS1 DER bytes', () => keys.derPkcs1],
