@@ -6,7 +6,7 @@
  * container needs only Node and the outdir.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Message } from 'esbuild';
 import type { LoadedFunction } from '../../runtime/app.js';
@@ -22,7 +22,7 @@ import { selfAlias } from './self-alias.js';
 
 /** Options of `buildProject`. */
 export interface BuildOptions {
-  /** Where bundles go, relative to the root. @default 'dist' */
+  /** Where bundles go, relative to the root (or absolute). @default 'dist' */
   outdir?: string;
   /** Minify the bundles. @default false */
   minify?: boolean;
@@ -145,7 +145,7 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
     sourcemap: options.sourcemap ?? true,
     server: options.server ?? true,
   };
-  const outdir = join(root, resolved.outdir);
+  const outdir = resolve(root, resolved.outdir);
   const config = await loadConfigFile(root);
   const found: FoundFunction[] = discoverFunctions(root);
   // The routes must name functions that exist, checked with the router's own message.

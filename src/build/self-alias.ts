@@ -35,10 +35,11 @@ export function ownFile(module: string): string {
 
 /**
  * An esbuild plugin sending `cloudfn` imports to this copy: bundled into the output when
- * `external` is false (cloudfn build), or left as imports of this copy's files (start, dev).
+ * `external` is false (cloudfn build), or left as imports of this copy's files (start, dev):
+ * a file URL in ESM output, an absolute path in CommonJS output (`format: 'cjs'`).
  * @example build({ ..., plugins: [selfAlias({ external: true })] })
  */
-export function selfAlias(options: { external: boolean }): Plugin {
+export function selfAlias(options: { external: boolean; format?: 'esm' | 'cjs' }): Plugin {
   return {
     name: 'cloudfn-self',
     setup(build) {
@@ -47,7 +48,8 @@ export function selfAlias(options: { external: boolean }): Plugin {
         if (module === undefined) return undefined;
         const file = ownFile(module);
         if (!existsSync(file)) return undefined;
-        return options.external ? { path: pathToFileURL(file).href, external: true } : { path: file };
+        if (!options.external) return { path: file };
+        return { path: options.format === 'cjs' ? file : pathToFileURL(file).href, external: true };
       });
     },
   };

@@ -12,6 +12,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   start: { summary: 'serve functions/ in production mode', load: () => import('./start.js') },
   dev: { summary: 'serve functions/ with reload, readable logs and the debug console', load: () => import('./dev.js') },
   build: { summary: 'bundle each function (and server.mjs) for deployment', load: () => import('./build.js') },
+  init: { summary: 'create a project from a template (starter, media, callback)', load: () => import('./init.js') },
   keys: { summary: 'generate, convert or inspect an app key pair', load: () => import('./keys.js') },
   sign: { summary: 'sign a request: print Platform-Authorization or a curl command', load: () => import('./sign.js') },
   verify: { summary: 'verify a response, callback or request signature', load: () => import('./verify.js') },

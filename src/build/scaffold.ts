@@ -1,0 +1,105 @@
+/**
+ * `cloudfn init`: copies a template of `templates/` into a new project folder, names the
+ * project after the folder, and makes it depend on this version of cloudfn.
+ */
+import { cpSync, existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createError } from '../../runtime/errors.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** templates/ of this package: beside src/ in the checkout, beside dist/ once built. */
+export function templatesDir(): string {
+  for (const candidate of [join(here, '..', '..', 'templates'), join(here, '..', '..', '..', 'templates')]) {
+    if (existsSync(join(candidate, 'starter'))) return candidate;
+  }
+  throw new Error(`cloudfn's templates folder is missing next to ${here}; reinstall cloudfn`);
+}
+
+/** The names of the templates: folders of templates/ not starting with `_`. */
+export function listTemplates(): string[] {
+  const dir = templatesDir();
+  return readdirSync(dir)
+    .filter((name) => !name.startsWith('_') && !name.startsWith('.') && statSync(join(dir, name)).isDirectory())
+    .sort();
+}
+
+function ownVersion(): string {
+  for (const candidate of [join(here, '..', '..', 'package.json'), join(here, '..', '..', '..', 'package.json')]) {
+    if (!existsSync(candidate)) continue;
+    const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'cloudfn' && pkg.version !== undefined) return pkg.version;
+  }
+  return '0.1.0';
+}
+
+/** npm's rules for a package name, applied to a folder name. */
+export function packageNameFor(folder: string): string {
+  const name = basename(folder)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+|[-]+$/g, '');
+  return name === '' ? 'cloudfn-app' : name.slice(0, 214);
+}
+
+/** Files a template keeps under another name, because npm leaves `.gitignore` out of packages. */
+const RENAMED: Readonly<Record<string, string>> = { gitignore: '.gitignore' };
+/** Never copied: what a template folder gains when it is run in place. */
+const SKIPPED = new Set(['node_modules', 'dist', '.cloudfn', '.env', 'package-lock.json']);
+/** Text files where the template's package name is replaced by the project's. */
+const NAMED_FILES = ['package.json', 'README.md', 'deploy/knative-service.yaml'];
+
+/** Options of `initProject`. */
+export interface InitOptions {
+  /** @default 'starter' */
+  template?: string;
+  /** The package name. @default the folder's name, made valid for npm */
+  name?: string;
+}
+
+/** What `initProject` wrote. */
+export interface InitResult {
+  dir: string;
+  template: string;
+  name: string;
+  /** Paths relative to `dir`, sorted. */
+  files: string[];
+}
+
+function walk(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    return entry.isDirectory() ? walk(full, base) : [relative(base, full)];
+  });
+}
+
+/**
+ * Creates a project in `dir` (which must not exist, or be empty) from a template.
+ * @example initProject('my-app', { template: 'media' })
+ */
+export function initProject(dir: string, options: InitOptions = {}): InitResult {
+  const template = options.template ?? 'starter';
+  const templates = listTemplates();
+  if (!templates.includes(template)) {
+    throw createError('CLOUDFN_BAD_CONFIG', '--template', `there is no template ${JSON.stringify(template)}; choose one of ${templates.join(', ')}`);
+  }
+  if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0)) {
+    throw createError('CLOUDFN_BAD_CONFIG', dir, 'exists and is not empty; choose a new folder name (cloudfn init never overwrites files)');
+  }
+  const source = join(templatesDir(), template);
+  cpSync(source, dir, { recursive: true, filter: (from) => !SKIPPED.has(basename(from)) || from === source });
+  for (const [from, to] of Object.entries(RENAMED)) if (existsSync(join(dir, from))) renameSync(join(dir, from), join(dir, to));
+
+  const original = (JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { name: string }).name;
+  const name = options.name ?? packageNameFor(dir);
+  for (const file of NAMED_FILES) {
+    const path = join(dir, file);
+    if (existsSync(path)) writeFileSync(path, readFileSync(path, 'utf8').split(original).join(name));
+  }
+  const pkgPath = join(dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { dependencies?: Record<string, string> };
+  pkg.dependencies = { ...pkg.dependencies, cloudfn: `^${ownVersion()}` };
+  writeFileSync(pkgPath, JSON.stringify(pkg, null, 2) + '\n');
+  return { dir, template, name, files: walk(dir).sort() };
+}

@@ -1,0 +1,47 @@
+/**
+ * `cloudfn init <dir> [--template starter|media|callback] [--name <package name>]`: start a
+ * project from a template.
+ */
+import { relative, resolve } from 'node:path';
+import { CloudfnError } from '../../runtime/errors.js';
+import { initProject, listTemplates } from '../build/scaffold.js';
+import { OptionsError, parseCommandArgs } from './args.js';
+
+function help(): string {
+  return `usage: cloudfn init <dir> [--template starter] [--name <package name>]
+
+Creates <dir> (new or empty) from a template: package.json depending on cloudfn, tsconfig.json,
+functions/, tests with vitest and cloudfn/testing, a README, a Dockerfile and a Knative Service.
+
+templates: ${listTemplates().join(', ')}
+  starter    hello, a multipart upload, and a media function configured from CLOUDFN_MEDIA_*
+  media      video functions with the media client (cloudfn/media), tested against the emulator
+  callback   a function verifying the platform's signed callbacks (cloudfn/sign)`;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    template: { type: 'string', short: 't' },
+    name: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(help() + '\n');
+    return 0;
+  }
+  if (positionals.length !== 1) throw new OptionsError(`init takes one folder, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}; e.g. cloudfn init my-app`);
+  const dir = resolve(positionals[0]!);
+  let result;
+  try {
+    result = initProject(dir, { template: values.template, name: values.name });
+  } catch (error) {
+    if (error instanceof CloudfnError) throw new OptionsError(error.message);
+    throw error;
+  }
+  const shown = relative(process.cwd(), dir) || '.';
+  process.stdout.write(
+    `Created ${result.name} in ${shown} from the ${result.template} template (${result.files.length} files).\n\n` +
+      `  cd ${shown}\n  npm install\n  npm run dev     # http://localhost:8000\n  npm test\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,78 @@
+/**
+ * The templates are real projects: each has what `cloudfn init` promises, its deploy files say
+ * the same thing in every template, and each builds into bundles that start and answer their
+ * health path. (test/e2e/init.test.ts installs them and runs their own tests.)
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { discoverFunctions } from '../../runtime/discover.js';
+import { DEFAULT_HEALTH_PATH, buildProject, checkBundle, listTemplates, templatesDir } from '../../src/build/index.js';
+
+const root = templatesDir();
+const templates = listTemplates();
+const read = (template: string, file: string): string => readFileSync(join(root, template, file), 'utf8');
+const out = mkdtempSync(join(tmpdir(), 'cloudfn-templates-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe('templates', () => {
+  it('are starter, media and callback', () => {
+    expect(templates).toEqual(['callback', 'media', 'starter']);
+  });
+
+  describe.each(templates)('%s', (template) => {
+    it('is a project: package.json depending on cloudfn, tsconfig, functions, vitest tests with cloudfn/testing, README', () => {
+      const pkg = JSON.parse(read(template, 'package.json')) as { name: string; type: string; scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+      expect(pkg.name).toBe(`cloudfn-${template}`);
+      expect(pkg.type).toBe('module');
+      expect(pkg.dependencies).toEqual({ cloudfn: '^0.1.0' });
+      expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript', 'vitest']);
+      expect(pkg.scripts).toMatchObject({ dev: 'cloudfn dev', start: 'cloudfn start', build: 'cloudfn build', test: 'vitest run', typecheck: 'tsc --noEmit' });
+      expect(JSON.parse(read(template, 'tsconfig.json'))).toMatchObject({ compilerOptions: { strict: true, module: 'NodeNext', noEmit: true } });
+      expect(discoverFunctions(join(root, template)).length).toBeGreaterThan(0);
+      const tests = readdirSync(join(root, template, 'test')).filter((f) => f.endsWith('.test.ts'));
+      expect(tests.length).toBeGreaterThan(0);
+      expect(tests.some((f) => read(template, join('test', f)).includes("from 'cloudfn/testing'"))).toBe(true);
+      expect(tests.every((f) => read(template, join('test', f)).includes("from 'vitest'"))).toBe(true);
+      expect(read(template, 'README.md')).toMatch(/^# cloudfn-/);
+      for (const file of ['gitignore', '.dockerignore', '.env.example', 'Dockerfile', 'deploy/knative-service.yaml']) expect(existsSync(join(root, template, file)), file).toBe(true);
+      // npm leaves .gitignore files out of packages; init renames `gitignore`.
+      expect(existsSync(join(root, template, '.gitignore'))).toBe(false);
+    });
+
+    it('ships the same Dockerfile and Knative Service as the others, using the health path', () => {
+      expect(read(template, 'Dockerfile')).toBe(read('starter', 'Dockerfile'));
+      expect(read(template, '.dockerignore')).toBe(read('starter', '.dockerignore'));
+      expect(read(template, 'deploy/knative-service.yaml').replaceAll(`cloudfn-${template}`, 'NAME')).toBe(read('starter', 'deploy/knative-service.yaml').replaceAll('cloudfn-starter', 'NAME'));
+    });
+
+    it('builds into bundles that start and answer the health path', async () => {
+      const result = await buildProject(join(root, template), { outdir: join(out, template), minify: true });
+      expect(result.warnings).toEqual([]);
+      const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file)));
+      expect(checks.filter((c) => !c.ok)).toEqual([]);
+    }, 60_000);
+  });
+
+  it('the Dockerfile builds with --check and runs dist/server.mjs with source maps and a health check', () => {
+    const docker = read('starter', 'Dockerfile');
+    expect(docker).toContain('RUN npx cloudfn build --minify --check');
+    expect(docker).toContain('CMD ["node", "dist/server.mjs"]');
+    expect(docker).toContain('NODE_OPTIONS=--enable-source-maps');
+    expect(docker).toContain(`HEALTHCHECK`);
+    expect(docker).toContain(DEFAULT_HEALTH_PATH);
+    const knative = read('starter', 'deploy/knative-service.yaml');
+    expect(knative).toContain('apiVersion: serving.knative.dev/v1');
+    expect(knative.match(new RegExp(`path: ${DEFAULT_HEALTH_PATH}`, 'g'))).toHaveLength(2);
+  });
+
+  it('starter has hello, a multipart upload and a media function; media uses createMediaClient; callback verifies signed callbacks', () => {
+    expect(discoverFunctions(join(root, 'starter')).map((f) => f.name)).toEqual(['hello', 'upload', 'videos']);
+    expect(read('starter', 'functions/upload.ts')).toContain('multipart/form-data');
+    expect(read('starter', 'functions/videos.ts')).toContain("import { createMediaClient, MediaError, type MediaClient } from 'cloudfn/media'");
+    expect(read('media', 'functions/_media.ts')).toMatch(/createMediaClient\(\)/);
+    expect(discoverFunctions(join(root, 'media')).map((f) => f.name)).toEqual(['videos/job', 'videos/list', 'videos/play', 'videos/upload']);
+    expect(read('callback', 'functions/callback.ts')).toContain('await verifyServiceCallback(service, { publicKey: platformPublicKey() })');
+  });
+});
