@@ -1,21 +1,38 @@
 /**
- * `cloudfn start [root] --port <n> --host <h>`: serve a project in production mode.
+ * `cloudfn start [root] --port <n> --host <h> [--workers <n|auto>]`: serve a project in
+ * production mode, in one process or in n with node:cluster.
  */
+import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { startProject } from '../../runtime/start.js';
 import { CloudfnError } from '../../runtime/errors.js';
 import { createCompileHook } from '../build/compile.js';
+import { clusterLogger, parseWorkers, runPrimary, runWorker } from '../build/cluster.js';
+import { answerHealth, healthPathFrom } from '../build/health.js';
+import { precompileProject, precompiledHook } from '../build/precompile.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 
-const HELP = `usage: cloudfn start [root] [--port 8000] [--host 0.0.0.0]
+const HELP = `usage: cloudfn start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>]
 
 Serves every function of <root>/functions (default: the current folder) as JSON log lines on
-stdout. PORT and HOST are read when the flags are absent; see docs/configuration.md.`;
+stdout. PORT and HOST are read when the flags are absent; see docs/configuration.md.
+
+  --workers <n|auto>  serve from n processes sharing the port (node:cluster); auto is one per CPU
+
+GET /_cloudfn/health answers 200 while serving and 503 while draining (CLOUDFN_HEALTH_PATH
+changes it, off turns it off). See docs/deploy.md.`;
+
+/** Start-up problems are the user's to fix: one line (plus a code frame for compile errors). */
+function oneLine(error: unknown): never {
+  if (error instanceof CloudfnError) throw new OptionsError(error.message);
+  throw error;
+}
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
+    workers: { type: 'string', short: 'w' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -24,12 +41,41 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (positionals.length > 1) throw new OptionsError(`start takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   const root = resolve(positionals[0] ?? '.');
+  const flags = { port: values.port, host: values.host };
+  let healthPath: string | undefined;
+  let workers: number | undefined;
   try {
-    await startProject(root, { flags: { port: values.port, host: values.host }, compile: createCompileHook(root) });
+    healthPath = healthPathFrom(process.env);
+    workers = values.workers === undefined ? undefined : parseWorkers(values.workers);
   } catch (error) {
-    // Start-up problems are the user's to fix: one line (plus a code frame for compile errors).
-    if (error instanceof CloudfnError) throw new OptionsError(error.message);
-    throw error;
+    throw new OptionsError((error as Error).message);
+  }
+
+  if (workers !== undefined && cluster.isWorker) {
+    await runWorker(
+      async () => {
+        const running = await startProject(root, { flags, compile: precompiledHook(root), handleSignals: false, logger: clusterLogger() });
+        if (healthPath !== undefined) answerHealth(running, healthPath);
+        return running;
+      },
+      (error) => (error instanceof Error ? error.message : String(error)),
+    );
+    return 0;
+  }
+  if (workers !== undefined) {
+    try {
+      await precompileProject(root);
+    } catch (error) {
+      oneLine(error);
+    }
+    return runPrimary({ workers });
+  }
+
+  try {
+    const running = await startProject(root, { flags, compile: createCompileHook(root) });
+    if (healthPath !== undefined) answerHealth(running, healthPath);
+  } catch (error) {
+    oneLine(error);
   }
   // The server keeps the process alive; signals end it with exit code 0.
   return 0;

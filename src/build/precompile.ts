@@ -1,0 +1,38 @@
+/**
+ * Compiling a project once before forking workers: the primary reports a compile error or a
+ * missing default export as the one line `cloudfn start` prints, and the workers only import.
+ */
+import { join } from 'node:path';
+import { loadConfigFile } from '../../runtime/config-file.js';
+import { discoverFunctions } from '../../runtime/discover.js';
+import type { CompileHook } from '../../runtime/load.js';
+import { checkFunctionExports } from './check-exports.js';
+import { createCompileHook } from './compile.js';
+
+const NEEDS_COMPILE = /\.[cm]?ts$/;
+
+/** Where `cloudfn start` writes compiled functions. */
+export function startOutDir(root: string): string {
+  return join(root, '.cloudfn', 'start');
+}
+
+/**
+ * Checks and compiles every function of `root`; throws the first problem.
+ * @example await precompileProject(root) // then workers use precompiledHook(root)
+ */
+export async function precompileProject(root: string): Promise<void> {
+  await loadConfigFile(root);
+  const found = discoverFunctions(root);
+  await checkFunctionExports(root, found);
+  const compile = createCompileHook(root, startOutDir(root));
+  for (const fn of found) if (NEEDS_COMPILE.test(fn.file)) await compile(fn.file, fn.name);
+}
+
+/**
+ * The compile hook of a worker: the file the primary compiled.
+ * @example await startProject(root, { compile: precompiledHook(root) })
+ */
+export function precompiledHook(root: string): CompileHook {
+  const outDir = startOutDir(root);
+  return async (_file, name) => join(outDir, `${name}.mjs`);
+}

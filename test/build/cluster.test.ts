@@ -1,0 +1,144 @@
+/**
+ * `cloudfn start --workers`: the built CLI, with node:cluster, on a real port.
+ */
+import { spawnSync } from 'node:child_process';
+import { get } from 'node:http';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lineAtomicWriter, parseWorkers } from '../../src/build/cluster.js';
+import { REPO, ensureDist } from '../testing/ensure-dist.js';
+import { tempProject } from '../testing/project.js';
+import { spawnServer, type Spawned } from './spawn-server.js';
+
+const CLI = join(REPO, 'dist/src/cli/index.js');
+const project = tempProject({
+  'functions/pid.ts': `export default async (params: { wait?: string; crash?: string }) => {
+  if (params.crash) setTimeout(() => process.exit(3), 5);
+  if (params.wait) await new Promise((resolve) => setTimeout(resolve, Number(params.wait)));
+  return { pid: process.pid };
+};`,
+});
+
+beforeAll(() => ensureDist(), 120_000);
+afterAll(() => project.remove());
+
+/** One request on its own connection: the cluster balances connections, and fetch keeps them alive. */
+function pidOf(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve((JSON.parse(body) as { pid: number }).pid));
+    }).on('error', reject);
+  });
+}
+const listeningLines = (server: Spawned): number => server.stdout().split('\n').filter((l) => l.includes('"msg":"listening on')).length;
+
+async function startWorkers(workers: string): Promise<Spawned> {
+  const server = await spawnServer([CLI, 'start', project.root, '--workers', workers], { cwd: project.root });
+  // The first line is a worker's; wait for all of them.
+  const expected = workers === 'auto' ? availableParallelism() : Number(workers);
+  for (let i = 0; i < 200 && listeningLines(server) < expected; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  return server;
+}
+
+describe('cloudfn start --workers', () => {
+  it('serves one port from n processes, restarts a crashed worker, and drains on SIGTERM', async () => {
+    const server = await startWorkers('2');
+    try {
+      expect(listeningLines(server)).toBe(2);
+      const pids = new Set<number>();
+      for (let i = 0; i < 6; i++) pids.add(await pidOf(`${server.url}/pid`));
+      expect(pids.size).toBe(2);
+      expect(pids.has(server.child.pid!)).toBe(false);
+      expect((await fetch(`${server.url}/_cloudfn/health`)).status).toBe(200);
+
+      await pidOf(`${server.url}/pid?crash=1`);
+      for (let i = 0; i < 200 && listeningLines(server) < 3; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(server.stdout()).toMatch(/"msg":"worker \d+ exited \(code 3\); starting another"/);
+      const after = new Set<number>();
+      for (let i = 0; i < 6; i++) after.add(await pidOf(`${server.url}/pid`));
+      expect(after.size).toBe(2);
+
+      const slow = fetch(`${server.url}/pid?wait=600`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const exited = server.stop('SIGTERM');
+      expect((await slow).status).toBe(200);
+      expect(await exited).toBe(0);
+      expect(server.stdout()).toContain('SIGTERM received: asking 2 workers to finish their requests');
+    } finally {
+      await server.stop('SIGKILL');
+    }
+  }, 30_000);
+
+  it('starts one worker per CPU with auto', async () => {
+    const server = await startWorkers('auto');
+    try {
+      expect(listeningLines(server)).toBe(availableParallelism());
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, 30_000);
+
+  it('keeps a single process without --workers', async () => {
+    const server = await spawnServer([CLI, 'start', project.root], { cwd: project.root });
+    try {
+      expect(await pidOf(`${server.url}/pid`)).toBe(server.child.pid);
+      expect((await fetch(`${server.url}/_cloudfn/health`)).status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it('reports a function without a default export once, as one line, and forks nothing', () => {
+    const broken = tempProject({ 'functions/nodefault.ts': 'export const handler = () => 1;' });
+    try {
+      const run = spawnSync(process.execPath, [CLI, 'start', broken.root, '--workers', '2'], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, PORT: '0' } });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe('cloudfn: functions/nodefault.ts has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })\n');
+      expect(run.stdout).toBe('');
+    } finally {
+      broken.remove();
+    }
+  });
+
+  it('stops with exit code 1 when the workers fail to start', () => {
+    const broken = tempProject({ 'functions/boom.ts': "throw new Error('DATABASE_URL is not set');\nexport default () => 1;" });
+    try {
+      const run = spawnSync(process.execPath, [CLI, 'start', broken.root, '--workers', '2'], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, PORT: '0' } });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('cloudfn: functions/boom.ts: failed to load: DATABASE_URL is not set');
+      expect(run.stdout).toMatch(/exited \(code 1\) before serving; stopping/);
+    } finally {
+      broken.remove();
+    }
+  }, 30_000);
+
+  it('refuses a bad --workers value in one line', () => {
+    for (const value of ['0', 'two', '1000']) {
+      const run = spawnSync(process.execPath, [CLI, 'start', project.root, '--workers', value], { encoding: 'utf8', timeout: 10_000 });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(`cloudfn: --workers must be a whole number from 1 to 256, or auto (one per CPU), got ${JSON.stringify(value)}\n`);
+    }
+  });
+});
+
+describe('parseWorkers and lineAtomicWriter', () => {
+  it('reads a count or auto', () => {
+    expect(parseWorkers('4')).toBe(4);
+    expect(parseWorkers('auto')).toBe(availableParallelism());
+    expect(() => parseWorkers('-1')).toThrow(TypeError);
+  });
+
+  it('writes whole lines of at most 4096 bytes per write', () => {
+    const writes: string[] = [];
+    const write = lineAtomicWriter((text) => writes.push(text));
+    const line = (n: number): string => 'x'.repeat(n) + '\n';
+    write(line(10) + line(20));
+    write(line(3000) + line(3000) + line(100));
+    write(line(5000));
+    expect(writes.map((w) => w.length)).toEqual([32, 3001, 3102, 5001]);
+    expect(writes.every((w) => w.endsWith('\n'))).toBe(true);
+  });
+});
