@@ -134,6 +134,9 @@ export function createMemorySink(): LogSink & { records: LogRecord[] } {
   return { records, write: (record) => void records.push(record) };
 }
 
+/** The last texts quoted into a request line, reused while consecutive requests repeat them. */
+const quoted = { time: -1, timeText: '', path: '', pathJson: '""', pathInner: '', fn: '', fnJson: '""' };
+
 /**
  * The logger shared by the runtime and every service: one sink, records built by `toRecord`.
  * A sink that throws never breaks a request: the failure is reported on stderr once.
@@ -156,7 +159,7 @@ export class Logger {
    * Writes the request line, `GET /hello 200 0.3 ms 17 B`, with the same facts as fields. The
    * record is `{ level, time, method, path, status, durationMs, bytes, trigger, error?, logid,
    * function, msg }`. For a sink that takes text lines the JSON is built by hand, byte for byte
-   * what serializeRecord gives: 0.6 µs instead of 1.3 to 2.2 µs per request (no record object,
+   * what serializeRecord gives: 0.4 µs instead of 1.3 to 2.2 µs per request (no record object,
    * no spread, no generic stringify; node 20, a loop of 200k lines).
    */
   request(
@@ -174,13 +177,30 @@ export class Logger {
     const sink = this.sink;
     if (sink.writeLine !== undefined) {
       // method is an HTTP token and trigger one of three words: neither needs escaping. JSON
-      // escapes character by character, so msg is the escaped path between plain ASCII parts
-      // (one JSON.stringify fewer: 0.6 instead of 0.9 µs per line, measured as above).
-      const quotedPath = JSON.stringify(path);
+      // escapes character by character, so msg is the escaped path between plain ASCII parts.
+      // The time, path and function texts are reused while they repeat, and the duration is
+      // turned into text once (a 13-digit time or a fraction costs ~70 ns to print, a
+      // JSON.stringify ~50 ns): 0.40 instead of 0.47 µs per line into a JSON sink (node 20,
+      // 500k lines).
+      const now = Date.now();
+      if (now !== quoted.time) {
+        quoted.time = now;
+        quoted.timeText = String(now);
+      }
+      if (path !== quoted.path) {
+        quoted.path = path;
+        quoted.pathJson = JSON.stringify(path);
+        quoted.pathInner = quoted.pathJson.slice(1, -1);
+      }
+      if (fn !== quoted.fn) {
+        quoted.fn = fn;
+        quoted.fnJson = JSON.stringify(fn);
+      }
+      const ms = String(durationMs);
       const line =
-        `{"level":"${level}","time":${Date.now()},"method":"${method}","path":${quotedPath},"status":${status},` +
-        `"durationMs":${durationMs},"bytes":${bytes},"trigger":"${trigger}"${error === undefined ? '' : `,"error":${JSON.stringify(error)}`},` +
-        `"logid":${JSON.stringify(logid)},"function":${JSON.stringify(fn)},"msg":"${method} ${quotedPath.slice(1, -1)} ${status} ${durationMs} ms ${bytes} B"}`;
+        `{"level":"${level}","time":${quoted.timeText},"method":"${method}","path":${quoted.pathJson},"status":${status},` +
+        `"durationMs":${ms},"bytes":${bytes},"trigger":"${trigger}"${error === undefined ? '' : `,"error":${JSON.stringify(error)}`},` +
+        `"logid":${JSON.stringify(logid)},"function":${quoted.fnJson},"msg":"${method} ${quoted.pathInner} ${status} ${ms} ms ${bytes} B"}`;
       if (line.length <= MAX_LINE_LENGTH) {
         try {
           sink.writeLine(line);

@@ -117,3 +117,13 @@ describe('multipart: large parts skip busboy and come back as views of the body'
     expect(form['f']!.buffer.buffer).toBe(raw.buffer);
   });
 });
+
+describe('the request line while paths and functions alternate', () => {
+  it('never reuses the quoted text of another request', () => {
+    const calls: [string, string][] = [['a', '/a'], ['a', '/a'], ['b', '/b"x'], ['a', '/a'], ['b', '/b"x'], ['c', '/a']];
+    const lines = linesOf((logger) => {
+      for (const [fn, path] of calls) logger.request('info', 'L', fn, 'GET', path, 200, 1, 2, 'online', undefined);
+    });
+    expect(lines.map((line) => JSON.parse(line) as LogRecord).map((r) => [r.function, r['path'], r.msg])).toEqual(calls.map(([fn, path]) => [fn, path, `GET ${path} 200 1 ms 2 B`]));
+  });
+});
