@@ -168,7 +168,10 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
   return { outdir, bundles, warnings, ms: Math.round(performance.now() - started) };
 }
 
-/** Bytes as the table shows them: `812 B`, `41.3 kB`, `1.20 MB`. */
+/**
+ * Bytes as the table shows them (decimal units).
+ * @example formatBytes(41_300) // '41.3 kB'
+ */
 export function formatBytes(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
   if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;

@@ -28,7 +28,11 @@ export function parseWorkers(value: string): number {
   return n;
 }
 
-/** Writes whole lines of at most PIPE_BUF bytes per write, so lines of several processes never interleave on a pipe. */
+/**
+ * Writes whole lines of at most PIPE_BUF (4096) bytes per write: such a write to a pipe is
+ * atomic, so the lines of several processes never interleave (a longer line cannot be).
+ * @example createJsonSink(lineAtomicWriter())
+ */
 export function lineAtomicWriter(write: (text: string) => void = (text) => process.stdout.write(text)): (text: string) => void {
   const PIPE_BUF = 4096;
   return (text) => {
@@ -45,7 +49,10 @@ export function lineAtomicWriter(write: (text: string) => void = (text) => proce
   };
 }
 
-/** The logger of a process of the cluster: JSON lines written whole. */
+/**
+ * The logger of a process of the cluster: JSON lines written whole.
+ * @example startProject(root, { logger: clusterLogger() })
+ */
 export function clusterLogger(): Logger {
   return new Logger(createJsonSink(lineAtomicWriter()));
 }

@@ -27,7 +27,12 @@ function packageName(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
-/** What the plugins of one build share: packages known to be native, and the warnings given. */
+/**
+ * What the plugins of one build share: packages known to be native, and the warnings given.
+ * @example
+ * const native = new NativeModules(root, (message) => warnings.push(message));
+ * const detector = native.plugin(); // build({ plugins: [detector.plugin] }); if (detector.rebuild()) build again
+ */
 export class NativeModules {
   readonly #cache = new Map<string, PackageInfo | undefined>();
   readonly #warned = new Set<string>();

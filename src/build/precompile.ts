@@ -11,7 +11,10 @@ import { createCompileHook } from './compile.js';
 
 const NEEDS_COMPILE = /\.[cm]?ts$/;
 
-/** Where `cloudfn start` writes compiled functions. */
+/**
+ * Where `cloudfn start` writes compiled functions.
+ * @example startOutDir('/srv/app') // '/srv/app/.cloudfn/start'
+ */
 export function startOutDir(root: string): string {
   return join(root, '.cloudfn', 'start');
 }

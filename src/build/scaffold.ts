@@ -9,7 +9,10 @@ import { createError } from '../../runtime/errors.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** templates/ of this package: beside src/ in the checkout, beside dist/ once built. */
+/**
+ * templates/ of this package: beside src/ in the checkout, beside dist/ once built.
+ * @example join(templatesDir(), 'starter')
+ */
 export function templatesDir(): string {
   for (const candidate of [join(here, '..', '..', 'templates'), join(here, '..', '..', '..', 'templates')]) {
     if (existsSync(join(candidate, 'starter'))) return candidate;
@@ -17,7 +20,10 @@ export function templatesDir(): string {
   throw new Error(`cloudfn's templates folder is missing next to ${here}; reinstall cloudfn`);
 }
 
-/** The names of the templates: folders of templates/ not starting with `_`. */
+/**
+ * The names of the templates: folders of templates/ not starting with `_`.
+ * @example listTemplates() // ['callback', 'media', 'starter']
+ */
 export function listTemplates(): string[] {
   const dir = templatesDir();
   return readdirSync(dir)
@@ -34,7 +40,10 @@ function ownVersion(): string {
   return '0.1.0';
 }
 
-/** npm's rules for a package name, applied to a folder name. */
+/**
+ * npm's rules for a package name, applied to a folder name.
+ * @example packageNameFor('/home/ada/My Shop') // 'my-shop'
+ */
 export function packageNameFor(folder: string): string {
   const name = basename(folder)
     .toLowerCase()

@@ -14,7 +14,10 @@ import { FUNCTION_EXTENSIONS } from '../../runtime/discover.js';
 
 const NEEDS_COMPILE = /\.[cm]?ts$/;
 
-/** The nearest folder at or above `from` holding a package.json: the project's root. */
+/**
+ * The nearest folder at or above `from` holding a package.json: the project's root.
+ * @example findProjectRoot('/srv/app/functions/videos') // '/srv/app'
+ */
 export function findProjectRoot(from: string): string {
   for (let dir = from; ; ) {
     if (existsSync(join(dir, 'package.json'))) return dir;
@@ -24,7 +27,10 @@ export function findProjectRoot(from: string): string {
   }
 }
 
-/** The function's name as `cloudfn start` gives it: its path under functions/ (`videos/list`). */
+/**
+ * The function's name as `cloudfn start` gives it: its path under functions/.
+ * @example functionNameOf('/srv/app', '/srv/app/functions/videos/list.ts') // 'videos/list'
+ */
 export function functionNameOf(root: string, file: string): string {
   const ext = FUNCTION_EXTENSIONS.find((e) => file.endsWith(e)) ?? extname(file);
   const rel = relative(join(root, 'functions'), file);
