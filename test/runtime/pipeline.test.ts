@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invoke } from '../../src/testing/index.js';
 import { cases, functions, routes, type CaseExpect } from './cases.js';
-import { socketTransport, type Answer, type Transport } from './transport.js';
+import { inProcessTransport, socketTransport, type Answer, type Transport } from './transport.js';
 
 /** Checks an answer against a row of the table. */
 export function check(answer: Answer, expected: CaseExpect): void {
@@ -33,10 +34,10 @@ export function check(answer: Answer, expected: CaseExpect): void {
   }
 }
 
-describe.each(['socket'])('runtime over %s', () => {
+describe.each(['socket', 'in-process'])('runtime %s', (kind) => {
   let transport: Transport;
   beforeAll(async () => {
-    transport = await socketTransport(functions, routes);
+    transport = kind === 'socket' ? await socketTransport(functions, routes) : inProcessTransport(functions, routes);
   });
   afterAll(() => transport.close());
 
@@ -65,5 +66,23 @@ describe.each(['socket'])('runtime over %s', () => {
     const answer = await transport.send({ path: '/slow' });
     const logid = answer.headers['x-platform-logid'];
     expect(transport.logs().some((r) => r.logid === logid && r.msg === 'timed out after 100 ms')).toBe(true);
+  });
+});
+
+describe('runtime through cloudfn/testing invoke (the public in-process entry)', () => {
+  const single = new Set(['echo', 'inspect', 'respond', 'fail', 'small', 'slow']);
+  const rows = cases.filter((c) => single.has(c.request.path.split(/[/?]/)[1] ?? ''));
+
+  it.each(rows.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const name = c.request.path.split(/[/?]/)[1]!;
+    const spec = functions.find((f) => f.name === name)!;
+    // invoke infers a Content-Type as fetch does (a string is text/plain), so bytes the case sends
+    // without one go as a Buffer, which fetch sends with no Content-Type.
+    const body = typeof c.request.body === 'string' && c.request.headers?.['content-type'] === undefined ? Buffer.from(c.request.body) : c.request.body;
+    const result = await invoke(spec, { method: c.request.method ?? 'GET', path: c.request.path, headers: c.request.headers, body });
+    const headers: Record<string, string | string[]> = {};
+    result.headers.forEach((value, key) => (headers[key] = value));
+    if (result.headers.getSetCookie().length > 0) headers['set-cookie'] = result.headers.getSetCookie();
+    check({ status: result.status, headers, body: result.body }, c.expect);
   });
 });

@@ -3,6 +3,9 @@
  * requests with node:http so nothing adds headers), and in process via `cloudfn/testing`.
  */
 import { request as httpRequest } from 'node:http';
+import { App } from '../../runtime/app.js';
+import { createHttpServer } from '../../runtime/server.js';
+import { memoryConnection } from '../../src/testing/memory-connection.js';
 import { Logger, createMemorySink, type LogRecord } from '../../runtime/logger.js';
 import { serve, type RunningServer } from '../../runtime/start.js';
 import type { FunctionSpec } from '../../runtime/app.js';
@@ -52,5 +55,38 @@ export async function socketTransport(functions: FunctionSpec[], routes: Record<
     send: (request) => sendHttp(server.url, request),
     logs: () => sink.records,
     close: () => server.close(),
+  };
+}
+
+/**
+ * In process, no socket: the same app and node:http server, fed through the in-memory
+ * connection that `cloudfn/testing`'s invoke uses.
+ */
+export function inProcessTransport(functions: FunctionSpec[], routes: Record<string, string>): Transport {
+  const sink = createMemorySink();
+  const app = new App({ functions, routes, logger: new Logger(sink) });
+  const server = createHttpServer(app);
+  return {
+    name: 'in-process',
+    logs: () => sink.records,
+    close: async () => {
+      server.close();
+    },
+    send: (request) =>
+      new Promise((resolve, reject) => {
+        const [client, serverEnd] = memoryConnection();
+        server.emit('connection', serverEnd);
+        const req = httpRequest({ createConnection: () => client as never, method: request.method ?? 'GET', path: request.path, headers: request.headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            client.destroy();
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+          });
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(request.body);
+      }),
   };
 }
