@@ -11,6 +11,7 @@
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { context, type BuildContext, type BuildOptions, type Message } from 'esbuild';
 import { CompileError, formatMessage } from './compile.js';
+import { selfAlias } from './self-alias.js';
 
 /** The result of one successful build. */
 export interface DevBuild {
@@ -48,6 +49,8 @@ function optionsFor(root: string, file: string, format: 'cjs' | 'esm'): BuildOpt
     write: false,
     bundle: true,
     packages: 'external',
+    // `cloudfn` imports go to the copy running the dev server (one HttpError class).
+    plugins: [selfAlias({ external: true, format })],
     platform: 'node',
     format,
     target: 'node20',

@@ -15,7 +15,7 @@ const table = {
     status: 500,
     message: (tried: string) => `the console page sources were not found (looked in ${tried}); reinstall cloudfn, or run cloudfn dev from its checkout`,
   },
-  CLOUDFN_DEV_INSPECT: { status: 500, message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}; pick a free port, e.g. --inspect=9230` },
+  CLOUDFN_DEV_INSPECT: { status: 500, message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}` },
 } satisfies Record<string, ErrorSpec>;
 
 export type DevErrorCode = keyof typeof table;

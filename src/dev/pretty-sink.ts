@@ -90,6 +90,23 @@ function indent(text: string): string {
     .join('\n');
 }
 
+let stdoutBroken: boolean | undefined;
+
+/**
+ * Writes to stdout until its reader goes away (`cloudfn dev | head`): then the lines are
+ * dropped. Without the error listener, each failed write would raise an uncaught EPIPE, whose
+ * report is written to stdout again, in a loop.
+ */
+function writeStdout(text: string): void {
+  if (stdoutBroken === undefined) {
+    stdoutBroken = false;
+    process.stdout.on('error', () => {
+      stdoutBroken = true;
+    });
+  }
+  if (!stdoutBroken) process.stdout.write(text);
+}
+
 /** Options of `createPrettySink`. */
 export interface PrettySinkOptions {
   /** Where text goes. @default process.stdout.write */
@@ -104,7 +121,7 @@ export interface PrettySinkOptions {
  * @example new Logger(createPrettySink({ color: false }))
  */
 export function createPrettySink(options: PrettySinkOptions = {}): LogSink {
-  const write = options.write ?? ((text: string) => void process.stdout.write(text));
+  const write = options.write ?? writeStdout;
   const color = options.color ?? shouldColor(process.stdout);
   return { write: (record) => write(formatRecord(record, color) + '\n') };
 }
