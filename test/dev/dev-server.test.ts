@@ -148,6 +148,29 @@ describe('cloudfn dev over a real socket', () => {
     await removed;
     expect((await p.get('/renamed')).status).toBe(404);
     expect(p.dev.functions().map((fn) => fn.name)).not.toContain('renamed');
+
+    // A renamed folder moves its functions, and the new folder is watched.
+    const folderGone = p.next(reloadEvent('removed', 'videos/list'));
+    const folderAdded = p.next(reloadEvent('added', 'clips/list'));
+    p.rename('functions/videos', 'functions/clips');
+    await Promise.all([folderGone, folderAdded]);
+    expect((await p.get('/clips/list')).json).toEqual(['v1']);
+    const edited = p.next(reloadEvent('reloaded', 'clips/list'));
+    p.write('functions/clips/list.ts', "export default () => ['v2'];\n");
+    await edited;
+    expect((await p.get('/clips/list')).json).toEqual(['v2']);
+  });
+
+  it('watches helpers outside functions/ that a function imports', async () => {
+    p.write('lib/shared.ts', "export const label = 'first';\n");
+    const added = p.next(reloadEvent('added', 'labelled'));
+    p.write('functions/labelled.ts', "import { label } from '../lib/shared';\nexport default () => label;\n");
+    await added;
+    expect((await p.get('/labelled')).text).toBe('first');
+    const reloaded = p.next(reloadEvent('reloaded', 'labelled'));
+    p.write('lib/shared.ts', "export const label = 'second';\n");
+    await reloaded;
+    expect((await p.get('/labelled')).text).toBe('second');
   });
 
   it('maps stack traces to the TypeScript lines', async () => {
