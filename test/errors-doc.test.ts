@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runtimeErrors } from '../runtime/errors.js';
 import { clientErrors } from '../src/client/errors.js';
+import { devErrors } from '../src/dev/errors.js';
 import { mediaErrors } from '../src/media/errors.js';
 import { platformErrors } from '../src/platform/errors.js';
 import { signErrors } from '../src/sign/errors.js';
@@ -17,6 +18,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   sign: signErrors,
   media: mediaErrors,
   platform: platformErrors,
+  dev: devErrors,
   client: clientErrors,
 };
 

@@ -4,15 +4,17 @@
  */
 import { resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
-import { startDevServer } from '../dev/index.js';
+import { startDevPlatform, startDevServer } from '../dev/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 
-const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]]
+const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]]
 
 Serves every function of <root>/functions (default: the current folder), rebuilding a function
 when its files change, with readable logs and the debug console at /_cloudfn/. Loads <root>/.env
 (the real environment wins). --inspect opens the debugger (default 127.0.0.1:9229). Colours are
-off when NO_COLOR is set or the output is not a terminal. See docs/dev.md.`;
+off when NO_COLOR is set or the output is not a terminal. --platform starts the platform
+emulator beside it (data in <root>/.cloudfn/platform) and points the media client of every
+function at it. See docs/dev.md and docs/platform.md.`;
 
 /** `--inspect=9230` is Node's spelling; parseArgs wants the value as its own option. */
 function splitInspect(argv: string[]): { argv: string[]; inspect: string | undefined } {
@@ -31,6 +33,8 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(split.argv, {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
+    platform: { type: 'boolean' },
+    'platform-port': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -38,15 +42,27 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 1) throw new OptionsError(`dev takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
+  const root = resolve(positionals[0] ?? '.');
+  let platformPort: number | undefined;
+  if (values['platform-port'] !== undefined) {
+    platformPort = Number(values['platform-port']);
+    if (!Number.isInteger(platformPort) || platformPort < 0 || platformPort > 65535) {
+      throw new OptionsError(`--platform-port must be an integer from 0 to 65535, got ${JSON.stringify(values['platform-port'])}`);
+    }
+    if (!values.platform) throw new OptionsError('--platform-port goes with --platform');
+  }
   try {
+    const platform = values.platform ? await startDevPlatform(root, { port: platformPort ?? 4000 }) : undefined;
     await startDevServer({
-      root: resolve(positionals[0] ?? '.'),
+      root,
+      ...(platform === undefined ? {} : { env: platform.env }),
       ...(values.port === undefined ? {} : { port: values.port }),
       ...(values.host === undefined ? {} : { host: values.host }),
       ...(split.inspect === undefined ? {} : { inspect: split.inspect === '' ? true : split.inspect }),
       handleSignals: true,
     });
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new OptionsError(`${(error as Error).message}: another server holds the port; pass --port or --platform-port`);
     // Start-up problems are the user's to fix: one line (plus a code frame for compile errors).
     if (error instanceof CloudfnError) throw new OptionsError(error.message);
     throw error;

@@ -14,4 +14,6 @@ export { DotenvLayer, parseDotenv } from './dotenv.js';
 export type { ParsedDotenv } from './dotenv.js';
 export { parseInspectTarget } from './inspect.js';
 export { createDevError, devErrors } from './errors.js';
+export { DEV_KEY_VERSION, startDevPlatform } from './with-platform.js';
+export type { DevPlatform, DevPlatformOptions } from './with-platform.js';
 export type { DevErrorCode } from './errors.js';

@@ -68,7 +68,7 @@ describe('templates', () => {
   });
 
   it('starter has hello, a multipart upload and a media function; media uses createMediaClient; callback verifies signed callbacks', () => {
-    expect(discoverFunctions(join(root, 'starter')).map((f) => f.name)).toEqual(['hello', 'upload', 'videos']);
+    expect(discoverFunctions(join(root, 'starter')).map((f) => f.name)).toEqual(['hello', 'media-tour', 'upload', 'videos']);
     expect(read('starter', 'functions/upload.ts')).toContain('multipart/form-data');
     expect(read('starter', 'functions/videos.ts')).toContain("import { createMediaClient, MediaError, type MediaClient } from 'cloudfn/media'");
     expect(read('media', 'functions/_media.ts')).toMatch(/createMediaClient\(\)/);
