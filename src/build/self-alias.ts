@@ -23,6 +23,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
   'cloudfn/media': 'src/media/index',
   'cloudfn/testing': 'src/testing/index',
   'cloudfn/client': 'src/client/index',
+  'cloudfn/platform': 'src/platform/index',
 };
 
 /**
