@@ -127,3 +127,48 @@ describe('the request line while paths and functions alternate', () => {
     expect(lines.map((line) => JSON.parse(line) as LogRecord).map((r) => [r.function, r['path'], r.msg])).toEqual(calls.map(([fn, path]) => [fn, path, `GET ${path} 200 1 ms 2 B`]));
   });
 });
+
+describe('the stdout sink', async () => {
+  const { createStdoutSink } = await import('../../runtime/logger.js');
+  const { Writable } = await import('node:stream');
+
+  function capture(sync: boolean) {
+    const chunks: Buffer[] = [];
+    const stream = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, done) {
+        // A copy: the sink may reuse its buffer once the stream has taken the bytes.
+        chunks.push(Buffer.from(chunk));
+        if (sync) done();
+        else setTimeout(done, 1);
+      },
+    });
+    return { chunks, stream };
+  }
+
+  it.each([true, false])('writes every line once, in order, whole (synchronous stream: %s)', async (sync) => {
+    const { chunks, stream } = capture(sync);
+    const sink = createStdoutSink(() => stream);
+    const lines: string[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const line = JSON.stringify({ i, text: i % 7 === 0 ? '你好 é'.repeat(i % 50) : 'x'.repeat(i % 300) });
+      lines.push(line);
+      sink.writeLine(line);
+      if (i % 97 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const huge = JSON.stringify({ huge: 'y'.repeat(100_000) });
+    sink.writeLine(huge);
+    lines.push(huge);
+    sink.flush();
+    await new Promise((resolve) => stream.end(resolve));
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(lines.join('\n') + '\n');
+  });
+
+  it('is what createJsonSink gives without a write function, and takes records', () => {
+    const { chunks, stream } = capture(true);
+    const sink = createStdoutSink(() => stream);
+    sink.write({ level: 'info', time: 1, logid: 'L', function: 'f', msg: 'hi' });
+    sink.flush();
+    expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).toEqual({ level: 'info', time: 1, logid: 'L', function: 'f', msg: 'hi' });
+  });
+});
