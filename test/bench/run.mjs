@@ -84,6 +84,11 @@ function problemsOf(...runs) {
   return problems;
 }
 
+/** CPU µs per request of both sides, round by round. */
+function cpuOf(subject, base) {
+  return { subject: subject.map((x) => x.cpuMicrosPerRequest), base: base.map((x) => x.cpuMicrosPerRequest) };
+}
+
 try {
   if (only.includes('get')) {
     log('GET /hello?name=world: raw node:http, cloudfn, functions-framework');
@@ -99,6 +104,7 @@ try {
         base: r.raw.map((x) => x.rps),
         goal: { op: '>=', value: 0.9 },
         problems,
+        cpu: cpuOf(r.cloudfn, r.raw),
       }),
       ratioRow({
         id: 'memory',
@@ -119,6 +125,7 @@ try {
         base: r.raw.map((x) => x.rps),
         goal: undefined,
         problems: problemsOf(r.gcf),
+        cpu: cpuOf(r.gcf, r.raw),
       }),
     );
   }
@@ -135,6 +142,7 @@ try {
         base: r.raw.map((x) => x.rps),
         goal: { op: '>=', value: 0.85 },
         problems: problemsOf(r.raw, r.cloudfn),
+        cpu: cpuOf(r.cloudfn, r.raw),
       }),
     );
   }
@@ -152,6 +160,7 @@ try {
         base: r.raw.map((x) => x.rps * mib),
         goal: { op: '>=', value: 0.6 },
         problems: problemsOf(r.raw, r.cloudfn),
+        cpu: cpuOf(r.cloudfn, r.raw),
       }),
     );
   }

@@ -1,47 +1,75 @@
 /**
- * The HTTP rows: servers of each kind started fresh for every round (so peak RSS is the
- * round's own), warmed up, then loaded by wrk with the same connections and duration; the
- * kinds take turns in an order that rotates each round.
+ * The HTTP rows. Each round starts a fresh server of every kind (so peak RSS is the round's
+ * own), warms each up, then loads them in turns of one second, in an order that rotates,
+ * until each has had `seconds` seconds of load with the same connections. Short turns matter
+ * on a shared machine: a burst of other work lands on both sides of a ratio instead of one.
  */
 import { runAutocannon } from './autocannon.mjs';
 import { runWrk } from './wrk.mjs';
 import { startServer } from './server.mjs';
 
 /**
- * Runs `rounds` rounds over `kinds`, each loaded by the same wrk request.
- * Resolves with, per kind, the list of `{ rps, maxRss, ... }` of each round.
+ * Runs `rounds` rounds over `kinds`, each loaded by the same request.
+ * Resolves with, per kind, one `{ rps, requests, maxRss, cpuMicrosPerRequest, non2xx, socketErrors }` per round.
  * @param {object} o
  * @param {string[]} o.kinds e.g. ['raw', 'cloudfn']
  * @param {string} o.path e.g. '/hello?name=world'
- * @param {object} [o.request] method, bodyFile, contentType for wrk
+ * @param {object} [o.request] method, bodyFile, contentType for the load generator
  * @param {number} o.connections
  * @param {number} o.rounds
- * @param {number} o.seconds measured seconds per side and round
+ * @param {number} o.seconds measured seconds per kind and round
  * @param {number} o.warmup seconds of load before measuring
- * @param {string} o.logFile where cloudfn's log lines go
+ * @param {string} o.logFile where the servers' stdout (cloudfn's log lines) goes
  * @param {'wrk' | 'autocannon'} [o.load] the load generator @default 'wrk'
  * @param {(line: string) => void} [o.progress]
  */
 export async function measureKinds({ kinds, path, request, connections, rounds, seconds, warmup, logFile, load = 'wrk', progress = () => {} }) {
   const runLoad = load === 'autocannon' ? runAutocannon : runWrk;
+  // wrk counts whole seconds; autocannon takes the fraction as one turn.
+  const turn = load === 'wrk' ? 1 : seconds;
+  const turns = Math.max(1, Math.round(seconds / turn));
   const results = Object.fromEntries(kinds.map((kind) => [kind, []]));
   for (let round = 0; round < rounds; round++) {
-    const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]);
-    for (const kind of order) {
-      const server = await startServer(kind, logFile);
-      try {
-        const url = server.url + path;
-        if (warmup > 0) await runLoad({ url, connections, seconds: warmup, request });
-        const before = await server.stats();
-        const run = await runLoad({ url, connections, seconds, request });
-        const stats = await server.stats();
-        // CPU time per request moves far less than req/s when other processes share the machine.
-        const cpuMicrosPerRequest = (stats.cpuMicros - before.cpuMicros) / run.requests;
-        results[kind].push({ ...run, maxRss: stats.maxRss, cpuMicrosPerRequest });
-        progress(`  round ${round + 1} ${kind.padEnd(8)} ${Math.round(run.rps)} req/s, ${cpuMicrosPerRequest.toFixed(1)} µs CPU/req, peak RSS ${(stats.maxRss / 2 ** 20).toFixed(1)} MB` + (run.non2xx || run.socketErrors ? `, ${run.non2xx} non-2xx, ${run.socketErrors} socket errors` : ''));
-      } finally {
-        await server.stop();
+    const servers = {};
+    try {
+      for (const kind of kinds) servers[kind] = await startServer(kind, logFile);
+      const totals = Object.fromEntries(kinds.map((kind) => [kind, { requests: 0, seconds: 0, cpuMicros: 0, non2xx: 0, socketErrors: 0 }]));
+      if (warmup > 0) for (const kind of kinds) await runLoad({ url: servers[kind].url + path, connections, seconds: warmup, request });
+      for (let t = 0; t < turns; t++) {
+        const shift = round + t;
+        for (const kind of kinds.map((_, i) => kinds[(i + shift) % kinds.length])) {
+          const server = servers[kind];
+          const before = await server.stats();
+          const run = await runLoad({ url: server.url + path, connections, seconds: turn, request });
+          const after = await server.stats();
+          const total = totals[kind];
+          total.requests += run.requests;
+          total.seconds += run.requests / run.rps;
+          total.cpuMicros += after.cpuMicros - before.cpuMicros;
+          total.non2xx += run.non2xx;
+          total.socketErrors += run.socketErrors;
+        }
       }
+      for (const kind of kinds) {
+        const total = totals[kind];
+        const stats = await servers[kind].stats();
+        const result = {
+          rps: total.requests / total.seconds,
+          requests: total.requests,
+          maxRss: stats.maxRss,
+          // CPU time per request moves far less than req/s when other processes share the machine.
+          cpuMicrosPerRequest: total.cpuMicros / total.requests,
+          non2xx: total.non2xx,
+          socketErrors: total.socketErrors,
+        };
+        results[kind].push(result);
+        progress(
+          `  round ${round + 1} ${kind.padEnd(8)} ${Math.round(result.rps)} req/s, ${result.cpuMicrosPerRequest.toFixed(1)} µs CPU/req, peak RSS ${(result.maxRss / 2 ** 20).toFixed(1)} MB` +
+            (result.non2xx || result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ''),
+        );
+      }
+    } finally {
+      for (const server of Object.values(servers)) await server.stop();
     }
   }
   return results;

@@ -16,11 +16,14 @@ import { median, round } from './stats.mjs';
  * @param {number[]} o.base the baseline's value in each round
  * @param {{ op: '>=' | '<=', value: number } | undefined} o.goal
  * @param {string[]} [o.problems] anything that makes the row invalid (non-2xx answers, socket errors)
+ * @param {{ subject: number[], base: number[] }} [o.cpu] CPU µs per request of each side and round:
+ *   the row also shows base/subject, the ratio a quiet machine would give
  * @param {string} [o.note]
  */
-export function ratioRow({ id, benchmark, baseline, unit, subject, base, goal, problems = [], note }) {
+export function ratioRow({ id, benchmark, baseline, unit, subject, base, goal, problems = [], cpu, note }) {
   const ratios = subject.map((value, i) => value / base[i]);
   const ratio = median(ratios);
+  const cpuRatio = cpu === undefined ? undefined : round(median(cpu.subject.map((value, i) => cpu.base[i] / value)), 3);
   const met = goal === undefined ? undefined : problems.length === 0 && (goal.op === '>=' ? ratio >= goal.value : ratio <= goal.value);
   return {
     id,
@@ -32,6 +35,8 @@ export function ratioRow({ id, benchmark, baseline, unit, subject, base, goal, p
     base: { median: round(median(base)), rounds: base.map((v) => round(v)) },
     ratio: round(ratio, 3),
     ratios: ratios.map((r) => round(r, 3)),
+    cpuMicrosPerRequest: cpu === undefined ? undefined : { cloudfn: cpu.subject.map((v) => round(v)), base: cpu.base.map((v) => round(v)) },
+    cpuRatio,
     goal: goal === undefined ? undefined : `${goal.op} ${goal.value}×`,
     met,
     problems,
@@ -70,17 +75,18 @@ function show(value, unit) {
 
 /** The results as a Markdown table (also printed by `npm run bench`). */
 export function formatTable(rows) {
-  const lines = ['| benchmark | cloudfn (median) | baseline (median) | ratio | goal | met |', '|---|---|---|---|---|---|'];
+  const lines = ['| benchmark | cloudfn (median) | baseline (median) | ratio | goal | met | ratio by CPU time |', '|---|---|---|---|---|---|---|'];
   for (const row of rows) {
     if (row.status === 'skipped') {
-      lines.push(`| ${row.benchmark} | ${row.reason} | ${row.baseline} | — | ${row.goal ?? '—'} | — |`);
+      lines.push(`| ${row.benchmark} | ${row.reason} | ${row.baseline} | — | ${row.goal ?? '—'} | — | — |`);
       continue;
     }
     const cloudfn = show(row.cloudfn.median, row.unit);
     const base = row.base === undefined ? '—' : `${show(row.base.median, row.unit)} (${row.baseline})`;
     const ratio = row.ratio === undefined ? '—' : `${row.ratio.toFixed(2)}×`;
     const met = row.met === undefined ? (row.problems?.length ? `invalid: ${row.problems.join('; ')}` : '—') : row.met ? 'yes' : row.problems.length ? `no: ${row.problems.join('; ')}` : 'no';
-    lines.push(`| ${row.benchmark} | ${cloudfn} | ${base} | ${ratio} | ${row.goal ?? '—'} | ${met} |`);
+    const cpuRatio = row.cpuRatio === undefined ? '—' : `${row.cpuRatio.toFixed(2)}×`;
+    lines.push(`| ${row.benchmark} | ${cloudfn} | ${base} | ${ratio} | ${row.goal ?? '—'} | ${met} | ${cpuRatio} |`);
   }
   return lines.join('\n');
 }

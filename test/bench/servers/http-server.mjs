@@ -53,7 +53,8 @@ server.listen(0, '127.0.0.1', () => {
 process.on('message', (message) => {
   if (message === 'stats') {
     const cpu = process.cpuUsage();
-    process.send({ rss: process.memoryUsage.rss(), maxRss: process.resourceUsage().maxRSS * 1024, cpuMicros: cpu.user + cpu.system });
+    const memory = process.memoryUsage();
+    process.send({ rss: memory.rss, heapTotal: memory.heapTotal, maxRss: process.resourceUsage().maxRSS * 1024, cpuMicros: cpu.user + cpu.system });
   }
 });
 process.on('disconnect', () => process.exit(0));
