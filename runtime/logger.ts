@@ -131,8 +131,17 @@ export function createJsonSink(write?: (text: string) => void): LogSink & { flus
   };
 }
 
-/** Bytes of one batch: the lines of a turn of the event loop under load (about 40 on the GET benchmark) fit many times. */
-const BATCH_BYTES = 64 * 1024;
+/** Options of `createStdoutSink`. */
+export interface StdoutSinkOptions {
+  /** Where the bytes go, looked up at each write. @default () => process.stdout */
+  stream?: () => NodeJS.WritableStream & { writableLength?: number };
+  /**
+   * Largest write, in bytes, always made of whole lines (a line too long for it goes alone).
+   * 4096 (PIPE_BUF) makes each write to a pipe atomic, so the lines of several processes
+   * sharing one pipe never interleave. @default 65536
+   */
+  batchBytes?: number;
+}
 
 /**
  * The JSON sink of a server: lines batched per turn of the event loop, each encoded into a
@@ -142,10 +151,12 @@ const BATCH_BYTES = 64 * 1024;
  * 85 MB against raw node:http's 64 MB) and made each scavenge slower (0.2-0.4 ms instead of
  * 0.13-0.19 ms). The buffer is reused only when the stream took the bytes synchronously
  * (files, and pipes on Linux); otherwise the stream keeps it and a new one is made.
- * @example const logger = new Logger(createStdoutSink())
+ * @example const logger = new Logger(createStdoutSink({ batchBytes: 4096 }))
  */
-export function createStdoutSink(stream: () => NodeJS.WritableStream & { writableLength?: number } = () => process.stdout): LogSink & { flush(): void } {
-  let batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+export function createStdoutSink(options: StdoutSinkOptions = {}): LogSink & { flush(): void } {
+  const stream = options.stream ?? (() => process.stdout);
+  const size = options.batchBytes ?? 64 * 1024;
+  let batch = Buffer.allocUnsafeSlow(size);
   let used = 0;
   let scheduled = false;
   const flush = (): void => {
@@ -155,23 +166,32 @@ export function createStdoutSink(stream: () => NodeJS.WritableStream & { writabl
     const bytes = batch.subarray(0, used);
     used = 0;
     out.write(bytes);
-    if (out.writableLength !== 0) batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+    if (out.writableLength !== 0) batch = Buffer.allocUnsafeSlow(size);
   };
-  const writeLine = (line: string): void => {
-    // A UTF-16 unit is at most 3 bytes of UTF-8; the newline takes one more.
-    if (used + line.length * 3 + 1 > BATCH_BYTES) {
-      flush();
-      if (line.length * 3 + 1 > BATCH_BYTES) {
-        stream().write(Buffer.from(line + '\n', 'utf8'));
-        return;
-      }
-    }
-    used += batch.write(line, used);
-    batch[used++] = 0x0a;
+  const schedule = (): void => {
     if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
     }
+  };
+  const writeLine = (line: string): void => {
+    // A UTF-16 unit is at most 3 bytes of UTF-8; the newline takes one more.
+    if (used + line.length * 3 + 1 > size) {
+      flush();
+      if (line.length * 3 + 1 > size) {
+        // Maybe too long for a batch: measured exactly, and written alone when it is.
+        const bytes = Buffer.from(line + '\n', 'utf8');
+        if (bytes.length > size) {
+          stream().write(bytes);
+          return;
+        }
+        used = bytes.copy(batch, 0);
+        return schedule();
+      }
+    }
+    used += batch.write(line, used);
+    batch[used++] = 0x0a;
+    schedule();
   };
   return {
     write: (record) => writeLine(serializeRecord(record)),

@@ -146,12 +146,17 @@ describe('the stdout sink', async () => {
     return { chunks, stream };
   }
 
-  it.each([true, false])('writes every line once, in order, whole (synchronous stream: %s)', async (sync) => {
+  it.each([
+    [true, 65536],
+    [false, 65536],
+    [true, 4096],
+    [false, 4096],
+  ])('writes every line once, in order, whole (synchronous stream: %s, batches of %i bytes)', async (sync, batchBytes) => {
     const { chunks, stream } = capture(sync);
-    const sink = createStdoutSink(() => stream);
+    const sink = createStdoutSink({ stream: () => stream, batchBytes });
     const lines: string[] = [];
     for (let i = 0; i < 2000; i++) {
-      const line = JSON.stringify({ i, text: i % 7 === 0 ? '你好 é'.repeat(i % 50) : 'x'.repeat(i % 300) });
+      const line = JSON.stringify({ i, text: i % 500 === 3 ? 'z'.repeat(2000) : i % 7 === 0 ? '你好 é'.repeat(i % 50) : 'x'.repeat(i % 300) });
       lines.push(line);
       sink.writeLine(line);
       if (i % 97 === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -162,11 +167,16 @@ describe('the stdout sink', async () => {
     sink.flush();
     await new Promise((resolve) => stream.end(resolve));
     expect(Buffer.concat(chunks).toString('utf8')).toBe(lines.join('\n') + '\n');
+    // Every write is whole lines, and within the batch size unless it is one long line.
+    for (const chunk of chunks) {
+      expect(chunk[chunk.length - 1]).toBe(0x0a);
+      if (chunk.length > batchBytes) expect(chunk.indexOf(0x0a)).toBe(chunk.length - 1);
+    }
   });
 
   it('is what createJsonSink gives without a write function, and takes records', () => {
     const { chunks, stream } = capture(true);
-    const sink = createStdoutSink(() => stream);
+    const sink = createStdoutSink({ stream: () => stream });
     sink.write({ level: 'info', time: 1, logid: 'L', function: 'f', msg: 'hi' });
     sink.flush();
     expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).toEqual({ level: 'info', time: 1, logid: 'L', function: 'f', msg: 'hi' });
