@@ -187,6 +187,29 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
+// Groups left out by --only still get their rows, so the table always lists every benchmark.
+const NOT_RUN = {
+  get: [
+    ['get', 'GET tiny function', 'raw node:http', '>= 0.9×'],
+    ['memory', 'peak RSS under the GET load', 'raw node:http', '<= 1.3×'],
+    ['peer', 'peer: the same GET on @google-cloud/functions-framework', 'raw node:http', undefined],
+  ],
+  json: [['json', 'POST JSON echo, 1 KB', 'raw node:http', '>= 0.85×']],
+  upload: [['upload', 'multipart upload, one 8 MiB file', 'raw node:http, body read unparsed', '>= 0.6×']],
+  sign: [
+    ['sign', 'signRequest', 'crypto.sign, KeyObject', '>= 0.95×'],
+    ['verify', 'verifyResponse', 'crypto.verify, KeyObject', '>= 0.9×'],
+  ],
+  cold: [['cold', 'cold start: node dist/hello/index.mjs to first 200', 'bare node:http script', '<= 1.25×']],
+  reload: [['reload', 'dev reload: save until the new code answers', '—', '<= 250 ms (median)']],
+};
+for (const group of GROUPS) {
+  if (only.includes(group)) continue;
+  for (const [id, benchmark, baseline, goal] of NOT_RUN[group]) rows.push(skippedRow({ id, benchmark, baseline, goal, reason: `not run (--only ${values.only})` }));
+}
+const ORDER = ['get', 'json', 'upload', 'sign', 'verify', 'cold', 'reload', 'memory', 'peer'];
+rows.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
+
 const info = machine();
 const table = formatTable(rows);
 const results = {
@@ -198,7 +221,8 @@ const results = {
   table,
 };
 writeFileSync(values.out, JSON.stringify(results, null, 2) + '\n');
-const where = `${info.nproc} cores (${info.cpu}), node ${info.node}; ${info.pinned ? 'each server pinned to its own core, wrk on another' : 'no CPU pinning'}`;
+const loader = load === 'wrk' ? 'wrk (one thread)' : 'autocannon (in the runner)';
+const where = `${info.nproc} cores (${info.cpu}), node ${info.node}; ${info.pinned ? `each server pinned to core ${info.nproc - 1}, ${loader} on core 0` : `no CPU pinning, ${loader} shares the cores`}`;
 process.stdout.write(`\n${table}\n\n${where}. ${rounds} rounds of ${seconds} s per side, medians; results in ${values.out}\n`);
 
 if (values.doc) {

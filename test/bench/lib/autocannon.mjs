@@ -11,6 +11,8 @@ export async function runAutocannon({ url, connections, seconds, request = {} })
     url,
     connections,
     duration: seconds,
+    // autocannon checks for the end of a run only when it samples (every second by default).
+    sampleInt: 50,
     method: request.method ?? 'GET',
     body: request.bodyFile ? readFileSync(request.bodyFile) : undefined,
     headers: request.contentType ? { 'content-type': request.contentType } : {},

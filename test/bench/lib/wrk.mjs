@@ -16,8 +16,9 @@ const LUA = fileURLToPath(new URL('../wrk/request.lua', import.meta.url));
  * @param {number} o.connections
  * @param {number} o.seconds
  * @param {{ method?: string, bodyFile?: string, contentType?: string }} [o.request] what to send (GET when absent)
+ * @param {boolean} [o.pin] keep wrk on its own core when pinning is on @default true
  */
-export function runWrk({ url, connections, seconds, request = {} }) {
+export function runWrk({ url, connections, seconds, request = {}, pin = true }) {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', LUA, url];
   const env = {
     ...process.env,
@@ -25,7 +26,7 @@ export function runWrk({ url, connections, seconds, request = {} }) {
     BENCH_BODY_FILE: request.bodyFile ?? '',
     BENCH_CONTENT_TYPE: request.contentType ?? '',
   };
-  const [command, argv] = pinned('load', 'wrk', args);
+  const [command, argv] = pin ? pinned('load', 'wrk', args) : ['wrk', args];
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

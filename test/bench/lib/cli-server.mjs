@@ -1,0 +1,58 @@
+/**
+ * A project served by the real CLI, `node dist/src/cli/index.js start <root> ...`, in its own
+ * process: started on a free port, ready once its health path answers 200, its RSS read
+ * from /proc, and stopped by a signal.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, getStatus } from './probe.mjs';
+
+/**
+ * Starts `cloudfn start <root> --port <free> --host 127.0.0.1 ...args`; stdout goes to `logFile`.
+ * @param {{ root: string, project: string, logFile: string, args?: string[], env?: Record<string, string> }} o
+ */
+export async function startCli({ root, project, logFile, args = [], env = {} }) {
+  const port = await freePort();
+  const out = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [join(root, 'dist/src/cli/index.js'), 'start', project, '--port', String(port), '--host', '127.0.0.1', ...args], {
+    stdio: ['ignore', out, 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+  });
+  closeSync(out);
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })));
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  for (;;) {
+    const answer = await getStatus(`${url}/_cloudfn/health`);
+    if (answer?.status === 200) break;
+    if (child.exitCode !== null) throw new Error(`cloudfn start exited with ${child.exitCode}:\n${stderr}`);
+    if (performance.now() - started > 30_000) throw new Error(`cloudfn start did not answer within 30 s:\n${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    url,
+    port,
+    pid: child.pid,
+    exited,
+    stderr: () => stderr,
+    /** Resident memory of the process in bytes. */
+    rss: () => rssOf(child.pid),
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** VmRSS of a process, in bytes (0 once it is gone). */
+export function rssOf(pid) {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    return line === undefined ? 0 : Number(line.replace(/\D+/g, '')) * 1024;
+  } catch {
+    return 0;
+  }
+}
