@@ -12,7 +12,7 @@
  * sign, cold, reload. --doc also writes the table into docs/performance.md.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,26 @@ if (!(warmup >= 0) || !whole(warmup)) fail(`--warmup must be zero or more ${load
 const only = values.only === undefined ? GROUPS : values.only.split(',').map((g) => g.trim());
 for (const group of only) if (!GROUPS.includes(group)) fail(`--only takes ${GROUPS.join(', ')}; got ${group}`);
 if (!existsSync(join(ROOT, 'dist/runtime/index.js'))) fail('dist/ is missing: run npm run build first');
+const stale = staleSources();
+if (stale.length > 0) process.stderr.write(`bench: warning: dist/ is older than ${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ` and ${stale.length - 3} more` : ''}; run npm run build to measure them\n`);
+
+/** Sources of runtime/ and src/ newer than their build output. */
+function staleSources() {
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+        const built = join(ROOT, 'dist', path.replace(/\.ts$/, '.js'));
+        if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(ROOT, path)).mtimeMs) out.push(path);
+      }
+    }
+  };
+  walk('runtime');
+  walk('src/sign');
+  return out;
+}
 if (load === 'wrk') {
   try {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' });
