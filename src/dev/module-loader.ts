@@ -11,8 +11,22 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 
 let esmLoads = 0;
+let compilationCacheOff = false;
+
+/**
+ * V8's compilation cache keeps every compiled script on Node 24 (it aged entries out on Node 20):
+ * measured, 300 reloads of a 40 KB function grew the heap by 79 MB on Node 24.21, and by 0 MB
+ * with the cache off (0 MB on Node 20.20 either way). The dev server never compiles the same
+ * source twice, so the cache buys it nothing; it is turned off for the dev process only.
+ */
+function turnOffCompilationCache(): void {
+  if (compilationCacheOff) return;
+  compilationCacheOff = true;
+  setFlagsFromString('--no-compilation-cache');
+}
 
 interface CompilableModule {
   exports: unknown;
@@ -31,6 +45,7 @@ interface ModuleStatics {
  * @example const exports = evaluateCommonJs('module.exports = () => 1', '/srv/app/functions/one.ts')
  */
 export function evaluateCommonJs(code: string, filename: string): unknown {
+  turnOffCompilationCache();
   const mod = new Module(filename) as unknown as CompilableModule;
   mod.filename = filename;
   mod.paths = (Module as unknown as ModuleStatics)._nodeModulePaths(dirname(filename));

@@ -57,16 +57,22 @@ describe(`memory over ${RELOADS} reloads`, () => {
     for (let version = 0; version < 30; version++) await reload(version);
     await collect();
     const warm = process.memoryUsage();
-    for (let version = 30; version < RELOADS; version++) await reload(version);
+    const half = RELOADS / 2;
+    for (let version = 30; version < half; version++) await reload(version);
+    await collect();
+    const mid = process.memoryUsage();
+    for (let version = half; version < RELOADS; version++) await reload(version);
     await collect();
     const end = process.memoryUsage();
     const heapGrowthMb = (end.heapUsed - warm.heapUsed) / 1e6;
-    const rssGrowthMb = (end.rss - warm.rss) / 1e6;
-    console.log(`after ${RELOADS} reloads: ${live()} live instances, heap ${(warm.heapUsed / 1e6).toFixed(1)} -> ${(end.heapUsed / 1e6).toFixed(1)} MB, rss ${(warm.rss / 1e6).toFixed(1)} -> ${(end.rss / 1e6).toFixed(1)} MB`);
+    // RSS first grows with the allocator's arenas (by 20-60 MB, more on Node 24) and then levels
+    // off; a leak keeps growing, so the second half of the reloads is what is bounded.
+    const rssGrowthMb = (end.rss - mid.rss) / 1e6;
+    console.log(`after ${RELOADS} reloads: ${live()} live instances, heap ${(warm.heapUsed / 1e6).toFixed(1)} -> ${(end.heapUsed / 1e6).toFixed(1)} MB, rss ${(warm.rss / 1e6).toFixed(1)} -> ${(mid.rss / 1e6).toFixed(1)} -> ${(end.rss / 1e6).toFixed(1)} MB`);
     // Only the instance being served (and at most one the collector has not reached) is alive.
     expect(live()).toBeLessThanOrEqual(2);
     // A module kept per reload would add about 270 x 120 KB = 32 MB of heap.
     expect(heapGrowthMb).toBeLessThan(8);
-    expect(rssGrowthMb).toBeLessThan(40);
+    expect(rssGrowthMb).toBeLessThan(25);
   }, 60_000);
 });
