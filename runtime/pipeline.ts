@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from './app.js';
-import { parseBody, parseQuery, readBody } from './body/index.js';
+import { parseBody, parseQuery } from './body/index.js';
+import { readBodyThen } from './body/read-body.js';
 import { createError } from './errors.js';
 import { Exchange } from './exchange.js';
 import { pickLogid } from './logid.js';
@@ -56,17 +57,15 @@ export function handle(app: App, req: IncomingMessage, res: ServerResponse): voi
     }
     return run(x, query, query);
   }
-  readBody(req, found.fn.limits.maxBodySize, 'maxBodySize').then(
-    (body) => onBody(x, body),
-    (error: unknown) => onBodyError(x, error),
-  );
+  readBodyThen(req, found.fn.limits.maxBodySize, 'maxBodySize', x, onBody, onBodyError);
 }
 
 function onBody(x: Exchange, body: Buffer): void {
   x.rawBody = body;
   let params: unknown;
   try {
-    params = parseBody(x.req.headers['content-type'], body, x.fn!.limits, { protoAction: x.app.options.protoAction });
+    // The options object has the protoAction parseBody reads: no object per request.
+    params = parseBody(x.req.headers['content-type'], body, x.fn!.limits, x.app.options);
   } catch (error) {
     return sendError(x, error);
   }
@@ -116,8 +115,13 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined): void
   // above, so for them no Timeout is created, none is cleared, and node's timer handle is not
   // ref'd and unref'd once per request. Measured on the GET benchmark: about 0.5 µs of CPU per
   // request (timers insert, unenroll, toggleTimerRef, the close listener and their garbage).
-  queueMicrotask(() => watch(x));
+  // A reaction on a settled Promise rather than queueMicrotask, which also makes an
+  // AsyncResource and a bound function per call (40 instead of 70-110 ns).
+  SETTLED.then(() => watch(x));
 }
+
+/** Reactions on it run in the order they were added, after those already queued. */
+const SETTLED = Promise.resolve();
 
 /** Arms the timeout and the disconnect listener of a handler still running after its first turn. */
 function watch(x: Exchange): void {

@@ -34,16 +34,36 @@ export function parseBody(
   limits: Limits,
   options: ParseBodyOptions,
 ): unknown {
-  const type = mediaType(contentType);
+  if (contentType !== last.header) {
+    last.header = contentType;
+    last.type = mediaType(contentType);
+    last.charsetRead = false;
+  }
+  const type = last.type;
   if (type === 'application/json' || (type.endsWith('+json') && type.includes('/'))) {
-    return parseJson(body, contentTypeParam(contentType, 'charset'), options.protoAction);
+    return parseJson(body, charsetOf(contentType), options.protoAction);
   }
   if (type === 'application/x-www-form-urlencoded') {
     return body.length === 0 ? nullObject<QueryParams>() : parseForm(body);
   }
-  if (type === 'text/plain') return parseText(body, contentTypeParam(contentType, 'charset'));
+  if (type === 'text/plain') return parseText(body, charsetOf(contentType));
   if (type === 'multipart/form-data') return parseMultipart(contentType as string, body, limits);
   return body;
+}
+
+/**
+ * The last Content-Type read and what it says. Consecutive requests mostly send the same
+ * header, and its media type and charset are then read once: a string comparison instead of
+ * a slice, a trim, a lower-casing and a parameter scan per request (0.1-0.2 µs).
+ */
+const last: { header: string | undefined; type: string; charsetRead: boolean; charset: string | undefined } = { header: undefined, type: '', charsetRead: true, charset: undefined };
+
+function charsetOf(contentType: string | undefined): string | undefined {
+  if (!last.charsetRead) {
+    last.charsetRead = true;
+    last.charset = contentTypeParam(contentType, 'charset');
+  }
+  return last.charset;
 }
 
 function parseText(body: Buffer, charset: string | undefined): string {

@@ -22,52 +22,82 @@ export interface ClientAbortError extends Error {
  * @example const body = await readBody(req, limits.maxBodySize, 'maxBodySize');
  */
 export function readBody(req: IncomingMessage, limit: number, limitName: string): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => readBodyThen(req, limit, limitName, undefined, (_, body) => resolve(body), (_, error) => reject(error)));
+}
+
+/**
+ * `readBody` for the request pipeline: the outcome goes to `done(context, body)` or
+ * `failed(context, error)`, called once, synchronously when nothing needs reading. Module-level
+ * callbacks and a context instead of a Promise and its closures: on the JSON echo benchmark the
+ * request skips a microtask, a Promise, two closures and four bound listeners (part of the
+ * 0.5 µs per request measured with the content-type cache of parse-body.ts).
+ * @example readBodyThen(req, limits.maxBodySize, 'maxBodySize', exchange, onBody, onBodyError)
+ */
+export function readBodyThen<C>(
+  req: IncomingMessage,
+  limit: number,
+  limitName: string,
+  context: C,
+  done: (context: C, body: Buffer) => void,
+  failed: (context: C, error: Error) => void,
+): void {
   const headers = req.headers;
   const encoding = headers['content-encoding'];
-  if (encoding !== undefined && !isIdentity(encoding)) {
-    return Promise.reject(createError('CLOUDFN_UNSUPPORTED_ENCODING', encoding));
-  }
+  if (encoding !== undefined && !isIdentity(encoding)) return failed(context, createError('CLOUDFN_UNSUPPORTED_ENCODING', encoding));
   const length = headers['content-length'];
   if (headers['transfer-encoding'] === undefined) {
-    if (length === undefined || length === '0') return Promise.resolve(EMPTY);
+    if (length === undefined || length === '0') return done(context, EMPTY);
     // node's parser has already refused a Content-Length that is not digits.
-    if (Number(length) > limit) return Promise.reject(createError('CLOUDFN_BODY_TOO_LARGE', limit, limitName));
+    if (Number(length) > limit) return failed(context, createError('CLOUDFN_BODY_TOO_LARGE', limit, limitName));
   }
-  if (req.complete && req.readableEnded) return Promise.resolve(EMPTY);
-  return new Promise<Buffer>((resolve, reject) => new BodyReader(req, limit, limitName, resolve, reject).start());
+  if (req.complete && req.readableEnded) return done(context, EMPTY);
+  if ((req as Reading<C>)[READER] !== undefined) return failed(context, new Error('the body of this request is already being read; read it once and share the Buffer'));
+  const reader = new BodyReader<C>(req, limit, limitName, context, done, failed);
+  (req as Reading<C>)[READER] = reader;
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onError);
+  req.on('close', onClose);
 }
 
 function isIdentity(encoding: string): boolean {
   return encoding === 'identity' || encoding.trim().toLowerCase() === 'identity';
 }
 
-/** The state of one read; methods are on the prototype, not closures created per request. */
-class BodyReader {
+/** Where a request being read keeps its reader, so the listeners can be shared functions. */
+const READER = Symbol('cloudfn.bodyReader');
+type Reading<C> = IncomingMessage & { [READER]?: BodyReader<C> };
+
+// Listeners shared by every request: `this` is the request.
+function onData(this: Reading<unknown>, chunk: Buffer): void {
+  this[READER]?.data(chunk);
+}
+function onEnd(this: Reading<unknown>): void {
+  this[READER]?.end();
+}
+function onError(this: Reading<unknown>, error: Error): void {
+  this[READER]?.finish(clientAbort(error));
+}
+function onClose(this: Reading<unknown>): void {
+  // 'close' before 'end' means the connection went away mid-body.
+  this[READER]?.finish(clientAbort());
+}
+
+/** The state of one read. */
+class BodyReader<C> {
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private settled = false;
   constructor(
-    private readonly req: IncomingMessage,
+    private readonly req: Reading<C>,
     private readonly limit: number,
     private readonly limitName: string,
-    private readonly resolve: (body: Buffer) => void,
-    private readonly reject: (error: Error) => void,
-  ) {
-    this.onData = this.onData.bind(this);
-    this.onEnd = this.onEnd.bind(this);
-    this.onError = this.onError.bind(this);
-    this.onClose = this.onClose.bind(this);
-  }
+    private readonly context: C,
+    private readonly done: (context: C, body: Buffer) => void,
+    private readonly failed: (context: C, error: Error) => void,
+  ) {}
 
-  start(): void {
-    const req = this.req;
-    req.on('data', this.onData);
-    req.on('end', this.onEnd);
-    req.on('error', this.onError);
-    req.on('close', this.onClose);
-  }
-
-  onData(chunk: Buffer): void {
+  data(chunk: Buffer): void {
     this.size += chunk.length;
     if (this.size > this.limit) {
       this.finish(createError('CLOUDFN_BODY_TOO_LARGE', this.limit, this.limitName));
@@ -76,33 +106,25 @@ class BodyReader {
     this.chunks.push(chunk);
   }
 
-  onEnd(): void {
+  end(): void {
     const chunks = this.chunks;
     // One chunk is the common case for small bodies: hand it over without a copy.
     const body = chunks.length === 1 ? (chunks[0] as Buffer) : chunks.length === 0 ? EMPTY : Buffer.concat(chunks, this.size);
     this.finish(undefined, body);
   }
 
-  onError(error: Error): void {
-    this.finish(clientAbort(error));
-  }
-
-  onClose(): void {
-    // 'close' before 'end' means the connection went away mid-body.
-    if (!this.settled) this.finish(clientAbort());
-  }
-
-  private finish(error: Error | undefined, body?: Buffer): void {
+  finish(error: Error | undefined, body?: Buffer): void {
     if (this.settled) return;
     this.settled = true;
     const req = this.req;
-    req.off('data', this.onData);
-    req.off('end', this.onEnd);
-    req.off('close', this.onClose);
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('close', onClose);
     // The 'error' listener stays: the stream may still error once the caller answers.
+    req[READER] = undefined;
     this.chunks.length = 0;
-    if (error === undefined) this.resolve(body ?? EMPTY);
-    else this.reject(error);
+    if (error === undefined) this.done(this.context, body ?? EMPTY);
+    else this.failed(this.context, error);
   }
 }
 

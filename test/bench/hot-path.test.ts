@@ -182,3 +182,29 @@ describe('the stdout sink', async () => {
     expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).toEqual({ level: 'info', time: 1, logid: 'L', function: 'f', msg: 'hi' });
   });
 });
+
+describe('parseBody while Content-Types alternate', () => {
+  it('reads each request by its own Content-Type and charset', async () => {
+    const { parseBody } = await import('../../runtime/body/parse-body.js');
+    const { defaultLimits } = await import('../../runtime/options.js');
+    const options = { protoAction: 'error' as const };
+    const gbk = Buffer.from([0xc4, 0xe3, 0xba, 0xc3]); // 你好 in GBK
+    const cases: [string | undefined, Buffer, unknown][] = [
+      ['application/json', Buffer.from('{"a":"é"}'), { a: 'é' }],
+      ['text/plain; charset=gbk', gbk, '你好'],
+      ['text/plain', Buffer.from('plain é'), 'plain é'],
+      ['application/json; charset=utf-8', Buffer.from('[1,2]'), [1, 2]],
+      ['text/plain; charset=gbk', gbk, '你好'],
+      ['text/plain; charset=gbk', gbk, '你好'],
+      [undefined, Buffer.from('raw'), Buffer.from('raw')],
+      ['application/x-www-form-urlencoded', Buffer.from('a=1&a=2'), { a: ['1', '2'] }],
+      ['application/json', Buffer.from('{"b":2}'), { b: 2 }],
+      ['Text/Plain; Charset="GBK"', gbk, '你好'],
+      ['text/plain', Buffer.from('again'), 'again'],
+    ];
+    for (const [type, body, expected] of cases) {
+      const value = parseBody(type, body, defaultLimits, options);
+      expect(value instanceof Buffer ? value : JSON.parse(JSON.stringify(value))).toEqual(expected);
+    }
+  });
+});
