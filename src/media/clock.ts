@@ -20,7 +20,12 @@ export const systemClock: MediaClock = {
   sleep: (ms, signal) => abortableSleep(ms, signal),
 };
 
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Waits `ms` milliseconds, or rejects with the signal's reason when it aborts first (the
+ * reason itself, unlike `timers/promises`, which wraps it in an AbortError).
+ * @example await abortableSleep(100, signal)
+ */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);

@@ -69,24 +69,5 @@ export class JobQueue {
   }
 }
 
-/**
- * Waits `ms` milliseconds, or rejects with the signal's reason when it aborts first.
- * @example await sleep(options.jobDelayMs, signal)
- */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** Waits `ms` milliseconds, or rejects with the signal's reason when it aborts first (shared with the media client). */
+export { abortableSleep as sleep } from '../media/clock.js';
