@@ -208,3 +208,19 @@ describe('parseBody while Content-Types alternate', () => {
     }
   });
 });
+
+describe('the stdout sink when the process ends', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { existsSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const logger = fileURLToPath(new URL('../../dist/runtime/logger.js', import.meta.url));
+
+  it.skipIf(!existsSync(logger))('writes the lines still waiting in its batch (needs npm run build)', () => {
+    const script = `import { Logger, createJsonSink } from ${JSON.stringify(logger)};
+const log = new Logger(createJsonSink());
+for (let i = 0; i < 3; i++) log.request('info', 'L' + i, 'hello', 'GET', '/hello', 200, 1, 2, 'online', undefined);
+process.exit(0);`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(out.trim().split('\n').map((line) => (JSON.parse(line) as LogRecord).logid)).toEqual(['L0', 'L1', 'L2']);
+  });
+});
