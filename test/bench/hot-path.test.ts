@@ -120,11 +120,23 @@ describe('multipart: large parts skip busboy and come back as views of the body'
 
 describe('the request line while paths and functions alternate', () => {
   it('never reuses the quoted text of another request', () => {
-    const calls: [string, string][] = [['a', '/a'], ['a', '/a'], ['b', '/b"x'], ['a', '/a'], ['b', '/b"x'], ['c', '/a']];
+    const calls: [string, string, 'info' | 'warn', string, string][] = [
+      ['a', '/a', 'info', 'GET', 'online'],
+      ['a', '/a', 'info', 'GET', 'online'],
+      ['b', '/b"x', 'info', 'GET', 'online'],
+      ['a', '/a', 'warn', 'GET', 'online'],
+      ['a', '/a', 'warn', 'POST', 'online'],
+      ['a', '/a', 'warn', 'POST', 'ide_debug'],
+      ['b', '/b"x', 'info', 'GET', 'online'],
+      ['c', '/a', 'info', 'GET', 'online'],
+    ];
     const lines = linesOf((logger) => {
-      for (const [fn, path] of calls) logger.request('info', 'L', fn, 'GET', path, 200, 1, 2, 'online', undefined);
+      for (const [fn, path, level, method, trigger] of calls) logger.request(level, 'L', fn, method, path, 200, 1, 2, trigger, undefined);
     });
-    expect(lines.map((line) => JSON.parse(line) as LogRecord).map((r) => [r.function, r['path'], r.msg])).toEqual(calls.map(([fn, path]) => [fn, path, `GET ${path} 200 1 ms 2 B`]));
+    const records = lines.map((line) => JSON.parse(line) as LogRecord);
+    expect(records.map((r) => [r.function, r['path'], r.level, r['method'], r['trigger'], r.msg])).toEqual(
+      calls.map(([fn, path, level, method, trigger]) => [fn, path, level, method, trigger, `${method} ${path} 200 1 ms 2 B`]),
+    );
   });
 });
 
