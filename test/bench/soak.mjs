@@ -3,7 +3,7 @@
  * `npm run soak`: cloudfn under load for a while, through the real CLI (`cloudfn start`).
  *
  *   node test/bench/soak.mjs [--seconds 60] [--connections 100] [--only mixed,sigterm,workers]
- *                            [--out test/bench/soak-results.json]
+ *                            [--out test/bench/soak-results.json] [--cli dist/src/cli/index.js] [--doc]
  *
  * - mixed: `seconds` of mixed traffic at `connections` connections (GET, JSON, urlencoded,
  *   multipart, handler errors, timeouts, oversize bodies). Passes with zero socket errors,
@@ -36,6 +36,9 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '100' },
     only: { type: 'string' },
     out: { type: 'string', default: join(ROOT, 'test/bench/soak-results.json') },
+    // Another build's CLI (a patched copy of dist/), to try a change before it lands.
+    cli: { type: 'string', default: join(ROOT, 'dist/src/cli/index.js') },
+    doc: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -66,7 +69,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function mixedPhase() {
   log(`mixed traffic: ${seconds} s at ${connections} connections`);
   const logFile = join(work, 'mixed.log');
-  const server = await startCli({ root: ROOT, project, logFile });
+  const server = await startCli({ cli: values.cli, project, logFile });
   const started = performance.now();
   const samples = [];
   const sampler = setInterval(() => samples.push({ t: (performance.now() - started) / 1000, rss: server.rss() }), 1000);
@@ -126,7 +129,7 @@ async function sigtermPhase() {
   const deadline = 5000;
   log(`SIGTERM under load (shutdown deadline ${deadline} ms)`);
   const logFile = join(work, 'sigterm.log');
-  const server = await startCli({ root: ROOT, project, logFile, env: { CLOUDFN_SHUTDOWN_TIMEOUT: String(deadline) } });
+  const server = await startCli({ cli: values.cli, project, logFile, env: { CLOUDFN_SHUTDOWN_TIMEOUT: String(deadline) } });
   const records = [];
   let stop = false;
   const loop = async (spec) => {
@@ -155,8 +158,10 @@ async function sigtermPhase() {
   // In flight: sent at least 150 ms before the signal (so the server had them) and not answered before it.
   const inFlight = records.filter((r) => r.sentAt <= signalAt - 150 && (r.answeredAt ?? Infinity) > signalAt);
   const inFlightOk = inFlight.filter((r) => r.status === 200);
-  // New: sent once the server had time to see the signal.
-  const fresh = records.filter((r) => r.sentAt >= signalAt + 50);
+  // New: sent once the server had time to see the signal, and before it exited (after that a
+  // refused connection is all there can be).
+  const fresh = records.filter((r) => r.sentAt >= signalAt + 50 && r.sentAt <= exit.at - 50);
+  const afterExit = records.filter((r) => r.sentAt > exit.at - 50);
   const fresh503 = fresh.filter((r) => r.status === 503 && r.headers?.connection === 'close');
   const freshOther = fresh.filter((r) => r.error === undefined && !(r.status === 503 && r.headers?.connection === 'close'));
   const freshErrors = {};
@@ -173,10 +178,11 @@ async function sigtermPhase() {
     new503WithClose: fresh503.length,
     newOtherAnswers: freshOther.map((r) => r.status),
     newSocketErrors: freshErrors,
+    sentAfterExit: afterExit.length,
   };
   check('sigterm: requests in flight complete', inFlight.length > 0 && inFlightOk.length === inFlight.length, `${inFlightOk.length} of ${inFlight.length} answered 200`);
   check(
-    'sigterm: new requests get 503 with Connection: close',
+    'sigterm: new requests (sent between the signal and the exit) get 503 with Connection: close',
     fresh.length > 0 && fresh503.length === fresh.length,
     `${fresh503.length} of ${fresh.length} got 503 + close; other answers ${JSON.stringify(freshOther.map((r) => r.status))}; socket errors ${JSON.stringify(freshErrors)}`,
   );
@@ -184,7 +190,7 @@ async function sigtermPhase() {
 }
 
 async function workersPhase() {
-  const help = spawnSync(process.execPath, [join(ROOT, 'dist/src/cli/index.js'), 'start', '--help'], { encoding: 'utf8' });
+  const help = spawnSync(process.execPath, [values.cli, 'start', '--help'], { encoding: 'utf8' });
   if (!help.stdout.includes('--workers')) {
     results.phases.workers = { skipped: 'not available yet: cloudfn start has no --workers in dist/' };
     log('workers: not available yet');
@@ -197,7 +203,7 @@ async function workersPhase() {
   for (let round_ = 0; round_ < rounds; round_++) {
     const servers = {};
     try {
-      for (const n of [1, 2]) servers[n] = await startCli({ root: ROOT, project, logFile, args: ['--workers', String(n)] });
+      for (const n of [1, 2]) servers[n] = await startCli({ cli: values.cli, project, logFile, args: ['--workers', String(n)] });
       for (const n of [1, 2]) await runWrk({ url: `${servers[n].url}/hello?name=w`, connections: 64, seconds: 1, pin: false });
       const totals = { 1: { requests: 0, seconds: 0 }, 2: { requests: 0, seconds: 0 } };
       for (let turn = 0; turn < 3; turn++) {
@@ -235,4 +241,28 @@ results.checks = checks;
 writeFileSync(values.out, JSON.stringify(results, null, 2) + '\n');
 const failed = checks.filter((c) => !c.ok);
 log(`\n${checks.length - failed.length} of ${checks.length} checks passed; results in ${values.out}`);
+if (values.doc) writeDoc();
+
+/** Writes the checks and figures between the soak markers of docs/performance.md. */
+function writeDoc() {
+  const m = results.machine;
+  const lines = [`Measured ${results.date.slice(0, 10)} on ${m.nproc} cores (${m.cpu}), node ${m.node}, with \`npm run soak\`.`, '', '| check | result |', '|---|---|'];
+  for (const c of checks) lines.push(`| ${c.name} | ${c.ok ? 'pass' : '**fail**'}: ${c.detail.replaceAll('|', '\\|')} |`);
+  const mixed = results.phases.mixed;
+  if (mixed !== undefined) {
+    lines.push('', `Mixed traffic: ${mixed.requests.toLocaleString('en-US')} requests in ${mixed.seconds} s (${mixed.requestsPerSecond.toLocaleString('en-US')}/s) at ${mixed.connections} connections, the load generator in the same 2 cores; RSS ${mixed.rssAfter10sMB} MB after 10 s and ${mixed.rssEndMB} MB at the end.`);
+  }
+  const workers = results.phases.workers;
+  if (workers?.ratio !== undefined) {
+    lines.push('', `\`cloudfn start --workers 2\`: ${workers.twoWorkers.median.toLocaleString('en-US')} req/s against ${workers.oneWorker.median.toLocaleString('en-US')} with \`--workers 1\`, **${workers.ratio.toFixed(2)}×** (${workers.note}).`);
+  } else if (workers?.skipped !== undefined) lines.push('', `Workers: ${workers.skipped}.`);
+  const doc = join(ROOT, 'docs/performance.md');
+  const text = readFileSync(doc, 'utf8');
+  const begin = '<!-- soak:begin -->';
+  const end = '<!-- soak:end -->';
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (from === -1 || to === -1) fail(`docs/performance.md has no ${begin} ... ${end} markers`);
+  writeFileSync(doc, text.slice(0, from) + begin + '\n' + lines.join('\n') + '\n' + text.slice(to));
+}
 process.exitCode = failed.length === 0 ? 0 : 1;

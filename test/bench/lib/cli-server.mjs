@@ -5,17 +5,17 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { freePort, getStatus } from './probe.mjs';
 
 /**
  * Starts `cloudfn start <root> --port <free> --host 127.0.0.1 ...args`; stdout goes to `logFile`.
- * @param {{ root: string, project: string, logFile: string, args?: string[], env?: Record<string, string> }} o
+ * @param {{ cli: string, project: string, logFile: string, args?: string[], env?: Record<string, string> }} o
+ *   `cli` is the path of dist/src/cli/index.js
  */
-export async function startCli({ root, project, logFile, args = [], env = {} }) {
+export async function startCli({ cli, project, logFile, args = [], env = {} }) {
   const port = await freePort();
   const out = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [join(root, 'dist/src/cli/index.js'), 'start', project, '--port', String(port), '--host', '127.0.0.1', ...args], {
+  const child = spawn(process.execPath, [cli, 'start', project, '--port', String(port), '--host', '127.0.0.1', ...args], {
     stdio: ['ignore', out, 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', ...env },
   });
