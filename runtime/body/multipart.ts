@@ -7,7 +7,7 @@
  * Buffer#indexOf) is swapped for a short token before busboy reads the body, and a file whose
  * data is a token gets the real bytes as a view of the body, without a copy. busboy still reads
  * every header and counts every part. On the 8 MiB upload benchmark this took cloudfn from
- * 0.3x to about 0.8x of a raw server that only reads the body (busboy's search was 40% of the
+ * 0.3x to 0.68-0.77x of a raw server that only reads the body (busboy's search was 40% of the
  * CPU, the copy of the file 10%). When a swapped part does not come back as a named file (a
  * huge text field, whose text needs busboy's decoding), the parse starts again on the
  * original body, so the result is always what busboy alone would give.
