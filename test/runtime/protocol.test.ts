@@ -218,6 +218,23 @@ describe('graceful shutdown', () => {
     expect(text).toContain('CLOUDFN_SHUTTING_DOWN');
   });
 
+  it('answers a request on a new connection 503 while in-flight requests drain, then closes the port', async () => {
+    let release: () => void = () => {};
+    const server = await start([{ name: 'hold', handler: () => new Promise((r) => (release = () => r({ finished: true }))) }, echo]);
+    const inflight = sendHttp(server.url, { path: '/hold' });
+    await new Promise((r) => setTimeout(r, 50));
+    const done = shutdown(server.app, server.server, 5000);
+    const late = await sendHttp(server.url, { path: '/echo' });
+    expect(late.status).toBe(503);
+    expect(late.headers['connection']).toBe('close');
+    expect(JSON.parse(late.body.toString()).error.code).toBe('CLOUDFN_SHUTTING_DOWN');
+    release();
+    expect((await inflight).status).toBe(200);
+    expect(await done).toBe(true);
+    await expect(sendHttp(server.url, { path: '/echo' })).rejects.toThrow(/ECONNREFUSED/);
+    running = undefined;
+  });
+
   it('cuts requests off at the deadline and says so', async () => {
     const server = await start([{ name: 'forever', handler: () => new Promise(() => {}) }]);
     const pending = sendHttp(server.url, { path: '/forever' }).catch((error: Error) => error);
