@@ -64,15 +64,17 @@ describe(`memory over ${RELOADS} reloads`, () => {
     for (let version = half; version < RELOADS; version++) await reload(version);
     await collect();
     const end = process.memoryUsage();
-    const heapGrowthMb = (end.heapUsed - warm.heapUsed) / 1e6;
-    // RSS first grows with the allocator's arenas (by 20-60 MB, more on Node 24) and then levels
-    // off; a leak keeps growing, so the second half of the reloads is what is bounded.
+    // Heap plus external memory (Buffers): where a kept module, its source or its map would live.
+    const heapGrowthMb = (end.heapUsed + end.external - warm.heapUsed - warm.external) / 1e6;
+    // RSS grows with the allocator's arenas before it levels off, and later on Node 24 (seen: +8
+    // to +30 MB in the second half on 24.21, +4 to +16 on 20.20; flat after ~600 reloads). It is a
+    // coarse guard against native leaks; the exact signals are the live count and the heap.
     const rssGrowthMb = (end.rss - mid.rss) / 1e6;
     console.log(`after ${RELOADS} reloads: ${live()} live instances, heap ${(warm.heapUsed / 1e6).toFixed(1)} -> ${(end.heapUsed / 1e6).toFixed(1)} MB, rss ${(warm.rss / 1e6).toFixed(1)} -> ${(mid.rss / 1e6).toFixed(1)} -> ${(end.rss / 1e6).toFixed(1)} MB`);
     // Only the instance being served (and at most one the collector has not reached) is alive.
     expect(live()).toBeLessThanOrEqual(2);
     // A module kept per reload would add about 270 x 120 KB = 32 MB of heap.
     expect(heapGrowthMb).toBeLessThan(8);
-    expect(rssGrowthMb).toBeLessThan(25);
+    expect(rssGrowthMb).toBeLessThan(64);
   }, 60_000);
 });
