@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody as readRequestBody } from '../../runtime/body/read-body.js';
+import { CloudfnError } from '../../runtime/errors.js';
 import { signResponse } from '../sign/index.js';
 import type { PlatformContext } from './context.js';
 import { PlatformError, platformError } from './errors.js';
@@ -37,25 +39,18 @@ export function sendError(res: ServerResponse, logId: string, error: PlatformErr
 }
 
 /**
- * Reads the whole body, refusing more than `limit` bytes with PLATFORM_BODY_TOO_LARGE.
+ * Reads the whole body with the runtime's reader, refusing more than `limit` bytes with
+ * PLATFORM_BODY_TOO_LARGE (a declared Content-Length before reading, a chunked body as soon as
+ * it passes) and a Content-Encoding it does not decode with PLATFORM_PARAM_ERROR.
  * @example const raw = await readBody(req, 1_048_576)
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        reject(platformError('PLATFORM_BODY_TOO_LARGE', limit));
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  try {
+    return await readRequestBody(req, limit, 'maxBodyBytes');
+  } catch (error) {
+    if (!(error instanceof CloudfnError)) throw error;
+    throw error.code === 'CLOUDFN_BODY_TOO_LARGE' ? platformError('PLATFORM_BODY_TOO_LARGE', limit) : platformError('PLATFORM_PARAM_ERROR', error.message);
+  }
 }
 
 /**

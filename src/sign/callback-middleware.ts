@@ -4,6 +4,8 @@
  * "binding it to a typed object can reorder fields and break verification").
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody as readRequestBody } from '../../runtime/body/read-body.js';
+import { CloudfnError } from '../../runtime/errors.js';
 import { verifyCallback, type VerifiedCallback, type VerifyCallbackOptions } from './callback.js';
 import { SignatureError } from './errors.js';
 
@@ -89,24 +91,14 @@ function decode(raw: Buffer, type: string | undefined): unknown {
   return text;
 }
 
-/** Reads the whole body, or gives undefined once it passes `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => resolve(Buffer.concat(chunks, size)));
-    req.once('error', reject);
-  });
+/** Reads the whole body with the runtime's reader, or gives undefined once it passes `limit` bytes. */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  try {
+    return await readRequestBody(req, limit, 'limit');
+  } catch (error) {
+    if (error instanceof CloudfnError && error.code === 'CLOUDFN_BODY_TOO_LARGE') return undefined;
+    throw error;
+  }
 }
 
 function fail(res: ServerResponse, status: number, code: string, message: string): void {

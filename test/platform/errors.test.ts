@@ -51,6 +51,7 @@ describe('error answers', () => {
     ['page_size over 20', () => api('get_video_list', { page_size: 50, page_number: 0 }), 400, 40001, /^param error: page_size must be at most 20, got 50$/],
     ['a body that is not JSON', () => api('get_video_list', '{"page_size":'), 400, 40001, /the body is not valid JSON/],
     ['a body that is a list', () => api('get_video_list', '[1]'), 400, 40001, /must be a JSON object, got a list/],
+    ['a body over maxBodyBytes', () => api('get_video_list', `{"pad":"${'x'.repeat(1_048_576)}"}`), 413, 41300, /larger than 1048576 bytes/],
     ['expire_time under an hour', () => api('get_video_by_vid', { vid, expire_time: 60 }), 400, 40001, /expire_time must be at least 3600, got 60/],
     ['21 url_sets', () => api('upload_video_by_urls', { url_sets: Array(21).fill({ source_url: 'http://a/b.mp4', file_name: 'b' }) }), 400, 40001, /at most 20 entries, got 21/],
     ['a source_url over ftp', () => api('upload_video_by_urls', { url_sets: [{ source_url: 'ftp://a/b.mp4', file_name: 'b' }] }), 400, 40001, /http or https URL/],
