@@ -40,8 +40,21 @@ const table = {
   CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
 } satisfies Record<string, ErrorSpec>;
 
+/** The details the message of `code` in `table` takes, e.g. `[limit: number, name: string]`. */
+export type ErrorDetails<T extends Record<string, ErrorSpec>, C extends keyof T> = T[C] extends { message: (...details: infer D) => string } ? D : never;
+
+/**
+ * The message of `code` in an error table: every table (runtime, sign, media, platform, dev,
+ * client) builds its messages here.
+ * @example errorMessage(runtimeErrors, 'CLOUDFN_BODY_TOO_LARGE', [1024, 'maxBodySize'])
+ */
+export function errorMessage<T extends Record<string, ErrorSpec>, C extends keyof T>(table: T, code: C, details: ErrorDetails<T, C>): string {
+  // Each row's message takes its own details; the table type only knows `never[]`.
+  return (table[code]!.message as unknown as (...args: ErrorDetails<T, C>) => string)(...details);
+}
+
 export type RuntimeErrorCode = keyof typeof table;
-type Details<C extends RuntimeErrorCode> = Parameters<(typeof table)[C]['message']>;
+type Details<C extends RuntimeErrorCode> = ErrorDetails<typeof table, C>;
 
 /** The runtime's error table, exported for the documentation test. */
 export const runtimeErrors: Readonly<Record<RuntimeErrorCode, ErrorSpec>> = table;
@@ -68,8 +81,7 @@ export class CloudfnError extends Error {
  * @example throw createError('CLOUDFN_BODY_TOO_LARGE', 1024, 'maxBodySize')
  */
 export function createError<C extends RuntimeErrorCode>(code: C, ...details: Details<C>): CloudfnError {
-  const spec = table[code];
-  const error = new CloudfnError(code, spec.status, (spec.message as (...a: Details<C>) => string)(...details));
+  const error = new CloudfnError(code, table[code].status, errorMessage(table, code, details));
   // The runtime's own messages describe the request, never internals, so clients may read them.
   (error as { expose: boolean }).expose = true;
   return error;

@@ -4,7 +4,7 @@
  * convention `callContainer:fail <reason>`. `status` is what a gateway would answer for the same
  * failure; the call itself got no HTTP response.
  */
-import type { ErrorSpec } from '../../runtime/errors.js';
+import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
 
 const table = {
   CLIENT_BAD_OPTIONS: { status: 400, message: (detail: string) => `parameter error: ${detail}` },
@@ -13,7 +13,7 @@ const table = {
 } satisfies Record<string, ErrorSpec>;
 
 export type ClientErrorCode = keyof typeof table;
-type Details<C extends ClientErrorCode> = Parameters<(typeof table)[C]['message']>;
+type Details<C extends ClientErrorCode> = ErrorDetails<typeof table, C>;
 
 /** The client's error table, exported for the documentation test. */
 export const clientErrors: Readonly<Record<ClientErrorCode, ErrorSpec>> = table;
@@ -45,6 +45,6 @@ export class ContainerCallError extends Error implements ContainerFailure {
  * @example createClientError('CLIENT_TIMEOUT', 60000, 'http://localhost:8000/hello')
  */
 export function createClientError<C extends ClientErrorCode>(code: C, ...details: Details<C>): ContainerCallError {
-  const message = (table[code].message as (...a: Details<C>) => string)(...details);
+  const message = errorMessage(table, code, details);
   return new ContainerCallError(code, `callContainer:fail ${message}`);
 }

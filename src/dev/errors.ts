@@ -2,7 +2,7 @@
  * The dev server's table of error codes (same shape as runtime/errors.ts). Compile errors use
  * the runtime's `CLOUDFN_COMPILE_ERROR`; these rows cover what only `cloudfn dev` does.
  */
-import { CloudfnError, type ErrorSpec } from '../../runtime/errors.js';
+import { CloudfnError, errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
 
 const table = {
   CLOUDFN_DEV_LOAD_FAILED: {
@@ -19,7 +19,7 @@ const table = {
 } satisfies Record<string, ErrorSpec>;
 
 export type DevErrorCode = keyof typeof table;
-type Details<C extends DevErrorCode> = Parameters<(typeof table)[C]['message']>;
+type Details<C extends DevErrorCode> = ErrorDetails<typeof table, C>;
 
 /** The dev server's error table, exported for the documentation test. */
 export const devErrors: Readonly<Record<DevErrorCode, ErrorSpec>> = table;
@@ -30,7 +30,7 @@ export const devErrors: Readonly<Record<DevErrorCode, ErrorSpec>> = table;
  */
 export function createDevError<C extends DevErrorCode>(code: C, ...details: Details<C>): CloudfnError {
   const spec = table[code];
-  const error = new CloudfnError(code, spec.status, (spec.message as (...a: Details<C>) => string)(...details));
+  const error = new CloudfnError(code, spec.status, errorMessage(table, code, details));
   (error as { expose: boolean }).expose = true;
   return error;
 }

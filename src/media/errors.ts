@@ -3,7 +3,7 @@
  * a message that names the bad value and the fix. Every code has a `### CODE` heading in the
  * `media` section of docs/errors.md.
  */
-import type { ErrorSpec } from '../../runtime/errors.js';
+import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
 
 const table = {
   MEDIA_INVALID_REQUEST: {
@@ -59,7 +59,7 @@ const table = {
 } satisfies Record<string, ErrorSpec>;
 
 export type MediaErrorCode = keyof typeof table;
-type Details<C extends MediaErrorCode> = Parameters<(typeof table)[C]['message']>;
+type Details<C extends MediaErrorCode> = ErrorDetails<typeof table, C>;
 
 /** The media error table, exported for the documentation test. */
 export const mediaErrors: Readonly<Record<MediaErrorCode, ErrorSpec>> = table;
@@ -98,7 +98,7 @@ export function createMediaError<C extends MediaErrorCode>(
   ...details: Details<C>
 ): MediaError {
   const spec = table[code];
-  const message = (spec.message as (...a: Details<C>) => string)(...details);
+  const message = errorMessage(table, code, details);
   return new MediaError(code, spec.status, message, context.operation, context.cause === undefined ? undefined : { cause: context.cause });
 }
 

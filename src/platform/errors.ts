@@ -4,7 +4,7 @@
  * 28001003 and 28001008, which the media client also knows; ours elsewhere, see
  * docs/platform.md) and a message that names the bad value and the fix.
  */
-import type { ErrorSpec } from '../../runtime/errors.js';
+import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
 
 /** One row of the platform table: an `ErrorSpec` plus the envelope's `err_no`. */
 export interface PlatformErrorSpec extends ErrorSpec {
@@ -98,7 +98,7 @@ const table = {
 } satisfies Record<string, PlatformErrorSpec>;
 
 export type PlatformErrorCode = keyof typeof table;
-type Details<C extends PlatformErrorCode> = Parameters<(typeof table)[C]['message']>;
+type Details<C extends PlatformErrorCode> = ErrorDetails<typeof table, C>;
 
 /** The emulator's error table, exported for the documentation test. */
 export const platformErrors: Readonly<Record<PlatformErrorCode, PlatformErrorSpec>> = table;
@@ -126,6 +126,5 @@ export class PlatformError extends Error {
  * @example throw platformError('PLATFORM_VIDEO_NOT_EXIST', vid)
  */
 export function platformError<C extends PlatformErrorCode>(code: C, ...details: Details<C>): PlatformError {
-  const spec = table[code];
-  return new PlatformError(code, (spec.message as (...a: Details<C>) => string)(...details));
+  return new PlatformError(code, errorMessage(table, code, details));
 }

@@ -3,7 +3,7 @@
  * HTTP status a verifier answers and a message that names the bad value and the fix.
  * `test/errors-doc.test.ts` checks that every code has a `### CODE` heading in docs/errors.md.
  */
-import type { ErrorSpec } from '../../runtime/errors.js';
+import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
 
 const FIELDS = 'appid, nonce_str, timestamp, key_version, signature';
 
@@ -76,7 +76,7 @@ const table = {
 
 /** A code of the signing table. */
 export type SignErrorCode = keyof typeof table;
-type Details<C extends SignErrorCode> = Parameters<(typeof table)[C]['message']>;
+type Details<C extends SignErrorCode> = ErrorDetails<typeof table, C>;
 
 /**
  * The signing error table (code → status and message), exported for the documentation test.
@@ -108,6 +108,6 @@ export class SignatureError extends Error {
  * @example throw signError('SIGN_KEY_SIZE', 1024)
  */
 export function signError<C extends SignErrorCode>(code: C, ...details: Details<C>): SignatureError {
-  const message = (table[code].message as (...a: Details<C>) => string)(...details);
+  const message = errorMessage(table, code, details);
   return new SignatureError(code, message);
 }
