@@ -3,7 +3,8 @@
  * requests in flight and the shutdown flag. `handle` is its request listener.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Logger, createJsonSink } from './logger.js';
+import { Logger } from './logger.js';
+import { createJsonSink } from './log-sinks.js';
 import { resolveOptions, type RuntimeOptions } from './options.js';
 import { handle } from './pipeline.js';
 import { Router } from './router.js';

@@ -9,7 +9,8 @@ import { App, type FunctionSpec } from './app.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
 import { discoverFunctions } from './discover.js';
 import { loadFunction, type CompileHook } from './load.js';
-import { Logger, RUNTIME_FUNCTION, createJsonSink } from './logger.js';
+import { Logger, RUNTIME_FUNCTION } from './logger.js';
+import { createJsonSink } from './log-sinks.js';
 import { resolveOptions, type OptionSources, type RuntimeOptions } from './options.js';
 import { createHttpServer, exitOnSignals, keepServingOnStrayErrors, listen, shutdown } from './server.js';
 

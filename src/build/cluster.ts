@@ -6,7 +6,8 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { Logger, RUNTIME_FUNCTION, createJsonSink } from '../../runtime/logger.js';
+import { Logger, RUNTIME_FUNCTION } from '../../runtime/logger.js';
+import { createJsonSink } from '../../runtime/log-sinks.js';
 import type { RunningServer } from '../../runtime/start.js';
 
 /** The message a primary sends a worker to drain and exit. */

@@ -7,7 +7,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { App, type FunctionSpec, type RequestInfo } from '../../runtime/app.js';
 import { loadConfigFile } from '../../runtime/config-file.js';
-import { Logger, createMemorySink, type LogRecord } from '../../runtime/logger.js';
+import { Logger, type LogRecord } from '../../runtime/logger.js';
+import { createMemorySink } from '../../runtime/log-sinks.js';
 import { resolveOptions, type RuntimeOptions } from '../../runtime/options.js';
 import { createHttpServer } from '../../runtime/server.js';
 import type { FunctionConfig, Handler, Limits } from '../../runtime/types.js';

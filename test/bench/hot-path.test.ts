@@ -3,7 +3,8 @@
  * code gives: the hand-built request line is the record serializeRecord would write.
  */
 import { describe, expect, it } from 'vitest';
-import { Logger, createJsonSink, createMemorySink, serializeRecord, type LogRecord } from '../../runtime/logger.js';
+import { Logger, serializeRecord, type LogRecord } from '../../runtime/logger.js';
+import { createJsonSink, createMemorySink } from '../../runtime/log-sinks.js';
 
 function linesOf(run: (logger: Logger) => void): string[] {
   const writes: string[] = [];
@@ -141,7 +142,7 @@ describe('the request line while paths and functions alternate', () => {
 });
 
 describe('the stdout sink', async () => {
-  const { createStdoutSink } = await import('../../runtime/logger.js');
+  const { createStdoutSink } = await import('../../runtime/log-sinks.js');
   const { Writable } = await import('node:stream');
 
   function capture(sync: boolean) {
@@ -226,9 +227,11 @@ describe('the stdout sink when the process ends', async () => {
   const { existsSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const logger = fileURLToPath(new URL('../../dist/runtime/logger.js', import.meta.url));
+  const sinks = fileURLToPath(new URL('../../dist/runtime/log-sinks.js', import.meta.url));
 
-  it.skipIf(!existsSync(logger))('writes the lines still waiting in its batch (needs npm run build)', () => {
-    const script = `import { Logger, createJsonSink } from ${JSON.stringify(logger)};
+  it.skipIf(!existsSync(sinks))('writes the lines still waiting in its batch (needs npm run build)', () => {
+    const script = `import { Logger } from ${JSON.stringify(logger)};
+import { createJsonSink } from ${JSON.stringify(sinks)};
 const log = new Logger(createJsonSink());
 for (let i = 0; i < 3; i++) log.request('info', 'L' + i, 'hello', 'GET', '/hello', 200, 1, 2, 'online', undefined);
 process.exit(0);`;

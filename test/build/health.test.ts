@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Logger, createMemorySink } from '../../runtime/logger.js';
+import { Logger } from '../../runtime/logger.js';
+import { createMemorySink } from '../../runtime/log-sinks.js';
 import { serve, type RunningServer } from '../../runtime/start.js';
 import { DEFAULT_HEALTH_PATH, answerHealth, healthPathFrom } from '../../src/build/index.js';
 

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpError } from '../../runtime/errors.js';
-import { Logger, createMemorySink } from '../../runtime/logger.js';
+import { Logger } from '../../runtime/logger.js';
+import { createMemorySink } from '../../runtime/log-sinks.js';
 import { serve, type RunningServer } from '../../runtime/start.js';
 import type { Handler, UploadFile } from '../../runtime/types.js';
 import { DEV_TRIGGER_HEADER, startDevServer, type DevServer } from '../../src/dev/index.js';

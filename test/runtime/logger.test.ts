@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Logger, createJsonSink, createMemorySink, serializeRecord, toRecord } from '../../runtime/logger.js';
+import { Logger, serializeRecord, toRecord } from '../../runtime/logger.js';
+import { createJsonSink, createMemorySink } from '../../runtime/log-sinks.js';
 
 describe('toRecord (document 3, logging rule)', () => {
   it('adds logid and function to an object, overwriting same-named fields', () => {

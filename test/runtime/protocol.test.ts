@@ -5,7 +5,8 @@
 import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Logger, createMemorySink } from '../../runtime/logger.js';
+import { Logger } from '../../runtime/logger.js';
+import { createMemorySink } from '../../runtime/log-sinks.js';
 import { serve, type RunningServer } from '../../runtime/start.js';
 import { keepServingOnStrayErrors, shutdown } from '../../runtime/server.js';
 import type { FunctionSpec } from '../../runtime/app.js';

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpError } from '../../runtime/errors.js';
-import { Logger, createMemorySink, type LogRecord } from '../../runtime/logger.js';
+import { Logger, type LogRecord } from '../../runtime/logger.js';
+import { createMemorySink } from '../../runtime/log-sinks.js';
 import { serve, type RunningServer } from '../../runtime/start.js';
 import type { Handler, UploadFile } from '../../runtime/types.js';
 import { createFakeService, invoke, parseSetCookies, type InvokeRequest, type ResponseCookie } from '../../src/testing/index.js';
