@@ -1,0 +1,16 @@
+/**
+ * The console page is compiled for the browser without Node's types, so it declares the shapes
+ * the dev server sends instead of importing them. These checks run at type-check time (and
+ * in vitest) and fail when a copy drifts from the server's type.
+ */
+import { expectTypeOf, it } from 'vitest';
+import type { RequestInfo } from '../../runtime/app.js';
+import type { LogRecord } from '../../runtime/logger.js';
+import type { FunctionStatus } from '../../src/dev/reloader.js';
+import type { FunctionInfo, LogRecord as PageLogRecord, RequestInfo as PageRequestInfo } from '../../src/dev/console/page/api.js';
+
+it('declares the same shapes the dev server sends', () => {
+  expectTypeOf<PageRequestInfo>().toEqualTypeOf<RequestInfo>();
+  expectTypeOf<PageLogRecord>().toEqualTypeOf<LogRecord>();
+  expectTypeOf<FunctionInfo>().toEqualTypeOf<FunctionStatus>();
+});
