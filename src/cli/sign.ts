@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { showLineEnds, signedPath, signRequest, SignatureError } from '../sign/index.js';
+import { hasLiteralBackslashN } from '../sign/doctor.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
 
 const USAGE = `usage: cloudfn sign --private-key f --appid a --key-version v --method M --url u
@@ -46,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(values.nonce === undefined ? {} : { nonce: values.nonce }),
     }),
   );
-  if (values.body !== undefined && /\\n/.test(values.body) && !isJson(values.body)) {
+  if (values.body !== undefined && hasLiteralBackslashN(values.body)) {
     process.stderr.write("warning: --body holds the two characters \\n; in a shell '\\n' in single quotes is not a line feed: use $'...' or --body-file\n");
   }
   if (values['show-string'] === true) {
@@ -100,13 +101,4 @@ export function libraryCall<T>(call: () => T): T {
 /** Quotes for a POSIX shell: single quotes keep every byte but the quote itself. */
 export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }

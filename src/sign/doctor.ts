@@ -117,7 +117,7 @@ export function bodyChecks(body: RawBody): DoctorCheck[] {
   if (text.includes('\r\n')) {
     checks.push({ status: 'warn', title: 'the body has no CRLF', detail: 'it has CRLF line ends: git or an editor may turn them into LF between signing and sending' });
   }
-  if (/\\n/.test(text) && !isJson(text)) {
+  if (hasLiteralBackslashN(text)) {
     checks.push({ status: 'warn', title: 'the body has no literal \\n', detail: 'it holds the two characters \\n outside JSON: in a shell, \'\\n\' in single quotes is not a line feed; use $\'...\' or a file' });
   }
   let value: unknown;
@@ -178,6 +178,15 @@ function requestChecks(options: DoctorOptions, privateKey: ReturnType<typeof loa
   const cause = diagnoseRequest({ publicKey: privateKey, method: options.method!, url: options.url!, timestamp: parts.timestamp, nonce: parts.nonce, body: options.body, signature: parts.signature });
   checks.push({ status: 'fail', title, detail: cause ?? 'the signature does not verify with this key pair over this request: it was made by another private key, or over another method, URL or body' });
   return checks;
+}
+
+/**
+ * True when a body holds the two characters `\n` outside JSON, the mark of `'...\n...'` typed
+ * in single quotes in a shell, where it is not a line feed.
+ * @example hasLiteralBackslashN('a\\nb') // true
+ */
+export function hasLiteralBackslashN(text: string): boolean {
+  return /\\n/.test(text) && !isJson(text);
 }
 
 function isJson(text: string): boolean {
