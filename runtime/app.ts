@@ -1,49 +1,19 @@
 /**
  * An app is the runtime's state for a set of functions: options, logger, router, the count of
- * requests in flight and the shutdown flag. `handle` is its request listener.
+ * requests in flight and the shutdown flag. It is the `Host` every request reads (see
+ * request/exchange.ts); `handle` is its request listener. The count and the flag are private
+ * and read-only outside: only `requestStarted`/`requestFinished` move the count, only
+ * `beginShutdown` sets the flag.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Logger } from './logger.js';
-import { createJsonSink } from './log-sinks.js';
+import { BodyParser } from './body/parse-body.js';
+import { Logger } from './log/logger.js';
+import { createJsonSink } from './log/sinks.js';
 import { resolveOptions, type RuntimeOptions } from './options.js';
-import { handle } from './pipeline.js';
-import { Router } from './router.js';
-import type { Exchange } from './exchange.js';
-import type { FunctionConfig, Handler, Limits } from './types.js';
-
-/** A function to serve: its name (`videos/list`), handler and optional per-function config. */
-export interface FunctionSpec {
-  name: string;
-  handler: Handler;
-  config?: FunctionConfig;
-  /** The source file, for messages. @default the name */
-  file?: string;
-}
-
-/** A function ready to serve: its handler and its options resolved against the global ones. */
-export interface LoadedFunction {
-  /** The name, from the path under functions/ (`videos/list`). */
-  name: string;
-  /** The source file, for messages. */
-  file: string;
-  handler: Handler;
-  config: FunctionConfig;
-  /** Global limits overridden by the function's config. */
-  limits: Limits;
-  /** Milliseconds before the call is answered 504. */
-  timeout: number;
-}
-
-/** What an observer learns when a request ends (the dev console listens). */
-export interface RequestInfo {
-  logid: string;
-  functionName: string;
-  method: string;
-  url: string;
-  status: number;
-  durationMs: number;
-  trigger: string;
-}
+import type { Exchange, Host } from './request/exchange.js';
+import { handle } from './request/handle.js';
+import { Router } from './request/router.js';
+import type { FunctionConfig, FunctionSpec, Handler, LoadedFunction, RequestInfo } from './types.js';
 
 export interface AppInit {
   /** The functions to serve, e.g. from `loadFunctions()`. */
@@ -56,41 +26,71 @@ export interface AppInit {
   logger?: Logger;
 }
 
-export class App {
+export class App implements Host {
   readonly options: RuntimeOptions;
   readonly logger: Logger;
   readonly router: Router;
-  /** Requests received and not yet answered. */
-  inflight = 0;
-  /** Set by shutdown: new requests get 503 and every response closes its connection. */
-  closing = false;
+  /** Reads request bodies into params, with its own cache of the last Content-Type. */
+  readonly parser = new BodyParser();
+  /** Called with every finished request (the dev console and `invoke` listen). */
   readonly observers = new Set<(info: RequestInfo) => void>();
-  #drained: (() => void) | undefined;
   /** The request listener, bound once. */
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  #inflight = 0;
+  #closing = false;
+  #drained: (() => void) | undefined;
 
   constructor(init: AppInit) {
     const defaults = resolveOptions();
     this.options = { ...defaults, ...init.options, limits: { ...defaults.limits, ...init.options?.limits } };
     this.logger = init.logger ?? new Logger(createJsonSink());
-    this.router = new Router([...init.functions].map((spec) => this.resolve(spec)), init.routes);
+    this.router = new Router(
+      [...init.functions].map((spec) => this.resolve(spec)),
+      init.routes,
+    );
     this.router.check();
     this.handle = (req, res) => handle(this, req, res);
   }
 
-  /** Called once per request by the response code. */
-  onRequestDone(x: Exchange, status: number, durationMs: number): void {
-    this.inflight--;
+  /** Requests received and not yet answered. */
+  get inflight(): number {
+    return this.#inflight;
+  }
+
+  /** True once shutdown began: new requests get 503 and every response closes its connection. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  /** Starts refusing new requests (503) and closing every connection after its response. */
+  beginShutdown(): void {
+    this.#closing = true;
+  }
+
+  requestStarted(): void {
+    this.#inflight++;
+  }
+
+  requestFinished(x: Exchange, status: number, durationMs: number): void {
+    this.#inflight--;
     if (this.observers.size > 0) {
-      const info: RequestInfo = { logid: x.logid, functionName: x.functionName(), method: x.method, url: x.req.url ?? '/', status, durationMs, trigger: x.trigger };
+      const info: RequestInfo = {
+        logid: x.logid,
+        functionName: x.functionName(),
+        method: x.method,
+        url: x.req.url ?? '/',
+        status,
+        durationMs,
+        trigger: x.trigger,
+      };
       for (const observer of this.observers) observer(info);
     }
-    if (this.inflight === 0 && this.#drained !== undefined) this.#drained();
+    if (this.#inflight === 0 && this.#drained !== undefined) this.#drained();
   }
 
   /** Resolves when no request is in flight. */
   drained(): Promise<void> {
-    if (this.inflight === 0) return Promise.resolve();
+    if (this.#inflight === 0) return Promise.resolve();
     return new Promise((resolve) => {
       this.#drained = resolve;
     });
@@ -98,7 +98,12 @@ export class App {
 
   /** Resolves a function's limits and timeout against the global options. */
   resolve(spec: FunctionSpec): LoadedFunction {
-    return resolveFunction(this.options, spec.name, spec.file ?? spec.name, spec.handler, spec.config);
+    return resolveFunction(this.options, {
+      name: spec.name,
+      file: spec.file ?? spec.name,
+      handler: spec.handler,
+      config: spec.config,
+    });
   }
 
   /** Adds or replaces a function while serving (dev reload): the next request runs it. */
@@ -112,17 +117,27 @@ export class App {
   }
 }
 
+/** What `resolveFunction` combines with the options. */
+export interface FunctionToResolve {
+  name: string;
+  /** The source file, for messages. */
+  file: string;
+  handler: Handler;
+  config?: FunctionConfig | undefined;
+}
+
 /**
  * Combines a function's own `config` with the global options.
- * @example resolveFunction(options, 'hello', 'functions/hello.ts', handler, { timeout: 5000 })
+ * @example resolveFunction(options, { name: 'hello', file: 'functions/hello.ts', handler, config: { timeout: 5000 } })
  */
-export function resolveFunction(options: RuntimeOptions, name: string, file: string, handler: Handler, config: FunctionConfig = {}): LoadedFunction {
+export function resolveFunction(options: RuntimeOptions, fn: FunctionToResolve): LoadedFunction {
+  const config = fn.config ?? {};
   const limits = { ...options.limits };
-  for (const key of Object.keys(limits) as (keyof Limits)[]) {
+  for (const key of Object.keys(limits) as (keyof typeof limits)[]) {
     const value = config[key];
     if (value !== undefined) limits[key] = value;
   }
-  return { name, file, handler, config, limits, timeout: config.timeout ?? options.timeout };
+  return { name: fn.name, file: fn.file, handler: fn.handler, config, limits, timeout: config.timeout ?? options.timeout };
 }
 
 /**

@@ -1,26 +1,36 @@
 /**
- * `cloudfn/runtime`: the server that runs functions, for embedding and for bundles.
+ * `cloudfn/runtime`: the server that runs functions, for embedding and for bundles. What is
+ * exported here is what embedding needs; the request path's internals (the Exchange, the
+ * response writer) are not.
  * @example
  * import { serve } from 'cloudfn/runtime';
  * await serve([{ name: 'hello', handler: (params) => ({ hi: params.name }) }]);
  */
 export { App, createApp, resolveFunction } from './app.js';
-export type { AppInit, FunctionSpec, LoadedFunction, RequestInfo } from './app.js';
+export type { AppInit, FunctionToResolve } from './app.js';
 export { CloudfnError, HttpError, createError, runtimeErrors } from './errors.js';
 export type { ErrorSpec, RuntimeErrorCode } from './errors.js';
-export { Logger, serializeRecord, toRecord, RUNTIME_FUNCTION } from './logger.js';
-export { createJsonSink, createMemorySink } from './log-sinks.js';
-export type { LogLevel, LogRecord, LogSink } from './logger.js';
-export { generateLogid, pickLogid } from './logid.js';
-export { defaultLimits, optionEnvVars, resolveOptions } from './options.js';
+export { Logger } from './log/logger.js';
+export { serializeRecord, toRecord, RUNTIME_FUNCTION } from './log/record.js';
+export type { LogLevel, LogRecord, LogSink } from './log/record.js';
+export type { RequestLine } from './log/request-line.js';
+export { createJsonSink, createMemorySink, createStdoutSink } from './log/sinks.js';
+export type { StdoutSinkOptions } from './log/sinks.js';
+export { generateLogid, pickLogid } from './log/logid.js';
+export { DEFAULT_HEALTH_PATH, LIMIT_KEYS, defaultLimits, optionEnvVars, resolveOptions } from './options.js';
 export type { OptionSources, RuntimeOptions } from './options.js';
-export { createHttpServer, exitOnSignals, keepServingOnStrayErrors, listen, shutdown } from './server.js';
-export { loadProjectFunctions, serve, startProject } from './start.js';
-export type { RunningServer, ServeOptions, StartOptions } from './start.js';
-export { discoverFunctions, FUNCTION_EXTENSIONS } from './discover.js';
-export type { FoundFunction } from './discover.js';
-export { functionFromModule, loadFunction, validateConfig } from './load.js';
-export type { CompileHook } from './load.js';
-export { loadConfigFile, CONFIG_FILES } from './config-file.js';
-export type { ConfigFile } from './config-file.js';
+export { createHttpServer, listen } from './serve/http-server.js';
+export type { BeforeHook, HttpServerOptions } from './serve/http-server.js';
+export { exitOnSignals, shutdown } from './serve/shutdown.js';
+export type { SignalOptions } from './serve/shutdown.js';
+export { keepServingOnStrayErrors } from './serve/stray-errors.js';
+export { healthHook } from './serve/health.js';
+export { loadProjectFunctions, serve, startProject } from './serve/start.js';
+export type { RunningServer, ServeOptions, StartOptions } from './serve/start.js';
+export { discoverFunctions, FUNCTION_EXTENSIONS } from './serve/discover.js';
+export type { FoundFunction } from './serve/discover.js';
+export { functionFromModule, loadFunction, validateConfig } from './serve/load.js';
+export type { CompileHook } from './serve/load.js';
+export { loadConfigFile, CONFIG_FILES } from './serve/config-file.js';
+export type { ConfigFile } from './serve/config-file.js';
 export type * from './types.js';

@@ -36,21 +36,41 @@ export interface RuntimeOptions {
   protoAction: 'error' | 'remove';
   /** Send handler error messages and stacks to clients (dev only). @default false */
   exposeErrors: boolean;
+  /**
+   * Path answered 200 while serving and 503 while draining, before routing and unlogged
+   * (`CLOUDFN_HEALTH_PATH`; `off` turns it off). @default '/_cloudfn/health'
+   */
+  healthPath: string | undefined;
 }
 
 /** 10 MiB: the default largest body and file. */
 const TEN_MIB = 10 * 1024 * 1024;
 
-/** The defaults, documented in docs/configuration.md. */
-export const defaultLimits: Readonly<Limits> = Object.freeze({
-  maxBodySize: TEN_MIB,
-  maxFileSize: TEN_MIB,
-  maxFiles: 10,
-  maxFields: 100,
-  maxParts: 110,
-  maxFieldSize: 1024 * 1024,
-  maxPartHeaderPairs: 2000,
-});
+/**
+ * The limits, once: each with its environment variable and default (documented in
+ * docs/configuration.md). `defaultLimits`, the env names and the keys a function's `config`
+ * accepts are all read from here.
+ */
+const limitSpecs: { readonly [K in keyof Limits]: { readonly env: string; readonly default: number } } = {
+  maxBodySize: { env: 'CLOUDFN_MAX_BODY_SIZE', default: TEN_MIB },
+  maxFileSize: { env: 'CLOUDFN_MAX_FILE_SIZE', default: TEN_MIB },
+  maxFiles: { env: 'CLOUDFN_MAX_FILES', default: 10 },
+  maxFields: { env: 'CLOUDFN_MAX_FIELDS', default: 100 },
+  maxParts: { env: 'CLOUDFN_MAX_PARTS', default: 110 },
+  maxFieldSize: { env: 'CLOUDFN_MAX_FIELD_SIZE', default: 1024 * 1024 },
+  maxPartHeaderPairs: { env: 'CLOUDFN_MAX_PART_HEADER_PAIRS', default: 2000 },
+};
+
+/** The names of the limits, in the order of docs/configuration.md. */
+export const LIMIT_KEYS: readonly (keyof Limits)[] = Object.freeze(Object.keys(limitSpecs) as (keyof Limits)[]);
+
+/** The default limits. */
+export const defaultLimits: Readonly<Limits> = Object.freeze(
+  Object.fromEntries(LIMIT_KEYS.map((key) => [key, limitSpecs[key].default])) as unknown as Limits,
+);
+
+/** The default health path. */
+export const DEFAULT_HEALTH_PATH = '/_cloudfn/health';
 
 type Source = 'flag' | 'env' | 'config' | 'default';
 type Parse<T> = (raw: unknown, where: string) => T;
@@ -95,6 +115,14 @@ const bool: Parse<boolean> = (raw, where) => {
   return fail('', where, `must be true or false, got ${JSON.stringify(raw)}`);
 };
 
+/** A path starting with `/`, or `off` for none. */
+const healthPath: Parse<string | undefined> = (raw, where) => {
+  const value = text(raw, where);
+  if (value === 'off') return undefined;
+  if (!value.startsWith('/')) fail('', where, `must be a path starting with "/" (or off), got ${JSON.stringify(raw)}`);
+  return value;
+};
+
 interface Spec<T> {
   env?: string;
   parse: Parse<T>;
@@ -118,22 +146,13 @@ const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
   trigger: { parse: oneOf<Trigger>('online', 'ide_debug', 'console_debug'), default: 'online' },
   protoAction: { env: 'CLOUDFN_PROTO_ACTION', parse: oneOf('error', 'remove'), default: 'error' },
   exposeErrors: { parse: bool, default: false },
-};
-
-const limitEnv: { [K in keyof Limits]: string } = {
-  maxBodySize: 'CLOUDFN_MAX_BODY_SIZE',
-  maxFileSize: 'CLOUDFN_MAX_FILE_SIZE',
-  maxFiles: 'CLOUDFN_MAX_FILES',
-  maxFields: 'CLOUDFN_MAX_FIELDS',
-  maxParts: 'CLOUDFN_MAX_PARTS',
-  maxFieldSize: 'CLOUDFN_MAX_FIELD_SIZE',
-  maxPartHeaderPairs: 'CLOUDFN_MAX_PART_HEADER_PAIRS',
+  healthPath: { env: 'CLOUDFN_HEALTH_PATH', parse: healthPath, default: DEFAULT_HEALTH_PATH },
 };
 
 /** Names of the environment variables, for docs and the CLI's help. */
 export const optionEnvVars: Readonly<Record<string, string>> = Object.freeze({
   ...Object.fromEntries(Object.entries(specs).flatMap(([k, s]) => (s.env ? [[k, s.env]] : []))),
-  ...limitEnv,
+  ...Object.fromEntries(LIMIT_KEYS.map((key) => [key, limitSpecs[key].env])),
 });
 
 /** Where option values come from; each layer is optional. */
@@ -174,8 +193,8 @@ export function resolveOptions(sources: OptionSources = {}): RuntimeOptions {
   for (const [name, spec] of Object.entries(specs)) options[name] = pick(name, spec as Spec<unknown>, sources);
   const configLimits = (sources.config?.['limits'] ?? {}) as Record<string, unknown>;
   const limits = {} as Record<string, number>;
-  for (const [name, env] of Object.entries(limitEnv)) {
-    const spec: Spec<number> = { env, parse: integer(0), default: defaultLimits[name as keyof Limits] };
+  for (const name of LIMIT_KEYS) {
+    const spec: Spec<number> = { env: limitSpecs[name].env, parse: integer(0), default: limitSpecs[name].default };
     limits[name] = pick(name, spec, { flags: sources.flags, env: sources.env, config: configLimits } as OptionSources, configLimits);
   }
   options['limits'] = limits;

@@ -1,10 +1,12 @@
 /**
- * The types a function author sees: the handler, its params, the service object
- * (document 3, "the service members") and the per-function config.
+ * The runtime's shared types: what a function author sees (the handler, its params, the
+ * service object of docs/platform-contract.md#service, the per-function config) and what the
+ * runtime passes between its parts (a function to serve, a function resolved against the
+ * options, what an observer learns when a request ends).
  */
 import type { SerializeOptions } from 'cookie';
 
-/** A file part of a multipart body (document 3, "UploadFile fields"). */
+/** A file part of a multipart body (docs/platform-contract.md#params, the UploadFile fields). */
 export interface UploadFile {
   /** The file name the client sent. */
   name: string;
@@ -25,17 +27,17 @@ export type MultipartParams = Record<string, string | string[] | UploadFile>;
 /** What a handler receives as params, by request (see docs/handlers.md). */
 export type Params = QueryParams | MultipartParams | string | Buffer | unknown;
 
-/** Where a call came from (document 3): the emulated platform, the IDE, or the console. */
+/** Where a call came from (docs/platform-contract.md#service): the emulated platform, the IDE, or the console. */
 export type Trigger = 'online' | 'ide_debug' | 'console_debug';
 
 /** Options of `service.setCookie` and `service.clearCookie`: those of `cookie.serialize`. */
 export type CookieOptions = SerializeOptions;
 
-/** The five log methods of the service; they all behave the same (document 3). */
+/** The five log methods of the service; they all behave the same (docs/platform-contract.md#logging). */
 export type LogMethod = (...values: unknown[]) => void;
 
 /**
- * The second argument of every handler (document 3, "the service members"), plus
+ * The second argument of every handler (docs/platform-contract.md#service), plus
  * cloudfn's own members `logid`, `functionName`, `rawBody`, `signal`, `routeParams`.
  */
 export interface Service {
@@ -112,6 +114,40 @@ export interface Limits {
  * Everything not given falls back to the global options.
  */
 export interface FunctionConfig extends Partial<Limits> {
-  /** Time a call may take, in milliseconds (document 3's example uses 60000). @default 60000 */
+  /** Time a call may take, in milliseconds (the platform's example uses 60000). @default 60000 */
   timeout?: number;
+}
+
+/** A function to serve: its name (`videos/list`), handler and optional per-function config. */
+export interface FunctionSpec {
+  name: string;
+  handler: Handler;
+  config?: FunctionConfig;
+  /** The source file, for messages. @default the name */
+  file?: string;
+}
+
+/** A function ready to serve: its handler and its options resolved against the global ones. */
+export interface LoadedFunction {
+  /** The name, from the path under functions/ (`videos/list`). */
+  name: string;
+  /** The source file, for messages. */
+  file: string;
+  handler: Handler;
+  config: FunctionConfig;
+  /** Global limits overridden by the function's config. */
+  limits: Limits;
+  /** Milliseconds before the call is answered 504. */
+  timeout: number;
+}
+
+/** What an observer learns when a request ends (the dev console listens). */
+export interface RequestInfo {
+  logid: string;
+  functionName: string;
+  method: string;
+  url: string;
+  status: number;
+  durationMs: number;
+  trigger: string;
 }

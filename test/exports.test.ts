@@ -12,7 +12,7 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
   },
   'cloudfn/runtime': {
     load: () => import('../runtime/index.js'),
-    names: ["App", "CONFIG_FILES", "CloudfnError", "FUNCTION_EXTENSIONS", "HttpError", "Logger", "RUNTIME_FUNCTION", "createApp", "createError", "createHttpServer", "createJsonSink", "createMemorySink", "defaultLimits", "discoverFunctions", "exitOnSignals", "functionFromModule", "generateLogid", "keepServingOnStrayErrors", "listen", "loadConfigFile", "loadFunction", "loadProjectFunctions", "optionEnvVars", "pickLogid", "resolveFunction", "resolveOptions", "runtimeErrors", "serializeRecord", "serve", "shutdown", "startProject", "toRecord", "validateConfig"],
+    names: ["App", "CONFIG_FILES", "CloudfnError", "DEFAULT_HEALTH_PATH", "FUNCTION_EXTENSIONS", "HttpError", "LIMIT_KEYS", "Logger", "RUNTIME_FUNCTION", "createApp", "createError", "createHttpServer", "createJsonSink", "createMemorySink", "createStdoutSink", "defaultLimits", "discoverFunctions", "exitOnSignals", "functionFromModule", "generateLogid", "healthHook", "keepServingOnStrayErrors", "listen", "loadConfigFile", "loadFunction", "loadProjectFunctions", "optionEnvVars", "pickLogid", "resolveFunction", "resolveOptions", "runtimeErrors", "serializeRecord", "serve", "shutdown", "startProject", "toRecord", "validateConfig"],
   },
   'cloudfn/sign': {
     load: () => import('../src/sign/index.js'),

@@ -1,8 +1,8 @@
-/** Reading request bodies and query strings into params. */
+/** Reading request bodies and query strings into params: this folder's public entry. */
 export { mediaType, contentTypeParam } from './content-type.js';
 export { parseQuery, parseForm } from './query.js';
 export { readBody, type ClientAbortError } from './read-body.js';
-export { parseBody, type ParseBodyOptions } from './parse-body.js';
+export { BodyParser, parseBody, type ParseBodyOptions } from './parse-body.js';
 export { parseJson, type ProtoAction } from './json.js';
 export { parseMultipart } from './multipart.js';
 export { isPoisonKey } from './poison.js';

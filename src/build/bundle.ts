@@ -9,11 +9,11 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Message } from 'esbuild';
-import type { LoadedFunction } from '../../runtime/app.js';
-import { loadConfigFile, type ConfigFile } from '../../runtime/config-file.js';
-import { discoverFunctions, type FoundFunction } from '../../runtime/discover.js';
+import type { LoadedFunction } from '../../runtime/types.js';
+import { loadConfigFile, type ConfigFile } from '../../runtime/serve/config-file.js';
+import { discoverFunctions, type FoundFunction } from '../../runtime/serve/discover.js';
 import { createError } from '../../runtime/errors.js';
-import { Router } from '../../runtime/router.js';
+import { Router } from '../../runtime/request/router.js';
 import { checkFunctionExports } from './check-exports.js';
 import { CompileError, formatMessage } from './compile.js';
 import { entrySource } from './entry.js';

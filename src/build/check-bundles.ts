@@ -5,7 +5,7 @@
  * the bundle, so a missing external package or a failing import shows here, not in production.
  */
 import { spawn } from 'node:child_process';
-import { DEFAULT_HEALTH_PATH } from './health.js';
+import { DEFAULT_HEALTH_PATH } from '../../runtime/options.js';
 
 /** The outcome of checking one bundle. */
 export interface BundleCheck {

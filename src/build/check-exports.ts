@@ -6,7 +6,7 @@
  */
 import { relative } from 'node:path';
 import { build, type Message } from 'esbuild';
-import type { FoundFunction } from '../../runtime/discover.js';
+import type { FoundFunction } from '../../runtime/serve/discover.js';
 import { createError } from '../../runtime/errors.js';
 import { CompileError, formatMessage } from './compile.js';
 

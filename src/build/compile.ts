@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { build, type Message } from 'esbuild';
 import { CloudfnError, createError } from '../../runtime/errors.js';
-import type { CompileHook } from '../../runtime/load.js';
+import type { CompileHook } from '../../runtime/serve/load.js';
 import { selfAlias } from './self-alias.js';
 
 /** Formats an esbuild message as `file:line:column: text` and a code frame. */

@@ -22,7 +22,7 @@ export function entrySource(functions: EntryFunction[], config: Record<string, u
   const list = functions.map((fn, i) => `  { name: ${JSON.stringify(fn.name)}, where: ${JSON.stringify(fn.where)}, module: fn${i} },`);
   return [
     ...imports,
-    `import { startBundle } from ${JSON.stringify(ownFile('src/build/bundle-main'))};`,
+    `import { startBundle } from ${JSON.stringify(ownFile('runtime/serve/bundle-entry'))};`,
     `await startBundle({`,
     `  functions: [\n${list.join('\n')}\n  ],`,
     `  config: ${JSON.stringify(config)},`,

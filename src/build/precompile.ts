@@ -3,9 +3,9 @@
  * missing default export as the one line `cloudfn start` prints, and the workers only import.
  */
 import { join } from 'node:path';
-import { loadConfigFile } from '../../runtime/config-file.js';
-import { discoverFunctions } from '../../runtime/discover.js';
-import type { CompileHook } from '../../runtime/load.js';
+import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { discoverFunctions } from '../../runtime/serve/discover.js';
+import type { CompileHook } from '../../runtime/serve/load.js';
 import { checkFunctionExports } from './check-exports.js';
 import { createCompileHook } from './compile.js';
 

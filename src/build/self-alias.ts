@@ -28,7 +28,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
 
 /**
  * The file of one of this package's modules, e.g. `ownFile('runtime/index')`.
- * @example ownFile('src/build/bundle-main') // /…/cloudfn/dist/src/build/bundle-main.js
+ * @example ownFile('runtime/serve/bundle-entry') // /…/cloudfn/dist/runtime/serve/bundle-entry.js
  */
 export function ownFile(module: string): string {
   return join(packageRoot, module + ext);

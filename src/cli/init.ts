@@ -4,7 +4,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
-import { initProject, listTemplates } from '../build/scaffold.js';
+import { initProject, listTemplates } from '../init/scaffold.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 
 function help(): string {

@@ -4,11 +4,12 @@
  */
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
-import { startProject } from '../../runtime/start.js';
+import { resolveOptions } from '../../runtime/options.js';
+import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { startProject } from '../../runtime/serve/start.js';
 import { CloudfnError } from '../../runtime/errors.js';
 import { createCompileHook } from '../build/compile.js';
-import { clusterLogger, parseWorkers, runPrimary, runWorker } from '../build/cluster.js';
-import { answerHealth, healthPathFrom } from '../build/health.js';
+import { clusterLogger, parseWorkers, runPrimary, runWorker } from '../../runtime/serve/cluster.js';
 import { precompileProject, precompiledHook } from '../build/precompile.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 
@@ -42,10 +43,8 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length > 1) throw new OptionsError(`start takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   const root = resolve(positionals[0] ?? '.');
   const flags = { port: values.port, host: values.host };
-  let healthPath: string | undefined;
   let workers: number | undefined;
   try {
-    healthPath = healthPathFrom(process.env);
     workers = values.workers === undefined ? undefined : parseWorkers(values.workers);
   } catch (error) {
     throw new OptionsError((error as Error).message);
@@ -54,9 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
-        const running = await startProject(root, { flags, compile: precompiledHook(root), handleSignals: false, logger: clusterLogger() });
-        if (healthPath !== undefined) answerHealth(running, healthPath);
-        return running;
+        return startProject(root, { flags, compile: precompiledHook(root), handleSignals: false, logger: clusterLogger() });
       },
       (error) => (error instanceof Error ? error.message : String(error)),
     );
@@ -64,6 +61,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (workers !== undefined) {
     try {
+      // Checked once here, so a bad option is one line rather than one per worker.
+      resolveOptions({ flags, env: process.env, config: await loadConfigFile(root) });
       await precompileProject(root);
     } catch (error) {
       oneLine(error);
@@ -72,8 +71,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   try {
-    const running = await startProject(root, { flags, compile: createCompileHook(root) });
-    if (healthPath !== undefined) answerHealth(running, healthPath);
+    await startProject(root, { flags, compile: createCompileHook(root) });
   } catch (error) {
     oneLine(error);
   }

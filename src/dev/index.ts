@@ -5,8 +5,8 @@
  * import { startDevServer } from '../dev/index.js';
  * const dev = await startDevServer({ root: 'templates/starter', port: 0 });
  */
-export { DEV_TRIGGER_HEADER, startDevServer } from './server.js';
-export type { DevServer, DevServerOptions } from './server.js';
+export { DEV_TRIGGER_HEADER, startDevServer } from './dev-server.js';
+export type { DevServer, DevServerOptions } from './dev-server.js';
 export type { FunctionStatus } from './reloader.js';
 export { createPrettySink, formatRecord, shouldColor } from './pretty-sink.js';
 export type { PrettySinkOptions } from './pretty-sink.js';

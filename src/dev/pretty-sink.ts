@@ -6,8 +6,8 @@
  * `TERM=dumb`, and `FORCE_COLOR` (non-zero) forces them on.
  */
 import { inspect } from 'node:util';
-import type { LogLevel, LogRecord, LogSink } from '../../runtime/logger.js';
-import { RUNTIME_FUNCTION } from '../../runtime/logger.js';
+import type { LogLevel, LogRecord, LogSink } from '../../runtime/log/record.js';
+import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 
 /** Whether to colour output written to `stream`, from the stream and the environment. */
 export function shouldColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {

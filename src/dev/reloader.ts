@@ -7,11 +7,13 @@
  * compile or load is served by a handler that answers 500 with the formatted error.
  */
 import { dirname, relative, sep } from 'node:path';
-import type { App, FunctionSpec } from '../../runtime/app.js';
-import { discoverFunctions } from '../../runtime/discover.js';
+import type { App } from '../../runtime/app.js';
+import type { FunctionSpec } from '../../runtime/types.js';
+import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { CloudfnError } from '../../runtime/errors.js';
-import { functionFromModule } from '../../runtime/load.js';
-import { RUNTIME_FUNCTION, type Logger } from '../../runtime/logger.js';
+import { functionFromModule } from '../../runtime/serve/load.js';
+import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
+import { type Logger } from '../../runtime/log/logger.js';
 import type { FunctionConfig } from '../../runtime/types.js';
 import { createDevBuilder, type DevBuilder } from '../build/dev-compile.js';
 import { createDevError } from './errors.js';

@@ -4,14 +4,19 @@
  * `status` and the log methods validate and format exactly as in production; what the handler
  * did is read back from `service.recorded`.
  */
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { stringifyCookie } from 'cookie';
-import type { App, LoadedFunction } from '../../runtime/app.js';
-import { Exchange } from '../../runtime/exchange.js';
-import { Logger, type LogRecord } from '../../runtime/logger.js';
-import { createMemorySink } from '../../runtime/log-sinks.js';
-import { generateLogid } from '../../runtime/logid.js';
-import { RequestService } from '../../runtime/service.js';
+import { resolveFunction } from '../../runtime/app.js';
+import { BodyParser } from '../../runtime/body/parse-body.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { generateLogid } from '../../runtime/log/logid.js';
+import type { LogRecord } from '../../runtime/log/record.js';
+import { createMemorySink } from '../../runtime/log/sinks.js';
+import { resolveOptions } from '../../runtime/options.js';
+import { Exchange, type Host } from '../../runtime/request/exchange.js';
+import { Router } from '../../runtime/request/router.js';
+import { RequestService } from '../../runtime/request/service.js';
 import type { QueryParams, Service, Trigger } from '../../runtime/types.js';
 import { parseSetCookies, type ResponseCookie } from './cookies.js';
 import { nameFromPath } from './names.js';
@@ -106,13 +111,26 @@ export function createFakeService(overrides: FakeServiceOverrides = {}): FakeSer
   const q = url.indexOf('?');
   const path = overrides.path ?? (q === -1 ? url : url.slice(0, q));
   const sink = createMemorySink();
-  // The runtime's exchange and service need only these parts of an app, a request and a function.
-  const app = { options: { trigger: overrides.trigger ?? 'online' }, logger: new Logger(sink) } as unknown as App;
-  const req = { method: (overrides.httpMethod ?? 'GET').toUpperCase(), headers, url } as unknown as IncomingMessage;
-  const x = new Exchange(app, req, undefined as never, overrides.logid ?? generateLogid());
+  // A host of its own, with the default options: nothing is served, so nothing is counted.
+  const host: Host = {
+    options: { ...resolveOptions(), trigger: overrides.trigger ?? 'online' },
+    logger: new Logger(sink),
+    router: new Router([]),
+    parser: new BodyParser(),
+    closing: false,
+    requestStarted() {},
+    requestFinished() {},
+  };
+  // A real request object, unattached to any connection.
+  const req = new IncomingMessage(new Socket());
+  req.method = (overrides.httpMethod ?? 'GET').toUpperCase();
+  req.url = url;
+  req.headers = headers;
+  const x = new Exchange(host, req, new ServerResponse(req), overrides.logid ?? generateLogid());
   x.rawPath = path;
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);
-  x.fn = { name: overrides.functionName ?? nameFromPath(path) } as LoadedFunction;
+  const name = overrides.functionName ?? nameFromPath(path);
+  x.fn = resolveFunction(host.options, { name, file: name, handler: () => undefined });
   if (overrides.routeParams !== undefined) x.routeParams = overrides.routeParams;
   if (overrides.rawBody !== undefined) x.rawBody = Buffer.from(overrides.rawBody);
   const query = overrides.query === undefined ? undefined : (Object.assign(Object.create(null), overrides.query) as QueryParams);

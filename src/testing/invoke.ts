@@ -5,12 +5,14 @@
  * `cloudfn start`, byte for byte, with no port and no network.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { App, type FunctionSpec, type RequestInfo } from '../../runtime/app.js';
-import { loadConfigFile } from '../../runtime/config-file.js';
-import { Logger, type LogRecord } from '../../runtime/logger.js';
-import { createMemorySink } from '../../runtime/log-sinks.js';
+import { App } from '../../runtime/app.js';
+import { type FunctionSpec, type RequestInfo } from '../../runtime/types.js';
+import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { type LogRecord } from '../../runtime/log/record.js';
+import { createMemorySink } from '../../runtime/log/sinks.js';
 import { resolveOptions, type RuntimeOptions } from '../../runtime/options.js';
-import { createHttpServer } from '../../runtime/server.js';
+import { createHttpServer } from '../../runtime/serve/http-server.js';
 import type { FunctionConfig, Handler, Limits } from '../../runtime/types.js';
 import { parseSetCookies, type ResponseCookie } from './cookies.js';
 import { loadTarget } from './load-target.js';

@@ -7,10 +7,10 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { threadId } from 'node:worker_threads';
-import type { FunctionSpec } from '../../runtime/app.js';
+import type { FunctionSpec } from '../../runtime/types.js';
 import { createError } from '../../runtime/errors.js';
-import { functionFromModule, type CompileHook } from '../../runtime/load.js';
-import { FUNCTION_EXTENSIONS } from '../../runtime/discover.js';
+import { functionFromModule, type CompileHook } from '../../runtime/serve/load.js';
+import { FUNCTION_EXTENSIONS } from '../../runtime/serve/discover.js';
 
 const NEEDS_COMPILE = /\.[cm]?ts$/;
 

@@ -3,8 +3,9 @@
  * code gives: the hand-built request line is the record serializeRecord would write.
  */
 import { describe, expect, it } from 'vitest';
-import { Logger, serializeRecord, type LogRecord } from '../../runtime/logger.js';
-import { createJsonSink, createMemorySink } from '../../runtime/log-sinks.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { serializeRecord, type LogRecord } from '../../runtime/log/record.js';
+import { createJsonSink, createMemorySink } from '../../runtime/log/sinks.js';
 
 function linesOf(run: (logger: Logger) => void): string[] {
   const writes: string[] = [];
@@ -22,7 +23,7 @@ describe('the request line built as text', () => {
   ];
 
   it.each(cases)('is byte for byte the serialized record (%s)', (fn, method, path, status, ms, bytes, trigger, error) => {
-    const [line] = linesOf((logger) => logger.request(status >= 500 ? 'error' : 'info', 'L1', fn, method, path, status, ms, bytes, trigger, error));
+    const [line] = linesOf((logger) => logger.request({ level: status >= 500 ? 'error' : 'info', logid: 'L1', fn, method, path, status, durationMs: ms, bytes, trigger, error }));
     const parsed = JSON.parse(line!) as LogRecord;
     const expected: Record<string, unknown> = { level: parsed.level, time: parsed.time, method, path, status, durationMs: ms, bytes, trigger };
     if (error !== undefined) expected['error'] = error;
@@ -35,7 +36,7 @@ describe('the request line built as text', () => {
 
   it('gives a record sink the same fields as a record', () => {
     const memory = createMemorySink();
-    new Logger(memory).request('warn', 'L2', 'hello', 'GET', '/hello', 404, 1.5, 99, 'online', 'CLOUDFN_NOT_FOUND: x');
+    new Logger(memory).request({ level: 'warn', logid: 'L2', fn: 'hello', method: 'GET', path: '/hello', status: 404, durationMs: 1.5, bytes: 99, trigger: 'online', error: 'CLOUDFN_NOT_FOUND: x' });
     expect(memory.records).toHaveLength(1);
     const { time, ...rest } = memory.records[0]!;
     expect(typeof time).toBe('number');
@@ -44,14 +45,14 @@ describe('the request line built as text', () => {
   });
 
   it('falls back to a cut, marked record when the line is too long', () => {
-    const [line] = linesOf((logger) => logger.request('info', 'L3', 'f', 'GET', '/' + 'x'.repeat(1024 * 1024), 200, 1, 1, 'online', undefined));
+    const [line] = linesOf((logger) => logger.request({ level: 'info', logid: 'L3', fn: 'f', method: 'GET', path: '/' + 'x'.repeat(1024 * 1024), status: 200, durationMs: 1, bytes: 1, trigger: 'online', error: undefined }));
     expect(JSON.parse(line!)).toMatchObject({ truncated: true, logid: 'L3', function: 'f' });
   });
 });
 
 describe('generated log ids', () => {
   it('keep their shape: 12 hex digits of time, 6 of process, 6 of a counter that counts up', async () => {
-    const { generateLogid } = await import('../../runtime/logid.js');
+    const { generateLogid } = await import('../../runtime/log/logid.js');
     const before = Date.now();
     const ids = Array.from({ length: 5000 }, () => generateLogid());
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{24}$/);
@@ -132,7 +133,7 @@ describe('the request line while paths and functions alternate', () => {
       ['c', '/a', 'info', 'GET', 'online'],
     ];
     const lines = linesOf((logger) => {
-      for (const [fn, path, level, method, trigger] of calls) logger.request(level, 'L', fn, method, path, 200, 1, 2, trigger, undefined);
+      for (const [fn, path, level, method, trigger] of calls) logger.request({ level, logid: 'L', fn, method, path, status: 200, durationMs: 1, bytes: 2, trigger, error: undefined });
     });
     const records = lines.map((line) => JSON.parse(line) as LogRecord);
     expect(records.map((r) => [r.function, r['path'], r.level, r['method'], r['trigger'], r.msg])).toEqual(
@@ -142,7 +143,7 @@ describe('the request line while paths and functions alternate', () => {
 });
 
 describe('the stdout sink', async () => {
-  const { createStdoutSink } = await import('../../runtime/log-sinks.js');
+  const { createStdoutSink } = await import('../../runtime/log/sinks.js');
   const { Writable } = await import('node:stream');
 
   function capture(sync: boolean) {
@@ -226,14 +227,14 @@ describe('the stdout sink when the process ends', async () => {
   const { execFileSync } = await import('node:child_process');
   const { existsSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
-  const logger = fileURLToPath(new URL('../../dist/runtime/logger.js', import.meta.url));
-  const sinks = fileURLToPath(new URL('../../dist/runtime/log-sinks.js', import.meta.url));
+  const logger = fileURLToPath(new URL('../../dist/runtime/log/logger.js', import.meta.url));
+  const sinks = fileURLToPath(new URL('../../dist/runtime/log/sinks.js', import.meta.url));
 
   it.skipIf(!existsSync(sinks))('writes the lines still waiting in its batch (needs npm run build)', () => {
     const script = `import { Logger } from ${JSON.stringify(logger)};
 import { createJsonSink } from ${JSON.stringify(sinks)};
 const log = new Logger(createJsonSink());
-for (let i = 0; i < 3; i++) log.request('info', 'L' + i, 'hello', 'GET', '/hello', 200, 1, 2, 'online', undefined);
+for (let i = 0; i < 3; i++) log.request({ level: 'info', logid: 'L' + i, fn: 'hello', method: 'GET', path: '/hello', status: 200, durationMs: 1, bytes: 2, trigger: 'online', error: undefined });
 process.exit(0);`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(out.trim().split('\n').map((line) => (JSON.parse(line) as LogRecord).logid)).toEqual(['L0', 'L1', 'L2']);

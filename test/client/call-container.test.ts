@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpError } from '../../runtime/errors.js';
-import { Logger } from '../../runtime/logger.js';
-import { createMemorySink } from '../../runtime/log-sinks.js';
-import { serve, type RunningServer } from '../../runtime/start.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { createMemorySink } from '../../runtime/log/sinks.js';
+import { serve, type RunningServer } from '../../runtime/serve/start.js';
 import type { Handler, UploadFile } from '../../runtime/types.js';
 import { DEV_TRIGGER_HEADER, startDevServer, type DevServer } from '../../src/dev/index.js';
 import { ContainerCallError, TRIGGER_HEADER, callContainer, createContainerClient, type ContainerFailure, type ContainerResponse } from '../../src/client/index.js';

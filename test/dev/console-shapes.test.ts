@@ -4,8 +4,8 @@
  * in vitest) and fail when a copy drifts from the server's type.
  */
 import { expectTypeOf, it } from 'vitest';
-import type { RequestInfo } from '../../runtime/app.js';
-import type { LogRecord } from '../../runtime/logger.js';
+import type { RequestInfo } from '../../runtime/types.js';
+import type { LogRecord } from '../../runtime/log/record.js';
 import type { FunctionStatus } from '../../src/dev/reloader.js';
 import type { FunctionInfo, LogRecord as PageLogRecord, RequestInfo as PageRequestInfo } from '../../src/dev/console/page/api.js';
 

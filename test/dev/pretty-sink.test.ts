@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogRecord } from '../../runtime/logger.js';
+import type { LogRecord } from '../../runtime/log/record.js';
 import { createPrettySink, formatRecord, shouldColor } from '../../src/dev/index.js';
 
 const request: LogRecord = {

@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync, renameSync, unli
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LogRecord } from '../../runtime/logger.js';
+import type { LogRecord } from '../../runtime/log/record.js';
 import { startDevServer, type DevServer, type DevServerOptions } from '../../src/dev/index.js';
 
 export const FIXTURE = fileURLToPath(new URL('../fixtures/dev-project', import.meta.url));

@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { HttpError } from '../../runtime/errors.js';
-import type { FunctionSpec } from '../../runtime/app.js';
+import type { FunctionSpec } from '../../runtime/types.js';
 import type { Service } from '../../runtime/types.js';
 
 export interface CaseRequest {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Logger, serializeRecord, toRecord } from '../../runtime/logger.js';
-import { createJsonSink, createMemorySink } from '../../runtime/log-sinks.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { serializeRecord, toRecord } from '../../runtime/log/record.js';
+import { createJsonSink, createMemorySink } from '../../runtime/log/sinks.js';
 
 describe('toRecord (document 3, logging rule)', () => {
   it('adds logid and function to an object, overwriting same-named fields', () => {

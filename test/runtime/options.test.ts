@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultLimits, resolveOptions } from '../../runtime/options.js';
-import { generateLogid, pickLogid } from '../../runtime/logid.js';
+import { generateLogid, pickLogid } from '../../runtime/log/logid.js';
 
 describe('resolveOptions: flag, then env, then config file, then default', () => {
   it('gives the documented defaults', () => {

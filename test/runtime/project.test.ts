@@ -3,11 +3,11 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfigFile } from '../../runtime/config-file.js';
-import { discoverFunctions } from '../../runtime/discover.js';
-import { functionFromModule, loadFunction, validateConfig } from '../../runtime/load.js';
-import { Router } from '../../runtime/router.js';
-import { loadProjectFunctions } from '../../runtime/start.js';
+import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { discoverFunctions } from '../../runtime/serve/discover.js';
+import { functionFromModule, loadFunction, validateConfig } from '../../runtime/serve/load.js';
+import { Router } from '../../runtime/request/router.js';
+import { loadProjectFunctions } from '../../runtime/serve/start.js';
 import { createCompileHook } from '../../src/build/compile.js';
 
 const fixture = new URL('../fixtures/project/', import.meta.url).pathname;

@@ -5,11 +5,12 @@
 import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Logger } from '../../runtime/logger.js';
-import { createMemorySink } from '../../runtime/log-sinks.js';
-import { serve, type RunningServer } from '../../runtime/start.js';
-import { keepServingOnStrayErrors, shutdown } from '../../runtime/server.js';
-import type { FunctionSpec } from '../../runtime/app.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { createMemorySink } from '../../runtime/log/sinks.js';
+import { serve, type RunningServer } from '../../runtime/serve/start.js';
+import { keepServingOnStrayErrors } from '../../runtime/serve/stray-errors.js';
+import { shutdown } from '../../runtime/serve/shutdown.js';
+import type { FunctionSpec } from '../../runtime/types.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import type { Service } from '../../runtime/types.js';
 import { sendHttp } from './transport.js';
@@ -210,7 +211,7 @@ describe('graceful shutdown', () => {
     const text = await raw(server, (s) => {
       s.write('GET /echo HTTP/1.1\r\nHost: x\r\n\r\n');
       setTimeout(() => {
-        server.app.closing = true;
+        server.app.beginShutdown();
         s.write('GET /echo HTTP/1.1\r\nHost: x\r\n\r\n');
       }, 100);
     });

@@ -4,12 +4,13 @@
  */
 import { request as httpRequest } from 'node:http';
 import { App } from '../../runtime/app.js';
-import { createHttpServer } from '../../runtime/server.js';
+import { createHttpServer } from '../../runtime/serve/http-server.js';
 import { memoryConnection } from '../../src/testing/memory-connection.js';
-import { Logger, type LogRecord } from '../../runtime/logger.js';
-import { createMemorySink } from '../../runtime/log-sinks.js';
-import { serve, type RunningServer } from '../../runtime/start.js';
-import type { FunctionSpec } from '../../runtime/app.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { type LogRecord } from '../../runtime/log/record.js';
+import { createMemorySink } from '../../runtime/log/sinks.js';
+import { serve, type RunningServer } from '../../runtime/serve/start.js';
+import type { FunctionSpec } from '../../runtime/types.js';
 import type { CaseRequest } from './cases.js';
 
 export interface Answer {

@@ -7,8 +7,10 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { discoverFunctions } from '../../runtime/discover.js';
-import { DEFAULT_HEALTH_PATH, buildProject, checkBundle, listTemplates, templatesDir } from '../../src/build/index.js';
+import { discoverFunctions } from '../../runtime/serve/discover.js';
+import { DEFAULT_HEALTH_PATH } from '../../runtime/options.js';
+import { buildProject, checkBundle } from '../../src/build/index.js';
+import { listTemplates, templatesDir } from '../../src/init/index.js';
 
 const root = templatesDir();
 const templates = listTemplates();

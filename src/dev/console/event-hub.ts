@@ -4,8 +4,8 @@
  * the pages connected by server-sent events.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestInfo } from '../../../runtime/app.js';
-import { serializeRecord, type LogRecord, type LogSink } from '../../../runtime/logger.js';
+import type { RequestInfo } from '../../../runtime/types.js';
+import { serializeRecord, type LogRecord, type LogSink } from '../../../runtime/log/record.js';
 
 /** The events a page receives: `log` (a record), `request` (one ended), `functions` (the list changed). */
 export type HubEvent = 'log' | 'request' | 'functions';

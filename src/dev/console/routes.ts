@@ -12,8 +12,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
 import { CloudfnError } from '../../../runtime/errors.js';
-import { errorBody } from '../../../runtime/response.js';
-import { generateLogid } from '../../../runtime/logid.js';
+import { errorBody } from '../../../runtime/request/response.js';
+import { generateLogid } from '../../../runtime/log/logid.js';
 import { createDevError } from '../errors.js';
 import type { FunctionStatus } from '../reloader.js';
 import type { ConsoleAssets } from './assets.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { initProject, packageNameFor, templatesDir } from '../../src/build/index.js';
+import { initProject, packageNameFor, templatesDir } from '../../src/init/index.js';
 
 const work = mkdtempSync(join(tmpdir(), 'cloudfn-scaffold-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

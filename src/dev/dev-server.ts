@@ -4,13 +4,16 @@
  * functions kept in step with their files by a `Reloader`, readable terminal logs, the project's
  * `.env`, and the debug console under `/_cloudfn/`.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { App } from '../../runtime/app.js';
-import { loadConfigFile } from '../../runtime/config-file.js';
-import { Logger, RUNTIME_FUNCTION, type LogSink } from '../../runtime/logger.js';
+import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { RUNTIME_FUNCTION, type LogSink } from '../../runtime/log/record.js';
 import { resolveOptions } from '../../runtime/options.js';
-import { createHttpServer, keepServingOnStrayErrors, listen, shutdown } from '../../runtime/server.js';
+import { createHttpServer, listen } from '../../runtime/serve/http-server.js';
+import { keepServingOnStrayErrors } from '../../runtime/serve/stray-errors.js';
+import { exitOnSignals, shutdown } from '../../runtime/serve/shutdown.js';
 import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { CONSOLE_PREFIX, createConsoleHandler, isConsolePath } from './console/routes.js';
@@ -113,14 +116,21 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     // Bundling the page takes a moment: start now, serve when asked.
     let assets: Promise<ConsoleAssets> | undefined;
     const consoleHandler = createConsoleHandler({ app, hub, functions: () => loader.list(), assets: () => (assets ??= loadConsoleAssets()), triggerHeader: DEV_TRIGGER_HEADER });
-    const server = createHttpServer(app);
-    server.off('request', app.handle);
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (isConsolePath(req.url ?? '/')) return consoleHandler(req, res);
-      const pending = loader.pending;
-      if (pending === undefined) return app.handle(req, res);
-      // A save is being applied: this request runs the saved code, not the old one.
-      void pending.then(() => app.handle(req, res));
+    const server = createHttpServer(app, {
+      before: [
+        (req, res) => {
+          if (!isConsolePath(req.url ?? '/')) return false;
+          consoleHandler(req, res);
+          return true;
+        },
+        (req, res) => {
+          const pending = loader.pending;
+          if (pending === undefined) return false;
+          // A save is being applied: this request runs the saved code, not the old one.
+          void pending.then(() => app.handle(req, res));
+          return true;
+        },
+      ],
     });
     const bound = await listen(server, app.options.port, app.options.host);
     assets = loadConsoleAssets();
@@ -158,7 +168,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         await shutdown(app, server);
         undo();
       })());
-    if (options.handleSignals === true) cleanups.push(exitOnSignals(logger, close));
+    if (options.handleSignals === true) {
+      cleanups.push(exitOnSignals({ logger, stop: close, message: (signal) => `${signal} received: stopping the dev server` }));
+    }
     return {
       url: bound.url,
       consoleUrl,
@@ -198,21 +210,4 @@ function injectEnv(values: Readonly<Record<string, string>>): { restore: () => v
 
 function reportDotenv(logger: Logger, problems: string[]): void {
   for (const problem of problems) logger.line('warn', '', RUNTIME_FUNCTION, `.env ${problem}; the line was skipped`);
-}
-
-/** Closes on the first SIGINT/SIGTERM and exits 0; a second signal exits 1 at once. */
-function exitOnSignals(logger: Logger, close: () => Promise<void>): () => void {
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    logger.line('info', '', RUNTIME_FUNCTION, `${signal} received: stopping the dev server`);
-    void close().then(() => process.exit(0));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
 }

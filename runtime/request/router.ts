@@ -4,8 +4,8 @@
  * is a prefix of the path (`/videos/list/more` → `videos/list`), and `/` → `index`.
  */
 import { match as compile, type MatchFunction } from 'path-to-regexp';
-import { createError } from './errors.js';
-import type { LoadedFunction } from './app.js';
+import { createError } from '../errors.js';
+import type { LoadedFunction } from '../types.js';
 
 export type RouteParams = Record<string, string | string[]>;
 

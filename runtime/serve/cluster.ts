@@ -6,9 +6,10 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { Logger, RUNTIME_FUNCTION } from '../../runtime/logger.js';
-import { createJsonSink } from '../../runtime/log-sinks.js';
-import type { RunningServer } from '../../runtime/start.js';
+import { Logger } from '../log/logger.js';
+import { RUNTIME_FUNCTION } from '../log/record.js';
+import { createJsonSink } from '../log/sinks.js';
+import type { RunningServer } from './start.js';
 
 /** The message a primary sends a worker to drain and exit. */
 export const SHUTDOWN_MESSAGE = 'cloudfn:shutdown';

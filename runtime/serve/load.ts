@@ -4,14 +4,15 @@
  * `config` whose keys and values are validated with a message naming the file.
  */
 import { pathToFileURL } from 'node:url';
-import { createError } from './errors.js';
-import type { FunctionSpec } from './app.js';
-import type { FunctionConfig, Handler } from './types.js';
+import { createError } from '../errors.js';
+import { LIMIT_KEYS } from '../options.js';
+import type { FunctionConfig, FunctionSpec, Handler } from '../types.js';
 
 /** Turns a source file into a file Node can import (cloudfn start passes esbuild's). */
 export type CompileHook = (file: string, name: string) => Promise<string>;
 
-const CONFIG_KEYS = ['timeout', 'maxBodySize', 'maxFileSize', 'maxFiles', 'maxFields', 'maxParts', 'maxFieldSize', 'maxPartHeaderPairs'] as const;
+/** The keys of a function's `config`: its timeout and every limit. */
+const CONFIG_KEYS: readonly string[] = ['timeout', ...LIMIT_KEYS];
 
 /**
  * Checks a function's `export const config`: known keys only, positive integers.
@@ -24,7 +25,7 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
   }
   const out: Record<string, number> = {};
   for (const [key, value] of Object.entries(config)) {
-    if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
+    if (!CONFIG_KEYS.includes(key)) {
       throw createError('CLOUDFN_BAD_CONFIG', where, `config.${key} is not an option; the options are ${CONFIG_KEYS.join(', ')}`);
     }
     if (typeof value !== 'number' || !Number.isInteger(value) || value < (key === 'timeout' ? 1 : 0)) {

@@ -1,9 +1,9 @@
 /**
  * Where log records go: JSON lines batched per turn of the event loop (to a function, or as
  * bytes to stdout), or an array in memory for tests. The records themselves are built in
- * logger.ts.
+ * record.ts.
  */
-import { serializeRecord, type LogRecord, type LogSink } from './logger.js';
+import { serializeRecord, type LogRecord, type LogSink } from './record.js';
 
 /**
  * A sink writing JSON lines. Lines are batched and written once per turn of the event loop:

@@ -1,20 +1,41 @@
 /**
- * The state of one request while it runs: what was asked, what the handler set, and the
- * one way out (`finish`), which every response goes through exactly once, so a late write
- * after a timeout or a disconnect is ignored rather than sent to another request.
+ * The state of one request while it runs: what was asked, what the handler set, and the host
+ * it runs in. Plain data: the path that moves it (handle.ts, response.ts) decides; the one
+ * rule kept here is that a response is claimed once (`claim()`), so a late write after a
+ * timeout or a disconnect is ignored rather than sent to another request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { App, LoadedFunction } from './app.js';
-import type { LogLevel } from './logger.js';
-import type { Trigger } from './types.js';
+import type { BodyParser } from '../body/parse-body.js';
+import type { Logger } from '../log/logger.js';
+import type { LogLevel } from '../log/record.js';
+import type { RuntimeOptions } from '../options.js';
+import type { LoadedFunction, Trigger } from '../types.js';
+import type { Router } from './router.js';
 
 const EMPTY = Buffer.alloc(0);
 const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
 
 export type HeaderValue = string | string[];
 
+/**
+ * What a request needs from the server it runs in. The `App` implements it; so can a test
+ * that builds an exchange by hand (`cloudfn/testing`'s fake service).
+ */
+export interface Host {
+  readonly options: RuntimeOptions;
+  readonly logger: Logger;
+  readonly router: Router;
+  readonly parser: BodyParser;
+  /** True once shutdown began. */
+  readonly closing: boolean;
+  /** A request arrived (counted in flight until `requestFinished`). */
+  requestStarted(): void;
+  /** A request's line was logged: called exactly once per `requestStarted`. */
+  requestFinished(x: Exchange, status: number, durationMs: number): void;
+}
+
 export class Exchange {
-  readonly app: App;
+  readonly host: Host;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly logid: string;
@@ -32,15 +53,15 @@ export class Exchange {
   cookies: string[] | undefined;
   controller: AbortController | undefined;
   timer: NodeJS.Timeout | undefined;
-  /** Set once a response was started; later writes are ignored. */
+  /** Set by `claim()` once a response was started or given up; later writes are ignored. */
   done: boolean;
   /** Why the request ended early: 'timeout' or 'disconnect'. */
   abortReason: string | undefined;
   /** The body was left unread (413, 415): the connection cannot be reused. */
   closeConnection: boolean;
 
-  constructor(app: App, req: IncomingMessage, res: ServerResponse, logid: string) {
-    this.app = app;
+  constructor(host: Host, req: IncomingMessage, res: ServerResponse, logid: string) {
+    this.host = host;
     this.req = req;
     this.res = res;
     this.logid = logid;
@@ -50,7 +71,7 @@ export class Exchange {
     this.rawQuery = '';
     this.fn = undefined;
     this.routeParams = NO_PARAMS;
-    this.trigger = app.options.trigger;
+    this.trigger = host.options.trigger;
     this.rawBody = EMPTY;
     this.status = 200;
     this.headers = undefined;
@@ -60,6 +81,17 @@ export class Exchange {
     this.done = false;
     this.abortReason = undefined;
     this.closeConnection = false;
+  }
+
+  /**
+   * Takes the right to answer (or to give up answering): true the first time, false after.
+   * The handler's timer stops here, since nothing is left for it to do.
+   */
+  claim(): boolean {
+    if (this.done) return false;
+    this.done = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    return true;
   }
 
   setHeader(field: string, value: HeaderValue): void {
@@ -90,7 +122,7 @@ export class Exchange {
   }
 
   log(level: LogLevel, values: readonly unknown[]): void {
-    this.app.logger.values(level, this.logid, this.fn?.name ?? '', values);
+    this.host.logger.values(level, this.logid, this.fn?.name ?? '', values);
   }
 
   functionName(): string {

@@ -1,21 +1,17 @@
 /**
- * The service object (document 3, "the service members"): a view of one request for the
+ * The service object (docs/platform-contract.md#service): a view of one request for the
  * handler, and the setters of its response. What it reads is parsed only when read
  * (cookies, the query of a POST, the abort signal), so a request pays for what it uses.
  */
 import { validateHeaderName } from 'node:http';
 import { parse as parseCookie, serialize as serializeCookie } from 'cookie';
-import { parseQuery } from './body/index.js';
+import { isPoisonKey } from '../body/poison.js';
+import { parseQuery } from '../body/query.js';
+import type { CookieOptions, LogMethod, QueryParams, Service, Trigger } from '../types.js';
 import type { Exchange } from './exchange.js';
-import type { CookieOptions, LogMethod, QueryParams, Service, Trigger } from './types.js';
 
 /** A header value may not hold CR, LF, NUL or other control characters but tab. */
 const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-
-/** Keys that could reach a prototype when a handler merges a parsed map into an object. */
-export function isDangerousKey(key: string): boolean {
-  return key === '__proto__' || key === 'constructor' || key === 'prototype';
-}
 
 function checkHeader(field: string, value: string): void {
   try {
@@ -96,7 +92,7 @@ export class RequestService implements Service {
     if (this.#cookies === undefined) {
       const header = this.headers.cookie;
       const parsed = typeof header === 'string' ? parseCookie(header) : Object.create(null);
-      for (const key of Object.keys(parsed)) if (isDangerousKey(key)) delete parsed[key];
+      for (const key of Object.keys(parsed)) if (isPoisonKey(key)) delete parsed[key];
       this.#cookies = parsed as Record<string, string | undefined>;
     }
     return this.#cookies;

@@ -6,7 +6,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { createError } from './errors.js';
+import { createError } from '../errors.js';
 
 /** The extensions a function file may have, in the order tried for `<name>/index.*`. */
 export const FUNCTION_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;

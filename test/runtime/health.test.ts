@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Logger } from '../../runtime/logger.js';
-import { createMemorySink } from '../../runtime/log-sinks.js';
-import { serve, type RunningServer } from '../../runtime/start.js';
-import { DEFAULT_HEALTH_PATH, answerHealth, healthPathFrom } from '../../src/build/index.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { createMemorySink } from '../../runtime/log/sinks.js';
+import { serve, type RunningServer } from '../../runtime/serve/start.js';
+import { DEFAULT_HEALTH_PATH, resolveOptions } from '../../runtime/options.js';
 
 let running: RunningServer | undefined;
 afterEach(async () => {
@@ -18,16 +18,16 @@ async function start(routes?: Record<string, string>) {
 
 describe('the health path', () => {
   it('is /_cloudfn/health unless CLOUDFN_HEALTH_PATH says otherwise, and off turns it off', () => {
+    const healthPathFrom = (env: NodeJS.ProcessEnv) => resolveOptions({ env }).healthPath;
     expect(DEFAULT_HEALTH_PATH).toBe('/_cloudfn/health');
     expect(healthPathFrom({})).toBe('/_cloudfn/health');
     expect(healthPathFrom({ CLOUDFN_HEALTH_PATH: '/healthz' })).toBe('/healthz');
     expect(healthPathFrom({ CLOUDFN_HEALTH_PATH: 'off' })).toBeUndefined();
-    expect(() => healthPathFrom({ CLOUDFN_HEALTH_PATH: 'healthz' })).toThrow('CLOUDFN_HEALTH_PATH must be a path starting with "/" (or "off"), got "healthz"');
+    expect(() => healthPathFrom({ CLOUDFN_HEALTH_PATH: 'healthz' })).toThrow('option healthPath is invalid: must be a path starting with "/" (or off), got "healthz" (from CLOUDFN_HEALTH_PATH)');
   });
 
   it('answers before routing, even when a route catches every path, and is not logged', async () => {
-    const { url, sink, running: server } = await start({ '/{*path}': 'index' });
-    answerHealth(server, DEFAULT_HEALTH_PATH);
+    const { url, sink } = await start({ '/{*path}': 'index' });
     const res = await fetch(`${url}/_cloudfn/health?probe=1`);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -41,11 +41,9 @@ describe('the health path', () => {
 
   it('answers 503 while the server shuts down, so traffic moves elsewhere', async () => {
     const { url, running: server } = await start();
-    answerHealth(server, DEFAULT_HEALTH_PATH);
-    server.app.closing = true;
+    server.app.beginShutdown();
     const res = await fetch(`${url}/_cloudfn/health`);
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ status: 'closing', inflight: 0 });
-    server.app.closing = false;
   });
 });

@@ -4,8 +4,9 @@
  * request line in the log per request.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
-import { CloudfnError, createError } from './errors.js';
+import { CloudfnError, createError } from '../errors.js';
 import type { Exchange } from './exchange.js';
+import { finish } from './finish.js';
 
 const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -23,6 +24,20 @@ function isReadable(value: object): value is ReadableLike {
 /** Response headers as node's writeHead takes them flat: name, value, name, value. */
 type HeaderList = (string | number | readonly string[])[];
 
+/** What `headersFor` adds to or keeps from the handler's headers. */
+interface HeaderPlan {
+  /** The default Content-Type (a handler's own wins). */
+  contentType: string | undefined;
+  /** The Content-Length to send, or undefined for a stream. */
+  length: number | undefined;
+  /** Send the headers and cookies the handler set (answers and HttpErrors do, runtime errors not). */
+  handlerHeaders: boolean;
+  /** Add `connection: close`. */
+  close: boolean;
+  /** Add `allow: GET, POST` (a 405). */
+  allow: boolean;
+}
+
 /**
  * Builds the response headers: the handler's, its cookies, the default content type, the
  * length, the logid, and the runtime's own `connection: close` and `allow`, which replace a
@@ -30,10 +45,11 @@ type HeaderList = (string | number | readonly string[])[];
  * without for-in and hasOwn, and the common GET builds one small array (part of the 0.3 µs
  * per request measured for this file's changes, with the single-pass byte count below).
  */
-function headersFor(x: Exchange, contentType: string | undefined, length: number | undefined, keepHandlerHeaders: boolean, close: boolean, allow: boolean): HeaderList {
+function headersFor(x: Exchange, plan: HeaderPlan): HeaderList {
+  const { contentType, length, close, allow } = plan;
   const out: HeaderList = [];
   let hasType = false;
-  if (keepHandlerHeaders) {
+  if (plan.handlerHeaders) {
     let cookies: readonly string[] | undefined = x.cookies;
     const own = x.headers;
     if (own !== undefined) {
@@ -52,7 +68,7 @@ function headersFor(x: Exchange, contentType: string | undefined, length: number
   }
   if (!hasType && contentType !== undefined) out.push('content-type', contentType);
   if (length !== undefined) out.push('content-length', length);
-  out.push(x.app.options.logidHeader, x.logid);
+  out.push(x.host.options.logidHeader, x.logid);
   if (allow) out.push('allow', 'GET, POST');
   if (close) out.push('connection', 'close');
   return out;
@@ -63,20 +79,10 @@ function byteLength(body: string | Buffer | undefined): number {
   return body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
 }
 
-/** Ends the exchange exactly once; every response goes through here. */
+/** Writes a whole response; the caller has claimed the exchange. */
 function end(x: Exchange, status: number, headers: HeaderList, body: string | Buffer | undefined): void {
-  x.done = true;
-  if (x.timer !== undefined) clearTimeout(x.timer);
   x.res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
   x.res.end(body);
-}
-
-/** Writes the request line: `POST /hello 200 3.1 ms 512 B`, with the same facts as fields. */
-export function logRequest(x: Exchange, status: number, bytes: number, error?: string): void {
-  const ms = Math.round((performance.now() - x.start) * 10) / 10;
-  const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-  x.app.logger.request(level, x.logid, x.functionName(), x.method, x.rawPath, status, ms, bytes, x.trigger, error);
-  x.app.onRequestDone(x, status, ms);
 }
 
 /**
@@ -110,27 +116,28 @@ export function sendResult(x: Exchange, result: unknown): void {
     }
     type = JSON_TYPE;
   }
+  if (!x.claim()) return;
   const status = x.status;
   const bytes = byteLength(body);
-  end(x, status, headersFor(x, type, bytes, true, x.app.closing, false), body);
-  logRequest(x, status, bytes);
+  end(x, status, headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }), body);
+  finish(x, status, bytes);
 }
 
 function sendStream(x: Exchange, stream: ReadableLike): void {
-  x.done = true;
-  if (x.timer !== undefined) clearTimeout(x.timer);
+  if (!x.claim()) return;
   const res = x.res;
   let bytes = 0;
-  res.writeHead(x.status, headersFor(x, BINARY, undefined, true, x.app.closing, false) as unknown as OutgoingHttpHeaders);
+  const headers = headersFor(x, { contentType: BINARY, length: undefined, handlerHeaders: true, close: x.host.closing, allow: false });
+  res.writeHead(x.status, headers as unknown as OutgoingHttpHeaders);
   stream.on('data', (chunk: unknown) => {
     bytes += (chunk as Buffer).length;
   });
   stream.on('error', (error: unknown) => {
     // The status line is gone: ending normally would pass a truncated body off as whole.
-    x.app.logger.line('error', x.logid, x.functionName(), `the returned stream failed after ${bytes} bytes: ${String(error)}`, { stack: (error as Error)?.stack });
+    x.host.logger.line('error', x.logid, x.functionName(), `the returned stream failed after ${bytes} bytes: ${String(error)}`, { stack: (error as Error)?.stack });
     res.destroy(error as Error);
   });
-  res.once('close', () => logRequest(x, x.status, bytes));
+  res.once('close', () => finish(x, x.status, bytes));
   stream.pipe(res);
 }
 
@@ -144,7 +151,7 @@ export function errorBody(code: string, message: string, logid: string): string 
  * else is a 500 whose message stays in the log unless `exposeErrors` is on (dev).
  */
 export function sendError(x: Exchange, error: unknown): void {
-  if (x.done) {
+  if (!x.claim()) {
     if (x.res.headersSent && !x.res.writableEnded) x.res.destroy(error as Error);
     return;
   }
@@ -155,16 +162,22 @@ export function sendError(x: Exchange, error: unknown): void {
   if (!known?.expose) {
     // A crash: its message and stack go to the log, never to the client (unless in dev).
     const detail = error instanceof Error ? error.message : String(error);
-    x.app.logger.line('error', x.logid, x.functionName(), `the function failed: ${detail}`, {
+    x.host.logger.line('error', x.logid, x.functionName(), `the function failed: ${detail}`, {
       code,
       stack: error instanceof Error ? error.stack : undefined,
     });
-    if (x.app.options.exposeErrors) message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    if (x.host.options.exposeErrors) message = error instanceof Error ? (error.stack ?? error.message) : String(error);
   }
   const body = errorBody(code, message, x.logid);
   const bytes = Buffer.byteLength(body);
   // A body we stopped reading (413, 415) cannot be drained safely: close the connection.
-  const headers = headersFor(x, JSON_TYPE, bytes, known?.name === 'HttpError', x.app.closing || x.closeConnection, status === 405);
+  const headers = headersFor(x, {
+    contentType: JSON_TYPE,
+    length: bytes,
+    handlerHeaders: known?.name === 'HttpError',
+    close: x.host.closing || x.closeConnection,
+    allow: status === 405,
+  });
   end(x, status, headers, body);
-  logRequest(x, status, bytes, known === undefined ? undefined : `${code}: ${known.message}`);
+  finish(x, status, bytes, known === undefined ? undefined : `${code}: ${known.message}`);
 }

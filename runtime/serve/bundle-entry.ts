@@ -1,15 +1,14 @@
 /**
  * The code at the start of every bundle `cloudfn build` writes: it takes the functions the
- * bundle imported, checks them with the loader's rules, and serves them with the runtime's
- * `serve` (options from flags' absence: env vars, then the config baked in at build time, then
- * defaults). It imports only the runtime, so it bundles without esbuild.
+ * bundle imported, checks them with the loader's rules, and serves them with `serve`
+ * (options from flags' absence: env vars, then the config baked in at build time, then
+ * defaults; the health path among them).
  */
-import type { FunctionSpec } from '../../runtime/app.js';
-import type { ConfigFile } from '../../runtime/config-file.js';
-import { CloudfnError } from '../../runtime/errors.js';
-import { functionFromModule } from '../../runtime/load.js';
-import { serve, type RunningServer } from '../../runtime/start.js';
-import { answerHealth, healthPathFrom } from './health.js';
+import { CloudfnError } from '../errors.js';
+import type { FunctionSpec } from '../types.js';
+import type { ConfigFile } from './config-file.js';
+import { functionFromModule } from './load.js';
+import { serve, type RunningServer } from './start.js';
 
 /** A function as a bundle carries it: the module it imported and where it came from. */
 export interface BundledFunction {
@@ -38,10 +37,8 @@ export const EVERY_PATH = '/{*path}';
  */
 export async function startBundle(init: BundleInit): Promise<RunningServer | undefined> {
   let specs: FunctionSpec[];
-  let healthPath: string | undefined;
   try {
     specs = init.functions.map((fn) => functionFromModule(fn.module, fn.name, fn.where));
-    healthPath = healthPathFrom(process.env);
   } catch (error) {
     process.stderr.write(`cloudfn: ${(error as Error).message}\n`);
     process.exitCode = 1;
@@ -57,6 +54,5 @@ export async function startBundle(init: BundleInit): Promise<RunningServer | und
     process.exitCode = 1;
     return undefined;
   }
-  if (healthPath !== undefined) answerHealth(running, healthPath);
   return running;
 }

@@ -6,10 +6,10 @@ import { get } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lineAtomicWriter, parseWorkers } from '../../src/build/cluster.js';
+import { lineAtomicWriter, parseWorkers } from '../../runtime/serve/cluster.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { tempProject } from '../testing/project.js';
-import { spawnServer, type Spawned } from './spawn-server.js';
+import { spawnServer, type Spawned } from '../build/spawn-server.js';
 
 const CLI = join(REPO, 'dist/src/cli/index.js');
 const project = tempProject({

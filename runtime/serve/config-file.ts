@@ -5,9 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createError } from './errors.js';
+import { createError } from '../errors.js';
 import { validateConfig } from './load.js';
-import type { FunctionConfig } from './types.js';
+import type { FunctionConfig } from '../types.js';
 
 /** The file's shape. Every key is optional. */
 export interface ConfigFile {

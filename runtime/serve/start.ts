@@ -1,18 +1,23 @@
 /**
  * Starting a server the way `cloudfn start` and a built bundle do: read the config file, resolve
- * the options, load the functions, listen, log one start-up line, and trap signals and stray
- * errors. `serve` is the entry of bundles, whose functions are already imported.
+ * the options, load the functions, listen (with the health path), log one start-up line, and
+ * trap signals and stray errors. `serve` is the entry of bundles, whose functions are already
+ * imported.
  */
 import type { Server } from 'node:http';
 import { relative } from 'node:path';
-import { App, type FunctionSpec } from './app.js';
+import { App } from '../app.js';
+import { Logger } from '../log/logger.js';
+import { RUNTIME_FUNCTION } from '../log/record.js';
+import { createJsonSink } from '../log/sinks.js';
+import { resolveOptions, type OptionSources, type RuntimeOptions } from '../options.js';
+import type { FunctionSpec } from '../types.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
 import { discoverFunctions } from './discover.js';
+import { createHttpServer, listen } from './http-server.js';
 import { loadFunction, type CompileHook } from './load.js';
-import { Logger, RUNTIME_FUNCTION } from './logger.js';
-import { createJsonSink } from './log-sinks.js';
-import { resolveOptions, type OptionSources, type RuntimeOptions } from './options.js';
-import { createHttpServer, exitOnSignals, keepServingOnStrayErrors, listen, shutdown } from './server.js';
+import { exitOnSignals, shutdown } from './shutdown.js';
+import { keepServingOnStrayErrors } from './stray-errors.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -58,7 +63,13 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   const server = createHttpServer(app);
   const bound = await listen(server, app.options.port, app.options.host);
   const removers = [
-    options.handleSignals === false ? undefined : exitOnSignals(app, server),
+    options.handleSignals === false
+      ? undefined
+      : exitOnSignals({
+          logger,
+          stop: () => shutdown(app, server),
+          message: (signal) => `${signal} received: finishing ${app.inflight} requests in flight, then exiting`,
+        }),
     options.keepServing === false ? undefined : keepServingOnStrayErrors(app),
   ];
   const names = app.router.list().map((fn) => fn.name);

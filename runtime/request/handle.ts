@@ -1,30 +1,33 @@
 /**
  * The path of one request: logid → route → method → params (query or body) → service →
- * handler (with its timeout) → response → request line. Functions here are declared at
- * module level and take the exchange, so a request allocates no closures on the sync path.
+ * handler (with its timeout and disconnect watch) → response → request line. This file
+ * creates the Exchange and counts the request in flight (`requestStarted`); response.ts
+ * answers and finish.ts ends it. Functions here are declared at module level and take the
+ * exchange, so a request allocates no closures on the sync path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { App } from './app.js';
-import { parseBody, parseQuery } from './body/index.js';
-import { readBodyThen } from './body/read-body.js';
-import { createError } from './errors.js';
-import { Exchange } from './exchange.js';
-import { pickLogid } from './logid.js';
-import { logRequest, sendError, sendResult } from './response.js';
+import { parseQuery } from '../body/query.js';
+import { readBodyThen } from '../body/read-body.js';
+import { createError } from '../errors.js';
+import { pickLogid } from '../log/logid.js';
+import type { QueryParams, Trigger } from '../types.js';
+import { Exchange, type Host } from './exchange.js';
+import { finish } from './finish.js';
+import { sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
-import type { QueryParams, Trigger } from './types.js';
 
 const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', 'console_debug']);
 
-/** The request listener of an app. */
-export function handle(app: App, req: IncomingMessage, res: ServerResponse): void {
-  const x = new Exchange(app, req, res, pickLogid(req.headers[app.options.logidHeader]));
-  app.inflight++;
+/** The request listener of a host (an App). */
+export function handle(host: Host, req: IncomingMessage, res: ServerResponse): void {
+  const options = host.options;
+  const x = new Exchange(host, req, res, pickLogid(req.headers[options.logidHeader]));
+  host.requestStarted();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   x.rawPath = q === -1 ? url : url.slice(0, q);
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);
-  if (app.closing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
+  if (host.closing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
 
   let path = x.rawPath;
   if (path.includes('%')) {
@@ -34,7 +37,7 @@ export function handle(app: App, req: IncomingMessage, res: ServerResponse): voi
       return sendError(x, createError('CLOUDFN_BAD_PATH', x.rawPath));
     }
   }
-  const found = app.router.match(x.rawPath, path);
+  const found = host.router.match(x.rawPath, path);
   if (found === undefined) return sendError(x, createError('CLOUDFN_NOT_FOUND', x.rawPath));
   x.fn = found.fn;
   if (found.params !== undefined) x.routeParams = found.params;
@@ -42,7 +45,7 @@ export function handle(app: App, req: IncomingMessage, res: ServerResponse): voi
   const method = x.method;
   if (method !== 'GET' && method !== 'POST') return sendError(x, createError('CLOUDFN_METHOD_NOT_ALLOWED', method));
 
-  const triggerHeader = app.options.triggerHeader;
+  const triggerHeader = options.triggerHeader;
   if (triggerHeader !== undefined) {
     const claimed = req.headers[triggerHeader];
     if (typeof claimed === 'string' && TRIGGERS.has(claimed)) x.trigger = claimed as Trigger;
@@ -65,7 +68,7 @@ function onBody(x: Exchange, body: Buffer): void {
   let params: unknown;
   try {
     // The options object has the protoAction parseBody reads: no object per request.
-    params = parseBody(x.req.headers['content-type'], body, x.fn!.limits, x.app.options);
+    params = x.host.parser.parse(x.req.headers['content-type'], body, x.fn!.limits, x.host.options);
   } catch (error) {
     return sendError(x, error);
   }
@@ -87,9 +90,9 @@ function onBodyError(x: Exchange, error: unknown): void {
     return sendError(x, error);
   }
   // The client went away while sending: nobody is left to answer.
-  x.done = true;
-  x.app.logger.line('warn', x.logid, x.functionName(), `the client disconnected while sending the body: ${(error as Error).message ?? String(error)}`);
-  logRequest(x, 499, 0);
+  if (!x.claim()) return;
+  x.host.logger.line('warn', x.logid, x.functionName(), `the client disconnected while sending the body: ${(error as Error).message ?? String(error)}`);
+  finish(x, 499, 0);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -134,15 +137,13 @@ function onTimeout(x: Exchange): void {
   if (x.done) return;
   const ms = x.fn!.timeout;
   x.abort('timeout');
-  x.app.logger.line('error', x.logid, x.functionName(), `timed out after ${ms} ms`, { timeoutMs: ms });
+  x.host.logger.line('error', x.logid, x.functionName(), `timed out after ${ms} ms`, { timeoutMs: ms });
   sendError(x, createError('CLOUDFN_TIMEOUT', ms));
 }
 
 function onClose(x: Exchange): void {
-  if (x.done) return;
-  x.done = true;
-  if (x.timer !== undefined) clearTimeout(x.timer);
+  if (!x.claim()) return;
   x.abort('disconnect');
-  x.app.logger.line('warn', x.logid, x.functionName(), 'the client disconnected before the function answered; service.signal was aborted');
-  logRequest(x, 499, 0);
+  x.host.logger.line('warn', x.logid, x.functionName(), 'the client disconnected before the function answered; service.signal was aborted');
+  finish(x, 499, 0);
 }

@@ -1,0 +1,28 @@
+/**
+ * The end of every request: its one request line, and the host told it finished (which
+ * takes it out of the in-flight count). Called exactly once per request, by whoever claimed
+ * the exchange: the response writer, or the pipeline when the client went away.
+ */
+import type { Exchange } from './exchange.js';
+
+/**
+ * Writes the request line (`POST /hello 200 3.1 ms 512 B`) and reports the request finished.
+ * @param error `CODE: message` of a runtime error answer, for the line's `error` field
+ */
+export function finish(x: Exchange, status: number, bytes: number, error?: string): void {
+  const ms = Math.round((performance.now() - x.start) * 10) / 10;
+  const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+  x.host.logger.request({
+    level,
+    logid: x.logid,
+    fn: x.functionName(),
+    method: x.method,
+    path: x.rawPath,
+    status,
+    durationMs: ms,
+    bytes,
+    trigger: x.trigger,
+    error,
+  });
+  x.host.requestFinished(x, status, ms);
+}
