@@ -4,9 +4,10 @@ import { createMediaClient, type MediaClient } from 'cloudfn/media';
 let media: MediaClient | undefined;
 
 /**
- * GET /media-tour: the whole media flow of document 2 in one call, against the platform (the
- * local emulator under `npm run dev`): upload a video by URL and wait for the job, transcode it
- * to MP4 720P H264 and wait, then get its playable links. Every call is signed and every answer
+ * GET /media-tour: the whole media flow of the platform contract's media API
+ * (docs/platform-contract.md in cloudfn) in one call, against the platform (the local emulator
+ * under `npm run dev`): upload a video by URL and wait for the job, transcode it to MP4 720P H264
+ * and wait, then get its playable links. Every call is signed and every answer
  * verified when the CLOUDFN_MEDIA_* variables say so (`cloudfn dev --platform` sets them).
  * ?source_url=... uploads another video than the emulator's sample.
  */

@@ -19,7 +19,10 @@ function client(): MediaClient {
   return media;
 }
 
-/** GET /videos?page=0: one page of the app's videos on the platform (document 2, get_video_list). */
+/**
+ * GET /videos?page=0: one page of the app's videos on the platform (get_video_list of the media
+ * API in the platform contract, docs/platform-contract.md in cloudfn).
+ */
 const videos: Handler<{ page?: string }> = async (params, service) => {
   const page = params.page === undefined ? 0 : Number(params.page);
   if (!Number.isInteger(page) || page < 0) throw new HttpError(400, `page must be a whole number from 0, got ${JSON.stringify(params.page)}`);
