@@ -97,6 +97,12 @@ describe('the console API', () => {
     expect([redirect.status, redirect.headers.get('location')]).toEqual([308, '/_cloudfn/']);
   });
 
+  it('answers the health path as cloudfn start does, ahead of the console', async () => {
+    const health = await p.get('/_cloudfn/health');
+    expect(health.status).toBe(200);
+    expect(health.json).toEqual({ status: 'ok', inflight: 0 });
+  });
+
   it('answers unknown paths 404 and other methods 405, in the error shape', async () => {
     const missing = await p.get('/_cloudfn/api/nope');
     expect(missing.status).toBe(404);
