@@ -9,7 +9,7 @@ import type { KeyInput } from '../sign/index.js';
 import type { MediaClock } from './clock.js';
 import { systemClock } from './clock.js';
 import { createMediaError } from './errors.js';
-import type { ClientTokenFetcher, TokenProvider } from './token.js';
+import type { ClientTokenFetcher, TokenProvider, TokenSource } from './token.js';
 import { RATE_LIMITED_OPERATIONS } from './types.js';
 import type { Operation } from './types.js';
 import { isOperation } from './validate.js';
@@ -77,12 +77,6 @@ export interface MediaClientOptions {
   /** Where env vars are read. @default process.env */
   env?: Record<string, string | undefined>;
 }
-
-/** The token source after resolution. */
-export type TokenSource =
-  | { kind: 'static'; token: string }
-  | { kind: 'provider'; provider: TokenProvider }
-  | { kind: 'credentials'; clientKey: string; clientSecret: string; tokenUrl: string; fetcher: ClientTokenFetcher | undefined };
 
 /** Every option resolved and checked. */
 export interface ResolvedMediaOptions {

@@ -5,7 +5,6 @@
  */
 import type { MediaClock } from './clock.js';
 import { createMediaError, MediaError } from './errors.js';
-import type { TokenSource } from './options.js';
 
 /** A token and how long it lives. */
 export interface ClientToken {
@@ -50,6 +49,12 @@ export interface ClientTokenRequest {
  * }
  */
 export type ClientTokenFetcher = (request: ClientTokenRequest) => Promise<ClientToken>;
+
+/** The token source after `resolveMediaOptions` chose one. */
+export type TokenSource =
+  | { kind: 'static'; token: string }
+  | { kind: 'provider'; provider: TokenProvider }
+  | { kind: 'credentials'; clientKey: string; clientSecret: string; tokenUrl: string; fetcher: ClientTokenFetcher | undefined };
 
 /** The assumed client-token exchange (see `ClientTokenFetcher`). */
 export const defaultClientTokenFetcher: ClientTokenFetcher = async ({ clientKey, clientSecret, tokenUrl, post }) => {
