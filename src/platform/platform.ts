@@ -17,7 +17,7 @@ import { StateStore } from './state-store.js';
 import { PlayStats } from './stats.js';
 import { TokenIssuer } from './tokens.js';
 import { resumeTranscodes } from './transcodes.js';
-import { resumeUploads } from './uploads.js';
+import { resumeUploads } from './upload-jobs.js';
 
 /** A running emulator. */
 export interface Platform {

@@ -5,7 +5,7 @@ import { nowMs, nowSeconds } from './context.js';
 import { entryFileOf, probeMedia, TEMPLATES, transcode, type TranscodeTemplate } from './ffmpeg.js';
 import { sleep } from './job-queue.js';
 import type { MediaRecord, RunRecord, VideoRecord } from './state.js';
-import { videoDir } from './uploads.js';
+import { videoDir } from './upload-jobs.js';
 
 /** `run_status_msg` of each state; a failure appends its reason. */
 export const RUN_STATUS_MSG: Readonly<Record<number, string>> = { 1: 'waiting', 2: 'transcoding', 9: 'failed', 10: 'success' };

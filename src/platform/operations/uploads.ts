@@ -1,7 +1,7 @@
 import { nowMs } from '../context.js';
 import { newId } from '../logid.js';
 import type { JobRecord } from '../state.js';
-import { enqueueUpload } from '../uploads.js';
+import { enqueueUpload } from '../upload-jobs.js';
 import { jobView, sourceInfo } from '../views.js';
 import type { OperationHandler } from './shared.js';
 

@@ -7,7 +7,7 @@ import { platformError } from '../errors.js';
 import { TEMPLATES } from '../ffmpeg.js';
 import { mediaPath } from '../media-links.js';
 import type { MediaRecord } from '../state.js';
-import { videoDir } from '../uploads.js';
+import { videoDir } from '../upload-jobs.js';
 import { businessStatus, videoModel } from '../views.js';
 import { ownedVideo, requireEnv, type OperationHandler } from './shared.js';
 
