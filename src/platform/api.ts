@@ -1,3 +1,8 @@
+/**
+ * Answers the `/api/cloud_voc/<operation>` requests: injected faults, the access-token,
+ * the request signature (platform contract, Signing), the rate limit, validation, then the
+ * operation's handler, with a signed answer.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SignatureError, verifyRequest } from '../sign/index.js';
 import type { Operation } from '../media/types.js';

@@ -1,3 +1,8 @@
+/**
+ * The registry of app public keys in `<dataDir>/app_keys.json`: checks and normalizes an
+ * uploaded key, adds it (`cloudfn platform keys add`) and serves keys by appid and
+ * key_version to the signature check, re-reading the file when it changes.
+ */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

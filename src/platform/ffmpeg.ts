@@ -1,3 +1,7 @@
+/**
+ * ffmpeg and ffprobe for uploads and transcodes: finding them, probing a file into a
+ * `ProbeResult`, the three `trans_code_type` templates and transcoding with one of them.
+ */
 import { runProcess } from './process.js';
 
 /** Paths of the two programs; both come from Debian's `ffmpeg` package. */

@@ -1,3 +1,7 @@
+/**
+ * The options of `createPlatform` (the flags of `cloudfn platform`): their types, defaults
+ * and checks, throwing PLATFORM_OPTIONS naming the bad one.
+ */
 import { resolve } from 'node:path';
 import { RATE_LIMITED_OPERATIONS } from '../media/types.js';
 import { platformError } from './errors.js';

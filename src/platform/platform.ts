@@ -1,3 +1,7 @@
+/**
+ * `createPlatform`, which starts the emulator (data folder, keys, state, context, HTTP server,
+ * resumed jobs) and returns the running `Platform`; and `resetDataDir` for `--reset`.
+ */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, readdir, rm } from 'node:fs/promises';

@@ -1,3 +1,7 @@
+/**
+ * How the emulator answers and reads HTTP: signed 2xx JSON, error envelopes, the body
+ * reader with its size limit and the JSON parser, in PlatformError terms.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody as readRequestBody } from '../../runtime/body/read-body.js';
 import { CloudfnError } from '../../runtime/errors.js';

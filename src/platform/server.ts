@@ -1,3 +1,8 @@
+/**
+ * The emulator's HTTP request listener: routes to the token interface, the operations, the
+ * media links, the sample video and the public key; sets `x-platform-logid` on every answer
+ * and logs each request.
+ */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';

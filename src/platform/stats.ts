@@ -1,3 +1,7 @@
+/**
+ * `PlayStats`: plays and traffic per video, app and minute, kept in the state for 31 days,
+ * and the row format of the two statistics operations.
+ */
 import type { StateStore } from './state-store.js';
 import type { PlayBucket, VideoRecord } from './state.js';
 

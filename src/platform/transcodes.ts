@@ -1,3 +1,8 @@
+/**
+ * Transcoding runs in the background: queues a run started by `start_work_flow`, moves it
+ * through run_status 1, 2, 10 or 9, stores the rendition, sends `transcode.finished`
+ * and resumes unfinished runs on start.
+ */
 import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlatformContext } from './context.js';

@@ -1,3 +1,7 @@
+/**
+ * The table of the nine `cloud_voc` operations (platform contract, Media API), by wire
+ * name, to their handlers in this folder.
+ */
 import type { Operation } from '../../media/types.js';
 import type { OperationHandler } from './shared.js';
 import { describeStaticData, describeTopData } from './statistics.js';

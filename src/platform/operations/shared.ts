@@ -1,3 +1,7 @@
+/**
+ * What the operation handlers share: the `Caller`, the handler type, and the `env_id` and
+ * video-ownership checks.
+ */
 import type { PlatformContext } from '../context.js';
 import { platformError } from '../errors.js';
 import type { VideoRecord } from '../state.js';

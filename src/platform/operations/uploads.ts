@@ -1,3 +1,7 @@
+/**
+ * The two upload operations: upload_video_by_urls queues jobs (run by ../upload-jobs.ts)
+ * and get_upload_job_info reports them.
+ */
 import { nowMs } from '../context.js';
 import { newId } from '../logid.js';
 import type { JobRecord } from '../state.js';

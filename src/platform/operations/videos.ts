@@ -1,3 +1,7 @@
+/**
+ * The video operations: get_video_list, delete_video and get_video_by_vid (signed
+ * playback links on the emulator's known domains).
+ */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlaybackItem } from '../../media/types.js';
