@@ -23,9 +23,10 @@ export interface MediaLogger {
 }
 
 /**
- * `err_no` values that mean "the access token is invalid or expired". Document 2 shows none;
- * these are the codes the open platform uses for them elsewhere. An HTTP 401 without an
- * `err_no` counts too; a 401 with another `err_no` (a refused signature) does not.
+ * `err_no` values that mean "the access token is invalid or expired". The platform contract
+ * (Media API) shows none; these are the codes the open platform uses for them elsewhere. An
+ * HTTP 401 without an `err_no` counts too; a 401 with another `err_no` (a refused signature)
+ * does not.
  * @example resolveMediaOptions({ tokenErrorCodes: [...TOKEN_ERROR_ERR_NOS, 40102] })
  */
 export const TOKEN_ERROR_ERR_NOS: readonly number[] = [28001003, 28001008];
@@ -205,7 +206,7 @@ function resolveRateLimits(options: MediaClientOptions, env: Record<string, stri
     }
   }
   for (const [op, value] of Object.entries(perOp ?? {})) {
-    if (!isOperation(op)) throw bad(`rateLimits.${op}`, `${JSON.stringify(op)} is not an operation of document 2`);
+    if (!isOperation(op)) throw bad(`rateLimits.${op}`, `${JSON.stringify(op)} is not an operation of the media API`);
     const rate = value === false || value === undefined ? 0 : value;
     if (!Number.isFinite(rate) || rate < 0) throw bad(`rateLimits.${op}`, `must be a number of at least 0, got ${String(value)}`);
     limits.set(op, rate);

@@ -1,5 +1,5 @@
 /**
- * The `access-token` every call carries (document 2, "Authentication"): a fixed token, a
+ * The `access-token` every call carries (platform contract, Media API): a fixed token, a
  * provider, or client credentials exchanged at `/oauth/client_token/`. Tokens are cached until
  * shortly before they expire, and concurrent callers share one refresh.
  */
@@ -40,9 +40,10 @@ export interface ClientTokenRequest {
 }
 
 /**
- * Exchanges client credentials for a token. The documents do not show this interface; the
- * default assumes `POST { client_key, client_secret, grant_type: "client_credential" }`
- * answered by `{ data: { access_token, expires_in } }`. Pass your own to replace it.
+ * Exchanges client credentials for a token. The platform contract does not show this interface
+ * (see docs/platform-contract.md#what-the-platform-leaves-open); the default assumes
+ * `POST { client_key, client_secret, grant_type: "client_credential" }` answered by
+ * `{ data: { access_token, expires_in } }`. Pass your own to replace it.
  * @example fetchClientToken: async ({ clientKey, clientSecret, post }) => {
  *   const { body } = await post('https://auth.example.com/token', { key: clientKey, secret: clientSecret });
  *   return { accessToken: (body as { token: string }).token, expiresIn: 3600 };

@@ -32,8 +32,9 @@ function readKeysFile(file: string): AppKeysFile {
 }
 
 /**
- * Checks an uploaded app public key as document 1 asks (the whole SPKI PEM, "BEGIN PUBLIC
- * KEY", RSA 2048) and returns its normalized PEM. `input` is the PEM text or a file path.
+ * Checks an uploaded app public key as docs/platform-contract.md#signing asks (the whole SPKI
+ * PEM, "BEGIN PUBLIC KEY", RSA 2048) and returns its normalized PEM. `input` is the PEM text or
+ * a file path.
  * @example normalizeAppPublicKey(readFileSync('app_public_key.pem', 'utf8'))
  */
 export function normalizeAppPublicKey(input: string): string {

@@ -86,7 +86,8 @@ function keyOf(vid: string, appid: string, minute: number): string {
 
 /**
  * Formats a video's creation time for `PlayStatInfo.create_time`: `YYYY-MM-DD HH:mm:ss` in
- * UTC+8, the platform's local time (our decision; the document gives only "string").
+ * UTC+8, the platform's local time (our decision; the platform contract, Media API, gives only
+ * "string").
  * @example formatCreateTime(0) // '1970-01-01 08:00:00'
  */
 export function formatCreateTime(unixSeconds: number): string {

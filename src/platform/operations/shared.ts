@@ -17,7 +17,7 @@ export interface Caller {
 /** What an operation answers besides `err_no`, `err_msg` and `log_id`. */
 export type OperationResult = Record<string, unknown>;
 
-/** One operation of document 2, after validation passed. */
+/** One operation of the platform contract (Media API), after validation passed. */
 export type OperationHandler = (ctx: PlatformContext, body: Record<string, unknown>, caller: Caller) => OperationResult | Promise<OperationResult>;
 
 /**

@@ -32,8 +32,9 @@ export const uploadVideoByUrls: OperationHandler = (ctx, body, caller) => {
 
 /**
  * get_upload_job_info: the caller's jobs by id; ids it does not know (or of another
- * mini-program) are listed in `not_exist_job_ids`. When one job was asked and it succeeded,
- * its `source_info` is also given directly under `data`, as document 2 lists it there too.
+ * mini-program) are listed in `not_exist_job_ids`. When one job was asked and it succeeded, its
+ * `source_info` is also given directly under `data`, as the platform contract (Media API) lists
+ * it there too.
  */
 export const getUploadJobInfo: OperationHandler = (ctx, body, caller) => {
   const ids = body['job_ids'] as string[];
