@@ -3,6 +3,7 @@
  * `cloudfn platform keys add`: register an app public key in its data folder.
  */
 import { addAppKey, createPlatform, mediaClientEnv, PlatformError, type PlatformOptions } from '../platform/index.js';
+import { DEFAULT_DATA_DIR, readPlatformEnv } from '../platform/options.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
 
 const HELP = `usage: cloudfn platform [--port 4000] [--data .cloudfn/platform] [--reset] [options]
@@ -74,18 +75,18 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new OptionsError(`platform takes no positional arguments, got ${positionals.join(' ')}; did you mean cloudfn platform keys add?`);
-  const env = process.env;
+  const text = readPlatformEnv({ port: values.port, dataDir: values.data, callbackUrl: values['callback-url'], faults: values.faults }, process.env);
   const options: PlatformOptions = {
-    port: integer(values.port ?? env['CLOUDFN_PLATFORM_PORT'], 'port'),
+    port: integer(text.port, 'port'),
     host: values.host,
-    dataDir: values.data ?? env['CLOUDFN_PLATFORM_DATA'],
+    dataDir: text.dataDir,
     reset: values.reset === true,
     clients: clients(values.client),
     tokenTtlSeconds: integer(values['token-ttl'], 'token-ttl'),
     envIds: values['env-id'],
     domains: values.domain,
-    callbackUrl: values['callback-url'] ?? env['CLOUDFN_PLATFORM_CALLBACK_URL'],
-    faults: values.faults ?? env['CLOUDFN_PLATFORM_FAULTS'],
+    callbackUrl: text.callbackUrl,
+    faults: text.faults,
     reviewDelayMs: integer(values['review-delay'], 'review-delay'),
     jobDelayMs: integer(values['job-delay'], 'job-delay'),
     transcodeDelayMs: integer(values['transcode-delay'], 'transcode-delay'),
@@ -137,7 +138,7 @@ async function keys(argv: string[]): Promise<number> {
     'key-version': { type: 'string' },
     'public-key': { type: 'string' },
   });
-  const dataDir = values.data ?? process.env['CLOUDFN_PLATFORM_DATA'] ?? '.cloudfn/platform';
+  const dataDir = readPlatformEnv({ dataDir: values.data }, process.env).dataDir ?? DEFAULT_DATA_DIR;
   const appid = required(values.appid, 'appid', 'tt0123456789abcdef');
   const keyVersion = required(values['key-version'], 'key-version', '1');
   const publicKey = required(values['public-key'], 'public-key', 'app_public_key.pem');

@@ -1,7 +1,8 @@
 /**
- * `callContainer`: document 3's client call, `{ path, init: { method, header, body, timeout },
- * success, fail, complete }`, sent with fetch to a base URL (a dev server, `cloudfn start`, a
- * bundle), so the code of a mini-program page that calls functions can be tested in Node.
+ * `callContainer`: the client call of docs/platform-contract.md#runtime-interface, `{ path,
+ * init: { method, header, body, timeout }, success, fail, complete }`, sent with fetch to a
+ * base URL (a dev server, `cloudfn start`, a bundle), so the code of a mini-program page that
+ * calls functions can be tested in Node.
  */
 import type { Trigger } from '../../runtime/types.js';
 import { ContainerCallError, createClientError, type ContainerFailure } from './errors.js';
@@ -13,7 +14,7 @@ import { encodeCall } from './encode.js';
  */
 export const TRIGGER_HEADER = 'x-cloudfn-trigger';
 
-/** `init` of a call (document 3). */
+/** `init` of a call (platform contract, Runtime interface). */
 export interface ContainerCallInit {
   /** @default 'GET' */
   method?: string;
@@ -55,7 +56,7 @@ export interface ContainerClientOptions {
   baseUrl: string;
   /** Headers sent with every call (a call's `init.header` wins). */
   header?: Record<string, string>;
-  /** @default 60000 (document 3's example) */
+  /** @default 60000 (the example in the platform contract, Runtime interface) */
   timeout?: number;
   /** The trigger asked of the server; false sends no trigger header. @default 'online' */
   trigger?: Trigger | false;

@@ -1,7 +1,8 @@
 /**
- * From a call's `init` to what fetch sends, as mini-program request APIs encode data: an
- * object is JSON (or a form when the header says urlencoded), a string is text, bytes are
- * binary; on GET an object becomes the query string, since document 3's GET carries no body.
+ * From a call's `init` to what fetch sends, as mini-program request APIs encode data: an object
+ * is JSON (or a form when the header says urlencoded), a string is text, bytes are binary; on
+ * GET an object becomes the query string, since a GET carries no body (platform contract,
+ * Runtime interface).
  */
 import { createClientError } from './errors.js';
 

@@ -1,7 +1,7 @@
 /**
- * `cloudfn/client`: document 3's client container call for Node, pointed at a base URL, so the
- * client side of a mini-program (what a page sends, how it handles each answer) can be tested
- * against `cloudfn dev`, `cloudfn start` or a built bundle.
+ * `cloudfn/client`: the client container call (platform contract, Runtime interface) for Node,
+ * pointed at a base URL, so the client side of a mini-program (what a page sends, how it
+ * handles each answer) can be tested against `cloudfn dev`, `cloudfn start` or a built bundle.
  * @example
  * import { createContainerClient } from 'cloudfn/client';
  * const { callContainer } = createContainerClient({ baseUrl: 'http://127.0.0.1:8000' });

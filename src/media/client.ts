@@ -1,5 +1,6 @@
 /**
- * `createMediaClient`: the nine operations of document 2 as typed methods, plus the helpers.
+ * `createMediaClient`: the nine operations of docs/platform-contract.md#media-api as typed
+ * methods, plus the helpers.
  */
 import { MediaCaller } from './call.js';
 import type { CallOptions } from './call.js';

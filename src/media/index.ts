@@ -1,6 +1,7 @@
 /**
- * `cloudfn/media`: a typed, signed client for the nine `cloud_voc` operations of document 2,
- * with the wire types and the request validation the emulator shares.
+ * `cloudfn/media`: a typed, signed client for the nine `cloud_voc` operations of
+ * docs/platform-contract.md#media-api, with the wire types and the request validation the
+ * emulator shares.
  */
 export * from './types.js';
 export {

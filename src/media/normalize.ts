@@ -1,7 +1,8 @@
 /**
- * Turns what the platform sends into the documented types. Document 2 declares `err_no` and
- * `total_num` as strings while its samples send numbers, `err_msg` as an int while samples send
- * text, and shows `file_type` once as a single string: every such field gets one shape here.
+ * Turns what the platform sends into the documented types. The platform contract (Media API)
+ * declares `err_no` and `total_num` as strings while its samples send numbers, `err_msg` as an
+ * int while samples send text, and shows `file_type` once as a single string: every such field
+ * gets one shape here.
  */
 import type { Operation, ResponseOf } from './types.js';
 
@@ -41,7 +42,10 @@ export function errNoOf(body: Obj): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** `log_id` when it is a usable string (document 2 also declares it as a bool). */
+/**
+ * `log_id` when it is a usable string (the platform contract, Media API, also declares it as a
+ * bool).
+ */
 export function logIdOf(body: unknown): string | undefined {
   if (!isObj(body)) return undefined;
   const value = body.log_id;

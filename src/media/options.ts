@@ -9,7 +9,7 @@ import type { KeyInput } from '../sign/index.js';
 import type { MediaClock } from './clock.js';
 import { systemClock } from './clock.js';
 import { createMediaError } from './errors.js';
-import type { ClientTokenFetcher, TokenProvider } from './token.js';
+import type { ClientTokenFetcher, TokenProvider, TokenSource } from './token.js';
 import { RATE_LIMITED_OPERATIONS } from './types.js';
 import type { Operation } from './types.js';
 import { isOperation } from './validate.js';
@@ -23,9 +23,10 @@ export interface MediaLogger {
 }
 
 /**
- * `err_no` values that mean "the access token is invalid or expired". Document 2 shows none;
- * these are the codes the open platform uses for them elsewhere. An HTTP 401 without an
- * `err_no` counts too; a 401 with another `err_no` (a refused signature) does not.
+ * `err_no` values that mean "the access token is invalid or expired". The platform contract
+ * (Media API) shows none; these are the codes the open platform uses for them elsewhere. An
+ * HTTP 401 without an `err_no` counts too; a 401 with another `err_no` (a refused signature)
+ * does not.
  * @example resolveMediaOptions({ tokenErrorCodes: [...TOKEN_ERROR_ERR_NOS, 40102] })
  */
 export const TOKEN_ERROR_ERR_NOS: readonly number[] = [28001003, 28001008];
@@ -77,12 +78,6 @@ export interface MediaClientOptions {
   /** Where env vars are read. @default process.env */
   env?: Record<string, string | undefined>;
 }
-
-/** The token source after resolution. */
-export type TokenSource =
-  | { kind: 'static'; token: string }
-  | { kind: 'provider'; provider: TokenProvider }
-  | { kind: 'credentials'; clientKey: string; clientSecret: string; tokenUrl: string; fetcher: ClientTokenFetcher | undefined };
 
 /** Every option resolved and checked. */
 export interface ResolvedMediaOptions {
@@ -211,7 +206,7 @@ function resolveRateLimits(options: MediaClientOptions, env: Record<string, stri
     }
   }
   for (const [op, value] of Object.entries(perOp ?? {})) {
-    if (!isOperation(op)) throw bad(`rateLimits.${op}`, `${JSON.stringify(op)} is not an operation of document 2`);
+    if (!isOperation(op)) throw bad(`rateLimits.${op}`, `${JSON.stringify(op)} is not an operation of the media API`);
     const rate = value === false || value === undefined ? 0 : value;
     if (!Number.isFinite(rate) || rate < 0) throw bad(`rateLimits.${op}`, `must be a number of at least 0, got ${String(value)}`);
     limits.set(op, rate);

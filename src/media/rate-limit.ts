@@ -1,5 +1,5 @@
 /**
- * A client-side token bucket per operation (document 2, "Limits": 20 per second for
+ * A client-side token bucket per operation (platform contract, Media API: 20 per second for
  * start_work_flow and both statistics operations). A burst waits for its slot instead of
  * failing on the platform's limit.
  */

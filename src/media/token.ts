@@ -1,11 +1,10 @@
 /**
- * The `access-token` every call carries (document 2, "Authentication"): a fixed token, a
+ * The `access-token` every call carries (platform contract, Media API): a fixed token, a
  * provider, or client credentials exchanged at `/oauth/client_token/`. Tokens are cached until
  * shortly before they expire, and concurrent callers share one refresh.
  */
 import type { MediaClock } from './clock.js';
 import { createMediaError, MediaError } from './errors.js';
-import type { TokenSource } from './options.js';
 
 /** A token and how long it lives. */
 export interface ClientToken {
@@ -41,15 +40,22 @@ export interface ClientTokenRequest {
 }
 
 /**
- * Exchanges client credentials for a token. The documents do not show this interface; the
- * default assumes `POST { client_key, client_secret, grant_type: "client_credential" }`
- * answered by `{ data: { access_token, expires_in } }`. Pass your own to replace it.
+ * Exchanges client credentials for a token. The platform contract does not show this interface
+ * (see docs/platform-contract.md#what-the-platform-leaves-open); the default assumes
+ * `POST { client_key, client_secret, grant_type: "client_credential" }` answered by
+ * `{ data: { access_token, expires_in } }`. Pass your own to replace it.
  * @example fetchClientToken: async ({ clientKey, clientSecret, post }) => {
  *   const { body } = await post('https://auth.example.com/token', { key: clientKey, secret: clientSecret });
  *   return { accessToken: (body as { token: string }).token, expiresIn: 3600 };
  * }
  */
 export type ClientTokenFetcher = (request: ClientTokenRequest) => Promise<ClientToken>;
+
+/** The token source after `resolveMediaOptions` chose one. */
+export type TokenSource =
+  | { kind: 'static'; token: string }
+  | { kind: 'provider'; provider: TokenProvider }
+  | { kind: 'credentials'; clientKey: string; clientSecret: string; tokenUrl: string; fetcher: ClientTokenFetcher | undefined };
 
 /** The assumed client-token exchange (see `ClientTokenFetcher`). */
 export const defaultClientTokenFetcher: ClientTokenFetcher = async ({ clientKey, clientSecret, tokenUrl, post }) => {

@@ -77,7 +77,8 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
     const parsed = new URL(url);
     const signed = signRequest({ ...options.signing, method: 'POST', url: parsed.pathname + parsed.search, body: request.json });
     headers[defaultHeaderProfile.authorization] = signed.authorization;
-    // Send exactly the text that was signed (document 1: no re-serialization). Text in gives text out.
+    // Send exactly the text that was signed (platform contract, Signing: no re-serialization).
+    // Text in gives text out.
     body = typeof signed.body === 'string' ? signed.body : request.json;
   }
 
@@ -132,7 +133,7 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
   };
 }
 
-/** A 2xx must carry a valid platform signature (document 1, "Verifying a response"). */
+/** A 2xx must carry a valid platform signature (platform contract, Signing). */
 function verify(options: ResolvedMediaOptions, { label, logger }: ExchangeRequest, response: Response, bytes: Buffer): void {
   let detail: string | undefined;
   let cause: unknown;

@@ -1,9 +1,10 @@
 /**
- * The wire types of document 2 (media asset management API), field for field. Names keep the
- * documented snake_case so the document maps one to one onto code. Response types are the
- * *normalized* bodies the client resolves with (`err_no`/`total_num` numbers, `file_type` a
- * list); `Wire*` types describe what the platform may really send (samples mix strings and
- * numbers). The emulator (src/platform) sends and the client accepts both.
+ * The wire types of docs/platform-contract.md#media-api (media asset management API), field for
+ * field. Names keep the documented snake_case so the contract maps one to one onto code.
+ * Response types are the *normalized* bodies the client resolves with (`err_no`/`total_num`
+ * numbers, `file_type` a list); `Wire*` types describe what the platform may really send
+ * (samples mix strings and numbers). The emulator (src/platform) sends and the client accepts
+ * both.
  */
 
 /**
@@ -26,13 +27,13 @@ export const OPERATIONS = [
 export type Operation = (typeof OPERATIONS)[number];
 
 /**
- * Path prefix of every operation (document 2, "Endpoints").
+ * Path prefix of every operation (platform contract, Media API).
  * @example `${baseUrl}${API_PREFIX}get_video_list`
  */
 export const API_PREFIX = '/api/cloud_voc/';
 
 /**
- * The three operations with a documented rate of 20 per second (document 2, "Limits").
+ * The three operations with a documented rate of 20 per second (platform contract, Media API).
  * @example RATE_LIMITED_OPERATIONS.includes('start_work_flow') // true
  */
 export const RATE_LIMITED_OPERATIONS: readonly Operation[] = [
@@ -110,7 +111,7 @@ export type FileType = 'video' | 'audio' | (string & {});
 // ---------------------------------------------------------------- error codes
 
 /**
- * The documented `err_no` values (document 2, "Errors"). 0 means success.
+ * The documented `err_no` values (platform contract, Media API). 0 means success.
  * @example if (error instanceof MediaApiError && error.errNo === MediaErrNo.VIDEO_NOT_EXIST) return null
  */
 export const MediaErrNo = {
@@ -246,7 +247,7 @@ export interface MediaEnvelope {
   log_id?: string;
 }
 
-/** The envelope as the platform may send it (document 2, "Common response envelope"). */
+/** The envelope as the platform may send it (platform contract, Media API). */
 export interface WireEnvelope {
   err_no: number | string;
   err_msg: string | number;
@@ -341,7 +342,7 @@ export interface GetUploadJobInfoResponse extends MediaEnvelope {
   data?: {
     video_infos?: VideoUrlSet[];
     not_exist_job_ids?: string[];
-    /** Document 2 lists SourceInfo directly under this object too. */
+    /** The platform contract (Media API) lists SourceInfo directly under this object too. */
     source_info?: SourceInfo;
   } | null;
 }

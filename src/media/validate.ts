@@ -1,7 +1,7 @@
 /**
- * The documented limits of every operation (document 2, "Endpoints" and "Limits"), as one
- * pure function. The client runs it before sending anything; the emulator (src/platform)
- * runs it on what it receives, so both refuse exactly the same bodies.
+ * The documented limits of every operation (platform contract, Media API), as one pure
+ * function. The client runs it before sending anything; the emulator (src/platform) runs it on
+ * what it receives, so both refuse exactly the same bodies.
  */
 import { OPERATIONS } from './types.js';
 import type { Operation } from './types.js';

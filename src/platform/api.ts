@@ -1,3 +1,8 @@
+/**
+ * Answers the `/api/cloud_voc/<operation>` requests: injected faults, the access-token,
+ * the request signature (platform contract, Signing), the rate limit, validation, then the
+ * operation's handler, with a signed answer.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SignatureError, verifyRequest } from '../sign/index.js';
 import type { Operation } from '../media/types.js';
@@ -9,13 +14,14 @@ import { sleep } from './job-queue.js';
 import { operations, type Caller } from './operations/index.js';
 import { parseJson, readBody, sendSigned } from './respond.js';
 
-/** Request header of document 1's request signature. */
+/** Request header of the request signature (platform contract, Signing). */
 export const AUTHORIZATION_HEADER = 'platform-authorization';
 
 /**
  * Answers `POST /api/cloud_voc/<operation>`, in this order: faults (latency, 500), the
- * access-token, the request signature, the rate limit, the JSON body, document 2's
- * validation, then the operation. Throws a `PlatformError` for the server to send.
+ * access-token, the request signature, the rate limit, the JSON body, the validation of
+ * docs/platform-contract.md#media-api, then the operation. Throws a `PlatformError` for the
+ * server to send.
  * @example await handleOperation(ctx, req, res, 'get_video_list', logId)
  */
 export async function handleOperation(ctx: PlatformContext, req: IncomingMessage, res: ServerResponse, operation: Operation, logId: string): Promise<void> {
@@ -39,9 +45,10 @@ export async function handleOperation(ctx: PlatformContext, req: IncomingMessage
 }
 
 /**
- * Document 1 on the platform's side. A request with `Platform-Authorization` is verified
- * (one-hour window, replay refused) and then acts for the signed appid; a request without it
- * is refused when the token's client_key has an app public key registered.
+ * The platform contract's Signing section on the platform's side. A request with
+ * `Platform-Authorization` is verified (one-hour window, replay refused) and then acts for the
+ * signed appid; a request without it is refused when the token's client_key has an app public
+ * key registered.
  */
 async function checkSignature(ctx: PlatformContext, req: IncomingMessage, raw: Buffer, clientKey: string): Promise<string> {
   const authorization = req.headers[AUTHORIZATION_HEADER];

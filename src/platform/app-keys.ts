@@ -1,3 +1,8 @@
+/**
+ * The registry of app public keys in `<dataDir>/app_keys.json`: checks and normalizes an
+ * uploaded key, adds it (`cloudfn platform keys add`) and serves keys by appid and
+ * key_version to the signature check, re-reading the file when it changes.
+ */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,8 +32,9 @@ function readKeysFile(file: string): AppKeysFile {
 }
 
 /**
- * Checks an uploaded app public key as document 1 asks (the whole SPKI PEM, "BEGIN PUBLIC
- * KEY", RSA 2048) and returns its normalized PEM. `input` is the PEM text or a file path.
+ * Checks an uploaded app public key as docs/platform-contract.md#signing asks (the whole SPKI
+ * PEM, "BEGIN PUBLIC KEY", RSA 2048) and returns its normalized PEM. `input` is the PEM text or
+ * a file path.
  * @example normalizeAppPublicKey(readFileSync('app_public_key.pem', 'utf8'))
  */
 export function normalizeAppPublicKey(input: string): string {

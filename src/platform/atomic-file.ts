@@ -1,3 +1,7 @@
+/**
+ * `writeFileAtomic`, through which the state, the app key registry and the platform key pair
+ * are written: a flushed temporary file renamed over the target.
+ */
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 

@@ -1,3 +1,7 @@
+/**
+ * The callback sender: POSTs signed `upload.finished` and `transcode.finished`
+ * notifications to the configured URL, with retries and exponential back-off.
+ */
 import { newLogId } from './logid.js';
 import { sleep } from './job-queue.js';
 

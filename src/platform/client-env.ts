@@ -1,3 +1,7 @@
+/**
+ * `mediaClientEnv`: the `CLOUDFN_MEDIA_*` variables (and the sample video's URL) that point
+ * `createMediaClient()` at a running emulator; the dev server passes them to functions.
+ */
 import { SAMPLE_PATH } from './samples.js';
 
 /** What `mediaClientEnv` needs of a running emulator. */

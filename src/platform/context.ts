@@ -1,3 +1,7 @@
+/**
+ * `PlatformContext`, what the request handlers and background jobs share (options, state,
+ * tokens, keys, queue, callbacks, limiter, ffmpeg), and the emulator's clock helpers.
+ */
 import type { KeyObject } from 'node:crypto';
 import type { NonceStore } from '../sign/index.js';
 import type { AppKeyRegistry } from './app-keys.js';

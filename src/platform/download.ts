@@ -1,3 +1,7 @@
+/**
+ * `downloadSource`: fetches an upload job's source URL to a file, measuring size and md5,
+ * with a size limit and a timeout; its errors are the job's fail reasons.
+ */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';

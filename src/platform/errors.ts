@@ -1,8 +1,8 @@
 /**
  * The emulator's table of error codes. Each row carries the HTTP status, the `err_no` the
- * envelope carries (document 2's codes where it has one; for tokens the open platform's
- * 28001003 and 28001008, which the media client also knows; ours elsewhere, see
- * docs/platform.md) and a message that names the bad value and the fix.
+ * envelope carries (the Media API's codes of docs/platform-contract.md where it has one; for
+ * tokens the open platform's 28001003 and 28001008, which the media client also knows; ours
+ * elsewhere, see docs/platform.md) and a message that names the bad value and the fix.
  */
 import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
 

@@ -1,3 +1,7 @@
+/**
+ * ffmpeg and ffprobe for uploads and transcodes: finding them, probing a file into a
+ * `ProbeResult`, the three `trans_code_type` templates and transcoding with one of them.
+ */
 import { runProcess } from './process.js';
 
 /** Paths of the two programs; both come from Debian's `ffmpeg` package. */
@@ -20,7 +24,7 @@ export async function detectFfmpeg(paths: FfmpegTools = { ffmpeg: 'ffmpeg', ffpr
   }
 }
 
-/** What ffprobe tells about a media file, in document 2's units. */
+/** What ffprobe tells about a media file, in the units of the platform contract (Media API). */
 export interface ProbeResult {
   /** Short container name: `mp4`, `hls`, or ffprobe's first format name. */
   format: string;
@@ -77,7 +81,7 @@ function shortFormat(formatName: string): string {
   return formatName.split(',')[0] ?? formatName;
 }
 
-/** The three templates of document 2's `trans_code_type`. */
+/** The three templates of `trans_code_type` (platform contract, Media API). */
 export interface TranscodeTemplate {
   format: 'mp4' | 'hls';
   codec: 'h264' | 'h265';
@@ -85,7 +89,7 @@ export interface TranscodeTemplate {
   definition: string;
 }
 
-/** Document 2: '3' MP4 720P H264, '4' MP4 720P H265, '5' HLS 720P H264. */
+/** Platform contract, Media API: '3' MP4 720P H264, '4' MP4 720P H265, '5' HLS 720P H264. */
 export const TEMPLATES: Readonly<Record<string, TranscodeTemplate>> = {
   '3': { format: 'mp4', codec: 'h264', definition: '720p' },
   '4': { format: 'mp4', codec: 'h265', definition: '720p' },

@@ -1,7 +1,7 @@
 /**
- * `cloudfn platform`: a local emulator of the open platform (documents 1 and 2 from the
- * platform's side), with real signatures, real media through ffmpeg, async jobs and signed
- * callbacks. See docs/platform.md.
+ * `cloudfn platform`: a local emulator of the open platform (docs/platform-contract.md, Signing
+ * and Media API, from the platform's side), with real signatures, real media through ffmpeg,
+ * async jobs and signed callbacks. See docs/platform.md.
  */
 export { createPlatform, resetDataDir, type Platform } from './platform.js';
 export { resolvePlatformOptions, type PlatformOptions, type ResolvedPlatformOptions } from './options.js';

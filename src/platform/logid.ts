@@ -1,3 +1,7 @@
+/**
+ * Ids the emulator makes: `newLogId` for the `x-platform-logid` of each answer, `newId` for
+ * vids, job ids and run ids.
+ */
 import { randomBytes } from 'node:crypto';
 
 /**

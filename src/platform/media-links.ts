@@ -1,3 +1,8 @@
+/**
+ * Signed media links: builds and checks the paths
+ * `/media/<expires>/<appid>/<sig>/<vid>/<rendition>/<file>` that `get_video_by_vid` hands out,
+ * signed with HMAC-SHA256 under the state's link secret.
+ */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Path prefix of the emulator's media server. */

@@ -1,3 +1,7 @@
+/**
+ * `serveMedia`: answers GET/HEAD of a media link (signature and expiry, 404 for deleted
+ * videos, `Range` with 206/416) and counts plays and traffic.
+ */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';

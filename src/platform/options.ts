@@ -1,3 +1,8 @@
+/**
+ * The options of `createPlatform` (the flags of `cloudfn platform`): their types, defaults
+ * and checks, throwing PLATFORM_OPTIONS naming the bad one; and the env vars that
+ * `cloudfn platform` reads when a flag is not given.
+ */
 import { resolve } from 'node:path';
 import { RATE_LIMITED_OPERATIONS } from '../media/types.js';
 import { platformError } from './errors.js';
@@ -58,6 +63,32 @@ export interface PlatformOptions {
   random?: () => number;
 }
 
+/** Where state, keys and media live when neither `--data` nor `CLOUDFN_PLATFORM_DATA` says. */
+export const DEFAULT_DATA_DIR = '.cloudfn/platform';
+
+/** The env var each of these options of `cloudfn platform` falls back to when its flag is not given. */
+export const PLATFORM_ENV_VARS = {
+  port: 'CLOUDFN_PLATFORM_PORT',
+  dataDir: 'CLOUDFN_PLATFORM_DATA',
+  callbackUrl: 'CLOUDFN_PLATFORM_CALLBACK_URL',
+  faults: 'CLOUDFN_PLATFORM_FAULTS',
+} as const satisfies Partial<Record<keyof PlatformOptions, string>>;
+
+/** The options that also read an env var, as text, the way flags give them. */
+export type PlatformEnvText = { [K in keyof typeof PLATFORM_ENV_VARS]?: string };
+
+/**
+ * Reads the options `cloudfn platform` also takes from the environment: a flag given wins,
+ * else its env var (`PLATFORM_ENV_VARS`); one left undefined gets its default from
+ * `resolvePlatformOptions`, which also checks callbackUrl and faults. `port` stays text so
+ * the CLI parses it like its other numeric flags.
+ * @example readPlatformEnv({ port: undefined }, { CLOUDFN_PLATFORM_PORT: '4100' }).port // '4100'
+ */
+export function readPlatformEnv(flags: PlatformEnvText, env: Record<string, string | undefined> = process.env): PlatformEnvText {
+  const pick = (name: keyof typeof PLATFORM_ENV_VARS): string | undefined => flags[name] ?? env[PLATFORM_ENV_VARS[name]];
+  return { port: pick('port'), dataDir: pick('dataDir'), callbackUrl: pick('callbackUrl'), faults: pick('faults') };
+}
+
 /** Every option with its default applied. */
 export type ResolvedPlatformOptions = Required<Omit<PlatformOptions, 'callbackUrl' | 'faults'>> & { callbackUrl: string | undefined; faults: FaultSpec };
 
@@ -94,7 +125,7 @@ export function resolvePlatformOptions(options: PlatformOptions = {}): ResolvedP
   return {
     port,
     host: options.host ?? '127.0.0.1',
-    dataDir: resolve(options.dataDir ?? '.cloudfn/platform'),
+    dataDir: resolve(options.dataDir ?? DEFAULT_DATA_DIR),
     reset: options.reset ?? false,
     clients,
     tokenTtlSeconds: count('tokenTtlSeconds', options.tokenTtlSeconds, 7200, 1),

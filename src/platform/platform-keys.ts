@@ -1,3 +1,7 @@
+/**
+ * The emulator's own RSA key pair in the data folder: loaded, or generated on first start,
+ * with `platform_public_key.pem` rewritten from the private key.
+ */
 import { generateKeyPairSync, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,7 @@
+/**
+ * `createPlatform`, which starts the emulator (data folder, keys, state, context, HTTP server,
+ * resumed jobs) and returns the running `Platform`; and `resetDataDir` for `--reset`.
+ */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, readdir, rm } from 'node:fs/promises';
@@ -17,7 +21,7 @@ import { StateStore } from './state-store.js';
 import { PlayStats } from './stats.js';
 import { TokenIssuer } from './tokens.js';
 import { resumeTranscodes } from './transcodes.js';
-import { resumeUploads } from './uploads.js';
+import { resumeUploads } from './upload-jobs.js';
 
 /** A running emulator. */
 export interface Platform {

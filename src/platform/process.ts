@@ -1,3 +1,7 @@
+/**
+ * `runProcess`: runs a program without a shell and collects its exit code, stdout and the
+ * tail of stderr; ffmpeg, ffprobe and the sample video go through it.
+ */
 import { spawn } from 'node:child_process';
 
 /** The outcome of a finished child process. */

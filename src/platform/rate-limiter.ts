@@ -1,6 +1,6 @@
 /**
- * Per-key request limits over a sliding one-second window. Document 2 limits
- * start_work_flow and the two statistics interfaces to 20 per second; the emulator keys
+ * Per-key request limits over a sliding one-second window. The platform contract (Media API)
+ * limits start_work_flow and the two statistics interfaces to 20 per second; the emulator keys
  * them per appid and operation.
  * @example
  * const limiter = new RateLimiter({ start_work_flow: 20 });

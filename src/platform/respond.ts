@@ -1,3 +1,7 @@
+/**
+ * How the emulator answers and reads HTTP: signed 2xx JSON, error envelopes, the body
+ * reader with its size limit and the JSON parser, in PlatformError terms.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody as readRequestBody } from '../../runtime/body/read-body.js';
 import { CloudfnError } from '../../runtime/errors.js';
@@ -5,12 +9,16 @@ import { signResponse } from '../sign/index.js';
 import type { PlatformContext } from './context.js';
 import { PlatformError, platformError } from './errors.js';
 
-/** The response header every answer carries (document 1: the platform's request id). */
+/**
+ * The response header every answer carries (platform contract, Signing: the platform's
+ * request id).
+ */
 export const LOGID_HEADER = 'x-platform-logid';
 
 /**
- * Sends a 2xx JSON answer signed with the platform private key (document 1: every 2xx is
- * signed). With `corrupt`, the signature is made over other bytes: the bad-signature fault.
+ * Sends a 2xx JSON answer signed with the platform private key (platform contract, Signing:
+ * every 2xx is signed). With `corrupt`, the signature is made over other bytes: the
+ * bad-signature fault.
  * @example sendSigned(ctx, res, { err_no: 0, err_msg: 'success', log_id }, false)
  */
 export function sendSigned(ctx: PlatformContext, res: ServerResponse, payload: unknown, corrupt: boolean, status = 200): void {

@@ -1,3 +1,7 @@
+/**
+ * The sample video served at `/samples/sample.mp4`, made on first use by ffmpeg (or a
+ * stub that starts like an MP4 when media is simulated).
+ */
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

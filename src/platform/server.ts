@@ -1,3 +1,8 @@
+/**
+ * The emulator's HTTP request listener: routes to the token interface, the operations, the
+ * media links, the sample video and the public key; sets `x-platform-logid` on every answer
+ * and logs each request.
+ */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,7 +17,7 @@ import { serveMedia } from './media-server.js';
 import { LOGID_HEADER, parseJson, readBody, sendError, sendSigned } from './respond.js';
 import { SAMPLE_PATH, sampleVideo } from './samples.js';
 
-/** Path of the client-token interface (document 2, "Authentication"). */
+/** Path of the client-token interface (platform contract, Media API). */
 export const TOKEN_PATH = '/oauth/client_token/';
 /** Where the emulator also publishes its public key, for tools that fetch it. */
 export const PUBLIC_KEY_PATH = '/platform_public_key.pem';
@@ -57,8 +62,8 @@ async function route(ctx: PlatformContext, req: IncomingMessage, res: ServerResp
     throw platformError('PLATFORM_METHOD_NOT_ALLOWED', req.method ?? '');
   }
   if (operation !== undefined && isOperation(operation)) return handleOperation(ctx, req, res, operation, logId);
-  // The token interface needs no signature (document 2: "needs no user authorization"); a
-  // Platform-Authorization header sent to it is ignored.
+  // The token interface needs no signature (platform contract, Media API: "needs no user
+  // authorization"); a Platform-Authorization header sent to it is ignored.
   const body = parseJson(await readBody(req, ctx.options.maxBodyBytes));
   const issued = ctx.tokens.issue(body);
   sendSigned(ctx, res, { err_no: 0, err_msg: 'success', log_id: logId, data: issued }, false);

@@ -1,3 +1,7 @@
+/**
+ * `sniffVideo`: recognises a video container by its first bytes, the stand-in for ffprobe
+ * when media is simulated.
+ */
 import { open } from 'node:fs/promises';
 import type { ProbeResult } from './ffmpeg.js';
 

@@ -1,3 +1,7 @@
+/**
+ * `StateStore`: loads `<dataDir>/state.json` and writes it back, coalesced and atomic,
+ * after each change.
+ */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

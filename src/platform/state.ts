@@ -13,7 +13,7 @@ export interface MediaRecord {
   height: number;
   /** Seconds. */
   duration: number;
-  /** Kbps, as document 2 gives `source_info.bitrate`. */
+  /** Kbps, as the platform contract (Media API) gives `source_info.bitrate`. */
   bitrate: number;
   /** `h264`, `h265`, ... as ffprobe names the video codec. */
   codec: string;
@@ -33,7 +33,7 @@ export interface VideoRecord {
   uploadTime: number;
   /** Unix milliseconds after which `business_status` reads 98 instead of 99. */
   reviewAt: number;
-  /** Document 2's source_type; 2 for open-API uploads. */
+  /** source_type of the platform contract (Media API); 2 for open-API uploads. */
   sourceType: number;
   /** 1 not transcoded, 2 transcoding, 3 failed, 4 succeeded. */
   transCodeStatus: 1 | 2 | 3 | 4;
@@ -44,7 +44,7 @@ export interface VideoRecord {
   renditions: Record<string, MediaRecord>;
 }
 
-/** Upload job states of document 2. */
+/** Upload job states (platform contract, Media API). */
 export type JobState = 'init' | 'process' | 'success' | 'fail';
 
 /** One `upload_video_by_urls` entry. */
@@ -62,7 +62,10 @@ export interface JobRecord {
   updatedAt: number;
 }
 
-/** Transcoding run states of document 2: 1 not transcoded, 2 transcoding, 9 failed, 10 succeeded. */
+/**
+ * Transcoding run states (platform contract, Media API): 1 not transcoded, 2 transcoding,
+ * 9 failed, 10 succeeded.
+ */
 export type RunStatus = 1 | 2 | 9 | 10;
 
 /** One `start_work_flow` task. */

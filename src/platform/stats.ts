@@ -1,3 +1,7 @@
+/**
+ * `PlayStats`: plays and traffic per video, app and minute, kept in the state for 31 days,
+ * and the row format of the two statistics operations.
+ */
 import type { StateStore } from './state-store.js';
 import type { PlayBucket, VideoRecord } from './state.js';
 
@@ -82,7 +86,8 @@ function keyOf(vid: string, appid: string, minute: number): string {
 
 /**
  * Formats a video's creation time for `PlayStatInfo.create_time`: `YYYY-MM-DD HH:mm:ss` in
- * UTC+8, the platform's local time (our decision; the document gives only "string").
+ * UTC+8, the platform's local time (our decision; the platform contract, Media API, gives only
+ * "string").
  * @example formatCreateTime(0) // '1970-01-01 08:00:00'
  */
 export function formatCreateTime(unixSeconds: number): string {

@@ -1,3 +1,7 @@
+/**
+ * `TokenIssuer`: issues access tokens at `/oauth/client_token/` for accepted client
+ * credentials and checks them on every call; tokens live in the state.
+ */
 import { randomBytes } from 'node:crypto';
 import { platformError } from './errors.js';
 import type { StateStore } from './state-store.js';

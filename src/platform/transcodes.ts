@@ -1,3 +1,8 @@
+/**
+ * Transcoding runs in the background: queues a run started by `start_work_flow`, moves it
+ * through run_status 1, 2, 10 or 9, stores the rendition, sends `transcode.finished`
+ * and resumes unfinished runs on start.
+ */
 import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlatformContext } from './context.js';
@@ -5,7 +10,7 @@ import { nowMs, nowSeconds } from './context.js';
 import { entryFileOf, probeMedia, TEMPLATES, transcode, type TranscodeTemplate } from './ffmpeg.js';
 import { sleep } from './job-queue.js';
 import type { MediaRecord, RunRecord, VideoRecord } from './state.js';
-import { videoDir } from './uploads.js';
+import { videoDir } from './upload-jobs.js';
 
 /** `run_status_msg` of each state; a failure appends its reason. */
 export const RUN_STATUS_MSG: Readonly<Record<number, string>> = { 1: 'waiting', 2: 'transcoding', 9: 'failed', 10: 'success' };

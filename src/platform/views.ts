@@ -1,6 +1,6 @@
 /**
- * The wire shapes of document 2, built from the emulator's records. Types come from the media
- * client (src/media/types.ts) so both sides agree field for field.
+ * The wire shapes of docs/platform-contract.md#media-api, built from the emulator's records.
+ * Types come from the media client (src/media/types.ts) so both sides agree field for field.
  */
 import type { JobRecord, VideoRecord } from './state.js';
 import type { OpenVideoModel, SourceInfo, VideoUrlSet } from '../media/types.js';
@@ -52,8 +52,8 @@ export function sourceInfo(video: VideoRecord): SourceInfo {
 }
 
 /**
- * One entry of `video_infos`. A failed job also carries `fail_reason`, a field the document
- * does not list (clients ignore unknown fields), so a user can see why it failed.
+ * One entry of `video_infos`. A failed job also carries `fail_reason`, a field the platform
+ * contract does not list (clients ignore unknown fields), so a user can see why it failed.
  * @example jobView(job, videos[job.vid])
  */
 export function jobView(job: JobRecord, video: VideoRecord | undefined): VideoUrlSet & { fail_reason?: string } {

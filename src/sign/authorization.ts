@@ -1,5 +1,5 @@
 /**
- * The `Platform-Authorization` header (document 1, "Platform-Authorization header fields"):
+ * The `Platform-Authorization` header (platform contract, Signing):
  * `SHA256-RSA2048 appid="…",nonce_str="…",timestamp="…",key_version="…",signature="…"`.
  */
 import { signError } from './errors.js';

@@ -1,7 +1,7 @@
 /**
  * A middleware for plain `node:http` and Express-style servers that verifies signed callbacks.
- * It reads the raw bytes itself, before any body parser can re-serialize them (document 1:
- * "binding it to a typed object can reorder fields and break verification").
+ * It reads the raw bytes itself, before any body parser can re-serialize them (platform
+ * contract, Signing: "binding it to a typed object can reorder fields and break verification").
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody as readRequestBody } from '../../runtime/body/read-body.js';

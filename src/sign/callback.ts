@@ -1,6 +1,6 @@
 /**
- * Callback notifications, platform to provider (document 1, "Callback notifications"): signed
- * like responses, verified over the raw body before any parser touches it.
+ * Callback notifications, platform to provider (platform contract, Signing): signed like
+ * responses, verified over the raw body before any parser touches it.
  */
 import type { KeyInput } from './keys.js';
 import { signError } from './errors.js';

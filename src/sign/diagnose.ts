@@ -1,7 +1,7 @@
 /**
- * When a signature does not verify, finding the likely slip: each known mistake of document 1's
- * troubleshooting list (and of the schemes it comes from) is replayed on the string to sign,
- * and the one whose variant verifies is named.
+ * When a signature does not verify, finding the likely slip: each known mistake of the
+ * troubleshooting list in docs/platform-contract.md#signing (and of the schemes it comes from)
+ * is replayed on the string to sign, and the one whose variant verifies is named.
  */
 import { verify } from 'node:crypto';
 import { loadPublicKey, type KeyInput } from './keys.js';

@@ -1,6 +1,6 @@
 /**
- * `cloudfn doctor`: document 1's troubleshooting list ("Troubleshooting rules when
- * verification fails"), checked as far as it can be offline, one line per check.
+ * `cloudfn doctor`: the troubleshooting rules of docs/platform-contract.md#signing, checked as
+ * far as it can be offline, one line per check.
  */
 import { sign, verify } from 'node:crypto';
 import { parseAuthorization } from './authorization.js';
@@ -38,7 +38,8 @@ export interface DoctorOptions {
 }
 
 /**
- * Runs the checks in document 1's order and gives one result per line.
+ * Runs the checks in the order of the platform contract's troubleshooting rules (Signing) and
+ * gives one result per line.
  * @example for (const c of runDoctor({ privateKey: 'app_private_key.pem', publicKey: 'uploaded.pem' })) console.log(c.status, c.title)
  */
 export function runDoctor(options: DoctorOptions): DoctorCheck[] {
@@ -124,7 +125,7 @@ export function bodyChecks(body: RawBody): DoctorCheck[] {
   try {
     value = JSON.parse(text);
   } catch {
-    if (text.trim() !== '') checks.push({ status: 'warn', title: 'the body is JSON', detail: 'it is not JSON (document 1 bodies are JSON); it is signed as is' });
+    if (text.trim() !== '') checks.push({ status: 'warn', title: 'the body is JSON', detail: 'it is not JSON (the platform\'s bodies are JSON); it is signed as is' });
     return checks;
   }
   const compact = JSON.stringify(value);

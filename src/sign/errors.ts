@@ -1,6 +1,6 @@
 /**
- * The signing scheme's table of error codes (document 1, "Errors"): one row per code with the
- * HTTP status a verifier answers and a message that names the bad value and the fix.
+ * The signing scheme's table of error codes (platform contract, Signing): one row per code with
+ * the HTTP status a verifier answers and a message that names the bad value and the fix.
  * `test/errors-doc.test.ts` checks that every code has a `### CODE` heading in docs/errors.md.
  */
 import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';

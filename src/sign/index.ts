@@ -1,8 +1,9 @@
 /**
- * `cloudfn/sign`: document 1's signing scheme both ways. Requests are signed by the provider
- * (`signRequest`) and checked by the platform (`verifyRequest`); responses and callbacks are
- * signed by the platform (`signResponse`, `signCallback`) and checked by the provider
- * (`verifyResponse`, `verifyCallback`, `verifyServiceCallback`, `callbackMiddleware`).
+ * `cloudfn/sign`: the signing scheme of docs/platform-contract.md#signing, both ways. Requests
+ * are signed by the provider (`signRequest`) and checked by the platform (`verifyRequest`);
+ * responses and callbacks are signed by the platform (`signResponse`, `signCallback`) and
+ * checked by the provider (`verifyResponse`, `verifyCallback`, `verifyServiceCallback`,
+ * `callbackMiddleware`).
  */
 export { loadPrivateKey, loadPublicKey, KEY_BITS, type KeyInput } from './keys.js';
 export { keyFingerprint, inspectKey, exportKey, generateKeyPair, type KeyReport, type KeyEncoding, type GeneratedKeyPair } from './key-tools.js';

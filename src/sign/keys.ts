@@ -1,7 +1,7 @@
 /**
- * Loading keys (document 1, "Keys"): PEM in any of the four armours, DER bytes, bare base64,
- * a file path or a `KeyObject`, tolerant of what copy-paste and env vars do to PEM text, and
- * strict about what the scheme needs: RSA, 2048 bits.
+ * Loading keys (platform contract, Signing): PEM in any of the four armours, DER bytes, bare
+ * base64, a file path or a `KeyObject`, tolerant of what copy-paste and env vars do to PEM
+ * text, and strict about what the scheme needs: RSA, 2048 bits.
  */
 import { createPrivateKey, createPublicKey, KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { signError } from './errors.js';
 export type KeyInput = string | Buffer | Uint8Array | KeyObject;
 
 /**
- * The modulus size the scheme fixes (document 1, "Limits").
+ * The modulus size the scheme fixes (platform contract, Signing).
  * @example generateKeyPairSync('rsa', { modulusLength: KEY_BITS })
  */
 export const KEY_BITS = 2048;

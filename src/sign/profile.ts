@@ -1,7 +1,7 @@
 /**
- * Header names, in one configurable profile. The defaults are document 1's `Platform-*` names;
- * callbacks carry the same three signature headers as responses (document 1 says the callback
- * header names are "not shown"; see docs/decisions.md).
+ * Header names, in one configurable profile. The defaults are the `Platform-*` names of
+ * docs/platform-contract.md#signing; callbacks carry the same three signature headers as
+ * responses (the contract leaves the callback header names open; see docs/decisions.md).
  */
 
 /** The header names the scheme uses. */

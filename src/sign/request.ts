@@ -1,5 +1,5 @@
 /**
- * Requests, provider to platform (document 1, "Signing a request"): `signRequest` makes the
+ * Requests, provider to platform (platform contract, Signing): `signRequest` makes the
  * `Platform-Authorization` value, `verifyRequest` checks one as the platform does.
  */
 import { sign, verify } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
- * Responses, platform to provider (document 1, "Verifying a response"): the platform signs
- * every 2xx answer over three lines (timestamp, nonce, body); the provider refuses a 2xx
- * without a valid signature and reports an unsigned error answer as unsigned, not forged.
+ * Responses, platform to provider (platform contract, Signing): the platform signs every 2xx
+ * answer over three lines (timestamp, nonce, body); the provider refuses a 2xx without a valid
+ * signature and reports an unsigned error answer as unsigned, not forged.
  */
 import { sign, verify } from 'node:crypto';
 import { signError } from './errors.js';
@@ -48,7 +48,7 @@ export function signResponse(options: SignResponseOptions): Record<string, strin
 
 /**
  * Signs a callback notification: the same three headers as a response (cloudfn's decision, as
- * document 1 does not show the callback header names; see docs/decisions.md).
+ * the platform contract does not show the callback header names; see docs/decisions.md).
  * @example const headers = signCallback({ privateKey: platformKey, body: JSON.stringify(event) })
  */
 export function signCallback(options: SignResponseOptions): Record<string, string> {

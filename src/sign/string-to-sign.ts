@@ -1,8 +1,8 @@
 /**
- * The strings that get signed (document 1, "Authentication"): five lines for a request
- * (method, path and query, timestamp, nonce, body), three for a response or callback
- * (timestamp, nonce, body). Every line ends with LF, the last too, even when the body already
- * ends with one. The body is signed as the exact bytes sent, never re-serialized.
+ * The strings that get signed (platform contract, Signing): five lines for a request (method,
+ * path and query, timestamp, nonce, body), three for a response or callback (timestamp, nonce,
+ * body). Every line ends with LF, the last too, even when the body already ends with one. The
+ * body is signed as the exact bytes sent, never re-serialized.
  */
 
 /** A body as it travels: text (sent as UTF-8) or bytes. `undefined` and `null` mean empty. */

@@ -1,6 +1,6 @@
 /**
- * The time window (document 1, "Limits": a timestamp at most one hour old) and the clock it is
- * read against, which tests replace.
+ * The time window (platform contract, Signing: a timestamp at most one hour old) and the clock
+ * it is read against, which tests replace.
  */
 import { signError } from './errors.js';
 
@@ -8,14 +8,15 @@ import { signError } from './errors.js';
 export type Clock = Date | number | (() => Date | number);
 
 /**
- * The accepted age of a timestamp, in seconds (document 1).
+ * The accepted age of a timestamp, in seconds (platform contract, Signing).
  * @example verifyRequest({ ...options, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS / 2 })
  */
 export const DEFAULT_MAX_AGE_SECONDS = 3600;
 
 /**
- * How far ahead of the verifier's clock a timestamp may be. Document 1 sets no bound; five
- * minutes absorbs ordinary clock drift while refusing timestamps made to outlive the window.
+ * How far ahead of the verifier's clock a timestamp may be. The platform contract (Signing)
+ * sets no bound; five minutes absorbs ordinary clock drift while refusing timestamps made to
+ * outlive the window.
  * @example verifyCallback({ ...options, maxFutureSkewSeconds: DEFAULT_MAX_FUTURE_SKEW_SECONDS * 2 })
  */
 export const DEFAULT_MAX_FUTURE_SKEW_SECONDS = 300;

@@ -1,3 +1,7 @@
+/**
+ * The table of the nine `cloud_voc` operations (platform contract, Media API), by wire
+ * name, to their handlers in this folder.
+ */
 import type { Operation } from '../../media/types.js';
 import type { OperationHandler } from './shared.js';
 import { describeStaticData, describeTopData } from './statistics.js';
@@ -7,7 +11,7 @@ import { getWorkFlowExecution, startWorkFlow } from './work-flows.js';
 
 export type { Caller, OperationHandler, OperationResult } from './shared.js';
 
-/** The nine operations of document 2, by wire name. */
+/** The nine operations of docs/platform-contract.md#media-api, by wire name. */
 export const operations: Readonly<Record<Operation, OperationHandler>> = {
   get_video_list: getVideoList,
   delete_video: deleteVideo,

@@ -1,3 +1,7 @@
+/**
+ * What the operation handlers share: the `Caller`, the handler type, and the `env_id` and
+ * video-ownership checks.
+ */
 import type { PlatformContext } from '../context.js';
 import { platformError } from '../errors.js';
 import type { VideoRecord } from '../state.js';
@@ -13,7 +17,7 @@ export interface Caller {
 /** What an operation answers besides `err_no`, `err_msg` and `log_id`. */
 export type OperationResult = Record<string, unknown>;
 
-/** One operation of document 2, after validation passed. */
+/** One operation of the platform contract (Media API), after validation passed. */
 export type OperationHandler = (ctx: PlatformContext, body: Record<string, unknown>, caller: Caller) => OperationResult | Promise<OperationResult>;
 
 /**

@@ -1,3 +1,7 @@
+/**
+ * The two statistics operations, describe_vod_played_top_data and
+ * describe_vod_played_static_data, over `PlayStats`.
+ */
 import type { VideoRecord } from '../state.js';
 import { statRow, type PlayTotals } from '../stats.js';
 import { ownedVideo, requireEnv, type OperationHandler } from './shared.js';

@@ -1,7 +1,11 @@
+/**
+ * The two upload operations: upload_video_by_urls queues jobs (run by ../upload-jobs.ts)
+ * and get_upload_job_info reports them.
+ */
 import { nowMs } from '../context.js';
 import { newId } from '../logid.js';
 import type { JobRecord } from '../state.js';
-import { enqueueUpload } from '../uploads.js';
+import { enqueueUpload } from '../upload-jobs.js';
 import { jobView, sourceInfo } from '../views.js';
 import type { OperationHandler } from './shared.js';
 
@@ -28,8 +32,9 @@ export const uploadVideoByUrls: OperationHandler = (ctx, body, caller) => {
 
 /**
  * get_upload_job_info: the caller's jobs by id; ids it does not know (or of another
- * mini-program) are listed in `not_exist_job_ids`. When one job was asked and it succeeded,
- * its `source_info` is also given directly under `data`, as document 2 lists it there too.
+ * mini-program) are listed in `not_exist_job_ids`. When one job was asked and it succeeded, its
+ * `source_info` is also given directly under `data`, as the platform contract (Media API) lists
+ * it there too.
  */
 export const getUploadJobInfo: OperationHandler = (ctx, body, caller) => {
   const ids = body['job_ids'] as string[];

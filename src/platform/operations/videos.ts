@@ -1,3 +1,7 @@
+/**
+ * The video operations: get_video_list, delete_video and get_video_by_vid (signed
+ * playback links on the emulator's known domains).
+ */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlaybackItem } from '../../media/types.js';
@@ -7,7 +11,7 @@ import { platformError } from '../errors.js';
 import { TEMPLATES } from '../ffmpeg.js';
 import { mediaPath } from '../media-links.js';
 import type { MediaRecord } from '../state.js';
-import { videoDir } from '../uploads.js';
+import { videoDir } from '../upload-jobs.js';
 import { businessStatus, videoModel } from '../views.js';
 import { ownedVideo, requireEnv, type OperationHandler } from './shared.js';
 

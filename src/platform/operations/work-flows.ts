@@ -1,3 +1,7 @@
+/**
+ * The transcoding operations: start_work_flow queues a run (run by ../transcodes.ts) and
+ * get_work_flow_exection reports its status.
+ */
 import { nowMs } from '../context.js';
 import { platformError } from '../errors.js';
 import { newId } from '../logid.js';

@@ -1,3 +1,8 @@
+/**
+ * Upload jobs in the background: queues a job of `upload_video_by_urls`, downloads and
+ * probes its source, stores the new video under `videoDir(vid)` (`media/<vid>`), sends
+ * `upload.finished` and resumes unfinished jobs on start.
+ */
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlatformContext } from './context.js';
