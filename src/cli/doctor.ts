@@ -1,5 +1,5 @@
 /**
- * `cloudfn doctor`: runs document 1's troubleshooting list offline, one line per check,
+ * `cloudfn doctor`: runs the signing troubleshooting list (docs/platform-contract.md#signing) offline, one line per check,
  * ✓ or ✗ with the fix (and ! for a risk worth knowing).
  */
 import { runDoctor } from '../sign/index.js';

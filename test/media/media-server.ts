@@ -1,7 +1,7 @@
 /**
  * A platform stand-in on a real socket (127.0.0.1, port 0): it records every request with its
  * raw bytes, verifies the request signature over those bytes with the sign library, and
- * answers with document 2's samples or whatever a test scripts, signed with a platform key.
+ * answers with the media API's samples or whatever a test scripts, signed with a platform key.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -57,7 +57,7 @@ export function makeKeys(): Keys {
   };
 }
 
-/** Answers each operation with its document 2 sample; token requests with a fresh token. */
+/** Answers each operation with its media API sample; token requests with a fresh token. */
 export const sampleResponder: Responder = (req) => {
   if (req.path === '/oauth/client_token/') return { body: { data: { access_token: 'tok-1', expires_in: 7200 } } };
   const operation = req.path.replace('/api/cloud_voc/', '');

@@ -1,5 +1,5 @@
 /**
- * Response bodies shaped like document 2's samples, mix-ups included: `err_no` sometimes a
+ * Response bodies shaped like the media API's samples, mix-ups included: `err_no` sometimes a
  * string, `total_num` as text, `file_type` a single string, `store_uri`/`file_path` inside
  * source_info, `run_status` as text.
  */

@@ -157,7 +157,7 @@ export function opensslKeyPair(dir: string, name = 'app'): { privateKeyPath: str
   return { privateKeyPath, publicKeyPath };
 }
 
-/** Signs `data` with SHA256-RSA by the openssl CLI, as document 1's reference shell does, in Base64. */
+/** Signs `data` with SHA256-RSA by the openssl CLI, as the platform's reference shell does, in Base64. */
 export function opensslSign(privateKeyPath: string, data: string): string {
   return execFileSync('openssl', ['dgst', '-sha256', '-sign', privateKeyPath], { input: data }).toString('base64');
 }
@@ -178,7 +178,7 @@ export function opensslVerify(publicKeyPath: string, data: string, signatureBase
 
 /**
  * Checks a signed response or callback with openssl: the three lines timestamp, nonce, body
- * (document 1, "Verifying a response").
+ * (platform contract, Signing: verifying a response).
  */
 export function verifySignedWithOpenssl(publicKeyPath: string, headers: { get(name: string): string | null }, body: string, dir: string): boolean {
   const timestamp = headers.get('platform-timestamp');
@@ -190,7 +190,7 @@ export function verifySignedWithOpenssl(publicKeyPath: string, headers: { get(na
 
 /**
  * The Platform-Authorization header of a request, signed by the openssl CLI over the five
- * lines of document 1 (method, path and query, timestamp, nonce, body).
+ * lines of the signing scheme (method, path and query, timestamp, nonce, body).
  */
 export function opensslAuthorization(options: { privateKeyPath: string; appid: string; keyVersion: string; path: string; body: string; timestamp?: number; nonce?: string }): string {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);

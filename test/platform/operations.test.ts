@@ -1,5 +1,5 @@
 /**
- * Every operation of document 2 through `cloudfn/media` against the emulator over a socket.
+ * Every operation of the media API through `cloudfn/media` against the emulator over a socket.
  * Media is simulated here (ffmpeg: false) so this file runs with or without ffmpeg; the real
  * ffmpeg path is in media.test.ts.
  */

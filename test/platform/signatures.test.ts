@@ -1,5 +1,5 @@
 /**
- * Document 1 from the platform's side: app keys registered with `cloudfn platform keys add`,
+ * The signing scheme from the platform's side: app keys registered with `cloudfn platform keys add`,
  * requests signed by the openssl CLI, the one-hour window, replays, and the media client
  * signing its calls.
  */

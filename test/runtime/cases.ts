@@ -157,7 +157,7 @@ const JSON_CT = { 'content-type': 'application/json' };
 const MP = { 'content-type': 'multipart/form-data; boundary=XyZ' };
 
 export const cases: Case[] = [
-  // params by invocation form (document 3)
+  // params by invocation form (docs/platform-contract.md#params)
   {
     name: 'GET: the query string as a null-prototype object; a repeated key gives an array; params is service.query',
     request: { path: '/echo?a=1&b=x%20y&b=z&c=' },

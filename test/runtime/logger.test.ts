@@ -3,7 +3,7 @@ import { Logger } from '../../runtime/log/logger.js';
 import { serializeRecord, toRecord } from '../../runtime/log/record.js';
 import { createJsonSink, createMemorySink } from '../../runtime/log/sinks.js';
 
-describe('toRecord (document 3, logging rule)', () => {
+describe('toRecord (platform contract, logging rule)', () => {
   it('adds logid and function to an object, overwriting same-named fields', () => {
     const record = toRecord('info', 'L1', 'hello', [{ user: 7, logid: 'forged', function: 'other' }]);
     expect(record).toMatchObject({ level: 'info', user: 7, logid: 'L1', function: 'hello' });

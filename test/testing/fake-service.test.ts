@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeService } from '../../src/testing/index.js';
 
-/** Every member of document 3's service table, and cloudfn's own. */
+/** Every member of the platform's service table, and cloudfn's own. */
 const DOCUMENT_MEMBERS = ['headers', 'httpMethod', 'path', 'url', 'query', 'cookies', 'trigger', 'set', 'remove', 'setCookie', 'clearCookie', 'status', 'log', 'debug', 'warn', 'error', 'info'];
 const OWN_MEMBERS = ['logid', 'functionName', 'rawBody', 'signal', 'routeParams'];
 
 describe('createFakeService', () => {
-  it('has every member of document 3 and cloudfn, with request defaults', () => {
+  it('has every member of the platform's service and cloudfn's, with request defaults', () => {
     const service = createFakeService();
     for (const member of [...DOCUMENT_MEMBERS, ...OWN_MEMBERS]) expect(service[member as keyof typeof service], member).toBeDefined();
     expect(service.httpMethod).toBe('GET');

@@ -1,5 +1,5 @@
 /**
- * A request as the editor holds it, and how it becomes a `fetch` call. Document 3's console
+ * A request as the editor holds it, and how it becomes a `fetch` call. The platform's console
  * debugs GET with a query and POST with body, headers and content type; multipart with files
  * is ours (the platform's console lacks it).
  */
