@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runtimeErrors } from '../runtime/errors.js';
 import { clientErrors } from '../src/client/errors.js';
 import { devErrors } from '../src/dev/errors.js';
+import { fleetErrors } from '../src/fleet/errors.js';
 import { mediaErrors } from '../src/media/errors.js';
 import { platformErrors } from '../src/platform/errors.js';
 import { signErrors } from '../src/sign/errors.js';
@@ -20,6 +21,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   platform: platformErrors,
   dev: devErrors,
   client: clientErrors,
+  fleet: fleetErrors,
 };
 
 describe('docs/errors.md', () => {

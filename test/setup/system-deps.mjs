@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Installs the Debian packages the tests use when they are missing: openssl (golden signature
- * vectors), ffmpeg (the platform emulator's media jobs) and chromium (the console page test).
+ * vectors), ffmpeg (the platform emulator's media jobs), chromium (the console page test) and
+ * redis-server (the fleet's shared stores).
  * Runs before `npm test`. As root it installs with apt-get; otherwise it prints the command.
  * Under CI=true a package that is still missing afterwards fails the run, so no test is
  * skipped silently there.
@@ -13,6 +14,7 @@ const wanted = [
   { command: 'ffmpeg', pkg: 'ffmpeg' },
   { command: 'ffprobe', pkg: 'ffmpeg' },
   { command: 'chromium', pkg: 'chromium' },
+  { command: 'redis-server', pkg: 'redis-server' },
 ];
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
