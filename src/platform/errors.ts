@@ -44,6 +44,18 @@ const table = {
     errNo: 28001008,
     message: (expiredAt: string) => `access-token expired at ${expiredAt}; get a new one from POST /oauth/client_token/`,
   },
+  PLATFORM_TOKEN_RETIRED: {
+    status: 401,
+    errNo: 28001003,
+    message: (clientKey: string, retiredAt: string) =>
+      `access-token was retired at ${retiredAt}: newer tokens were issued for client_key ${JSON.stringify(clientKey)} (a token stays valid 5 minutes after the next one, and only the latest two are valid); share one token across instances (CLOUDFN_REDIS_URL) instead of fetching one each`,
+  },
+  PLATFORM_TOKEN_FETCH_LIMIT: {
+    status: 429,
+    errNo: 10020,
+    message: (clientKey: string, limit: number, seconds: number) =>
+      `client_key ${JSON.stringify(clientKey)} fetched more than ${limit} tokens in ${seconds} s; cache the token until it expires and share it across instances (CLOUDFN_REDIS_URL)`,
+  },
   PLATFORM_SIGNATURE_MISSING: {
     status: 401,
     errNo: 40103,

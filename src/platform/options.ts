@@ -23,6 +23,15 @@ export interface PlatformOptions {
   clients?: Record<string, string>;
   /** Lifetime of an access token, in seconds. @default 7200 */
   tokenTtlSeconds?: number;
+  /**
+   * Seconds a token stays valid after a newer one is issued for the same client_key (the
+   * platform's 5 minutes); only the latest two are ever valid. @default 300
+   */
+  tokenRetireSeconds?: number;
+  /** Most tokens one client_key may fetch per `tokenFetchWindowSeconds`; more → err_no 10020. @default 500 */
+  tokenFetchLimit?: number;
+  /** The window of `tokenFetchLimit`, in seconds. @default 300 */
+  tokenFetchWindowSeconds?: number;
   /** Known env_id values; empty accepts any env_id (then 401002 never happens). @default [] */
   envIds?: readonly string[];
   /** Extra media domains `get_video_by_vid` accepts in `domain` besides the emulator's own host. @default [] */
@@ -129,6 +138,9 @@ export function resolvePlatformOptions(options: PlatformOptions = {}): ResolvedP
     reset: options.reset ?? false,
     clients,
     tokenTtlSeconds: count('tokenTtlSeconds', options.tokenTtlSeconds, 7200, 1),
+    tokenRetireSeconds: count('tokenRetireSeconds', options.tokenRetireSeconds, 300),
+    tokenFetchLimit: count('tokenFetchLimit', options.tokenFetchLimit, 500, 1),
+    tokenFetchWindowSeconds: count('tokenFetchWindowSeconds', options.tokenFetchWindowSeconds, 300, 1),
     envIds: options.envIds ?? [],
     domains: options.domains ?? [],
     callbackUrl: options.callbackUrl,

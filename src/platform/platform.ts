@@ -92,7 +92,17 @@ export async function createPlatform(input: PlatformOptions = {}): Promise<Platf
   const ctx: PlatformContext = {
     options,
     store,
-    tokens: new TokenIssuer(store, { clients: options.clients, ttlSeconds: options.tokenTtlSeconds }, options.now),
+    tokens: new TokenIssuer(
+      store,
+      {
+        clients: options.clients,
+        ttlSeconds: options.tokenTtlSeconds,
+        retireSeconds: options.tokenRetireSeconds,
+        fetchLimit: options.tokenFetchLimit,
+        fetchWindowSeconds: options.tokenFetchWindowSeconds,
+      },
+      options.now,
+    ),
     appKeys: new AppKeyRegistry(dataDir),
     platformPrivateKey: keys.privateKey,
     nonces: new MemoryNonceStore(),

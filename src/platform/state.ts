@@ -86,6 +86,10 @@ export interface TokenRecord {
   clientKey: string;
   /** Unix milliseconds. */
   expiresAt: number;
+  /** When it was issued, Unix milliseconds (older states lack it: 0). */
+  issuedAt?: number;
+  /** When a newer token retired it, Unix milliseconds. */
+  retiredAt?: number;
 }
 
 /** Plays and traffic of one video, seen through one app's links, within one minute. */

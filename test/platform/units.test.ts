@@ -150,6 +150,43 @@ describe('tokens', () => {
     expect(() => tokens.check('nope')).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_INVALID', errNo: 28001003 }));
     expect(() => tokens.check(undefined)).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_MISSING' }));
   });
+
+  test('a new token retires the previous one after retireSeconds, and any older one at once', async () => {
+    let now = 1_700_000_000_000;
+    const store = await StateStore.open(dir());
+    const tokens = new TokenIssuer(store, { clients: {}, ttlSeconds: 7200, retireSeconds: 300 }, () => now);
+    const fetch = () => tokens.issue({ client_key: 'tt1', client_secret: 's', grant_type: 'client_credential' }).access_token;
+    const other = tokens.issue({ client_key: 'tt2', client_secret: 's', grant_type: 'client_credential' }).access_token;
+    const first = fetch();
+    now += 1000;
+    const second = fetch();
+    // Both valid during the overlap.
+    expect(tokens.check(first).clientKey).toBe('tt1');
+    expect(tokens.check(second).clientKey).toBe('tt1');
+    now += 1000;
+    const third = fetch();
+    // Only the latest two: the first is retired at once, the second in 300 s.
+    expect(() => tokens.check(first)).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_RETIRED', errNo: 28001003, status: 401 }));
+    expect(() => tokens.check(first)).toThrow(/share one token across instances \(CLOUDFN_REDIS_URL\)/);
+    expect(tokens.check(second).clientKey).toBe('tt1');
+    now += 300_000;
+    expect(() => tokens.check(second)).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_RETIRED' }));
+    expect(tokens.check(third).clientKey).toBe('tt1');
+    // Another client's token is its own.
+    expect(tokens.check(other).clientKey).toBe('tt2');
+  });
+
+  test('more than fetchLimit fetches per window are refused with err_no 10020', async () => {
+    let now = 1_700_000_000_000;
+    const store = await StateStore.open(dir());
+    const tokens = new TokenIssuer(store, { clients: {}, ttlSeconds: 7200, fetchLimit: 3, fetchWindowSeconds: 300 }, () => now);
+    const fetch = () => tokens.issue({ client_key: 'tt1', client_secret: 's', grant_type: 'client_credential' });
+    for (let i = 0; i < 3; i++) fetch();
+    expect(() => fetch()).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_FETCH_LIMIT', errNo: 10020, status: 429 }));
+    expect(() => fetch()).toThrow(/fetched more than 3 tokens in 300 s; cache the token/);
+    now += 300_001;
+    expect(fetch().access_token).toMatch(/^clt\./);
+  });
 });
 
 describe('app keys', () => {
