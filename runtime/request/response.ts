@@ -14,12 +14,13 @@
  *   request's own ServerResponse, which node queues behind the responses before it, and the
  *   connection-level errors of serve/http-server.ts wait for those to finish.
  */
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Transform, type TransformCallback } from 'node:stream';
 import { CloudfnError, createError } from '../errors.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
-import { lingerOnClose } from './linger.js';
+import { lingerClose, lingerOnClose } from './linger.js';
 
 const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -27,6 +28,7 @@ const BINARY = 'application/octet-stream';
 
 interface ReadableLike {
   pipe<T extends NodeJS.WritableStream>(destination: T): T;
+  unpipe?(destination: NodeJS.WritableStream): unknown;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   destroy?(error?: Error): unknown;
 }
@@ -185,7 +187,18 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
     res.destroy(error as Error);
   });
   let cut: string | undefined;
-  res.once('close', () => finish(x, x.status, bytes, cut));
+  let ended = false;
+  // A response queued behind a pipelined one that closed the connection never gets a socket,
+  // so never a 'close' of its own: the connection's close ends it (else it stays in flight).
+  const socket = x.req.socket;
+  const settle = (): void => {
+    if (ended) return;
+    ended = true;
+    socket?.off('close', settle);
+    finish(x, x.status, bytes, cut);
+  };
+  res.once('close', settle);
+  socket?.once('close', settle);
   if (declared === undefined) {
     stream.pipe(res);
     return;
@@ -198,9 +211,23 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
     cut = `CLOUDFN_BAD_RESPONSE_LENGTH: ${error.message}`;
     x.host.logger.line('error', x.logid, x.functionName(), `the response was cut: ${error.message}`, { code: 'CLOUDFN_BAD_RESPONSE_LENGTH' });
     stream.destroy?.();
-    res.destroy();
+    stream.unpipe?.(check);
+    cutResponse(res);
   });
   stream.pipe(check).pipe(res);
+}
+
+/**
+ * Ends the connection of a response whose body cannot be completed: what was written goes out,
+ * then a FIN, so the client sees a body shorter than its length. A lingering close rather than
+ * `res.destroy()`: destroying with the client's pipelined requests unread sends a reset, and a
+ * reset makes the client's kernel drop the earlier, complete responses it had not read yet.
+ */
+function cutResponse(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket !== null) return lingerClose(socket);
+  // Queued behind another response: node flushes what was written when the socket comes.
+  res.once('socket', (assigned: Socket) => setImmediate(lingerClose, assigned));
 }
 
 /**
