@@ -13,7 +13,7 @@ import { resolveOptions, type RuntimeOptions } from './options.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { handle } from './request/handle.js';
 import { Router } from './request/router.js';
-import type { FunctionConfig, FunctionSpec, Handler, LoadedFunction, RequestInfo } from './types.js';
+import type { FunctionConfig, FunctionSpec, Handler, Limits, LoadedFunction, RequestInfo } from './types.js';
 
 export interface AppInit {
   /** The functions to serve, e.g. from `loadFunctions()`. */
@@ -43,6 +43,12 @@ export class App implements Host {
   constructor(init: AppInit) {
     const defaults = resolveOptions();
     this.options = { ...defaults, ...init.options, limits: { ...defaults.limits, ...init.options?.limits } };
+    if (init.options?.limits !== undefined && init.options.limitSources === undefined) {
+      // Limits passed to createApp directly: say so in messages rather than "the default".
+      const sources: Partial<Record<keyof Limits, string>> = { ...this.options.limitSources };
+      for (const key of Object.keys(init.options.limits) as (keyof Limits)[]) sources[key] = 'the app options';
+      this.options.limitSources = sources;
+    }
     this.logger = init.logger ?? new Logger(createJsonSink());
     this.router = new Router(
       [...init.functions].map((spec) => this.resolve(spec)),
@@ -133,11 +139,15 @@ export interface FunctionToResolve {
 export function resolveFunction(options: RuntimeOptions, fn: FunctionToResolve): LoadedFunction {
   const config = fn.config ?? {};
   const limits = { ...options.limits };
+  const limitSources: Partial<Record<keyof Limits, string>> = { ...options.limitSources };
   for (const key of Object.keys(limits) as (keyof typeof limits)[]) {
     const value = config[key];
-    if (value !== undefined) limits[key] = value;
+    if (value !== undefined) {
+      limits[key] = value;
+      limitSources[key] = `${fn.file} config`;
+    }
   }
-  return { name: fn.name, file: fn.file, handler: fn.handler, config, limits, timeout: config.timeout ?? options.timeout };
+  return { name: fn.name, file: fn.file, handler: fn.handler, config, limits, limitSources, timeout: config.timeout ?? options.timeout };
 }
 
 /**

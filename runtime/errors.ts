@@ -14,7 +14,7 @@ export interface ErrorSpec {
 const table = {
   CLOUDFN_NOT_FOUND: { status: 404, message: (path: string) => `no function is served at ${path}; add functions/<name>.ts or a route in cloudfn.config` },
   CLOUDFN_METHOD_NOT_ALLOWED: { status: 405, message: (method: string) => `method ${method} is not allowed; functions answer GET and POST` },
-  CLOUDFN_BAD_PATH: { status: 400, message: (path: string) => `the path ${path} has a bad percent-escape; encode '%' as %25` },
+  CLOUDFN_BAD_PATH: { status: 400, message: (path: string, detail: string) => `the path ${path} ${detail}` },
   CLOUDFN_BAD_QUERY: { status: 400, message: (pair: string) => `the query pair ${pair} has a bad percent-escape or escapes bytes that are not UTF-8; encode '%' as %25 and text as UTF-8` },
   CLOUDFN_BAD_JSON: { status: 400, message: (detail: string) => `the body is not valid JSON: ${detail}` },
   CLOUDFN_POISONED_JSON: { status: 400, message: (key: string) => `the JSON body has a "${key}" key, which is refused to protect prototypes; rename the field` },
@@ -28,6 +28,16 @@ const table = {
   CLOUDFN_HEADERS_TOO_LARGE: { status: 431, message: (limit: number) => `the request headers are larger than ${limit} bytes; send fewer or shorter headers` },
   CLOUDFN_REQUEST_TIMEOUT: { status: 408, message: () => `the request was not received in time; send the headers and body without pausing` },
   CLOUDFN_BAD_REQUEST: { status: 400, message: (detail: string) => `the request could not be parsed: ${detail}` },
+  CLOUDFN_MISSING_HOST: { status: 400, message: () => `the HTTP/1.1 request has no Host header; send Host (every HTTP/1.1 client does), or use HTTP/1.0` },
+  CLOUDFN_TOO_MANY_PARAMS: {
+    status: 413,
+    message: (where: string, limit: number, from: string) => `the ${where} has more than ${limit} parameters (maxParams ${limit}, from ${from}); send fewer, or raise maxParams in the function's config or CLOUDFN_MAX_PARAMS`,
+  },
+  CLOUDFN_CHUNK_EXTENSIONS_TOO_LARGE: { status: 413, message: () => `a chunk of the body carries extensions over node's limit of 16 KiB; send chunks without extensions` },
+  CLOUDFN_BAD_RESPONSE_LENGTH: {
+    status: 500,
+    message: (declared: number, sent: string) => `the function declared Content-Length ${declared} but its stream sent ${sent} bytes; send exactly that many bytes, or set no Content-Length on a stream`,
+  },
   CLOUDFN_HANDLER_ERROR: { status: 500, message: () => `the function failed; look up this logid in the function's logs` },
   CLOUDFN_TIMEOUT: { status: 504, message: (ms: number) => `the function timed out after ${ms} ms; make it faster or raise config.timeout` },
   CLOUDFN_SHUTTING_DOWN: { status: 503, message: () => `the server is shutting down; retry on another connection` },

@@ -16,6 +16,12 @@ export interface RuntimeOptions {
   timeout: number;
   /** Body and multipart limits, also settable per function. */
   limits: Limits;
+  /**
+   * Where each limit came from (`--max-params`, `CLOUDFN_MAX_PARAMS`, `cloudfn.config
+   * limits.maxParams`, `the default`), for the messages of the errors the limits raise.
+   * @default undefined (messages say "the default")
+   */
+  limitSources?: Readonly<Partial<Record<keyof Limits, string>>>;
   /** Largest request head; larger gets 431 (`CLOUDFN_MAX_HEADER_SIZE`). @default 16384 */
   maxHeaderSize: number;
   /** Time to receive the request headers; slower gets 408. @default 20000 */
@@ -59,6 +65,9 @@ const limitSpecs: { readonly [K in keyof Limits]: { readonly env: string; readon
   maxParts: { env: 'CLOUDFN_MAX_PARTS', default: 110 },
   maxFieldSize: { env: 'CLOUDFN_MAX_FIELD_SIZE', default: 1024 * 1024 },
   maxPartHeaderPairs: { env: 'CLOUDFN_MAX_PART_HEADER_PAIRS', default: 2000 },
+  // body-parser's parameterLimit: enough for any form a person fills in, and it bounds the
+  // work of one parse (1.1 million pairs took 0.8 s of one core before this limit).
+  maxParams: { env: 'CLOUDFN_MAX_PARAMS', default: 1000 },
 };
 
 /** The names of the limits, in the order of docs/configuration.md. */
@@ -129,7 +138,7 @@ interface Spec<T> {
   default: T;
 }
 
-type Scalars = Omit<RuntimeOptions, 'limits'>;
+type Scalars = Omit<RuntimeOptions, 'limits' | 'limitSources'>;
 
 /** One row per option: its environment variable, validator and default. */
 const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
@@ -163,6 +172,11 @@ export interface OptionSources {
 }
 
 function pick<T>(name: string, spec: Spec<T>, sources: OptionSources, configLimits?: Record<string, unknown>): T {
+  return pickFrom(name, spec, sources, configLimits)[0];
+}
+
+/** `pick`, and where the value came from (`--port`, `PORT`, `cloudfn.config port`, `the default`). */
+function pickFrom<T>(name: string, spec: Spec<T>, sources: OptionSources, configLimits?: Record<string, unknown>): [T, string] {
   const layers: [Source, unknown][] = [
     ['flag', sources.flags?.[name]],
     ['env', spec.env ? sources.env?.[spec.env] : undefined],
@@ -170,14 +184,14 @@ function pick<T>(name: string, spec: Spec<T>, sources: OptionSources, configLimi
   ];
   for (const [source, raw] of layers) {
     if (raw === undefined || raw === '') continue;
-    const where = source === 'flag' ? `--${kebab(name)}` : source === 'env' ? spec.env! : `cloudfn.config ${name}`;
+    const where = source === 'flag' ? `--${kebab(name)}` : source === 'env' ? spec.env! : `cloudfn.config ${configLimits ? 'limits.' : ''}${name}`;
     try {
-      return spec.parse(raw, where);
+      return [spec.parse(raw, where), where];
     } catch (error) {
       throw createError('CLOUDFN_OPTIONS', name, (error as Error).message);
     }
   }
-  return spec.default;
+  return [spec.default, 'the default'];
 }
 
 function kebab(name: string): string {
@@ -193,10 +207,30 @@ export function resolveOptions(sources: OptionSources = {}): RuntimeOptions {
   for (const [name, spec] of Object.entries(specs)) options[name] = pick(name, spec as Spec<unknown>, sources);
   const configLimits = (sources.config?.['limits'] ?? {}) as Record<string, unknown>;
   const limits = {} as Record<string, number>;
+  const limitSources = {} as Record<string, string>;
   for (const name of LIMIT_KEYS) {
     const spec: Spec<number> = { env: limitSpecs[name].env, parse: integer(0), default: limitSpecs[name].default };
-    limits[name] = pick(name, spec, { flags: sources.flags, env: sources.env, config: configLimits } as OptionSources, configLimits);
+    [limits[name], limitSources[name]] = pickFrom(name, spec, { flags: sources.flags, env: sources.env, config: configLimits } as OptionSources, configLimits);
   }
   options['limits'] = limits;
-  return options as unknown as RuntimeOptions;
+  options['limitSources'] = limitSources;
+  const resolved = options as unknown as RuntimeOptions;
+  checkTimeouts(resolved);
+  return resolved;
+}
+
+/**
+ * Checks the options that constrain each other: node refuses a `requestTimeout` below
+ * `headersTimeout` (with a RangeError at start-up), since the headers are part of the request.
+ * @example checkTimeouts({ headersTimeout: 20000, requestTimeout: 60000 })
+ */
+export function checkTimeouts(options: Pick<RuntimeOptions, 'headersTimeout' | 'requestTimeout'>): void {
+  const { headersTimeout, requestTimeout } = options;
+  if (requestTimeout !== 0 && requestTimeout < headersTimeout) {
+    throw createError(
+      'CLOUDFN_OPTIONS',
+      'requestTimeout',
+      `must be 0 (off) or at least headersTimeout (${headersTimeout}), got ${requestTimeout}; raise CLOUDFN_REQUEST_TIMEOUT or lower CLOUDFN_HEADERS_TIMEOUT`,
+    );
+  }
 }

@@ -107,6 +107,11 @@ export interface Limits {
   maxFieldSize: number;
   /** Most header pairs in one multipart part. @default 2000 */
   maxPartHeaderPairs: number;
+  /**
+   * Most parameters (`key=value` pairs) in a query string or an urlencoded body; more is 413
+   * `CLOUDFN_TOO_MANY_PARAMS`, and parsing stops there. @default 1000 (as body-parser)
+   */
+  maxParams: number;
 }
 
 /**
@@ -137,6 +142,11 @@ export interface LoadedFunction {
   config: FunctionConfig;
   /** Global limits overridden by the function's config. */
   limits: Limits;
+  /**
+   * Where each limit was set, for messages (`CLOUDFN_MAX_PARAMS`, `functions/upload.ts config`,
+   * `the default`). @default undefined (messages say "the default")
+   */
+  limitSources?: Readonly<Partial<Record<keyof Limits, string>>>;
   /** Milliseconds before the call is answered 504. */
   timeout: number;
 }

@@ -41,7 +41,7 @@ export class BodyParser {
    * Throws (or rejects with) a CloudfnError whose status is 400, 413 or 415.
    * @example const params = await new BodyParser().parse(req.headers['content-type'], body, limits, { protoAction: 'error' });
    */
-  parse(contentType: string | undefined, body: Buffer, limits: Limits, options: ParseBodyOptions): unknown {
+  parse(contentType: string | undefined, body: Buffer, limits: Limits, options: ParseBodyOptions, limitSources?: LimitSources): unknown {
     if (contentType !== this.#header) {
       this.#header = contentType;
       this.#type = mediaType(contentType);
@@ -52,7 +52,7 @@ export class BodyParser {
       return parseJson(body, this.#charsetOf(contentType), options.protoAction);
     }
     if (type === 'application/x-www-form-urlencoded') {
-      return body.length === 0 ? nullObject<QueryParams>() : parseForm(body);
+      return body.length === 0 ? nullObject<QueryParams>() : parseForm(body, limits.maxParams, limitSources?.maxParams);
     }
     if (type === 'text/plain') return parseText(body, this.#charsetOf(contentType));
     if (type === 'multipart/form-data') return parseMultipart(contentType as string, body, limits);
@@ -72,9 +72,12 @@ export class BodyParser {
  * Turns one request body into params by its Content-Type (see `BodyParser.parse`).
  * @example const params = await parseBody(req.headers['content-type'], body, limits, { protoAction: 'error' });
  */
-export function parseBody(contentType: string | undefined, body: Buffer, limits: Limits, options: ParseBodyOptions): unknown {
-  return new BodyParser().parse(contentType, body, limits, options);
+export function parseBody(contentType: string | undefined, body: Buffer, limits: Limits, options: ParseBodyOptions, limitSources?: LimitSources): unknown {
+  return new BodyParser().parse(contentType, body, limits, options, limitSources);
 }
+
+/** Where each limit was set (`LoadedFunction.limitSources`), named in the messages of the errors they raise. */
+export type LimitSources = Readonly<Partial<Record<keyof Limits, string>>>;
 
 function parseText(body: Buffer, charset: string | undefined): string {
   if (body.length === 0) return '';

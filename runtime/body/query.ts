@@ -21,43 +21,55 @@ const HAS_PERCENT = 2;
 
 type BadCode = 'CLOUDFN_BAD_QUERY' | 'CLOUDFN_BAD_FORM';
 
+/** The default of `maxParams` (options.ts's limits table), for direct callers that give none. */
+const MAX_PARAMS = 1000;
+
 /**
  * Parses a query string (without the leading `?`) into a null-prototype object; a repeated
  * key gives an array of strings in order. Keys `__proto__`, `constructor` and `prototype`
- * are dropped. A bad percent-escape, or one that is not UTF-8, throws CLOUDFN_BAD_QUERY (400).
+ * are dropped. A bad percent-escape, or one that is not UTF-8, throws CLOUDFN_BAD_QUERY (400);
+ * more than `maxParams` pairs throws CLOUDFN_TOO_MANY_PARAMS (413) as soon as the next pair is
+ * reached, so one parse does at most `maxParams` pairs of work.
+ * @param from where `maxParams` was set, for the message
  * @example parseQuery('a=1&b=x+y&a=2') // { a: ['1', '2'], b: 'x y' }
  */
-export function parseQuery(qs: string): QueryParams {
-  return parsePairs(qs, 'CLOUDFN_BAD_QUERY');
+export function parseQuery(qs: string, maxParams: number = MAX_PARAMS, from = 'the default'): QueryParams {
+  return parsePairs(qs, 'CLOUDFN_BAD_QUERY', maxParams, from);
 }
 
 /**
  * Parses an application/x-www-form-urlencoded body with the rules of `parseQuery`; errors
- * are CLOUDFN_BAD_FORM (400), including raw bytes that are not UTF-8.
+ * are CLOUDFN_BAD_FORM (400), including raw bytes that are not UTF-8, and CLOUDFN_TOO_MANY_PARAMS
+ * (413) past `maxParams` pairs.
  * @example parseForm(Buffer.from('name=J%C3%BCrgen')) // { name: 'Jürgen' }
  */
-export function parseForm(body: Buffer | string): QueryParams {
-  if (typeof body === 'string') return parsePairs(body, 'CLOUDFN_BAD_FORM');
+export function parseForm(body: Buffer | string, maxParams: number = MAX_PARAMS, from = 'the default'): QueryParams {
+  if (typeof body === 'string') return parsePairs(body, 'CLOUDFN_BAD_FORM', maxParams, from);
   const text = body.toString('utf8');
   // toString would silently turn bytes that are not UTF-8 into U+FFFD.
   if (!isUtf8(body)) throw createError('CLOUDFN_BAD_FORM', showValue(firstPairWithReplacement(text)));
-  return parsePairs(text, 'CLOUDFN_BAD_FORM');
+  return parsePairs(text, 'CLOUDFN_BAD_FORM', maxParams, from);
 }
 
 // One pass over the characters, remembering per key and per value whether it holds '+'
 // or '%': most pairs hold neither and are sliced without calling decodeURIComponent,
 // which is what keeps this close to node's querystring on the GET hot path.
-function parsePairs(qs: string, code: BadCode): QueryParams {
+// The pair count is checked before a pair is decoded: past the limit, parsing stops at once.
+function parsePairs(qs: string, code: BadCode, maxParams: number, from: string): QueryParams {
   const out = nullObject<QueryParams>();
   const n = qs.length;
   let start = 0;
   let eq = -1;
   let keyFlags = 0;
   let valueFlags = 0;
+  let pairs = 0;
   for (let i = 0; i < n; i++) {
     const c = qs.charCodeAt(i);
     if (c === AMP) {
-      if (i > start) addPair(out, qs, start, eq, i, keyFlags, valueFlags, code);
+      if (i > start) {
+        if (++pairs > maxParams) throw tooMany(code, maxParams, from);
+        addPair(out, qs, start, eq, i, keyFlags, valueFlags, code);
+      }
       start = i + 1;
       eq = -1;
       keyFlags = 0;
@@ -72,8 +84,15 @@ function parsePairs(qs: string, code: BadCode): QueryParams {
       else valueFlags |= HAS_PERCENT;
     }
   }
-  if (n > start) addPair(out, qs, start, eq, n, keyFlags, valueFlags, code);
+  if (n > start) {
+    if (++pairs > maxParams) throw tooMany(code, maxParams, from);
+    addPair(out, qs, start, eq, n, keyFlags, valueFlags, code);
+  }
   return out;
+}
+
+function tooMany(code: BadCode, maxParams: number, from: string): Error {
+  return createError('CLOUDFN_TOO_MANY_PARAMS', code === 'CLOUDFN_BAD_QUERY' ? 'query string' : 'urlencoded body', maxParams, from);
 }
 
 function addPair(

@@ -23,19 +23,30 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   const options = host.options;
   const x = new Exchange(host, req, res, pickLogid(req.headers[options.logidHeader]));
   host.requestStarted();
-  const url = req.url ?? '/';
+  let url = req.url ?? '/';
+  // One comparison on the hot path: origin-form targets start with '/'; the others (absolute
+  // form, `*`, CONNECT's authority) take the slow path.
+  if (url.charCodeAt(0) !== 47 /* / */) {
+    const target = nonOriginTarget(x, url);
+    if (target === undefined) return;
+    url = target;
+  }
   const q = url.indexOf('?');
   x.rawPath = q === -1 ? url : url.slice(0, q);
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);
   if (host.closing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (node's own answer is bare).
+  if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
+    x.closeConnection = true;
+    return sendError(x, createError('CLOUDFN_MISSING_HOST'));
+  }
 
   let path = x.rawPath;
-  if (path.includes('%')) {
-    try {
-      path = decodeURIComponent(path);
-    } catch {
-      return sendError(x, createError('CLOUDFN_BAD_PATH', x.rawPath));
-    }
+  // Two scans of a short string on the hot path; only paths with an escape or a dot pay more.
+  if (path.includes('%') || path.includes('/.')) {
+    const decoded = decodePath(x, path);
+    if (decoded === undefined) return;
+    path = decoded;
   }
   const found = host.router.match(x.rawPath, path);
   if (found === undefined) return sendError(x, createError('CLOUDFN_NOT_FOUND', x.rawPath));
@@ -54,13 +65,69 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   if (method === 'GET') {
     let query: QueryParams;
     try {
-      query = parseQuery(x.rawQuery);
+      query = parseQuery(x.rawQuery, found.fn.limits.maxParams, found.fn.limitSources?.maxParams);
     } catch (error) {
       return sendError(x, error);
     }
     return run(x, query, query);
   }
-  readBodyThen(req, found.fn.limits.maxBodySize, 'maxBodySize', x, onBody, onBodyError);
+  const reading = readBodyThen(req, found.fn.limits.maxBodySize, 'maxBodySize', x, onBody, onBodyError);
+  // The server answers `Expect: 100-continue` itself (serve/http-server.ts listens to
+  // checkContinue), so that a body refused before reading (413, 415) gets no 100 Continue.
+  if (reading && !x.done && req.headers.expect !== undefined) res.writeContinue();
+}
+
+/**
+ * The targets that are not a path (RFC 9112 §3.2): the absolute form (`http://host/echo`) is
+ * routed by its path; `*` (OPTIONS) and CONNECT's `host:port` name no function, so 405; the
+ * rest is a bad path. Returns the origin-form target, or undefined once answered.
+ */
+function nonOriginTarget(x: Exchange, url: string): string | undefined {
+  x.rawPath = url;
+  if (x.method === 'CONNECT' || url === '*') {
+    x.closeConnection = x.method === 'CONNECT';
+    sendError(x, createError('CLOUDFN_METHOD_NOT_ALLOWED', x.method));
+    return undefined;
+  }
+  const scheme = /^https?:\/\/[^/?#]*/i.exec(url);
+  if (scheme === null) {
+    sendError(x, createError('CLOUDFN_BAD_PATH', JSON.stringify(url), "is not a path; send a target that starts with '/'"));
+    return undefined;
+  }
+  const rest = url.slice(scheme[0].length);
+  return rest.charCodeAt(0) === 47 ? rest : `/${rest}`;
+}
+
+/**
+ * The path a function name is read from. Escapes are decoded, so `/%65cho` runs `echo` (RFC
+ * 3986 §6.2.2.2: an escaped unreserved character is the character, and a gateway that
+ * normalizes sees the same name; the request line keeps the path as sent). Refused with 400,
+ * because a gateway would see another path than the function: an escaped '/' (`%2F`, one
+ * segment to a gateway, two here) and '.' or '..' segments (a gateway resolves them). See
+ * docs/decisions.md. Returns undefined once answered.
+ */
+function decodePath(x: Exchange, raw: string): string | undefined {
+  let path = raw;
+  if (raw.includes('%')) {
+    if (/%2f/i.test(raw)) {
+      sendError(x, createError('CLOUDFN_BAD_PATH', raw, "escapes a '/' as %2F, which a gateway reads as part of one segment; send the '/' itself"));
+      return undefined;
+    }
+    try {
+      path = decodeURIComponent(raw);
+    } catch {
+      sendError(x, createError('CLOUDFN_BAD_PATH', raw, "has a bad percent-escape; encode '%' as %25"));
+      return undefined;
+    }
+  }
+  if (path.includes('/.')) {
+    const segments = path.split('/');
+    if (segments.includes('.') || segments.includes('..')) {
+      sendError(x, createError('CLOUDFN_BAD_PATH', raw, "has a '.' or '..' segment, which a gateway resolves before routing; send the resolved path"));
+      return undefined;
+    }
+  }
+  return path;
 }
 
 function onBody(x: Exchange, body: Buffer): void {
@@ -68,7 +135,7 @@ function onBody(x: Exchange, body: Buffer): void {
   let params: unknown;
   try {
     // The options object has the protoAction parseBody reads: no object per request.
-    params = x.host.parser.parse(x.req.headers['content-type'], body, x.fn!.limits, x.host.options);
+    params = x.host.parser.parse(x.req.headers['content-type'], body, x.fn!.limits, x.host.options, x.fn!.limitSources);
   } catch (error) {
     return sendError(x, error);
   }

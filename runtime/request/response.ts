@@ -2,19 +2,35 @@
  * From what a handler returned (or threw) to the HTTP response: the body mapping of
  * docs/handlers.md, the JSON error shape, the logid header on every response, and one
  * request line in the log per request.
+ *
+ * It keeps one invariant for every response it writes (docs/architecture.md#the-response-invariant):
+ * - one framing: the runtime owns Transfer-Encoding and Content-Length, so a response never
+ *   carries both (a handler's Transfer-Encoding is dropped; its Content-Length is kept only as
+ *   the declared length of a stream);
+ * - a declared Content-Length is the number of bytes written, or the socket is destroyed before
+ *   the body is complete and the mismatch logged under the request's logid;
+ * - 204, 304 and 1xx carry no body, and 1xx is never a final status;
+ * - nothing is written to a socket whose response is in flight: every answer goes through the
+ *   request's own ServerResponse, which node queues behind the responses before it, and the
+ *   connection-level errors of serve/http-server.ts wait for those to finish.
  */
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Transform, type TransformCallback } from 'node:stream';
 import { CloudfnError, createError } from '../errors.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
+import { lingerClose, lingerOnClose } from './linger.js';
 
 const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const BINARY = 'application/octet-stream';
 
 interface ReadableLike {
-  pipe(destination: NodeJS.WritableStream): unknown;
+  pipe<T extends NodeJS.WritableStream>(destination: T): T;
+  unpipe?(destination: NodeJS.WritableStream): unknown;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+  destroy?(error?: Error): unknown;
 }
 
 function isReadable(value: object): value is ReadableLike {
@@ -28,8 +44,11 @@ type HeaderList = (string | number | readonly string[])[];
 interface HeaderPlan {
   /** The default Content-Type (a handler's own wins). */
   contentType: string | undefined;
-  /** The Content-Length to send, or undefined for a stream. */
-  length: number | undefined;
+  /**
+   * The Content-Length to send; `stream` keeps the handler's as the declared length of a
+   * stream; `none` sends none (204, 304).
+   */
+  length: number | 'stream' | 'none';
   /** Send the headers and cookies the handler set (answers and HttpErrors do, runtime errors not). */
   handlerHeaders: boolean;
   /** Add `connection: close`. */
@@ -60,14 +79,14 @@ function headersFor(x: Exchange, plan: HeaderPlan): HeaderList {
           // The handler's Set-Cookie header and its setCookie calls go out together, its header first.
           cookies = [...(Array.isArray(value) ? value : [value as string]), ...cookies];
           continue;
-        } else if ((key === 'content-length' && length !== undefined) || (key === 'connection' && close) || (key === 'allow' && allow)) continue;
+        } else if (key === 'transfer-encoding' || (key === 'content-length' && length !== 'stream') || (key === 'connection' && close) || (key === 'allow' && allow)) continue;
         out.push(name, value);
       }
     }
     if (cookies !== undefined) out.push('set-cookie', cookies);
   }
   if (!hasType && contentType !== undefined) out.push('content-type', contentType);
-  if (length !== undefined) out.push('content-length', length);
+  if (typeof length === 'number') out.push('content-length', length);
   out.push(x.host.options.logidHeader, x.logid);
   if (allow) out.push('allow', 'GET, POST');
   if (close) out.push('connection', 'close');
@@ -116,19 +135,49 @@ export function sendResult(x: Exchange, result: unknown): void {
     }
     type = JSON_TYPE;
   }
-  if (!x.claim()) return;
   const status = x.status;
+  if (status < 200 || status === 204 || status === 304) {
+    if (status < 200) {
+      sendError(x, new TypeError(`status ${status} cannot be a final response; use service.status() with 200-599`));
+      return;
+    }
+    // These responses end at their head: a body (and its length) would be read as the next response.
+    if (!x.claim()) return;
+    end(x, status, headersFor(x, { contentType: undefined, length: 'none', handlerHeaders: true, close: x.host.closing, allow: false }), undefined);
+    finish(x, status, 0);
+    return;
+  }
+  if (!x.claim()) return;
   const bytes = byteLength(body);
   end(x, status, headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }), body);
   finish(x, status, bytes);
 }
 
 function sendStream(x: Exchange, stream: ReadableLike): void {
+  const status = x.status;
+  if (status < 200) {
+    stream.destroy?.();
+    sendError(x, new TypeError(`status ${status} cannot be a final response; use service.status() with 200-599`));
+    return;
+  }
+  const declared = declaredLength(x);
+  if (declared === null) {
+    stream.destroy?.();
+    sendError(x, new TypeError(`Content-Length ${JSON.stringify(x.headers!['content-length']![1])} is not a byte count; set a whole number, or none for a stream`));
+    return;
+  }
   if (!x.claim()) return;
   const res = x.res;
+  if (status === 204 || status === 304) {
+    stream.destroy?.();
+    end(x, status, headersFor(x, { contentType: undefined, length: 'none', handlerHeaders: true, close: x.host.closing, allow: false }), undefined);
+    finish(x, status, 0);
+    return;
+  }
   let bytes = 0;
-  const headers = headersFor(x, { contentType: BINARY, length: undefined, handlerHeaders: true, close: x.host.closing, allow: false });
-  res.writeHead(x.status, headers as unknown as OutgoingHttpHeaders);
+  const headers = headersFor(x, { contentType: BINARY, length: 'stream', handlerHeaders: true, close: x.host.closing, allow: false });
+  res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
+  // A stream answer waits on I/O anyway, so its listeners are closures: the sync path has none.
   stream.on('data', (chunk: unknown) => {
     bytes += (chunk as Buffer).length;
   });
@@ -137,8 +186,78 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
     x.host.logger.line('error', x.logid, x.functionName(), `the returned stream failed after ${bytes} bytes: ${String(error)}`, { stack: (error as Error)?.stack });
     res.destroy(error as Error);
   });
-  res.once('close', () => finish(x, x.status, bytes));
-  stream.pipe(res);
+  let cut: string | undefined;
+  let ended = false;
+  // A response queued behind a pipelined one that closed the connection never gets a socket,
+  // so never a 'close' of its own: the connection's close ends it (else it stays in flight).
+  const socket = x.req.socket;
+  const settle = (): void => {
+    if (ended) return;
+    ended = true;
+    socket?.off('close', settle);
+    finish(x, x.status, bytes, cut);
+  };
+  res.once('close', settle);
+  socket?.once('close', settle);
+  if (declared === undefined) {
+    stream.pipe(res);
+    return;
+  }
+  // A declared length is checked before bytes reach the socket: the chunk that would pass it is
+  // never written, and a stream that ends short never ends the response, so the client always
+  // sees a cut body, never a whole one followed by stray bytes.
+  const check = new LengthCheck(declared);
+  check.on('error', (error: Error) => {
+    cut = `CLOUDFN_BAD_RESPONSE_LENGTH: ${error.message}`;
+    x.host.logger.line('error', x.logid, x.functionName(), `the response was cut: ${error.message}`, { code: 'CLOUDFN_BAD_RESPONSE_LENGTH' });
+    stream.destroy?.();
+    stream.unpipe?.(check);
+    cutResponse(res);
+  });
+  stream.pipe(check).pipe(res);
+}
+
+/**
+ * Ends the connection of a response whose body cannot be completed: what was written goes out,
+ * then a FIN, so the client sees a body shorter than its length. A lingering close rather than
+ * `res.destroy()`: destroying with the client's pipelined requests unread sends a reset, and a
+ * reset makes the client's kernel drop the earlier, complete responses it had not read yet.
+ */
+function cutResponse(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket !== null) return lingerClose(socket);
+  // Queued behind another response: node flushes what was written when the socket comes.
+  res.once('socket', (assigned: Socket) => setImmediate(lingerClose, assigned));
+}
+
+/**
+ * The handler's Content-Length for a stream: undefined when it set none, null when it is not a
+ * byte count.
+ */
+function declaredLength(x: Exchange): number | undefined | null {
+  const header = x.headers?.['content-length'];
+  if (header === undefined) return undefined;
+  const text = String(header[1]).trim();
+  return /^\d{1,15}$/.test(text) ? Number(text) : null;
+}
+
+/** Passes bytes through while they fit the declared length; errors on the first that does not, or at an early end. */
+class LengthCheck extends Transform {
+  readonly #declared: number;
+  #seen = 0;
+  constructor(declared: number) {
+    super();
+    this.#declared = declared;
+  }
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.#seen += chunk.length;
+    if (this.#seen > this.#declared) return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, `more than ${this.#declared}`));
+    callback(null, chunk);
+  }
+  override _flush(callback: TransformCallback): void {
+    if (this.#seen !== this.#declared) return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, String(this.#seen)));
+    callback();
+  }
 }
 
 /** The JSON body of every error response. */
@@ -170,7 +289,9 @@ export function sendError(x: Exchange, error: unknown): void {
   }
   const body = errorBody(code, message, x.logid);
   const bytes = Buffer.byteLength(body);
-  // A body we stopped reading (413, 415) cannot be drained safely: close the connection.
+  // A body we stopped reading (413, 415, 408) cannot be drained safely: close the connection,
+  // lingering so that the client reads this answer rather than a reset (linger.ts).
+  if (x.closeConnection && x.req.socket !== null) lingerOnClose(x.req.socket);
   const headers = headersFor(x, {
     contentType: JSON_TYPE,
     length: bytes,

@@ -1,12 +1,16 @@
 /**
  * The node:http server around an app: protocol limits (431, 408, 400 with the logid), the
- * hooks answered before routing (the health path, the dev console), and listening.
+ * requests node would answer bare (CONNECT, no Host, Expect: 100-continue), the hooks answered
+ * before routing (the health path, the dev console), and listening.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { App } from '../app.js';
-import { createError } from '../errors.js';
+import { abortBodyRead } from '../body/read-body.js';
+import { CloudfnError, createError } from '../errors.js';
 import { generateLogid } from '../log/logid.js';
+import { checkTimeouts } from '../options.js';
+import { isLingering, lingerClose } from '../request/linger.js';
 import { errorBody } from '../request/response.js';
 import { healthHook } from './health.js';
 
@@ -32,6 +36,8 @@ export interface HttpServerOptions {
  */
 export function createHttpServer(app: App, options: HttpServerOptions = {}): Server {
   const { maxHeaderSize, headersTimeout, requestTimeout, keepAliveTimeout, healthPath } = app.options;
+  // node throws a RangeError with a stack for this; say it as an options error.
+  checkTimeouts(app.options);
   // node checks both timeouts only every connectionsCheckingInterval (30 s by default), which
   // would let a slow client hold a socket far past headersTimeout.
   const connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2)));
@@ -44,30 +50,91 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
           for (let i = 0; i < hooks.length; i++) if (hooks[i]!(req, res)) return;
           handle(req, res);
         };
-  const server = createServer({ maxHeaderSize, headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval }, listener);
+  // requireHostHeader: false lets handle.ts answer a missing Host with the JSON error and a log
+  // line instead of node's bare 400.
+  const server = createServer({ maxHeaderSize, headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, requireHostHeader: false }, listener);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(app, error, socket));
+  // With a listener, node leaves `Expect: 100-continue` to the app (handle.ts sends the 100 only
+  // when it reads the body) and hands CONNECT over instead of closing the socket silently.
+  server.on('checkContinue', listener);
+  server.on('connect', (req: IncomingMessage, socket: Socket) => onConnect(app, req, socket));
   return server;
 }
 
-/** Errors node:http raises before a request reaches the app. */
+/** CONNECT: answered 405 through the pipeline (logid, log line), then the tunnel is closed. */
+function onConnect(app: App, req: IncomingMessage, socket: Socket): void {
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.once('finish', () => {
+    res.detachSocket(socket);
+    lingerClose(socket);
+  });
+  app.handle(req, res);
+}
+
+/** The socket's response in flight, and its parser's request (node's own fields). */
+type HttpSocket = Socket & { _httpMessage?: ServerResponse | null; parser?: { incoming?: IncomingMessage | null } | null };
+
+const ANSWERING = Symbol('cloudfn.answeringClientError');
+
+/**
+ * Errors node:http raises on a connection: bytes it cannot parse, headers too large or too
+ * slow, a body too slow or malformed. The error belongs to the request being read:
+ * - its body is being read by the pipeline: that request answers it (its logid, its line);
+ * - otherwise the request never reached the app: a JSON error with a fresh logid, written only
+ *   once the responses already on the socket are finished (never inside one), then a lingering
+ *   close. A request that was answered already gets no second answer: the socket is closed.
+ */
 function onClientError(app: App, error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  const s = socket as HttpSocket & { [ANSWERING]?: boolean };
+  if (error.code === 'ECONNRESET' || s.destroyed) {
     socket.destroy();
     return;
   }
+  // node raises the error again for each later chunk of a failed connection: answer once.
+  if (s[ANSWERING] === true || isLingering(socket)) return;
+  s[ANSWERING] = true;
   const failure =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? createError('CLOUDFN_HEADERS_TOO_LARGE', app.options.maxHeaderSize)
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? createError('CLOUDFN_REQUEST_TIMEOUT')
-        : createError('CLOUDFN_BAD_REQUEST', error.code ?? error.message);
+      : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+        ? createError('CLOUDFN_CHUNK_EXTENSIONS_TOO_LARGE')
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? createError('CLOUDFN_REQUEST_TIMEOUT')
+          : createError('CLOUDFN_BAD_REQUEST', error.code ?? error.message);
+  const incoming = s.parser?.incoming;
+  if (incoming != null && !incoming.complete) {
+    if (abortBodyRead(incoming, failure)) return;
+    // The body of a request already answered (or answering itself) failed: no second answer.
+    whenIdle(s, () => lingerClose(socket));
+    return;
+  }
+  whenIdle(s, () => answerClientError(app, failure, socket));
+}
+
+/** Runs `then` once no response is in flight on the socket (node queues pipelined ones). */
+function whenIdle(socket: HttpSocket, then: () => void): void {
+  const res = socket._httpMessage;
+  if (socket.destroyed) return;
+  if (res == null) return then();
+  // node's own 'finish' listener ran first and attached the next queued response, if any.
+  res.once('finish', () => whenIdle(socket, then));
+}
+
+function answerClientError(app: App, failure: CloudfnError, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   const logid = generateLogid();
   const body = errorBody(failure.code, failure.message, logid);
-  const reason = failure.status === 431 ? 'Request Header Fields Too Large' : failure.status === 408 ? 'Request Timeout' : 'Bad Request';
-  socket.end(
+  const reason = failure.status === 431 ? 'Request Header Fields Too Large' : failure.status === 408 ? 'Request Timeout' : failure.status === 413 ? 'Payload Too Large' : 'Bad Request';
+  socket.write(
     `HTTP/1.1 ${failure.status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `${app.options.logidHeader}: ${logid}\r\nconnection: close\r\n\r\n${body}`,
   );
+  lingerClose(socket);
   app.logger.line('warn', logid, '', `${failure.status} before routing: ${failure.message}`, { status: failure.status, code: failure.code });
 }
 

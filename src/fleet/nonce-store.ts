@@ -23,7 +23,7 @@ export class RedisNonceStore implements NonceStore {
     this.#warn = options.warn ?? stderrWarn;
   }
 
-  async seen(key: string, ttlSeconds: number): Promise<boolean> {
+  async seen(key: string, ttlSeconds: number, _nowSeconds?: number): Promise<boolean> {
     const ttl = Math.max(1, Math.ceil(ttlSeconds));
     try {
       const redis = await redisClient(this.#settings, this.#warn);

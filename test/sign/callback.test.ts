@@ -27,6 +27,16 @@ describe('verifyCallback', () => {
     await expect(verifyCallback({ headers, rawBody: JSON.stringify(JSON.parse(body)), publicKey, nonceStore: false })).rejects.toMatchObject({ code: 'SIGN_BAD_SIGNATURE' });
     await expect(verifyCallback({ headers, rawBody: JSON.parse(body) as string, publicKey })).rejects.toThrow(/rawBody must be the raw text or bytes/);
   });
+  it('refuses the base64url spelling of a valid signature, as docs/errors.md says', async () => {
+    const headers = lowerCase(signCallback({ privateKey, body }));
+    // Find a signature that base64url spells differently, so the test always exercises the row.
+    let signed = headers;
+    while (!/[+/]/.test(signed['platform-signature']!)) signed = lowerCase(signCallback({ privateKey, body }));
+    const url = { ...signed, 'platform-signature': signed['platform-signature']!.replaceAll('+', '-').replaceAll('/', '_') };
+    expect(url['platform-signature']).toHaveLength(344);
+    await expect(verifyCallback({ headers: url, rawBody: body, publicKey, nonceStore: false })).rejects.toMatchObject({ code: 'SIGN_BAD_SIGNATURE', message: expect.stringMatching(/base64url/) });
+    expect(await verifyCallback({ headers: signed, rawBody: body, publicKey, nonceStore: false })).toMatchObject({ nonce: signed['platform-nonce-str'] });
+  });
   it('uses the same three headers as responses', () => {
     expect(Object.keys(signCallback({ privateKey, body }))).toEqual(['Platform-Timestamp', 'Platform-Nonce-Str', 'Platform-Signature']);
   });

@@ -11,6 +11,7 @@ const defaults: Limits = {
   maxParts: 110,
   maxFieldSize: 1024 * 1024,
   maxPartHeaderPairs: 2000,
+  maxParams: 1000,
 };
 const TYPE = 'multipart/form-data; boundary=----cloudfnTestBoundary';
 

@@ -11,6 +11,7 @@ const limits: Limits = {
   maxParts: 110,
   maxFieldSize: 1024 * 1024,
   maxPartHeaderPairs: 2000,
+  maxParams: 1000,
 };
 const strict = { protoAction: 'error' } as const;
 const lenient = { protoAction: 'remove' } as const;

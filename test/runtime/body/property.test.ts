@@ -13,6 +13,7 @@ const limits: Limits = {
   maxParts: 6,
   maxFieldSize: 32,
   maxPartHeaderPairs: 4,
+  maxParams: 1000,
 };
 const BOUNDARY = 'b0undary';
 const types = [
