@@ -124,7 +124,10 @@ function whenIdle(socket: HttpSocket, then: () => void): void {
 
 function answerClientError(app: App, failure: CloudfnError, socket: Socket): void {
   if (!socket.writable) {
-    socket.destroy();
+    // The last response closed the connection (its own lingering close has begun): no second
+    // answer. Destroying here would reset the connection, and a reset makes the client drop the
+    // answers it has not read yet (found by test/runtime/pipelining.test.ts).
+    lingerClose(socket);
     return;
   }
   const logid = generateLogid();
