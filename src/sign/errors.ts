@@ -38,7 +38,10 @@ const table = {
   },
   SIGN_FUTURE_TIMESTAMP: {
     status: 401,
-    message: (ahead: number, max: number) => `the timestamp is ${ahead} s in the future, more than the ${max} s of clock skew allowed; check the signer's clock (NTP) or that it is in seconds, not milliseconds`,
+    message: (value: string, ahead: number, max: number) =>
+      value.length > 12
+        ? `the timestamp ${value} is ${ahead} s in the future because it has ${value.length} digits: send seconds, not milliseconds (Math.floor(Date.now() / 1000))`
+        : `the timestamp is ${ahead} s in the future, more than the ${max} s of clock skew allowed; check the signer's clock (NTP) or that it is in seconds, not milliseconds`,
   },
   SIGN_BAD_NONCE: {
     status: 401,

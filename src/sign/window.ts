@@ -49,6 +49,6 @@ export function checkTimestamp(value: string, now: number, maxAge: number, maxFu
   const age = now - timestamp;
   if (age > maxAge) throw signError('SIGN_STALE_TIMESTAMP', age, maxAge);
   // More than 12 digits is past the year 33000: milliseconds, whatever the allowed skew.
-  if (-age > maxFutureSkew || value.length > 12) throw signError('SIGN_FUTURE_TIMESTAMP', -age, maxFutureSkew);
+  if (-age > maxFutureSkew || value.length > 12) throw signError('SIGN_FUTURE_TIMESTAMP', value, -age, maxFutureSkew);
   return timestamp;
 }
