@@ -51,6 +51,19 @@ const table = {
     status: 401,
     message: (appid: string, version: string) => `no app public key with key_version ${JSON.stringify(version)} is known for appid ${appid}; upload the public key of this private key, or send the key_version shown on the key settings page`,
   },
+  SIGN_UNKNOWN_APPID: {
+    status: 401,
+    message: (appid: string, detail: string) =>
+      `no platform public key is known for appid ${JSON.stringify(appid)}: ${detail}; copy the key from the console's key settings of this mini-program into the key store (<dir>/${appid}.pem, or what load returns)`,
+  },
+  SIGN_NO_APPID: {
+    status: 401,
+    message: (detail: string) => `the appid to pick the platform key by is unknown: ${detail}; pass appid, or send a body with a top-level app_id`,
+  },
+  SIGN_APPID_MISMATCH: {
+    status: 401,
+    message: (expected: string, found: string) => `the body names app_id ${JSON.stringify(found)} but appid ${JSON.stringify(expected)} was expected; a notification for one mini-program was sent to (or verified for) another`,
+  },
   SIGN_REPLAY: {
     status: 401,
     message: (nonce: string) => `nonce_str ${JSON.stringify(nonce)} was already used inside the time window: this is a replay; make a new nonce for every request (signRequest does)`,

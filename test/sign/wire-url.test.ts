@@ -56,7 +56,7 @@ describe('signRequest signs the URL as fetch sends it', () => {
       const signed = signRequest({ privateKey, appid: 'wx1', keyVersion: '1', method: 'POST', url: typed, body });
       expect(signed.path).toBe(wire);
       expect(signedPath(origin + typed)).toBe(wire);
-      const res = await fetch(origin + typed, { method: 'POST', body: signed.body, headers: { 'Platform-Authorization': signed.authorization } });
+      const res = await fetch(origin + typed, { method: 'POST', body: String(signed.body), headers: { 'Platform-Authorization': signed.authorization } });
       expect(received.at(-1)).toBe(wire);
       expect(await res.text()).toBe('ok');
       expect(res.status).toBe(200);
