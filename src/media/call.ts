@@ -30,7 +30,7 @@ export interface CallOptions {
   appid?: string;
 }
 
-/** Operations whose rate limit counts per mini-program (document 2, "Limits"); the others count per provider. */
+/** Operations whose rate limit counts per mini-program (docs/platform-contract.md, media limits: start_work_flow is 20 per second per mini-program); the others count per provider. */
 const PER_APP_LIMIT: ReadonlySet<Operation> = new Set(['start_work_flow']);
 
 /**

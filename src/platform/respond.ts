@@ -16,7 +16,7 @@ export const LOGID_HEADER = 'x-platform-logid';
 export function sendSigned(ctx: PlatformContext, res: ServerResponse, payload: unknown, corrupt: boolean, status = 200, appid?: string): void {
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(ctx.options.now() / 1000);
-  // Signed with the key of the mini-program the call acted for (document 1: it differs per mini-program).
+  // Signed with the key of the mini-program the call acted for (the platform key differs per mini-program, docs/platform-contract.md).
   const headers = signResponse({ privateKey: ctx.platformKeyOf(appid), body: corrupt ? body + ' ' : body, timestamp });
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);

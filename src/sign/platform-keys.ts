@@ -1,6 +1,6 @@
 /**
- * Platform public keys per mini-program (document 1: the platform key "differs per
- * mini-program", and a provider acts for many). A key source maps an appid to its key, or to
+ * Platform public keys per mini-program (docs/platform-contract.md: the platform key "differs
+ * per mini-program", and a provider acts for many). A key source maps an appid to its key, or to
  * several while a key is being replaced; `createPlatformKeyStore` loads them from a folder of
  * `<appid>.pem` files or from a function (a database), with caching.
  */

@@ -21,9 +21,9 @@ export const DEFAULT_MAX_AGE_SECONDS = 3600;
 export const DEFAULT_MAX_FUTURE_SKEW_SECONDS = 300;
 
 /**
- * The accepted age of a response's timestamp, in seconds. Document 1 sets none for responses;
- * the WeChat Pay v3 SDKs, whose scheme this is, refuse answers more than five minutes off, and
- * a response is read at once, so cloudfn does the same (docs/decisions.md).
+ * The accepted age of a response's timestamp, in seconds. The contract (docs/platform-contract.md)
+ * sets none for responses; the WeChat Pay v3 SDKs, whose scheme this is, refuse answers more than
+ * five minutes off, and a response is read at once, so cloudfn does the same (docs/decisions.md).
  * @example verifyResponse({ ...options, maxAgeSeconds: DEFAULT_RESPONSE_MAX_AGE_SECONDS * 2 })
  */
 export const DEFAULT_RESPONSE_MAX_AGE_SECONDS = 300;
