@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrivateKey } from 'node:crypto';
-import { signRequest, verifyRequest } from '../../src/sign/index.js';
+import { formatAuthorization, signRequest, verifyRequest } from '../../src/sign/index.js';
 import { opensslKeys, type OpensslKeys } from './openssl.js';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -75,6 +75,17 @@ describe('cloudfn sign with URLs that need percent-encoding', () => {
     const header = out.stdout.trim().replace(/^Platform-Authorization: /, '');
     const res = await fetch(origin + '/v1/x?q=a b', { headers: { 'Platform-Authorization': header } });
     expect(await res.text()).toBe('ok /v1/x?q=a%20b');
+  });
+});
+
+describe('cloudfn verify names a URL signed as typed', () => {
+  it('instead of blaming the keys', () => {
+    const ts = String(Math.floor(Date.now() / 1000));
+    const typed = sign('sha256', Buffer.from(`GET\n/v1/x?q=a b&c=京\n${ts}\nn1\n\n`), createPrivateKey(keys.pkcs8)).toString('base64');
+    const authorization = formatAuthorization({ appid: 'wx1', nonce: 'n1', timestamp: ts, keyVersion: '1', signature: typed });
+    const out = cloudfn(['verify', '--public-key', keys.path.spki, '--authorization', authorization, '--method', 'GET', '--url', '/v1/x?q=a%20b&c=%E4%BA%AC']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/likely cause: the signer signed the URL as typed \("\/v1\/x\?q=a b&c=京"\)/);
   });
 });
 
