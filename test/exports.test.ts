@@ -16,7 +16,7 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
   },
   'cloudfn/sign': {
     load: () => import('../src/sign/index.js'),
-    names: ["AUTH_TYPE", "DEFAULT_MAX_AGE_SECONDS", "DEFAULT_MAX_FUTURE_SKEW_SECONDS", "KEY_BITS", "MemoryNonceStore", "SignatureError", "callbackMiddleware", "createHeaderProfile", "defaultHeaderProfile", "defaultNonceStore", "diagnoseRequest", "diagnoseResponse", "exportKey", "formatAuthorization", "generateKeyPair", "generateNonce", "inspectKey", "keyFingerprint", "loadPrivateKey", "loadPublicKey", "parseAuthorization", "readHeader", "responseStringToSign", "runDoctor", "showLineEnds", "signCallback", "signErrors", "signRequest", "signResponse", "signedPath", "stringToSign", "verifyCallback", "verifyRequest", "verifyResponse", "verifyServiceCallback"],
+    names: ["AUTH_TYPE", "DEFAULT_MAX_AGE_SECONDS", "DEFAULT_MAX_FUTURE_SKEW_SECONDS", "DEFAULT_RESPONSE_MAX_AGE_SECONDS", "KEY_BITS", "MemoryNonceStore", "SignatureError", "callbackMiddleware", "createHeaderProfile", "createPlatformKeyStore", "defaultHeaderProfile", "defaultNonceStore", "diagnoseRequest", "diagnoseResponse", "exportKey", "formatAuthorization", "generateKeyPair", "generateNonce", "inspectKey", "keyFingerprint", "loadPrivateKey", "loadPublicKey", "parseAuthorization", "readHeader", "responseStringToSign", "runDoctor", "showLineEnds", "signCallback", "signErrors", "signRequest", "signResponse", "signedPath", "stringToSign", "verifyCallback", "verifyRequest", "verifyResponse", "verifyServiceCallback"],
   },
   'cloudfn/media': {
     load: () => import('../src/media/index.js'),

@@ -30,7 +30,7 @@ export interface ParsedArgs<O extends Options> {
  */
 export function parseCommandArgs<O extends Options>(argv: string[], options: O): ParsedArgs<O> {
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as unknown as ParsedArgs<O>;
+    return parseArgs({ args: attachPemValues(argv, options), options, allowPositionals: true, strict: true }) as unknown as ParsedArgs<O>;
   } catch (error) {
     throw new OptionsError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
   }
@@ -40,4 +40,25 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O):
 export function required(value: string | undefined, flag: string, example: string): string {
   if (value === undefined || value === '') throw new OptionsError(`--${flag} is required, e.g. --${flag} ${example}`);
   return value;
+}
+
+/**
+ * `--private-key "$APP_PRIVATE_KEY"` passes PEM text, which starts with `-----BEGIN`; parseArgs
+ * takes any value starting with `-` for a flag and refuses it as ambiguous. A string option
+ * followed by PEM text is rewritten to `--flag=<text>`, which parseArgs reads as the value.
+ */
+function attachPemValues(argv: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && next.trimStart().startsWith('-----')) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }

@@ -10,7 +10,9 @@ const USAGE = `usage: cloudfn doctor --private-key f [--public-key uploaded.pem]
                       [--body-file f | --body text] [--method M --url u [--authorization '<header value>']]
 
 Checks, as far as can be done offline: the pair signs and verifies, the uploaded key is that pair's,
-format and size, key_version given, the body is stable, the string to sign matches the request.
+format and size, key_version given, the body is stable, the string to sign matches the request,
+and the header's timestamp is inside the platform's one-hour window by this machine's clock.
+Keys are a file path, the PEM text itself ("$APP_PRIVATE_KEY"), or --private-key=… ; all work.
 Exit 1 when a check fails.`;
 
 const MARK = { pass: '✓', fail: '✗', warn: '!' } as const;

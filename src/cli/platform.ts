@@ -1,13 +1,16 @@
 /**
  * `cloudfn platform`: run the local emulator of the open platform, and
- * `cloudfn platform keys add`: register an app public key in its data folder.
+ * `cloudfn platform keys add`: register an app public key in its data folder, and
+ * `cloudfn platform keys`: list the platform key pairs (the default and one per appid).
  */
 import { addAppKey, createPlatform, mediaClientEnv, PlatformError, type PlatformOptions } from '../platform/index.js';
 import { DEFAULT_DATA_DIR, readPlatformEnv } from '../platform/options.js';
+import { listPlatformKeys } from '../platform/platform-keys.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
 
 const HELP = `usage: cloudfn platform [--port 4000] [--data .cloudfn/platform] [--reset] [options]
        cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem or file>
+       cloudfn platform keys [--data <dir>]     list the platform key pairs: the default, one per appid
 
 Serves POST /oauth/client_token/, POST /api/cloud_voc/<operation> and signed media links.
 
@@ -20,6 +23,8 @@ options:
   --token-ttl <s>         access token lifetime in seconds (default 7200)
   --env-id <id>           known env_id values (repeatable; default: any)
   --domain <host>         extra media domains for get_video_by_vid (repeatable)
+  --appid <id>            a mini-program with its own platform key pair (repeatable); public keys
+                          in <data>/platform_keys/public/<appid>.pem, for createPlatformKeyStore
   --callback-url <url>    POST signed notifications there when uploads and transcodes end
   --faults <spec>         e.g. latency=0.5:200,500=0.1,expired-token=0.05,bad-signature=0.05,rate-limit=0.1
   --review-delay <ms>     99 -> 98 after upload (default 10000)
@@ -60,6 +65,7 @@ export async function run(argv: string[]): Promise<number> {
     'token-ttl': { type: 'string' },
     'env-id': { type: 'string', multiple: true },
     domain: { type: 'string', multiple: true },
+    appid: { type: 'string', multiple: true },
     'callback-url': { type: 'string' },
     faults: { type: 'string' },
     'review-delay': { type: 'string' },
@@ -85,6 +91,7 @@ export async function run(argv: string[]): Promise<number> {
     tokenTtlSeconds: integer(values['token-ttl'], 'token-ttl'),
     envIds: values['env-id'],
     domains: values.domain,
+    appids: values.appid,
     callbackUrl: text.callbackUrl,
     faults: text.faults,
     reviewDelayMs: integer(values['review-delay'], 'review-delay'),
@@ -108,6 +115,7 @@ export async function run(argv: string[]): Promise<number> {
       `cloudfn platform listening on ${platform.url}`,
       `  data folder:          ${platform.dataDir}`,
       `  platform public key:  ${platform.publicKeyPath}`,
+      ...(platform.appPublicKeys.size === 0 ? [] : [`  keys per mini-program: ${[...platform.appPublicKeys.keys()].join(', ')} in ${platform.platformKeysDir}`]),
       `  ffmpeg:               ${platform.ffmpeg ? 'found: uploads are probed and transcodes really run' : 'absent: media is simulated'}`,
       `  client credentials:   ${clientMode}`,
       `  callbacks:            ${platform.options.callbackUrl ?? 'off (--callback-url)'}`,
@@ -131,7 +139,8 @@ export async function run(argv: string[]): Promise<number> {
 
 async function keys(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'add') throw new OptionsError(`unknown platform keys command ${JSON.stringify(sub ?? '')}; use cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem>`);
+  if (sub === undefined || sub === 'list' || sub.startsWith('--')) return listKeys(sub === 'list' ? rest : argv);
+  if (sub !== 'add') throw new OptionsError(`unknown platform keys command ${JSON.stringify(sub)}; use cloudfn platform keys [list] or cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem>`);
   const { values } = parseCommandArgs(rest, {
     data: { type: 'string' },
     appid: { type: 'string' },
@@ -149,5 +158,15 @@ async function keys(argv: string[]): Promise<number> {
     if (error instanceof PlatformError) throw new OptionsError(error.message);
     throw error;
   }
+  return 0;
+}
+
+/** `cloudfn platform keys`: one line per platform key pair, `*` being the default one. */
+function listKeys(argv: string[]): number {
+  const { values } = parseCommandArgs(argv, { data: { type: 'string' } });
+  const dataDir = values.data ?? process.env['CLOUDFN_PLATFORM_DATA'] ?? '.cloudfn/platform';
+  const keys = listPlatformKeys(dataDir);
+  if (keys.length === 0) throw new OptionsError(`${dataDir} holds no platform keys yet; start the emulator once (cloudfn platform --data ${dataDir} --appid <id>)`);
+  for (const key of keys) process.stdout.write(`${key.appid === '*' ? '* (default)' : key.appid}  ${key.fingerprint}  ${key.publicKeyPath}\n`);
   return 0;
 }

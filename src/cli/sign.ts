@@ -11,6 +11,8 @@ const USAGE = `usage: cloudfn sign --private-key f --appid a --key-version v --m
                     [--body-file f | --body text] [--timestamp t] [--nonce n] [--show-string] [--curl <full url>]
 
 Prints Platform-Authorization: SHA256-RSA2048 appid="…",nonce_str="…",timestamp="…",key_version="…",signature="…"
+  --private-key   a file path, the PEM text itself ("$APP_PRIVATE_KEY"), or --private-key=… ; all work
+  --url           signed as fetch sends it: a blank as %20, non-ASCII text percent-encoded as UTF-8
   --show-string   also print the string to sign on stderr, LF shown as ⏎
   --curl URL      print a curl command instead, sending the signed body byte for byte`;
 
@@ -58,13 +60,15 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(header + '\n');
     return 0;
   }
+  if (!/^https?:\/\//i.test(values.curl)) throw new OptionsError(`--curl needs the full URL (https://host${signed.path}), got ${JSON.stringify(values.curl)}`);
   const curlPath = libraryCall(() => signedPath(values.curl!));
-  const urlPath = signedPath(values.url!);
-  if (!/^https?:\/\//i.test(values.curl)) throw new OptionsError(`--curl needs the full URL (https://host${urlPath}), got ${JSON.stringify(values.curl)}`);
-  if (curlPath !== urlPath) {
-    throw new OptionsError(`--curl sends ${curlPath} but ${urlPath} was signed; give the same path and query to --url and --curl`);
+  if (curlPath !== signed.path) {
+    throw new OptionsError(`--curl sends ${curlPath} but ${signed.path} was signed; give the same path and query to --url and --curl`);
   }
-  const parts = ['curl', '-sS', '-X', values.method!.toUpperCase(), shellQuote(values.curl), '-H', shellQuote(header), '-H', "'Accept: application/json'"];
+  // The URL as signed, already percent-encoded as fetch would; -g and --path-as-is stop curl
+  // from globbing [] {} or rewriting the path, so it sends these bytes.
+  const wireUrl = new URL(values.curl).origin + signed.path;
+  const parts = ['curl', '-sS', '-g', '--path-as-is', '-X', values.method!.toUpperCase(), shellQuote(wireUrl), '-H', shellQuote(header), '-H', "'Accept: application/json'"];
   if (signed.body.length > 0) {
     parts.push('-H', "'Content-Type: application/json'");
     // --data-binary keeps every byte; -d would strip line breaks and break the signature.

@@ -20,6 +20,7 @@ const USAGE = `usage: cloudfn verify --public-key f --timestamp t --nonce n --si
 
 The first form checks a response or callback (platform public key); the second a request (app public key).
 --max-age defaults to 3600 for requests and to no age check for responses.
+--public-key is a file path, the PEM text itself ("$PLATFORM_PUBLIC_KEY"), or --public-key=… ; all work.
 Exit 0 prints "valid"; exit 1 prints the reason and the likely cause.`;
 
 /** Runs `cloudfn verify`. */

@@ -23,7 +23,15 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Overrides the client's `logger` for this call (e.g. the request's `service`). */
   logger?: MediaLogger;
+  /**
+   * The mini-program this call acts for: it is signed with this appid and its response is
+   * verified with this appid's platform key. @default the client's `signing.appid`
+   */
+  appid?: string;
 }
+
+/** Operations whose rate limit counts per mini-program (docs/platform-contract.md, media limits: start_work_flow is 20 per second per mini-program); the others count per provider. */
+const PER_APP_LIMIT: ReadonlySet<Operation> = new Set(['start_work_flow']);
 
 /**
  * Operations that change something. Once such a request may have reached the platform it is
@@ -40,12 +48,25 @@ type Obj = Record<string, unknown>;
 export class MediaCaller {
   readonly options: ResolvedMediaOptions;
   readonly tokens: TokenManager;
-  private readonly buckets = new Map<Operation, TokenBucket>();
+  /** Token buckets by operation, or by operation and appid for per-mini-program limits; made on first use. */
+  private readonly buckets = new Map<string, TokenBucket>();
 
   constructor(options: ResolvedMediaOptions) {
     this.options = options;
-    for (const [op, rate] of options.rateLimits) this.buckets.set(op, new TokenBucket(rate, options.clock));
     this.tokens = new TokenManager(options.token, options.clock, options.tokenRefreshMarginMs, this.post);
+  }
+
+  /** The bucket a call of `operation` for `appid` waits on, or undefined when it has no limit. */
+  private bucket(operation: Operation, appid: string | undefined): TokenBucket | undefined {
+    const rate = this.options.rateLimits.get(operation);
+    if (rate === undefined) return undefined;
+    const key = PER_APP_LIMIT.has(operation) && appid !== undefined ? `${operation}\n${appid}` : operation;
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      bucket = new TokenBucket(rate, this.options.clock);
+      this.buckets.set(key, bucket);
+    }
+    return bucket;
   }
 
   /** Calls `operation` and resolves with its normalized response body. */
@@ -57,6 +78,11 @@ export class MediaCaller {
     }
     const issue = validateRequest(operation, body, { now: options.clock.now() });
     if (issue !== undefined) throw new MediaValidationError(operation, issue);
+    const appid = callOptions.appid ?? options.signing?.appid;
+    if (appid === undefined && (options.signing !== undefined || options.platformKeys !== undefined)) {
+      throw createMediaError('MEDIA_OPTIONS', { operation }, 'appid', `${operation} needs the appid of the mini-program it acts for: media.forApp('wx...'), { appid } in the call's options, or signing.appid (CLOUDFN_MEDIA_APPID) for one mini-program`);
+    }
+    if (appid !== undefined && (typeof appid !== 'string' || appid === '')) throw createMediaError('MEDIA_OPTIONS', { operation }, 'appid', `must be a mini-program's appid, got ${JSON.stringify(appid)}`);
 
     const json = JSON.stringify(body);
     const url = options.baseUrl + API_PREFIX + operation;
@@ -69,7 +95,7 @@ export class MediaCaller {
     let fresh: string | undefined;
     let retry = 0;
     for (;;) {
-      await this.guard(operation, () => this.buckets.get(operation)?.take(signal), signal);
+      await this.guard(operation, () => this.bucket(operation, appid)?.take(signal), signal);
       // The refreshed token is used as is: a provider that does not cache would be asked twice.
       const token = fresh ?? (await this.guard(operation, () => this.tokens.get(signal), signal));
       fresh = undefined;
@@ -77,7 +103,7 @@ export class MediaCaller {
       let failure: MediaError;
       let retryable: boolean;
       try {
-        response = await exchange(options, { label: operation, url, json, accessToken: token, signal, timeoutMs, logger });
+        response = await exchange(options, { label: operation, url, json, accessToken: token, signal, timeoutMs, logger, appid });
       } catch (error) {
         if (!(error instanceof ExchangeError)) throw error;
         failure = error.error;
@@ -153,7 +179,8 @@ export class MediaCaller {
     const json = JSON.stringify(body);
     for (let retry = 0; ; retry++) {
       try {
-        const response = await exchange(options, { label: 'client_token', url, json, accessToken: undefined, signal: undefined, timeoutMs: options.timeoutMs, logger: options.logger });
+        // The client token is the provider's, not a mini-program's: signed with the default appid when there is one.
+        const response = await exchange(options, { label: 'client_token', url, json, accessToken: undefined, signal: undefined, timeoutMs: options.timeoutMs, logger: options.logger, appid: options.signing?.appid });
         if ((response.status === 429 || response.status >= 500) && retry < options.retries) {
           await options.clock.sleep(this.backoff(retry, response.retryAfterSeconds));
           continue;

@@ -79,6 +79,16 @@ export interface MediaClient {
    * @example const m = media.scoped({ logger: service, signal: service.signal })
    */
   scoped(defaults: CallOptions): MediaClient;
+
+  /**
+   * The same client (token cache, rate limiter, the provider's private key and key_version)
+   * acting for one mini-program: calls are signed with `appid` and answers verified with its
+   * platform key. start_work_flow's limit counts per mini-program, the others per provider.
+   * @example
+   * const media = createMediaClient({ signing: { privateKey, keyVersion: '1' }, platformKeys: createPlatformKeyStore({ dir: 'keys/platform' }) })
+   * const videos = await media.forApp('wx123').getVideoList({ page_size: 20, page_number: 0 })
+   */
+  forApp(appid: string): MediaClient;
 }
 
 /**
@@ -124,5 +134,9 @@ function bind(caller: MediaCaller, defaults: CallOptions): MediaClient {
     getPlayStats: (request, o) => helpers.getPlayStats(context, request, o),
     getPlayTotals: (request, o) => helpers.getPlayTotals(context, request, o),
     scoped: (more) => bind(caller, { ...defaults, ...more }),
+    forApp: (appid) => {
+      if (typeof appid !== 'string' || appid === '') throw new TypeError(`forApp needs a mini-program's appid, got ${JSON.stringify(appid)}`);
+      return bind(caller, { ...defaults, appid });
+    },
   };
 }

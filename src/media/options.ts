@@ -4,8 +4,8 @@
  * can therefore be configured without code.
  */
 import type { KeyObject } from 'node:crypto';
-import { loadPrivateKey, loadPublicKey } from '../sign/index.js';
-import type { KeyInput } from '../sign/index.js';
+import { createPlatformKeyStore, DEFAULT_RESPONSE_MAX_AGE_SECONDS, loadPrivateKey, loadPublicKey } from '../sign/index.js';
+import type { KeyInput, PlatformKeySource } from '../sign/index.js';
 import type { MediaClock } from './clock.js';
 import { systemClock } from './clock.js';
 import { createMediaError } from './errors.js';
@@ -49,10 +49,27 @@ export interface MediaClientOptions {
   tokenRefreshMarginMs?: number;
   /** `err_no` values treated as token errors (besides an HTTP 401 without err_no). Env `CLOUDFN_MEDIA_TOKEN_ERROR_CODES` (comma list). @default TOKEN_ERROR_ERR_NOS */
   tokenErrorCodes?: readonly number[];
-  /** Signs every call with `Platform-Authorization`. Env `CLOUDFN_MEDIA_APPID`, `CLOUDFN_MEDIA_PRIVATE_KEY`, `CLOUDFN_MEDIA_KEY_VERSION`. */
-  signing?: { appid: string; privateKey: KeyInput; keyVersion: string | number };
-  /** Verifies every 2xx response with this key. Env `CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY`. */
+  /**
+   * Signs every call with `Platform-Authorization`: the provider's app private key and its
+   * key_version, shared by every mini-program. `appid` is the default mini-program; a provider
+   * acting for many leaves it out and names one per call (`client.forApp(appid)` or `{ appid }`).
+   * Env `CLOUDFN_MEDIA_APPID`, `CLOUDFN_MEDIA_PRIVATE_KEY`, `CLOUDFN_MEDIA_KEY_VERSION`.
+   */
+  signing?: { appid?: string; privateKey: KeyInput; keyVersion: string | number };
+  /** Verifies every 2xx response with this key (one mini-program). Env `CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY`. */
   platformPublicKey?: KeyInput;
+  /**
+   * Verifies every 2xx response with the platform key of the mini-program called for: a key
+   * store (`createPlatformKeyStore`) or `(appid) => key | keys`. Env `CLOUDFN_MEDIA_PLATFORM_KEYS_DIR`
+   * (a folder of `<appid>.pem` files). Give this or `platformPublicKey`.
+   */
+  platformKeys?: PlatformKeySource;
+  /**
+   * Oldest accepted response timestamp, in seconds; `false` turns the age check off (a platform
+   * clock that is known to be off). Env `CLOUDFN_MEDIA_RESPONSE_MAX_AGE_S`.
+   * @default 300 (DEFAULT_RESPONSE_MAX_AGE_SECONDS)
+   */
+  responseMaxAgeSeconds?: number | false;
   /** Default `env_id` for delete_video and the statistics. Env `CLOUDFN_MEDIA_ENV_ID`. */
   envId?: string;
   /** Time one attempt may take. Env `CLOUDFN_MEDIA_TIMEOUT_MS`. @default 10000 */
@@ -85,8 +102,10 @@ export interface ResolvedMediaOptions {
   token: TokenSource;
   tokenRefreshMarginMs: number;
   tokenErrorCodes: ReadonlySet<number>;
-  signing: { appid: string; privateKey: KeyObject; keyVersion: string } | undefined;
+  signing: { appid: string | undefined; privateKey: KeyObject; keyVersion: string } | undefined;
   platformPublicKey: KeyObject | undefined;
+  platformKeys: PlatformKeySource | undefined;
+  responseMaxAgeSeconds: number | false;
   envId: string | undefined;
   timeoutMs: number;
   retries: number;
@@ -176,7 +195,7 @@ function key<T>(name: string, load: () => T): T {
 function resolveSigning(options: MediaClientOptions, env: Record<string, string | undefined>): ResolvedMediaOptions['signing'] {
   if (options.signing !== undefined) {
     const { appid, privateKey, keyVersion } = options.signing;
-    if (!appid) throw bad('signing.appid', 'must be the appid of the authorized mini-program');
+    if (appid !== undefined && (typeof appid !== 'string' || appid === '')) throw bad('signing.appid', 'must be the appid of the authorized mini-program, or left out to name one per call');
     if (keyVersion === undefined || String(keyVersion) === '') throw bad('signing.keyVersion', 'must be the key_version of the uploaded app public key');
     const input = typeof privateKey === 'string' ? unescapePem(privateKey) : privateKey;
     return { appid, keyVersion: String(keyVersion), privateKey: key('signing.privateKey', () => loadPrivateKey(input)) };
@@ -188,6 +207,19 @@ function resolveSigning(options: MediaClientOptions, env: Record<string, string 
   const missing = [appid === undefined && 'CLOUDFN_MEDIA_APPID', pem === undefined && 'CLOUDFN_MEDIA_PRIVATE_KEY', keyVersion === undefined && 'CLOUDFN_MEDIA_KEY_VERSION'].filter(Boolean);
   if (missing.length > 0) throw bad(String(missing[0]), `is empty while other signing variables are set; set ${missing.join(' and ')} too`);
   return { appid: appid!, keyVersion: keyVersion!, privateKey: key('CLOUDFN_MEDIA_PRIVATE_KEY', () => loadPrivateKey(unescapePem(pem!))) };
+}
+
+function resolvePlatformKeys(options: MediaClientOptions, env: Record<string, string | undefined>, hasPublicKey: boolean): PlatformKeySource | undefined {
+  const given = options.platformKeys;
+  if (given !== undefined && typeof given !== 'function' && typeof (given as { keys?: unknown }).keys !== 'function') {
+    throw bad('platformKeys', `must be a key store (createPlatformKeyStore) or a function (appid) => key, got ${typeof given}`);
+  }
+  const dir = given === undefined ? text(undefined, env, 'CLOUDFN_MEDIA_PLATFORM_KEYS_DIR') : undefined;
+  const source = given ?? (dir === undefined ? undefined : createPlatformKeyStore({ dir }));
+  if (source !== undefined && hasPublicKey) {
+    throw bad(given === undefined ? 'CLOUDFN_MEDIA_PLATFORM_KEYS_DIR' : 'platformKeys', 'give the platform keys by appid or one platformPublicKey (CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY), not both');
+  }
+  return source;
 }
 
 function resolveRateLimits(options: MediaClientOptions, env: Record<string, string | undefined>): Map<Operation, number> {
@@ -227,6 +259,7 @@ export function resolveMediaOptions(options: MediaClientOptions = {}): ResolvedM
   const tokenErrorCodes = options.tokenErrorCodes ?? (codesText === undefined || codesText.trim() === '' ? TOKEN_ERROR_ERR_NOS : codesText.split(',').map((s) => Number(s.trim())));
   for (const code of tokenErrorCodes) if (!Number.isInteger(code)) throw bad('tokenErrorCodes', `must be integers, got ${JSON.stringify(codesText ?? String(code))}`);
   const publicKeyInput = options.platformPublicKey ?? text(undefined, env, 'CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY');
+  const platformKeys = resolvePlatformKeys(options, env, publicKeyInput !== undefined);
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') throw bad('fetch', 'no fetch is available; pass options.fetch');
   const retryDelayMs = number('retryDelayMs', 'CLOUDFN_MEDIA_RETRY_DELAY_MS', options.retryDelayMs, env, 200, 0);
@@ -242,6 +275,8 @@ export function resolveMediaOptions(options: MediaClientOptions = {}): ResolvedM
         : key(options.platformPublicKey === undefined ? 'CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY' : 'platformPublicKey', () =>
             loadPublicKey(typeof publicKeyInput === 'string' ? unescapePem(publicKeyInput) : publicKeyInput),
           ),
+    platformKeys,
+    responseMaxAgeSeconds: options.responseMaxAgeSeconds === false ? false : number('responseMaxAgeSeconds', 'CLOUDFN_MEDIA_RESPONSE_MAX_AGE_S', options.responseMaxAgeSeconds, env, DEFAULT_RESPONSE_MAX_AGE_SECONDS, 0),
     envId: text(options.envId, env, 'CLOUDFN_MEDIA_ENV_ID'),
     timeoutMs: number('timeoutMs', 'CLOUDFN_MEDIA_TIMEOUT_MS', options.timeoutMs, env, 10_000, 1),
     retries: Math.floor(number('retries', 'CLOUDFN_MEDIA_RETRIES', options.retries, env, 2, 0)),

@@ -3,7 +3,8 @@
  * caller's signal, verify a 2xx response, parse the envelope. Retries and token refresh are
  * decided by the caller (call.ts), which knows the operation.
  */
-import { defaultHeaderProfile, signRequest, verifyResponse } from '../sign/index.js';
+import { defaultHeaderProfile, signRequest, verifyResponse, type KeyInput } from '../sign/index.js';
+import { platformKeysOf } from '../sign/platform-keys.js';
 import { createMediaError, MediaError } from './errors.js';
 import { logIdOf } from './normalize.js';
 import type { MediaLogger, ResolvedMediaOptions } from './options.js';
@@ -61,6 +62,8 @@ export interface ExchangeRequest {
   signal: AbortSignal | undefined;
   timeoutMs: number;
   logger: MediaLogger | undefined;
+  /** The mini-program acted for: the signed appid, and whose platform key verifies the answer. */
+  appid: string | undefined;
 }
 
 /**
@@ -73,9 +76,10 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
   if (request.accessToken !== undefined) headers['access-token'] = request.accessToken;
   let body: string = request.json;
-  if (options.signing !== undefined) {
+  if (options.signing !== undefined && request.appid !== undefined) {
     const parsed = new URL(url);
-    const signed = signRequest({ ...options.signing, method: 'POST', url: parsed.pathname + parsed.search, body: request.json });
+    const { privateKey, keyVersion } = options.signing;
+    const signed = signRequest({ privateKey, keyVersion, appid: request.appid, method: 'POST', url: parsed.pathname + parsed.search, body: request.json });
     headers[defaultHeaderProfile.authorization] = signed.authorization;
     // Send exactly the text that was signed (platform contract, Signing: no re-serialization).
     // Text in gives text out.
@@ -112,7 +116,9 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
 
   const status = response.status;
   const ok = status >= 200 && status <= 299;
-  if (ok && options.platformPublicKey !== undefined) verify(options, request, response, bytes);
+  if (ok && options.platformPublicKey !== undefined) verify(options, request, response, bytes, options.platformPublicKey);
+  // The client-token answer is the provider's, of no mini-program: with keys by appid and no default appid it has no key.
+  else if (ok && options.platformKeys !== undefined && request.appid !== undefined) verify(options, request, response, bytes, await keysOf(options, request));
   const text = bytes.toString('utf8');
   let json: unknown;
   if (text.trim() !== '') {
@@ -133,12 +139,21 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
   };
 }
 
+/** The platform keys of the mini-program called for; a missing key is a set-up error, not a forgery. */
+async function keysOf(options: ResolvedMediaOptions, { label, appid }: ExchangeRequest): Promise<KeyInput[]> {
+  try {
+    return await platformKeysOf(options.platformKeys!, appid!);
+  } catch (error) {
+    throw new ExchangeError(createMediaError('MEDIA_OPTIONS', { operation: label, cause: error }, 'platformKeys', (error as Error).message), true, false);
+  }
+}
+
 /** A 2xx must carry a valid platform signature (platform contract, Signing). */
-function verify(options: ResolvedMediaOptions, { label, logger }: ExchangeRequest, response: Response, bytes: Buffer): void {
+function verify(options: ResolvedMediaOptions, { label, logger }: ExchangeRequest, response: Response, bytes: Buffer, publicKey: KeyInput | readonly KeyInput[]): void {
   let detail: string | undefined;
   let cause: unknown;
   try {
-    const result = verifyResponse({ status: response.status, headers: response.headers, body: bytes, publicKey: options.platformPublicKey! });
+    const result = verifyResponse({ status: response.status, headers: response.headers, body: bytes, publicKey, maxAgeSeconds: options.responseMaxAgeSeconds });
     if (!result.signed) detail = 'carries no Platform-Signature';
   } catch (error) {
     cause = error;

@@ -41,7 +41,7 @@ export async function handleOperation(ctx: PlatformContext, req: IncomingMessage
   if (issue !== undefined) throw platformError('PLATFORM_PARAM_ERROR', issue.message);
   const caller: Caller = { appid, host: req.headers.host ?? ctx.listenHost };
   const result = await operations[operation](ctx, body as Record<string, unknown>, caller);
-  sendSigned(ctx, res, { err_no: 0, err_msg: 'success', log_id: logId, ...result }, faults.badSignature);
+  sendSigned(ctx, res, { err_no: 0, err_msg: 'success', log_id: logId, ...result }, faults.badSignature, 200, appid);
 }
 
 /**

@@ -5,8 +5,8 @@
 import { newLogId } from './logid.js';
 import { sleep } from './job-queue.js';
 
-/** The signature headers of a callback, as `signResponse` returns them. */
-export type SignBody = (body: string) => Record<string, string>;
+/** The signature headers of a callback for `appid`'s mini-program, as `signResponse` returns them. */
+export type SignBody = (body: string, appid: string) => Record<string, string>;
 
 /** Options of the callback sender. */
 export interface CallbackOptions {
@@ -85,7 +85,7 @@ export class CallbackSender {
     const signal = this.#controller.signal;
     for (let attempt = 1; attempt <= this.#options.retries + 1; attempt++) {
       // Each attempt is signed afresh: a new timestamp and nonce, as a retry is a new request.
-      const headers = { 'content-type': 'application/json', 'x-platform-logid': newLogId(), ...this.#sign(body) };
+      const headers = { 'content-type': 'application/json', 'x-platform-logid': newLogId(), ...this.#sign(body, payload.app_id) };
       let status: number | undefined;
       let error: string | undefined;
       try {

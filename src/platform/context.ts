@@ -21,6 +21,8 @@ export interface PlatformContext {
   readonly tokens: TokenIssuer;
   readonly appKeys: AppKeyRegistry;
   readonly platformPrivateKey: KeyObject;
+  /** The platform private key of a mini-program: its own pair's, or `platformPrivateKey`. */
+  readonly platformKeyOf: (appid: string | undefined) => KeyObject;
   readonly nonces: NonceStore;
   readonly stats: PlayStats;
   readonly queue: JobQueue;

@@ -36,6 +36,12 @@ export interface PlatformOptions {
   envIds?: readonly string[];
   /** Extra media domains `get_video_by_vid` accepts in `domain` besides the emulator's own host. @default [] */
   domains?: readonly string[];
+  /**
+   * Mini-programs that get their own platform key pair (created in `<dataDir>/platform_keys/` on
+   * first start; pairs already there are kept and used too). Other appids share the default pair.
+   * @default []
+   */
+  appids?: readonly string[];
   /** Where signed callbacks are POSTed when an upload job or a transcode ends. @default none */
   callbackUrl?: string;
   /** Retries of a failed callback. @default 5 */
@@ -143,6 +149,7 @@ export function resolvePlatformOptions(options: PlatformOptions = {}): ResolvedP
     tokenFetchWindowSeconds: count('tokenFetchWindowSeconds', options.tokenFetchWindowSeconds, 300, 1),
     envIds: options.envIds ?? [],
     domains: options.domains ?? [],
+    appids: options.appids ?? [],
     callbackUrl: options.callbackUrl,
     callbackRetries: count('callbackRetries', options.callbackRetries, 5),
     callbackBackoffMs: count('callbackBackoffMs', options.callbackBackoffMs, 1000),

@@ -14,7 +14,7 @@ import { parseFaults, type FaultSpec } from './faults.js';
 import { detectFfmpeg, type FfmpegTools } from './ffmpeg.js';
 import { JobQueue } from './job-queue.js';
 import { resolvePlatformOptions, type PlatformOptions, type ResolvedPlatformOptions } from './options.js';
-import { loadOrCreatePlatformKeys, PLATFORM_PRIVATE_KEY_FILE, PLATFORM_PUBLIC_KEY_FILE } from './platform-keys.js';
+import { APP_PLATFORM_KEYS_DIR, loadPlatformKeyRing, PLATFORM_PRIVATE_KEY_FILE, PLATFORM_PUBLIC_KEY_FILE } from './platform-keys.js';
 import { RateLimiter } from './rate-limiter.js';
 import { createRequestListener } from './server.js';
 import { StateStore } from './state-store.js';
@@ -34,6 +34,13 @@ export interface Platform {
   readonly publicKeyPath: string;
   /** The same key as PEM text. */
   readonly publicKeyPem: string;
+  /**
+   * A folder of `<appid>.pem`, the platform public key of each mini-program with its own pair
+   * (option `appids`): what `createPlatformKeyStore({ dir })` reads.
+   */
+  readonly platformKeysDir: string;
+  /** The public key (PEM) of each mini-program with its own pair, by appid. */
+  readonly appPublicKeys: ReadonlyMap<string, string>;
   /** False when ffmpeg/ffprobe are absent or turned off: probing and transcoding are simulated. */
   readonly ffmpeg: boolean;
   readonly options: ResolvedPlatformOptions;
@@ -51,12 +58,12 @@ export interface Platform {
 }
 
 /**
- * Empties a data folder but keeps the platform key pair, so providers that already
+ * Empties a data folder but keeps the platform key pairs, so providers that already
  * configured the published public key keep working after `--reset`.
  * @example await resetDataDir('.cloudfn/platform')
  */
 export async function resetDataDir(dataDir: string): Promise<void> {
-  const keep = new Set([PLATFORM_PRIVATE_KEY_FILE, PLATFORM_PUBLIC_KEY_FILE]);
+  const keep = new Set([PLATFORM_PRIVATE_KEY_FILE, PLATFORM_PUBLIC_KEY_FILE, APP_PLATFORM_KEYS_DIR]);
   const entries = await readdir(dataDir).catch(() => [] as string[]);
   await Promise.all(entries.filter((name) => !keep.has(name)).map((name) => rm(join(dataDir, name), { recursive: true, force: true })));
 }
@@ -79,14 +86,15 @@ export async function createPlatform(input: PlatformOptions = {}): Promise<Platf
   const { dataDir } = options;
   if (options.reset) await resetDataDir(dataDir);
   await mkdir(join(dataDir, 'media'), { recursive: true });
-  const keys = await loadOrCreatePlatformKeys(dataDir);
+  const ring = await loadPlatformKeyRing(dataDir, options.appids);
+  const keys = ring.default;
   const store = await StateStore.open(dataDir);
   const tools = await findTools(options.ffmpeg);
   const log = options.log;
   const queue = new JobQueue(options.concurrency, (error) => log(`background job failed: ${error instanceof Error ? error.message : String(error)}`));
   const callbacks = new CallbackSender(
     { url: options.callbackUrl, retries: options.callbackRetries, backoffMs: options.callbackBackoffMs, timeoutMs: 10_000 },
-    (body) => signCallback({ privateKey: keys.privateKey, body, timestamp: Math.floor(options.now() / 1000) }),
+    (body, appid) => signCallback({ privateKey: ring.privateKeyOf(appid), body, timestamp: Math.floor(options.now() / 1000) }),
     log,
   );
   const ctx: PlatformContext = {
@@ -105,6 +113,7 @@ export async function createPlatform(input: PlatformOptions = {}): Promise<Platf
     ),
     appKeys: new AppKeyRegistry(dataDir),
     platformPrivateKey: keys.privateKey,
+    platformKeyOf: ring.privateKeyOf,
     nonces: new MemoryNonceStore(),
     stats: new PlayStats(store, options.now),
     queue,
@@ -138,6 +147,8 @@ export async function createPlatform(input: PlatformOptions = {}): Promise<Platf
     dataDir,
     publicKeyPath: keys.publicKeyPath,
     publicKeyPem: keys.publicKeyPem,
+    platformKeysDir: ring.publicDir,
+    appPublicKeys: new Map([...ring.apps].map(([appid, pair]) => [appid, pair.publicKeyPem])),
     ffmpeg: tools !== undefined,
     options,
     context: ctx,

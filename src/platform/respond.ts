@@ -21,10 +21,11 @@ export const LOGID_HEADER = 'x-platform-logid';
  * bad-signature fault.
  * @example sendSigned(ctx, res, { err_no: 0, err_msg: 'success', log_id }, false)
  */
-export function sendSigned(ctx: PlatformContext, res: ServerResponse, payload: unknown, corrupt: boolean, status = 200): void {
+export function sendSigned(ctx: PlatformContext, res: ServerResponse, payload: unknown, corrupt: boolean, status = 200, appid?: string): void {
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(ctx.options.now() / 1000);
-  const headers = signResponse({ privateKey: ctx.platformPrivateKey, body: corrupt ? body + ' ' : body, timestamp });
+  // Signed with the key of the mini-program the call acted for (the platform key differs per mini-program, docs/platform-contract.md).
+  const headers = signResponse({ privateKey: ctx.platformKeyOf(appid), body: corrupt ? body + ' ' : body, timestamp });
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }

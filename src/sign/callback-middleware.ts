@@ -21,7 +21,7 @@ export interface CallbackRequest extends IncomingMessage {
   rawBody?: Buffer;
   /** The body: parsed JSON for a JSON content type, text otherwise (unless a parser already set it). */
   body?: unknown;
-  /** The verified timestamp and nonce. */
+  /** The verified timestamp and nonce, the appid and which of its keys matched. */
   callback?: VerifiedCallback;
 }
 
@@ -34,6 +34,8 @@ type Next = (error?: unknown) => void;
  * Mount it before any body parser (or after `express.raw()`, whose Buffer it uses).
  * @example
  * app.post('/notify', callbackMiddleware({ publicKey: platformKey }), (req, res) => res.json({ ok: true }))
+ * // one endpoint for every mini-program: the key of the body's app_id, from keys/platform/<appid>.pem
+ * app.post('/notify', callbackMiddleware({ platformKeys: createPlatformKeyStore({ dir: 'keys/platform' }) }), handler)
  * // node:http
  * const verify = callbackMiddleware({ publicKey: platformKey })
  * http.createServer((req, res) => verify(req, res, (err) => err ? res.writeHead(500).end() : handle(req, res)))

@@ -5,7 +5,7 @@
  */
 import { verify } from 'node:crypto';
 import { loadPublicKey, type KeyInput } from './keys.js';
-import { bodyBuffer, requestBytes, responseBytes, signedPath, type RawBody } from './string-to-sign.js';
+import { bodyBuffer, linesBytes, methodText, receivedPath, responseBytes, signedPath, type RawBody } from './string-to-sign.js';
 
 /** A variant of the signed data and the mistake that would produce it. */
 interface Variant {
@@ -35,25 +35,44 @@ export function diagnoseRequest(parts: RequestDiagnosis): string | undefined {
   const key = loadPublicKey(parts.publicKey);
   const signature = Buffer.from(parts.signature, 'base64');
   const text = bodyBuffer(parts.body).toString('utf8');
-  const build = (changes: Partial<{ method: string; url: string; body: string }>) => () =>
-    requestBytes({ method: parts.method, url: parts.url, timestamp: parts.timestamp, nonce: parts.nonce, body: text, ...changes });
-  const lines = (method: string, url: string, body: string, end: string) => () =>
-    Buffer.from([method, url, parts.timestamp, parts.nonce, body].join(end) + end, 'utf8');
   let path = parts.url;
   try {
-    path = signedPath(parts.url);
+    path = receivedPath(parts.url);
   } catch {
     // an unusable URL is reported by the caller; the variants below still run on it as given
   }
+  let method: string;
+  try {
+    method = methodText(parts.method);
+  } catch {
+    method = String(parts.method).toUpperCase();
+  }
+  const build = (changes: Partial<{ url: string; body: string }>) => () => linesBytes(method, changes.url ?? path, parts.timestamp, parts.nonce, changes.body ?? text);
+  const lines = (m: string, url: string, body: string, end: string) => () => Buffer.from([m, url, parts.timestamp, parts.nonce, body].join(end) + end, 'utf8');
   const noQuery = path.includes('?') ? path.slice(0, path.indexOf('?')) : undefined;
+  const typed = decodeWireOnly(path);
+  let wire: string | undefined;
+  try {
+    wire = signedPath(path);
+  } catch {
+    wire = undefined;
+  }
   const variants: Variant[] = [
     ...bodyVariants(text).map(([cause, body]) => ({ cause, data: build({ body }) })),
+    {
+      cause: `the signer signed the URL as typed (${JSON.stringify(typed)}), but it went on the wire percent-encoded (${JSON.stringify(path)}); sign the URL as fetch sends it (signRequest and cloudfn sign do)`,
+      data: typed === path ? () => undefined : build({ url: typed }),
+    },
+    {
+      cause: `the URL given here is not the one received: fetch sends ${JSON.stringify(path)} as ${JSON.stringify(wire)}, and that was signed; verify the path and query as received (req.url)`,
+      data: wire === undefined || wire === path ? () => undefined : build({ url: wire }),
+    },
     { cause: 'the signer left the query string out of the URL line; sign the path with ? and the query exactly as sent', data: noQuery === undefined ? () => undefined : build({ url: noQuery }) },
-    { cause: 'the signer signed the absolute URL; sign only the path and query (no scheme, no host)', data: () => (/^[a-z]+:\/\//i.test(parts.url) ? lines(parts.method.toUpperCase(), parts.url, text, '\n')() : undefined) },
+    { cause: 'the signer signed the absolute URL; sign only the path and query (no scheme, no host)', data: () => (/^[a-z]+:\/\//i.test(parts.url) ? lines(method, parts.url, text, '\n')() : undefined) },
     { cause: 'the signer signed the method in lower case; the first line is the upper-case method', data: lines(parts.method.toLowerCase(), path, text, '\n') },
-    { cause: 'the signer wrote the line ends as the two characters \\n (single quotes in a shell); use real LF bytes (double quotes, $\'...\', or cloudfn sign)', data: lines(parts.method.toUpperCase(), path, text, '\\n') },
-    { cause: 'the signer ended the lines with CRLF; every line ends with LF (0x0A) only', data: lines(parts.method.toUpperCase(), path, text, '\r\n') },
-    { cause: 'the signer left out the LF after the body; the last line ends with LF too', data: () => lines(parts.method.toUpperCase(), path, text, '\n')().subarray(0, -1) },
+    { cause: 'the signer wrote the line ends as the two characters \\n (single quotes in a shell); use real LF bytes (double quotes, $\'...\', or cloudfn sign)', data: lines(method, path, text, '\\n') },
+    { cause: 'the signer ended the lines with CRLF; every line ends with LF (0x0A) only', data: lines(method, path, text, '\r\n') },
+    { cause: 'the signer left out the LF after the body; the last line ends with LF too', data: () => lines(method, path, text, '\n')().subarray(0, -1) },
     { cause: 'the signer signed an empty body, yet a body was sent; sign the bytes you send', data: text === '' ? () => undefined : build({ body: '' }) },
   ];
   return firstVerifying(variants, key, signature);
@@ -106,6 +125,15 @@ export function bodyVariants(body: string): Array<[cause: string, body: string]>
   add('the body gained a trailing LF (echo, an editor, a heredoc); sign and send the same bytes', body + '\n');
   add('the body\'s line ends changed from CRLF to LF (git, an editor); sign and send the same bytes', body.includes('\r\n') ? body.replace(/\r\n/g, '\n') : undefined);
   add('the body\'s line ends changed from LF to CRLF (a Windows tool); sign and send the same bytes', body.includes('\n') && !body.includes('\r\n') ? body.replace(/\n/g, '\r\n') : undefined);
+  if (/[^\x00-\x7f]/.test(body)) {
+    const utf8 = Buffer.from(body, 'utf8');
+    add(`the body's UTF-8 bytes were read as latin1 on the signer's side (mojibake: ${JSON.stringify(firstNonAscii(body))} became ${JSON.stringify(firstNonAscii(utf8.toString('latin1')))}); decode and send the body as UTF-8`, utf8.toString('latin1'));
+    add(`the body's UTF-8 bytes were read as windows-1252 on the signer's side (mojibake: ${JSON.stringify(firstNonAscii(body))} became ${JSON.stringify(firstNonAscii(CP1252.decode(utf8)))}); decode and send the body as UTF-8`, CP1252.decode(utf8));
+    const unmangled = fromLatin1Mojibake(body);
+    if (unmangled !== undefined) {
+      add(`the body here is mojibake: UTF-8 that was read as latin1 somewhere on the way (${JSON.stringify(firstNonAscii(body))} is ${JSON.stringify(firstNonAscii(unmangled))}); verify the raw bytes, decoded as UTF-8`, unmangled);
+    }
+  }
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -120,6 +148,43 @@ export function bodyVariants(body: string): Array<[cause: string, body: string]>
   add('the body was pretty-printed on one side only; sign the bytes as sent', JSON.stringify(value, null, 2));
   add('the body was pretty-printed on one side only; sign the bytes as sent', JSON.stringify(value, null, 4));
   return out;
+}
+
+const CP1252 = new TextDecoder('windows-1252');
+
+/** The first run of non-ASCII characters (up to 4), to show what mojibake did. */
+function firstNonAscii(text: string): string {
+  return /[^\x00-\x7f]{1,4}/.exec(text)?.[0] ?? '';
+}
+
+/**
+ * The text before a latin1 misreading, when `text` is one: every character fits a byte, some
+ * are above 0x7f, and those bytes are valid UTF-8.
+ */
+function fromLatin1Mojibake(text: string): string | undefined {
+  if (/[^\x00-\xff]/.test(text)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(text, 'latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A received path with its percent-encoded runs decoded where they spell characters that URL
+ * serialization encodes (a blank, non-ASCII text, a quote): the URL a signer typed before fetch
+ * encoded it. Other escapes (`%2F`, `%7e`) are left alone, as a signer writes them.
+ */
+export function decodeWireOnly(path: string): string {
+  return path.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+    return /^[\x00-\x20"'<>^`{|}\x7f-\u{10ffff}]+$/u.test(decoded) ? decoded : run;
+  });
 }
 
 /** JSON with every non-ASCII character as a `\u4f60`-style escape, as Java and PHP encoders write by default. */

@@ -8,6 +8,7 @@ import { diagnoseRequest, escapeNonAscii, sortKeys } from './diagnose.js';
 import { inspectKey, keyFingerprint } from './key-tools.js';
 import { loadPrivateKey, loadPublicKey, type KeyInput } from './keys.js';
 import { requestBytes, showLineEnds, type RawBody } from './string-to-sign.js';
+import { checkTimestamp, clockSeconds, DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_FUTURE_SKEW_SECONDS, windowOption, type Clock } from './window.js';
 
 /** One line of the report: passed, failed (with the fix) or a warning. */
 export interface DoctorCheck {
@@ -33,8 +34,12 @@ export interface DoctorOptions {
   /** The request, to show its string to sign and, with `authorization`, to check it. */
   method?: string;
   url?: string;
-  /** A `Platform-Authorization` value that was sent, to verify against the pair. */
+  /** A `Platform-Authorization` value that was sent, to verify against the pair and check its timestamp against `now`. */
   authorization?: string;
+  /** The clock the header's timestamp is checked against. @default Date.now */
+  now?: Clock;
+  /** Oldest timestamp the platform accepts, in seconds. @default 3600 */
+  maxAgeSeconds?: number;
 }
 
 /**
@@ -91,7 +96,35 @@ export function runDoctor(options: DoctorOptions): DoctorCheck[] {
   if (options.body !== undefined) checks.push(...bodyChecks(options.body));
   // Rule 6: the string to sign.
   if (options.method !== undefined && options.url !== undefined) checks.push(...requestChecks(options, privateKey));
+  if (options.authorization !== undefined) {
+    const check = timestampCheck(options);
+    if (check !== undefined) checks.push(check);
+  }
   return checks;
+}
+
+/**
+ * The header's timestamp against this machine's clock: a header older than the window (or made
+ * with a clock far ahead, or in milliseconds) is refused by the platform however good the
+ * signature is. Undefined when the header cannot be parsed (reported by the request check).
+ */
+function timestampCheck(options: DoctorOptions): DoctorCheck | undefined {
+  const title = 'the header\'s timestamp is inside the one-hour window';
+  let timestamp: string;
+  try {
+    timestamp = parseAuthorization(options.authorization).timestamp;
+  } catch (error) {
+    if (options.method !== undefined && options.url !== undefined) return undefined;
+    return { status: 'fail', title: 'the Platform-Authorization header is well formed', detail: (error as Error).message };
+  }
+  const maxAge = windowOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_MAX_AGE_SECONDS);
+  const now = clockSeconds(options.now);
+  try {
+    checkTimestamp(timestamp, now, maxAge, DEFAULT_MAX_FUTURE_SKEW_SECONDS);
+  } catch (error) {
+    return { status: 'fail', title, detail: `${(error as Error).message} (this machine's clock reads ${now})` };
+  }
+  return { status: 'pass', title, detail: `${now - Number(timestamp)} s old by this machine's clock; the platform accepts up to ${maxAge} s` };
 }
 
 function platformKeyCheck(input: KeyInput, privateKey: ReturnType<typeof loadPrivateKey>): DoctorCheck {

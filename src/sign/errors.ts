@@ -38,7 +38,10 @@ const table = {
   },
   SIGN_FUTURE_TIMESTAMP: {
     status: 401,
-    message: (ahead: number, max: number) => `the timestamp is ${ahead} s in the future, more than the ${max} s of clock skew allowed; check the signer's clock (NTP) or that it is in seconds, not milliseconds`,
+    message: (value: string, ahead: number, max: number) =>
+      value.length > 12
+        ? `the timestamp ${value} is ${ahead} s in the future because it has ${value.length} digits: send seconds, not milliseconds (Math.floor(Date.now() / 1000))`
+        : `the timestamp is ${ahead} s in the future, more than the ${max} s of clock skew allowed; check the signer's clock (NTP) or that it is in seconds, not milliseconds`,
   },
   SIGN_BAD_NONCE: {
     status: 401,
@@ -47,6 +50,19 @@ const table = {
   SIGN_UNKNOWN_KEY_VERSION: {
     status: 401,
     message: (appid: string, version: string) => `no app public key with key_version ${JSON.stringify(version)} is known for appid ${appid}; upload the public key of this private key, or send the key_version shown on the key settings page`,
+  },
+  SIGN_UNKNOWN_APPID: {
+    status: 401,
+    message: (appid: string, detail: string) =>
+      `no platform public key is known for appid ${JSON.stringify(appid)}: ${detail}; copy the key from the console's key settings of this mini-program into the key store (<dir>/${appid}.pem, or what load returns)`,
+  },
+  SIGN_NO_APPID: {
+    status: 401,
+    message: (detail: string) => `the appid to pick the platform key by is unknown: ${detail}; pass appid, or send a body with a top-level app_id`,
+  },
+  SIGN_APPID_MISMATCH: {
+    status: 401,
+    message: (expected: string, found: string) => `the body names app_id ${JSON.stringify(found)} but appid ${JSON.stringify(expected)} was expected; a notification for one mini-program was sent to (or verified for) another`,
   },
   SIGN_REPLAY: {
     status: 401,

@@ -3,7 +3,7 @@
  * are signed by the provider (`signRequest`) and checked by the platform (`verifyRequest`);
  * responses and callbacks are signed by the platform (`signResponse`, `signCallback`) and
  * checked by the provider (`verifyResponse`, `verifyCallback`, `verifyServiceCallback`,
- * `callbackMiddleware`).
+ * `callbackMiddleware`), with the platform key of each mini-program from `createPlatformKeyStore`.
  */
 export { loadPrivateKey, loadPublicKey, KEY_BITS, type KeyInput } from './keys.js';
 export { keyFingerprint, inspectKey, exportKey, generateKeyPair, type KeyReport, type KeyEncoding, type GeneratedKeyPair } from './key-tools.js';
@@ -15,7 +15,15 @@ export { verifyCallback, verifyServiceCallback, type VerifyCallbackOptions, type
 export { callbackMiddleware, type CallbackMiddlewareOptions, type CallbackRequest } from './callback-middleware.js';
 export { generateNonce, MemoryNonceStore, defaultNonceStore, type NonceStore, type MemoryNonceStoreOptions } from './nonce.js';
 export { defaultHeaderProfile, createHeaderProfile, readHeader, type HeaderProfile, type HeadersInput } from './profile.js';
-export { DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_FUTURE_SKEW_SECONDS, type Clock } from './window.js';
+export { DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_FUTURE_SKEW_SECONDS, DEFAULT_RESPONSE_MAX_AGE_SECONDS, type Clock } from './window.js';
+export {
+  createPlatformKeyStore,
+  type PlatformKeyStore,
+  type PlatformKeyStoreOptions,
+  type PlatformKeySource,
+  type PlatformKeyResolver,
+  type PlatformKeyResult,
+} from './platform-keys.js';
 export { diagnoseRequest, diagnoseResponse, type RequestDiagnosis, type ResponseDiagnosis } from './diagnose.js';
 export { runDoctor, type DoctorCheck, type DoctorOptions } from './doctor.js';
 export { SignatureError, signErrors, type SignErrorCode } from './errors.js';

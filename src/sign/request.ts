@@ -7,7 +7,7 @@ import { formatAuthorization, parseAuthorization, type AuthorizationParts } from
 import { signError } from './errors.js';
 import { loadPrivateKey, loadPublicKey, type KeyInput } from './keys.js';
 import { defaultNonceStore, generateNonce, type NonceStore } from './nonce.js';
-import { bodyBuffer, linesBytes, methodText, nonceText, rawBodyError, requestBytes, signedPath, timestampText, type RawBody } from './string-to-sign.js';
+import { bodyBuffer, linesBytes, methodText, nonceText, rawBodyError, receivedPath, signedPath, timestampText, type RawBody } from './string-to-sign.js';
 import { checkSignatureText, nonceField } from './signature.js';
 import { checkTimestamp, clockSeconds, DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_FUTURE_SKEW_SECONDS, windowOption, type Clock } from './window.js';
 
@@ -21,7 +21,7 @@ export interface SignRequestOptions {
   keyVersion: string | number;
   /** HTTP method. */
   method: string;
-  /** Path and query as sent, or the absolute URL. */
+  /** Path and query, or the absolute URL; signed as fetch sends it (`京` as `%E4%BA%AC`, a blank as `%20`). */
   url: string;
   /** The body: text or bytes as sent, or a value serialized once here with `JSON.stringify`. @default empty */
   body?: RawBody | object;
@@ -35,6 +35,8 @@ export interface SignRequestOptions {
 export interface SignedRequest {
   /** The `Platform-Authorization` header value. */
   authorization: string;
+  /** The path and query that were signed, as fetch sends them; a client that does not encode URLs itself must send this. */
+  path: string;
   /** The body that was signed: send exactly this (text as UTF-8). */
   body: string | Buffer;
   timestamp: string;
@@ -58,10 +60,11 @@ export function signRequest(options: SignRequestOptions): SignedRequest {
   const timestamp = options.timestamp === undefined ? String(Math.floor(Date.now() / 1000)) : timestampText(options.timestamp);
   const nonce = options.nonce === undefined ? generateNonce() : nonceText(options.nonce);
   const body = sendableBody(options.body);
-  const data = requestBytes({ method: options.method, url: options.url, timestamp, nonce, body });
+  const path = signedPath(options.url);
+  const data = linesBytes(methodText(options.method), path, timestamp, nonce, body);
   const signature = sign('sha256', data, key).toString('base64');
   const authorization = formatAuthorization({ appid: options.appid, nonce, timestamp, keyVersion: String(options.keyVersion), signature });
-  return { authorization, body, timestamp, nonce, signature, stringToSign: data.toString('utf8') };
+  return { authorization, path, body, timestamp, nonce, signature, stringToSign: data.toString('utf8') };
 }
 
 /** The body to sign and send: text and bytes as given, anything else serialized once. */
@@ -85,7 +88,7 @@ export interface VerifyRequestOptions {
   /** The `Platform-Authorization` header value as received. */
   authorization: string | null | undefined;
   method: string;
-  /** The path and query as received (`req.url`), or an absolute URL. */
+  /** The path and query as received (`req.url`), or an absolute URL; checked as given, never re-encoded. */
   url: string;
   /** The raw body as received; objects are refused. */
   body?: RawBody;
@@ -161,7 +164,7 @@ function finish(options: VerifyRequestOptions, checked: Checked, input: KeyInput
   const { parts, nonce } = checked;
   if (input === undefined || input === null) throw signError('SIGN_UNKNOWN_KEY_VERSION', parts.appid, parts.keyVersion);
   const key = loadPublicKey(input);
-  const data = linesBytes(methodText(options.method), signedPath(options.url), parts.timestamp, nonce, options.body);
+  const data = linesBytes(methodText(options.method), receivedPath(options.url), parts.timestamp, nonce, options.body);
   if (!verify('sha256', data, key, checked.signature)) {
     throw signError('SIGN_BAD_SIGNATURE', 'the five lines (method, path and query, timestamp, nonce, body) differ from what was signed, or the private key is not the pair of this key_version');
   }

@@ -3,14 +3,15 @@
  * answer over three lines (timestamp, nonce, body); the provider refuses a 2xx without a valid
  * signature and reports an unsigned error answer as unsigned, not forged.
  */
-import { sign, verify } from 'node:crypto';
+import { sign, verify, type KeyObject } from 'node:crypto';
 import { signError } from './errors.js';
-import { loadPrivateKey, loadPublicKey, type KeyInput } from './keys.js';
+import { loadPrivateKey, type KeyInput } from './keys.js';
+import { publicKeyList } from './platform-keys.js';
 import { generateNonce } from './nonce.js';
 import { readHeader, resolveProfile, type HeaderProfile, type HeadersInput } from './profile.js';
 import { checkSignatureText, nonceField } from './signature.js';
 import { nonceText, rawBodyError, responseBytes, timestampText, type RawBody } from './string-to-sign.js';
-import { checkTimestamp, clockSeconds, DEFAULT_MAX_FUTURE_SKEW_SECONDS, windowOption, type Clock } from './window.js';
+import { checkTimestamp, clockSeconds, DEFAULT_MAX_FUTURE_SKEW_SECONDS, DEFAULT_RESPONSE_MAX_AGE_SECONDS, windowOption, type Clock } from './window.js';
 
 /** Options of `signResponse`. */
 export interface SignResponseOptions {
@@ -63,13 +64,22 @@ export interface VerifyResponseOptions {
   headers: HeadersInput;
   /** The raw body as received (`await res.text()` or the bytes); objects are refused. */
   body: RawBody;
-  /** The platform public key. */
-  publicKey: KeyInput;
+  /**
+   * The platform public key of the mini-program called for, or its keys while one is being
+   * replaced (any of them may match; `keyIndex` says which did).
+   */
+  publicKey: KeyInput | readonly KeyInput[];
   /** Header names. @default defaultHeaderProfile */
   profile?: Partial<HeaderProfile>;
-  /** When set, also refuse responses whose timestamp is older than this many seconds. @default no age check */
-  maxAgeSeconds?: number;
-  /** The clock for `maxAgeSeconds`. @default Date.now */
+  /**
+   * Refuse responses whose timestamp is older than this many seconds; `false` turns the age
+   * check off (for answers captured earlier and checked later).
+   * @default 300 (DEFAULT_RESPONSE_MAX_AGE_SECONDS, as the WeChat Pay v3 SDKs do)
+   */
+  maxAgeSeconds?: number | false;
+  /** Furthest accepted timestamp ahead of `now`, in seconds. @default 300 */
+  maxFutureSkewSeconds?: number;
+  /** The clock for the age check. @default Date.now */
   now?: Clock;
 }
 
@@ -79,6 +89,8 @@ export interface VerifiedResponse {
   signed: boolean;
   timestamp?: number;
   nonce?: string;
+  /** Which of the given keys verified it (0 for a single key): during a rotation, whether the old or new key signed. */
+  keyIndex?: number;
 }
 
 /**
@@ -103,13 +115,15 @@ export function verifyResponse(options: VerifyResponseOptions): VerifiedResponse
     if (ok) throw signError('SIGN_UNSIGNED_RESPONSE', options.status, profile.signature);
     return { signed: false };
   }
-  const checked = checkSigned(profile, timestamp, nonce, signature, body, options.publicKey, options.maxAgeSeconds, options.now);
-  return { signed: true, timestamp: checked.timestamp, nonce: checked.nonce };
+  const maxAge = options.maxAgeSeconds === false ? Number.POSITIVE_INFINITY : windowOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_RESPONSE_MAX_AGE_SECONDS);
+  const maxFuture = options.maxAgeSeconds === false && options.maxFutureSkewSeconds === undefined ? Number.POSITIVE_INFINITY : options.maxFutureSkewSeconds;
+  const checked = checkSigned(profile, timestamp, nonce, signature, body, publicKeyList(options.publicKey), maxAge, options.now, maxFuture);
+  return { signed: true, timestamp: checked.timestamp, nonce: checked.nonce, keyIndex: checked.keyIndex };
 }
 
 /**
  * The three-line check shared by responses and callbacks: the headers are present, the
- * timestamp has the right form (and age when asked), and the signature verifies.
+ * timestamp has the right form and age, and the signature verifies with one of `keys`.
  */
 export function checkSigned(
   profile: Readonly<HeaderProfile>,
@@ -117,23 +131,27 @@ export function checkSigned(
   nonce: string | undefined,
   signature: string | undefined,
   body: RawBody,
-  publicKey: KeyInput,
-  maxAgeSeconds: number | undefined,
+  keys: readonly KeyObject[],
+  maxAgeSeconds: number,
   now: Clock | undefined,
   maxFutureSkewSeconds?: number,
-): { timestamp: number; nonce: string; now: number } {
+): { timestamp: number; nonce: string; now: number; keyIndex: number } {
   if (!timestamp) throw signError('SIGN_MISSING_HEADER', profile.timestamp);
   if (!nonce) throw signError('SIGN_MISSING_HEADER', profile.nonce);
   if (!signature) throw signError('SIGN_MISSING_HEADER', profile.signature);
   const nowSeconds = clockSeconds(now);
-  const maxAge = windowOption(maxAgeSeconds, 'maxAgeSeconds', Number.POSITIVE_INFINITY);
-  const maxFuture = windowOption(maxFutureSkewSeconds, 'maxFutureSkewSeconds', maxAgeSeconds === undefined ? Number.POSITIVE_INFINITY : DEFAULT_MAX_FUTURE_SKEW_SECONDS);
-  const seconds = checkTimestamp(timestamp.trim(), nowSeconds, maxAge, maxFuture);
+  const maxFuture = maxFutureSkewSeconds === Number.POSITIVE_INFINITY ? maxFutureSkewSeconds : windowOption(maxFutureSkewSeconds, 'maxFutureSkewSeconds', DEFAULT_MAX_FUTURE_SKEW_SECONDS);
+  const seconds = checkTimestamp(timestamp.trim(), nowSeconds, maxAgeSeconds, maxFuture);
   const nonceValue = nonceField(nonce.trim());
   const signatureBytes = checkSignatureText(signature.trim());
-  const key = loadPublicKey(publicKey);
-  if (!verify('sha256', responseBytes(timestamp.trim(), nonceValue, body), key, signatureBytes)) {
-    throw signError('SIGN_BAD_SIGNATURE', 'the three lines (timestamp, nonce, raw body) differ from what the platform signed, or this is not the platform public key of this mini-program');
+  const data = responseBytes(timestamp.trim(), nonceValue, body);
+  for (let i = 0; i < keys.length; i++) {
+    if (verify('sha256', data, keys[i]!, signatureBytes)) return { timestamp: seconds, nonce: nonceValue, now: nowSeconds, keyIndex: i };
   }
-  return { timestamp: seconds, nonce: nonceValue, now: nowSeconds };
+  throw signError(
+    'SIGN_BAD_SIGNATURE',
+    keys.length > 1
+      ? `the three lines (timestamp, nonce, raw body) verify with none of the ${keys.length} platform keys given, or differ from what the platform signed`
+      : 'the three lines (timestamp, nonce, raw body) differ from what the platform signed, or this is not the platform public key of this mini-program',
+  );
 }

@@ -12,7 +12,7 @@ export type RawBody = string | Buffer | Uint8Array | ArrayBuffer | null | undefi
 export interface RequestSigningParts {
   /** HTTP method; upper-cased. */
   method: string;
-  /** The path and query as sent (`/v1/x?a=1`), or an absolute URL whose scheme and host are dropped. */
+  /** The path and query (`/v1/x?a=1`), or an absolute URL whose scheme and host are dropped; signed as fetch sends it (`signedPath`). */
   url: string;
   /** Seconds since 1970 (a number or decimal text). */
   timestamp: number | string;
@@ -26,12 +26,35 @@ const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 const PATH_SPECIAL = /[#\r\n]/;
 
 /**
- * The URL line: the path and query exactly as they go on the wire. An absolute URL loses its
- * scheme and host, a fragment is dropped (it is never sent), and nothing left gives `/`.
- * Nothing is re-encoded: `new URL()` would turn `%7e` into `~` and `'` into `%27`.
- * @example signedPath('https://api.example.com/v1/videos?page=2') // '/v1/videos?page=2'
+ * The URL line a signer signs: the path and query exactly as fetch sends them. fetch (undici)
+ * sends the WHATWG URL serialization, so this is `pathname + search` of `new URL(url)`: a blank
+ * becomes `%20`, `京` becomes `%E4%BA%AC`, a `'` in the query `%27`, `/a/../b` becomes `/b` and
+ * `\` becomes `/`, while `%7e` and `~` stay as written (measured on node 20 against a real
+ * socket, see test/sign/wire-url.test.ts). An absolute URL loses its scheme and host, a fragment
+ * is dropped (it is never sent), and nothing left gives `/`.
+ * @example signedPath('https://api.example.com/v1/videos?q=a b') // '/v1/videos?q=a%20b'
  */
 export function signedPath(url: string): string {
+  const path = receivedPath(url);
+  // Already in the form fetch sends: only characters it leaves alone, no dot segment, no `\`.
+  if (WIRE_SAFE.test(path) && !DOT_SEGMENT.test(path)) return path;
+  // Prefixed, not resolved against a base: `//x` must stay a path, not become a host.
+  const wire = new URL('http://h' + path);
+  return wire.pathname + wire.search;
+}
+
+/** Characters WHATWG URL serialization leaves as written in a path and a query. */
+const WIRE_SAFE = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/%?]*$/;
+/** `.` or `..` segments (also as %2e), which URL serialization removes. */
+const DOT_SEGMENT = /\/(?:\.|%2e)/i;
+
+/**
+ * The URL line a verifier checks: the path and query as received (`req.url`), nothing
+ * re-encoded, since the bytes on the wire are what was signed. An absolute URL loses its scheme
+ * and host, a fragment is dropped, and nothing left gives `/`.
+ * @example receivedPath('https://api.example.com/v1/videos?page=2') // '/v1/videos?page=2'
+ */
+export function receivedPath(url: string): string {
   if (typeof url !== 'string') throw new TypeError(`url must be a string such as /v1/videos?page=2, got ${typeof url}`);
   // A path as servers receive it (req.url) is the line as is.
   if (url.charCodeAt(0) === 47 && url.charCodeAt(1) !== 47 && !PATH_SPECIAL.test(url)) return url;

@@ -21,6 +21,14 @@ export const DEFAULT_MAX_AGE_SECONDS = 3600;
  */
 export const DEFAULT_MAX_FUTURE_SKEW_SECONDS = 300;
 
+/**
+ * The accepted age of a response's timestamp, in seconds. The contract (docs/platform-contract.md)
+ * sets none for responses; the WeChat Pay v3 SDKs, whose scheme this is, refuse answers more than
+ * five minutes off, and a response is read at once, so cloudfn does the same (docs/decisions.md).
+ * @example verifyResponse({ ...options, maxAgeSeconds: DEFAULT_RESPONSE_MAX_AGE_SECONDS * 2 })
+ */
+export const DEFAULT_RESPONSE_MAX_AGE_SECONDS = 300;
+
 /** Reads a clock in whole seconds. */
 export function clockSeconds(now: Clock | undefined): number {
   if (now === undefined) return Math.floor(Date.now() / 1000);
@@ -50,6 +58,6 @@ export function checkTimestamp(value: string, now: number, maxAge: number, maxFu
   const age = now - timestamp;
   if (age > maxAge) throw signError('SIGN_STALE_TIMESTAMP', age, maxAge);
   // More than 12 digits is past the year 33000: milliseconds, whatever the allowed skew.
-  if (-age > maxFutureSkew || value.length > 12) throw signError('SIGN_FUTURE_TIMESTAMP', -age, maxFutureSkew);
+  if (-age > maxFutureSkew || value.length > 12) throw signError('SIGN_FUTURE_TIMESTAMP', value, -age, maxFutureSkew);
   return timestamp;
 }

@@ -44,7 +44,7 @@ describe('verifyCallback', () => {
     await expect(verifyCallback({ headers: {}, rawBody: body, publicKey })).rejects.toThrow(/the Platform-Timestamp header is missing/);
     const old = signCallback({ privateKey, body, timestamp: 1700000000 });
     await expect(verifyCallback({ headers: old, rawBody: body, publicKey, now: (1700000000 + 3601) * 1000 })).rejects.toMatchObject({ code: 'SIGN_STALE_TIMESTAMP' });
-    expect(await verifyCallback({ headers: old, rawBody: body, publicKey, now: (1700000000 + 3600) * 1000, nonceStore: false })).toEqual({ timestamp: 1700000000, nonce: old['Platform-Nonce-Str'] });
+    expect(await verifyCallback({ headers: old, rawBody: body, publicKey, now: (1700000000 + 3600) * 1000, nonceStore: false })).toEqual({ timestamp: 1700000000, nonce: old['Platform-Nonce-Str'], appid: undefined, keyIndex: 0 });
     const store = new MemoryNonceStore();
     const fresh = signCallback({ privateKey, body });
     await verifyCallback({ headers: fresh, rawBody: body, publicKey, nonceStore: store });

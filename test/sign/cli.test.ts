@@ -131,7 +131,7 @@ describe('cloudfn sign', () => {
         const url = `http://127.0.0.1:${port}/v1/videos?page=2&q=%E4%BD%A0`;
         const out = cloudfn(['sign', '--private-key', keys.path.pkcs8, '--appid', 'wx1', '--key-version', '1', '--method', 'POST', '--url', '/v1/videos?page=2&q=%E4%BD%A0', ...bodyArgs(), '--curl', url], keys.dir);
         expect(out.code).toBe(0);
-        expect(out.stdout).toMatch(/^curl -sS -X POST '/);
+        expect(out.stdout).toMatch(/^curl -sS -g --path-as-is -X POST '/);
         // Async: the server answering curl lives in this process, so a sync spawn would deadlock.
         await promisify(execFile)('bash', ['-c', out.stdout], { cwd: keys.dir, timeout: 10_000 });
         const got = received.at(-1)!;

@@ -92,12 +92,12 @@ describe('response signatures equal openssl', () => {
     const golden = keys.sign(`${T}\n${N}\n${body}\n`);
     const headers = signResponse({ privateKey: keys.pkcs8, body, timestamp: T, nonce: N });
     expect(headers).toEqual({ 'Platform-Timestamp': String(T), 'Platform-Nonce-Str': N, 'Platform-Signature': golden });
-    expect(verifyResponse({ status: 200, headers, body, publicKey: keys.rsaPublic })).toEqual({ signed: true, timestamp: T, nonce: N });
+    expect(verifyResponse({ status: 200, headers, body, publicKey: keys.rsaPublic, now: T * 1000 })).toEqual({ signed: true, timestamp: T, nonce: N, keyIndex: 0 });
   });
 
   it('an empty body (204) is one LF', () => {
     const golden = keys.sign(`${T}\n${N}\n\n`);
     expect(signResponse({ privateKey: keys.pkcs1, timestamp: T, nonce: N })['Platform-Signature']).toBe(golden);
-    expect(verifyResponse({ status: 204, headers: { 'platform-timestamp': String(T), 'platform-nonce-str': N, 'platform-signature': golden }, body: '', publicKey: keys.publicDer }).signed).toBe(true);
+    expect(verifyResponse({ status: 204, headers: { 'platform-timestamp': String(T), 'platform-nonce-str': N, 'platform-signature': golden }, body: '', publicKey: keys.publicDer, now: T * 1000 }).signed).toBe(true);
   });
 });

@@ -6,10 +6,12 @@ import { createHeaderProfile, SignatureError, signResponse, verifyResponse, type
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const body = '{"errcode":0,"data":{"vid":"v1","title":"标题 🎬"}}';
 const headers = signResponse({ privateKey, body, timestamp: 1700000000, nonce: 'abc' });
+/** The clock the fixed timestamp above is fresh against: responses get a 300 s age check by default. */
+const now = 1700000000 * 1000;
 
 function codeOf(opts: Partial<VerifyResponseOptions>): string {
   try {
-    verifyResponse({ status: 200, headers, body, publicKey, ...opts });
+    verifyResponse({ status: 200, headers, body, publicKey, now, ...opts });
     return 'valid';
   } catch (error) {
     if (error instanceof SignatureError) return error.code;
@@ -19,12 +21,12 @@ function codeOf(opts: Partial<VerifyResponseOptions>): string {
 
 describe('verifyResponse', () => {
   it('accepts a signed 2xx from a plain object, lower-case keys, or a fetch Headers', () => {
-    expect(verifyResponse({ status: 200, headers, body, publicKey })).toEqual({ signed: true, timestamp: 1700000000, nonce: 'abc' });
+    expect(verifyResponse({ status: 200, headers, body, publicKey, now })).toEqual({ signed: true, timestamp: 1700000000, nonce: 'abc', keyIndex: 0 });
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-    expect(verifyResponse({ status: 201, headers: lower, body: Buffer.from(body), publicKey }).signed).toBe(true);
+    expect(verifyResponse({ status: 201, headers: lower, body: Buffer.from(body), publicKey, now }).signed).toBe(true);
     const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), [v]]));
-    expect(verifyResponse({ status: 200, headers: upper, body: new TextEncoder().encode(body), publicKey }).signed).toBe(true);
-    expect(verifyResponse({ status: 200, headers: new Headers(headers), body, publicKey }).signed).toBe(true);
+    expect(verifyResponse({ status: 200, headers: upper, body: new TextEncoder().encode(body), publicKey, now }).signed).toBe(true);
+    expect(verifyResponse({ status: 200, headers: new Headers(headers), body, publicKey, now }).signed).toBe(true);
   });
   it('refuses an unsigned 2xx as forged', () => {
     expect(codeOf({ headers: {} })).toBe('SIGN_UNSIGNED_RESPONSE');
@@ -54,9 +56,13 @@ describe('verifyResponse', () => {
     expect(() => verifyResponse({ status: 200, headers, body: JSON.parse(body) as string, publicKey })).toThrow(TypeError);
     expect(() => verifyResponse({ status: 200, headers, body: JSON.parse(body) as string, publicKey })).toThrow(/body must be the raw text or bytes as sent or received, got an object; re-serializing JSON/);
   });
-  it('checks the age only when asked', () => {
+  it('refuses a response more than 300 s old by default, configurable, and off with false', () => {
+    expect(codeOf({ now: (1700000000 + 301) * 1000 })).toBe('SIGN_STALE_TIMESTAMP');
+    expect(codeOf({ now: (1700000000 + 300) * 1000 })).toBe('valid');
+    expect(codeOf({ now: (1700000000 - 301) * 1000 })).toBe('SIGN_FUTURE_TIMESTAMP');
     expect(codeOf({ maxAgeSeconds: 60, now: (1700000000 + 61) * 1000 })).toBe('SIGN_STALE_TIMESTAMP');
     expect(codeOf({ maxAgeSeconds: 60, now: (1700000000 + 60) * 1000 })).toBe('valid');
+    expect(codeOf({ maxAgeSeconds: false, now: (1700000000 + 86400 * 365) * 1000 })).toBe('valid');
   });
   it('uses a custom header profile', () => {
     const profile = createHeaderProfile({ timestamp: 'X-Ts', nonce: 'X-Nonce', signature: 'X-Sig' });

@@ -8,7 +8,8 @@ describe('signedPath', () => {
   const table: Array<[string, string]> = [
     ['/v1/videos', '/v1/videos'],
     ['/v1/videos?page=2&size=20', '/v1/videos?page=2&size=20'],
-    ['/v1/a%2Fb?q=%7e&x=a+b&y=\'', '/v1/a%2Fb?q=%7e&x=a+b&y=\''],
+    // fetch sends a quote in the query as %27 and leaves %7e and + alone (test/sign/wire-url.test.ts).
+    ['/v1/a%2Fb?q=%7e&x=a+b&y=\'', '/v1/a%2Fb?q=%7e&x=a+b&y=%27'],
     ['https://api.example.com/v1/videos?page=2', '/v1/videos?page=2'],
     ['HTTP://user:pw@host:8080/p', '/p'],
     ['https://api.example.com', '/'],
