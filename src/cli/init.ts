@@ -39,9 +39,15 @@ export async function run(argv: string[]): Promise<number> {
     throw error;
   }
   const shown = relative(process.cwd(), dir) || '.';
+  const source =
+    result.cloudfn.from === 'vendor'
+      ? `cloudfn ${result.cloudfn.version} is not on the npm registry, so it was packed into ${result.cloudfn.spec.slice('file:'.length)}\n` +
+        `and package.json depends on ${result.cloudfn.spec}; commit vendor/ with the project.\n`
+      : '';
   process.stdout.write(
-    `Created ${result.name} in ${shown} from the ${result.template} template (${result.files.length} files).\n\n` +
-      `  cd ${shown}\n  npm install\n  npm run dev     # http://localhost:8000\n  npm test\n`,
+    `Created ${result.name} in ${shown} from the ${result.template} template (${result.files.length} files).\n` +
+      source +
+      `\n  cd ${shown}\n  npm install\n  npm run dev     # http://localhost:8000\n  npm test\n`,
   );
   return 0;
 }

@@ -60,6 +60,9 @@ describe('templates', () => {
   it('the Dockerfile builds with --check and runs dist/server.mjs with source maps and a health check', () => {
     const docker = read('starter', 'Dockerfile');
     expect(docker).toContain('RUN npx cloudfn build --minify --check');
+    // vendor/ (cloudfn packed by init when it is not on the registry) is there before npm ci.
+    expect(docker.indexOf('COPY vendor ./vendor')).toBeGreaterThan(docker.indexOf('COPY package.json package-lock.json ./'));
+    expect(docker.indexOf('COPY vendor ./vendor')).toBeLessThan(docker.indexOf('RUN npm ci'));
     expect(docker).toContain('CMD ["node", "dist/server.mjs"]');
     expect(docker).toContain('NODE_OPTIONS=--enable-source-maps');
     expect(docker).toContain(`HEALTHCHECK`);
