@@ -6,7 +6,7 @@ const DOCUMENT_MEMBERS = ['headers', 'httpMethod', 'path', 'url', 'query', 'cook
 const OWN_MEMBERS = ['logid', 'functionName', 'rawBody', 'signal', 'routeParams'];
 
 describe('createFakeService', () => {
-  it('has every member of the platform's service and cloudfn's, with request defaults', () => {
+  it("has every member of the platform's service and cloudfn's, with request defaults", () => {
     const service = createFakeService();
     for (const member of [...DOCUMENT_MEMBERS, ...OWN_MEMBERS]) expect(service[member as keyof typeof service], member).toBeDefined();
     expect(service.httpMethod).toBe('GET');
