@@ -36,6 +36,10 @@ const table = {
     status: 500,
     message: (file: string) => `${file} has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })`,
   },
+  CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION: {
+    status: 500,
+    message: (file: string, got: string) => `${file}: its default export (or module.exports) is ${got}, not a function: export default async function (params, service) { return ...; }`,
+  },
   CLOUDFN_BAD_CONFIG: { status: 500, message: (where: string, detail: string) => `${where}: ${detail}` },
   CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
 } satisfies Record<string, ErrorSpec>;

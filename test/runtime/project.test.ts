@@ -61,7 +61,17 @@ describe('loading', () => {
     const fn = () => 1;
     expect(functionFromModule({ default: fn }, 'a', 'a.js').handler).toBe(fn);
     expect(functionFromModule({ default: { default: fn } }, 'a', 'a.js').handler).toBe(fn);
-    expect(() => functionFromModule({ default: { main: fn } }, 'a', 'a.js')).toThrow(/no default export/);
+    expect(() => functionFromModule({ default: { __esModule: true, main: fn } }, 'a', 'a.js')).toThrow(/no default export/);
+    expect(() => functionFromModule({ default: { main: fn } }, 'a', 'a.js')).toThrow('a.js: its default export (or module.exports) is an object with keys main, not a function');
+  });
+
+  it('says what a default export that is not a function is, and how to fix it', async () => {
+    const dir = temp({ 'functions/obj.ts': "export default { hello: 'world' };\n", 'functions/text.mjs': "export default 'hi';\n" });
+    await expect(loadFunction(join(dir, 'functions/obj.ts'), 'obj', 'functions/obj.ts', createCompileHook(dir))).rejects.toThrow(
+      'functions/obj.ts: its default export (or module.exports) is an object with keys hello, not a function: export default async function (params, service) { return ...; }',
+    );
+    await expect(loadFunction(join(dir, 'functions/text.mjs'), 'text', 'functions/text.mjs')).rejects.toThrow(/is the string "hi", not a function/);
+    expect(() => functionFromModule({ default: null }, 'a', 'a.js')).toThrow(/is null, not a function/);
   });
 
   it('reports a compile error with file, line, column and a code frame', async () => {
