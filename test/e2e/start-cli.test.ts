@@ -89,7 +89,7 @@ describe('cloudfn start refuses bad input in one line', () => {
   it.each([
     [[fixture, '--port', 'abc'], {}, 'cloudfn: option port is invalid: must be an integer from 0 to 65535, got "abc" (from --port)\n'],
     [[fixture], { PORT: '99999' }, 'cloudfn: option port is invalid: must be an integer from 0 to 65535, got "99999" (from PORT)\n'],
-    [[fixture, '--prot', '1'], {}, /^cloudfn: Unknown option '--prot'/],
+    [[fixture, '--prot', '1'], {}, /^cloudfn: unknown option --prot; did you mean --port\?\n$/],
     [['/nonexistent/project'], {}, /^cloudfn: \/nonexistent\/project\/functions: there is no functions folder/],
   ])('%j %j', (args, env, message) => {
     const result = spawnSync(process.execPath, [cli, 'start', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
