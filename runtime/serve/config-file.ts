@@ -3,7 +3,7 @@
  * options and custom routes. Unknown keys stop start-up, since a typo would silently be ignored.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createError } from '../errors.js';
 import { validateConfig } from './load.js';
@@ -55,4 +55,19 @@ export async function loadConfigFile(root: string): Promise<ConfigFile & { file?
   }
   for (const [fn, value] of Object.entries(result.functions ?? {})) validateConfig(value, `${name} functions.${fn}`);
   return { ...result, file };
+}
+
+/**
+ * Stops start-up when `functions` in the config file names a function the project does not
+ * have: a typo there would silently leave the real function without its options.
+ * @example checkFunctionNames(config, ['hello', 'upload'])
+ */
+export function checkFunctionNames(config: ConfigFile & { file?: string }, names: readonly string[]): void {
+  const known = new Set(names);
+  for (const name of Object.keys(config.functions ?? {})) {
+    if (known.has(name)) continue;
+    const where = config.file === undefined ? 'cloudfn.config' : basename(config.file);
+    const list = names.length === 0 ? 'there are none yet' : `the functions are ${[...names].sort().join(', ')}`;
+    throw createError('CLOUDFN_BAD_CONFIG', where, `functions.${name} names no function of this project (${list}); use a name from functions/, e.g. functions/videos/list.ts is "videos/list"`);
+  }
 }

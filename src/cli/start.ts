@@ -5,7 +5,8 @@
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { resolveOptions } from '../../runtime/options.js';
-import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames, loadConfigFile } from '../../runtime/serve/config-file.js';
+import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { startProject } from '../../runtime/serve/start.js';
 import { CloudfnError } from '../../runtime/errors.js';
 import { createCompileHook } from '../build/compile.js';
@@ -62,7 +63,9 @@ export async function run(argv: string[]): Promise<number> {
   if (workers !== undefined) {
     try {
       // Checked once here, so a bad option is one line rather than one per worker.
-      resolveOptions({ flags, env: process.env, config: await loadConfigFile(root) });
+      const config = await loadConfigFile(root);
+      resolveOptions({ flags, env: process.env, config });
+      checkFunctionNames(config, discoverFunctions(root).map((fn) => fn.name));
       await precompileProject(root);
     } catch (error) {
       oneLine(error);

@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { App } from '../../runtime/app.js';
-import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames, loadConfigFile } from '../../runtime/serve/config-file.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION, type LogSink } from '../../runtime/log/record.js';
 import { resolveOptions } from '../../runtime/options.js';
@@ -105,6 +105,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const loader = new Reloader({ root, logger, functionConfig: config.functions ?? {}, onUpdate: (list) => hub.publish('functions', list), debounceMs: options.debounceMs ?? 5 });
     reloader = loader;
     const specs = await loader.load();
+    checkFunctionNames(config, loader.list().map((fn) => fn.name));
     const app = new App({
       functions: specs,
       routes: config.routes ?? {},

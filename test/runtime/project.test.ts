@@ -7,7 +7,7 @@ import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { functionFromModule, loadFunction, validateConfig } from '../../runtime/serve/load.js';
 import { Router } from '../../runtime/request/router.js';
-import { loadProjectFunctions } from '../../runtime/serve/start.js';
+import { loadProjectFunctions, startProject } from '../../runtime/serve/start.js';
 import { createCompileHook } from '../../src/build/compile.js';
 
 const fixture = new URL('../fixtures/project/', import.meta.url).pathname;
@@ -38,6 +38,15 @@ describe('discoverFunctions', () => {
 
   it('says how to start when there is no functions folder', () => {
     expect(() => discoverFunctions(temp({}))).toThrow(/there is no functions folder; create functions\/hello.ts/);
+  });
+});
+
+describe('functions in cloudfn.config', () => {
+  it('stops start-up when it names a function the project does not have, listing the real ones', async () => {
+    const dir = temp({ 'functions/hello.mjs': 'export default () => 1;', 'functions/upload.mjs': 'export default () => 2;', 'cloudfn.config.json': '{ "functions": { "helo": { "timeout": 5 } } }' });
+    await expect(startProject(dir, { flags: { port: '0', host: '127.0.0.1' }, handleSignals: false, keepServing: false })).rejects.toThrow(
+      'cloudfn.config.json: functions.helo names no function of this project (the functions are hello, upload); use a name from functions/, e.g. functions/videos/list.ts is "videos/list"',
+    );
   });
 });
 
