@@ -41,6 +41,20 @@ describe('discoverFunctions', () => {
   });
 });
 
+describe('a cloudfn.config.json with a syntax error', () => {
+  it('is reported at file:line:column with a code frame', async () => {
+    const text = '{\n  "timeout": 5000,\n  "limits": { "maxBodySize": 1024, },\n}\n';
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': text }))).rejects.toThrow(
+      'cloudfn.config.json:3:36: is not valid JSON: unexpected "}" (JSON allows no comma before a closing bracket)\n' +
+        '  3 |   "limits": { "maxBodySize": 1024, },\n' +
+        '    |                                    ^',
+    );
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{\n  // the port\n  "port": 3000\n}' }))).rejects.toThrow(
+      /^cloudfn.config.json:2:3: is not valid JSON: unexpected "\/" \(JSON has no comments; use cloudfn.config.mjs for them\)\n  2 \|   \/\/ the port\n    \|   \^$/,
+    );
+  });
+});
+
 describe('functions in cloudfn.config', () => {
   it('stops start-up when it names a function the project does not have, listing the real ones', async () => {
     const dir = temp({ 'functions/hello.mjs': 'export default () => 1;', 'functions/upload.mjs': 'export default () => 2;', 'cloudfn.config.json': '{ "functions": { "helo": { "timeout": 5 } } }' });
@@ -111,7 +125,7 @@ describe('cloudfn.config', () => {
 
   it('refuses unknown keys and bad routes', async () => {
     await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"rootes":{}}' }))).rejects.toThrow(/rootes is not an option/);
-    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"routes":' }))).rejects.toThrow(/cloudfn.config.json: cannot be read/);
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"routes":' }))).rejects.toThrow(/^cloudfn.config.json:1:11: is not valid JSON: unexpected end of file\n/);
     await expect(loadConfigFile(temp({ 'cloudfn.config.mjs': 'export default { functions: { a: { timeout: 0 } } }' }))).rejects.toThrow(/functions.a: config.timeout must be a whole number/);
   });
 });
