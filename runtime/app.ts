@@ -9,7 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyParser } from './body/parse-body.js';
 import { Logger } from './log/logger.js';
 import { createJsonSink } from './log/sinks.js';
-import { resolveOptions, type RuntimeOptions } from './options.js';
+import { setLimitNames } from './body/limit-names.js';
+import { LIMIT_ENV, resolveOptions, type RuntimeOptions } from './options.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { handle } from './request/handle.js';
 import { Router } from './request/router.js';
@@ -133,11 +134,17 @@ export interface FunctionToResolve {
 export function resolveFunction(options: RuntimeOptions, fn: FunctionToResolve): LoadedFunction {
   const config = fn.config ?? {};
   const limits = { ...options.limits };
+  const limitNames = {} as Record<keyof typeof limits, string>;
   for (const key of Object.keys(limits) as (keyof typeof limits)[]) {
     const value = config[key];
     if (value !== undefined) limits[key] = value;
+    limitNames[key] =
+      value !== undefined
+        ? `the function's config.${key} (export const config in ${fn.file}, or functions["${fn.name}"] in cloudfn.config)`
+        : `the global option limits.${key} (${LIMIT_ENV[key]}, or limits in cloudfn.config)`;
   }
-  return { name: fn.name, file: fn.file, handler: fn.handler, config, limits, timeout: config.timeout ?? options.timeout };
+  setLimitNames(limits, limitNames);
+  return { name: fn.name, file: fn.file, handler: fn.handler, config, limits, limitNames, timeout: config.timeout ?? options.timeout };
 }
 
 /**

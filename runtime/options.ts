@@ -61,6 +61,11 @@ const limitSpecs: { readonly [K in keyof Limits]: { readonly env: string; readon
   maxPartHeaderPairs: { env: 'CLOUDFN_MAX_PART_HEADER_PAIRS', default: 2000 },
 };
 
+/** The environment variable of each limit. */
+export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(limitSpecs).map(([key, spec]) => [key, spec.env])) as Record<keyof Limits, string>,
+);
+
 /** The names of the limits, in the order of docs/configuration.md. */
 export const LIMIT_KEYS: readonly (keyof Limits)[] = Object.freeze(Object.keys(limitSpecs) as (keyof Limits)[]);
 
