@@ -51,6 +51,10 @@ export async function run(argv: string[]): Promise<number> {
     throw new OptionsError((error as Error).message);
   }
 
+  // The compile hook writes inline source maps: with them on, a crash's stack names the .ts line
+  // (functions/boom.ts:3:9) rather than the compiled .cloudfn/start/boom.mjs. Stacks are only
+  // mapped when an error's stack is read, so requests that do not fail pay nothing.
+  process.setSourceMapsEnabled(true);
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
