@@ -6,6 +6,7 @@ import { relative, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { buildProject, checkBundle, formatBuildTable } from '../build/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
+import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn build [root] [--outdir dist] [--minify] [--no-sourcemap] [--check]
 
@@ -29,7 +30,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(helpText(HELP, ['build.md', 'deploy.md']) + '\n');
     return 0;
   }
   if (positionals.length > 1) throw new OptionsError(`build takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { startDevPlatform, startDevServer } from '../dev/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
+import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]]
 
@@ -38,7 +39,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(helpText(HELP, ['dev.md', 'platform.md']) + '\n');
     return 0;
   }
   if (positionals.length > 1) throw new OptionsError(`dev takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);

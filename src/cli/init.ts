@@ -6,6 +6,7 @@ import { relative, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { initProject, listTemplates } from '../init/scaffold.js';
 import { OptionsError, parseCommandArgs } from './args.js';
+import { helpText } from './help.js';
 
 function help(): string {
   return `usage: cloudfn init <dir> [--template starter] [--name <package name>]
@@ -26,7 +27,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(help() + '\n');
+    process.stdout.write(helpText(help(), ['deploy.md']) + '\n');
     return 0;
   }
   if (positionals.length !== 1) throw new OptionsError(`init takes one folder, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}; e.g. cloudfn init my-app`);

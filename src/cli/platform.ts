@@ -5,6 +5,7 @@
 import { addAppKey, createPlatform, mediaClientEnv, PlatformError, type PlatformOptions } from '../platform/index.js';
 import { DEFAULT_DATA_DIR, readPlatformEnv } from '../platform/options.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
+import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn platform [--port 4000] [--data .cloudfn/platform] [--reset] [options]
        cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem or file>
@@ -71,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(helpText(HELP, ['platform.md']) + '\n');
     return 0;
   }
   if (positionals.length > 0) throw new OptionsError(`platform takes no positional arguments, got ${positionals.join(' ')}; did you mean cloudfn platform keys add?`);
