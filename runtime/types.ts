@@ -137,8 +137,8 @@ export interface LoadedFunction {
   config: FunctionConfig;
   /** Global limits overridden by the function's config. */
   limits: Limits;
-  /** Where each limit came from, in words, for 413 messages. */
-  limitNames: Readonly<Record<keyof Limits, string>>;
+  /** Where each limit came from, in words, for 413 messages. @default the limit's name */
+  limitNames?: Readonly<Record<keyof Limits, string>>;
   /** Milliseconds before the call is answered 504. */
   timeout: number;
 }

@@ -60,7 +60,7 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
     }
     return run(x, query, query);
   }
-  readBodyThen(req, found.fn.limits.maxBodySize, found.fn.limitNames.maxBodySize, x, onBody, onBodyError);
+  readBodyThen(req, found.fn.limits.maxBodySize, found.fn.limitNames?.maxBodySize ?? 'maxBodySize', x, onBody, onBodyError);
 }
 
 function onBody(x: Exchange, body: Buffer): void {
