@@ -21,6 +21,7 @@ import { DotenvLayer } from './dotenv.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
 import { Reloader, type FunctionStatus } from './reloader.js';
+import { startTypeErrors } from './type-errors.js';
 import { TreeWatcher } from './watch-tree.js';
 
 /**
@@ -54,6 +55,12 @@ export interface DevServerOptions {
   handleSignals?: boolean;
   /** Time to gather the events of one save before rebuilding. @default 5 */
   debounceMs?: number;
+  /**
+   * Check types beside the server (the project's TypeScript in watch mode, in a child process)
+   * and show the errors in the terminal and on the console page (the CLI turns it on unless
+   * `--no-typecheck`). @default false
+   */
+  typecheck?: boolean;
 }
 
 /** A running dev server. */
@@ -149,6 +156,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     });
     rootWatcher.watchDir(root);
     cleanups.push(() => rootWatcher.close(), keepServingOnStrayErrors(app));
+    const stopTypes = options.typecheck !== true ? undefined : startTypeErrors({ root, logger, hub });
 
     const consoleUrl = `${bound.url}${CONSOLE_PREFIX}/`;
     const list = loader.list();
@@ -165,6 +173,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const close = (): Promise<void> =>
       (closing ??= (async () => {
         hub.close();
+        await stopTypes?.();
         await loader.close();
         await shutdown(app, server);
         undo();

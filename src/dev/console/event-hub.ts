@@ -7,8 +7,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from '../../../runtime/types.js';
 import { serializeRecord, type LogRecord, type LogSink } from '../../../runtime/log/record.js';
 
-/** The events a page receives: `log` (a record), `request` (one ended), `functions` (the list changed). */
-export type HubEvent = 'log' | 'request' | 'functions';
+/**
+ * The events a page receives: `log` (a record), `request` (one ended), `functions` (the list
+ * changed), `typecheck` (the type checker's state and errors).
+ */
+export type HubEvent = 'log' | 'request' | 'functions' | 'typecheck';
 
 /** A slow page whose unsent data passes this many bytes is dropped rather than buffered without end. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
@@ -18,6 +21,8 @@ export class EventHub implements LogSink {
   readonly #clients = new Set<ServerResponse>();
   readonly #recent: LogRecord[] = [];
   readonly #capacity: number;
+  /** The last value of each event published with `keep`, sent to every page as it connects. */
+  readonly #kept = new Map<HubEvent, string>();
   #heartbeat: NodeJS.Timeout | undefined;
 
   /**
@@ -39,9 +44,14 @@ export class EventHub implements LogSink {
     if (this.#clients.size > 0) this.#send('request', JSON.stringify(info));
   }
 
-  /** Sends any JSON-able value as an event. */
-  publish(event: HubEvent, data: unknown): void {
-    if (this.#clients.size > 0) this.#send(event, JSON.stringify(data));
+  /**
+   * Sends any JSON-able value as an event; with `keep`, pages that connect later get it too.
+   * @example hub.publish('typecheck', { state: 'done', diagnostics }, { keep: true })
+   */
+  publish(event: HubEvent, data: unknown, options: { keep?: boolean } = {}): void {
+    const json = JSON.stringify(data);
+    if (options.keep === true) this.#kept.set(event, json);
+    if (this.#clients.size > 0) this.#send(event, json);
   }
 
   /** The kept records of one request, oldest first. */
@@ -58,6 +68,7 @@ export class EventHub implements LogSink {
     });
     // The retry hint makes a page reconnect quickly after the dev server restarts.
     res.write('retry: 1000\n: connected\n\n');
+    for (const [event, json] of this.#kept) res.write(`event: ${event}\ndata: ${json}\n\n`);
     this.#clients.add(res);
     req.socket.setTimeout(0);
     const drop = (): void => void this.#clients.delete(res);
