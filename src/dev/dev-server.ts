@@ -51,7 +51,7 @@ export interface DevServerOptions {
   sink?: LogSink;
   /** Colour the default sink's lines. @default on for a TTY unless NO_COLOR is set */
   color?: boolean;
-  /** Close gracefully and exit 0 on SIGINT/SIGTERM (the CLI sets it). @default false */
+  /** Close gracefully and exit 0 on SIGINT/SIGTERM/SIGHUP, or when the parent process exits (the CLI sets it). @default false */
   handleSignals?: boolean;
   /** Time to gather the events of one save before rebuilding. @default 5 */
   debounceMs?: number;
@@ -179,7 +179,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         undo();
       })());
     if (options.handleSignals === true) {
-      cleanups.push(exitOnSignals({ logger, stop: close, message: (signal) => `${signal} received: stopping the dev server` }));
+      cleanups.push(exitOnSignals({ logger, stop: close, message: (signal) => `${signal} received: stopping the dev server`, parent: true }));
     }
     return {
       url: bound.url,
