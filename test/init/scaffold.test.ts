@@ -14,7 +14,7 @@ describe('initProject', () => {
     const dir = join(work, 'My Shop');
     const result = initProject(dir, { ...published, template: 'starter' });
     expect(result).toMatchObject({ dir, template: 'starter', name: 'my-shop' });
-    expect(result.files).toEqual(expect.arrayContaining(['.gitignore', '.dockerignore', 'Dockerfile', 'README.md', 'functions/hello.ts', 'functions/upload.ts', 'package.json', 'test/hello.test.ts', 'tsconfig.json']));
+    expect(result.files).toEqual(expect.arrayContaining(['.gitignore', '.dockerignore', '.vscode/launch.json', 'Dockerfile', 'README.md', 'functions/hello.ts', 'functions/upload.ts', 'package.json', 'test/hello.test.ts', 'tsconfig.json']));
     expect(result.files).not.toContain('gitignore');
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
     expect(pkg.name).toBe('my-shop');
