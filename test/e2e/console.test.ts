@@ -140,6 +140,20 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     await shoot(page, '3-compile-error');
   });
 
+  it('keeps two object records logged in the same millisecond (de-duplicated on the server sequence)', async () => {
+    const added = p.next((r) => String(r.msg).includes('twice'));
+    p.write('functions/twice.ts', "export default (_p: unknown, service: any) => {\n  const at = Date.now();\n  service.log({ step: 'uploaded', at });\n  service.log({ step: 'uploaded', at });\n  service.log({ step: 'transcoded', at });\n  return { ok: true };\n};\n");
+    await added;
+    await page.locator('#functions .fn[data-fn="twice"]').click();
+    await page.click('#send');
+    await expect.poll(() => page.textContent('#response-status')).toBe('200 OK');
+    // Three records of the function (two identical but for their place) and the request line.
+    await expect.poll(() => page.locator('#logs .log').count()).toBe(4);
+    const lines = await page.locator('#logs .log .log-msg').allTextContents();
+    expect(lines.slice(0, 3).map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { step: string }).step)).toEqual(['uploaded', 'uploaded', 'transcoded']);
+    p.remove('functions/twice.ts');
+  });
+
   it('shows type errors as a banner and on the function, and clears them when fixed', async () => {
     const root = mkdtempSync(join(tmpdir(), 'cloudfn-console-types-'));
     symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));

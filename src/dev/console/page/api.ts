@@ -20,6 +20,8 @@ export interface ConsoleMeta {
 }
 
 export interface LogRecord {
+  /** The dev server's number for the record, increasing: the key the page de-duplicates on. */
+  seq: number;
   level: 'log' | 'debug' | 'info' | 'warn' | 'error';
   logid: string;
   function: string;

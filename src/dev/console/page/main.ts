@@ -180,9 +180,17 @@ async function send(): Promise<void> {
 }
 
 function addRecord(exchange: Exchange, record: LogRecord): void {
-  if (exchange.records.some((r) => r.time === record.time && r.msg === record.msg && r.level === record.level)) return;
-  exchange.records.push(record);
-  if (exchange === current) byId('logs').appendChild(renderLog(record));
+  // A record comes live and again from /api/logs: the same seq is the same record. Two records
+  // with the same time, message and level are not (two objects logged in one millisecond).
+  if (exchange.records.some((r) => r.seq === record.seq)) return;
+  const after = exchange.records.findIndex((r) => r.seq > record.seq);
+  if (after === -1) exchange.records.push(record);
+  else exchange.records.splice(after, 0, record);
+  if (exchange !== current) return;
+  const list = byId('logs');
+  const line = renderLog(record);
+  if (after === -1) list.appendChild(line);
+  else list.insertBefore(line, list.children[after] ?? null);
 }
 
 // ---- response --------------------------------------------------------------------------------
