@@ -40,10 +40,11 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length > 1) throw new OptionsError(`build takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   if (values.outdir === '') throw new OptionsError('--outdir must not be empty, e.g. --outdir dist');
   const root = resolve(positionals[0] ?? '.');
+  let typeNote = '';
   if (values['no-typecheck'] !== true) {
     // esbuild strips types without checking them: without this, `const n: number = name` ships.
     const types = await checkProject(root);
-    if (!types.checked) process.stderr.write(`cloudfn: type check off: ${types.reason}\n`);
+    if (!types.checked) typeNote = `type check off: ${types.reason}\n`;
     else if (types.diagnostics.length > 0) throw new OptionsError(createDevError('CLOUDFN_TYPE_ERRORS', formatReport(types.diagnostics)).message);
   }
   let result;
@@ -55,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
     throw error;
   }
   for (const warning of result.warnings) process.stderr.write(`cloudfn: warning: ${warning}\n`);
-  process.stdout.write(formatBuildTable(result));
+  process.stdout.write(formatBuildTable(result) + typeNote);
   if (!values.check) return 0;
   const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file)));
   let failed = 0;
