@@ -9,7 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyParser } from './body/parse-body.js';
 import { Logger } from './log/logger.js';
 import { createJsonSink } from './log/sinks.js';
-import { resolveOptions, type RuntimeOptions } from './options.js';
+import { setLimitSources } from './body/limit-sources.js';
+import { LIMIT_ENV, resolveOptions, type RuntimeOptions } from './options.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { handle } from './request/handle.js';
 import { Router } from './request/router.js';
@@ -139,15 +140,21 @@ export interface FunctionToResolve {
 export function resolveFunction(options: RuntimeOptions, fn: FunctionToResolve): LoadedFunction {
   const config = fn.config ?? {};
   const limits = { ...options.limits };
-  const limitSources: Partial<Record<keyof Limits, string>> = { ...options.limitSources };
+  const limitSources = {} as Record<keyof typeof limits, string>;
   for (const key of Object.keys(limits) as (keyof typeof limits)[]) {
     const value = config[key];
-    if (value !== undefined) {
-      limits[key] = value;
-      limitSources[key] = `${fn.file} config`;
-    }
+    if (value !== undefined) limits[key] = value;
+    limitSources[key] = value !== undefined ? `the function's config.${key} (export const config in ${fn.file}, or functions["${fn.name}"] in cloudfn.config)` : globalSource(options, key);
   }
+  setLimitSources(limits, limitSources);
   return { name: fn.name, file: fn.file, handler: fn.handler, config, limits, limitSources, timeout: config.timeout ?? options.timeout };
+}
+
+/** The phrase naming where a global limit was set, for 413 messages. */
+function globalSource(options: RuntimeOptions, key: keyof Limits): string {
+  const from = options.limitSources?.[key];
+  if (from === undefined || from === 'the default') return `the global option limits.${key} (its default; set ${LIMIT_ENV[key]} or limits in cloudfn.config)`;
+  return `the global option limits.${key} (from ${from})`;
 }
 
 /**

@@ -23,15 +23,15 @@ const table = {
   CLOUDFN_BAD_MULTIPART: { status: 400, message: (detail: string) => `the multipart body is malformed: ${detail}` },
   CLOUDFN_BAD_CHARSET: { status: 415, message: (charset: string) => `charset ${charset} is not supported; send utf-8` },
   CLOUDFN_UNSUPPORTED_ENCODING: { status: 415, message: (encoding: string) => `Content-Encoding ${encoding} is not decoded by cloudfn; send the body uncompressed (identity)` },
-  CLOUDFN_BODY_TOO_LARGE: { status: 413, message: (limit: number, name: string) => `the body is larger than ${name} (${limit} bytes); send less or raise ${name}` },
-  CLOUDFN_MULTIPART_LIMIT: { status: 413, message: (limit: string, value: number) => `the multipart body exceeds ${limit} (${value}); send less or raise limits.${limit}` },
+  CLOUDFN_BODY_TOO_LARGE: { status: 413, message: (limit: number, source: string) => `the body is larger than ${limit} bytes, the limit set by ${source}; send less, or raise that limit` },
+  CLOUDFN_MULTIPART_LIMIT: { status: 413, message: (limit: string, value: number, source: string) => `the multipart body exceeds ${limit} (${value}), the limit set by ${source}; send less, or raise that limit` },
   CLOUDFN_HEADERS_TOO_LARGE: { status: 431, message: (limit: number) => `the request headers are larger than ${limit} bytes; send fewer or shorter headers` },
   CLOUDFN_REQUEST_TIMEOUT: { status: 408, message: () => `the request was not received in time; send the headers and body without pausing` },
   CLOUDFN_BAD_REQUEST: { status: 400, message: (detail: string) => `the request could not be parsed: ${detail}` },
   CLOUDFN_MISSING_HOST: { status: 400, message: () => `the HTTP/1.1 request has no Host header; send Host (every HTTP/1.1 client does), or use HTTP/1.0` },
   CLOUDFN_TOO_MANY_PARAMS: {
     status: 413,
-    message: (where: string, limit: number, from: string) => `the ${where} has more than ${limit} parameters (maxParams ${limit}, from ${from}); send fewer, or raise maxParams in the function's config or CLOUDFN_MAX_PARAMS`,
+    message: (where: string, limit: number, source: string) => `the ${where} has more than ${limit} parameters, the limit set by ${source}; send fewer, or raise that limit`,
   },
   CLOUDFN_CHUNK_EXTENSIONS_TOO_LARGE: { status: 413, message: () => `a chunk of the body carries extensions over node's limit of 16 KiB; send chunks without extensions` },
   CLOUDFN_BAD_RESPONSE_LENGTH: {
@@ -45,6 +45,10 @@ const table = {
   CLOUDFN_NO_DEFAULT_EXPORT: {
     status: 500,
     message: (file: string) => `${file} has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })`,
+  },
+  CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION: {
+    status: 500,
+    message: (file: string, got: string) => `${file}: its default export (or module.exports) is ${got}, not a function: export default async function (params, service) { return ...; }`,
   },
   CLOUDFN_BAD_CONFIG: { status: 500, message: (where: string, detail: string) => `${where}: ${detail}` },
   CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },

@@ -70,6 +70,11 @@ const limitSpecs: { readonly [K in keyof Limits]: { readonly env: string; readon
   maxParams: { env: 'CLOUDFN_MAX_PARAMS', default: 1000 },
 };
 
+/** The environment variable of each limit. */
+export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(limitSpecs).map(([key, spec]) => [key, spec.env])) as Record<keyof Limits, string>,
+);
+
 /** The names of the limits, in the order of docs/configuration.md. */
 export const LIMIT_KEYS: readonly (keyof Limits)[] = Object.freeze(Object.keys(limitSpecs) as (keyof Limits)[]);
 

@@ -143,8 +143,8 @@ export interface LoadedFunction {
   /** Global limits overridden by the function's config. */
   limits: Limits;
   /**
-   * Where each limit was set, for messages (`CLOUDFN_MAX_PARAMS`, `functions/upload.ts config`,
-   * `the default`). @default undefined (messages say "the default")
+   * Where each limit was set, in words, for the 413 messages: the function's config or the
+   * global option and its source. @default undefined (messages name the limit alone)
    */
   limitSources?: Readonly<Partial<Record<keyof Limits, string>>>;
   /** Milliseconds before the call is answered 504. */

@@ -8,8 +8,12 @@
  *   return { hello: params.name };
  * };
  * export default hello;
+ * @example
+ * import { isUploadFile } from 'cloudfn';
+ * if (isUploadFile(params.file)) service.log({ uploaded: params.file.name });
  */
 export { HttpError, CloudfnError } from '../runtime/errors.js';
+export { isUploadFile } from '../runtime/body/upload-file.js';
 export type {
   CookieOptions,
   FunctionConfig,

@@ -5,5 +5,6 @@ export { readBody, type ClientAbortError } from './read-body.js';
 export { BodyParser, parseBody, type ParseBodyOptions } from './parse-body.js';
 export { parseJson, type ProtoAction } from './json.js';
 export { parseMultipart } from './multipart.js';
+export { isUploadFile } from './upload-file.js';
 export { isPoisonKey } from './poison.js';
 export { nullObject } from './null-object.js';

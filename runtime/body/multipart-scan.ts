@@ -9,6 +9,7 @@
  * (see multipart.ts).
  */
 import { type CloudfnError, createError } from '../errors.js';
+import { limitSource } from './limit-sources.js';
 import type { Limits } from '../types.js';
 
 const CRLF = Buffer.from('\r\n');
@@ -50,11 +51,11 @@ export function scanMultipart(body: Buffer, boundary: string, limits: Limits): S
     const next = body.indexOf(delimiter, pos);
     if (body[pos] === 0x0d && body[pos + 1] === 0x0a) {
       parts++;
-      if (parts > limits.maxParts) return { error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxParts', limits.maxParts) };
+      if (parts > limits.maxParts) return { error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxParts', limits.maxParts, limitSource(limits, 'maxParts')) };
       const end = Math.min(next === -1 ? body.length : next, pos + 2 + MAX_HEADER_BYTES);
       const header = readHeaderBlock(body, pos + 2, end);
       if (header.lines > limits.maxPartHeaderPairs) {
-        return { error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxPartHeaderPairs', limits.maxPartHeaderPairs) };
+        return { error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxPartHeaderPairs', limits.maxPartHeaderPairs, limitSource(limits, 'maxPartHeaderPairs')) };
       }
       if (header.contentStart !== -1 && next !== -1 && next - header.contentStart >= LARGE_PART) large.push({ start: header.contentStart, end: next });
     }

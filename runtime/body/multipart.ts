@@ -17,6 +17,7 @@ import busboy from 'busboy';
 import type { FileInfo, FieldInfo } from 'busboy';
 import type { Readable } from 'node:stream';
 import { CloudfnError, createError } from '../errors.js';
+import { limitSource } from './limit-sources.js';
 import type { Limits, MultipartParams, UploadFile } from '../types.js';
 import { contentTypeParam } from './content-type.js';
 import { scanMultipart, type PartRange } from './multipart-scan.js';
@@ -190,7 +191,7 @@ class MultipartReader {
   }
 
   private failLimit(limit: keyof Limits, value: number): void {
-    this.fail(createError('CLOUDFN_MULTIPART_LIMIT', limit, value));
+    this.fail(createError('CLOUDFN_MULTIPART_LIMIT', limit, value, limitSource(this.limits, limit)));
   }
 
   private fail(error: CloudfnError): void {

@@ -6,6 +6,7 @@
 import type { Limits, QueryParams } from '../types.js';
 import { createError } from '../errors.js';
 import { contentTypeParam, mediaType } from './content-type.js';
+import type { LimitSources } from './limit-sources.js';
 import { charsetName, decodeText } from './decode-text.js';
 import { parseJson, type ProtoAction } from './json.js';
 import { parseMultipart } from './multipart.js';
@@ -76,8 +77,6 @@ export function parseBody(contentType: string | undefined, body: Buffer, limits:
   return new BodyParser().parse(contentType, body, limits, options, limitSources);
 }
 
-/** Where each limit was set (`LoadedFunction.limitSources`), named in the messages of the errors they raise. */
-export type LimitSources = Readonly<Partial<Record<keyof Limits, string>>>;
 
 function parseText(body: Buffer, charset: string | undefined): string {
   if (body.length === 0) return '';

@@ -71,7 +71,7 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
     }
     return run(x, query, query);
   }
-  const reading = readBodyThen(req, found.fn.limits.maxBodySize, 'maxBodySize', x, onBody, onBodyError);
+  const reading = readBodyThen(req, found.fn.limits.maxBodySize, found.fn.limitSources?.maxBodySize ?? 'maxBodySize', x, onBody, onBodyError);
   // The server answers `Expect: 100-continue` itself (serve/http-server.ts listens to
   // checkContinue), so that a body refused before reading (413, 415) gets no 100 Continue.
   if (reading && !x.done && req.headers.expect !== undefined) res.writeContinue();

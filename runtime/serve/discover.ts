@@ -5,7 +5,7 @@
  * declarations (`*.d.ts`) and `node_modules` are not functions, so helpers can live beside them.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { createError } from '../errors.js';
 
 /** The extensions a function file may have, in the order tried for `<name>/index.*`. */
@@ -36,6 +36,10 @@ export function discoverFunctions(root: string, dir = 'functions'): FoundFunctio
   try {
     if (!statSync(base).isDirectory()) throw new Error('not a folder');
   } catch {
+    if (basename(root) === dir) {
+      // `cloudfn dev functions`: the folder given is the functions folder, not the project.
+      throw createError('CLOUDFN_BAD_CONFIG', base, `there is no functions folder: ${root} is the functions folder itself; pass the project root that holds it, ${dirname(root)} (e.g. cloudfn dev . from there)`);
+    }
     throw createError('CLOUDFN_BAD_CONFIG', base, `there is no functions folder; create ${join(dir, 'hello.ts')} with export default async function (params, service) { ... }`);
   }
   const found = new Map<string, string>();

@@ -36,16 +36,31 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
   return out as FunctionConfig;
 }
 
+/** What a value is, in words: `an object with keys hello`, `the string "hi"`, `null`. */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'object') {
+    const keys = Object.keys(value);
+    return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
+  }
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '...' : value)}`;
+  return `the ${typeof value} ${String(value)}`;
+}
+
 /**
  * Finds the handler and config in an imported module: `export default fn` (ESM, TypeScript),
  * `module.exports = fn` (CommonJS), or a CommonJS `exports.default = fn` from a compiler.
  */
 export function functionFromModule(mod: Record<string, unknown>, name: string, where: string): FunctionSpec {
   let handler = mod['default'] as unknown;
-  if (typeof handler === 'object' && handler !== null && typeof (handler as { default?: unknown }).default === 'function') {
+  // ESM compiled to CommonJS (esbuild, tsc) marks its exports object with __esModule: its own
+  // `default` is the default export, missing when the source had none.
+  if (typeof handler === 'object' && handler !== null && ((handler as { __esModule?: unknown }).__esModule === true || typeof (handler as { default?: unknown }).default === 'function')) {
     handler = (handler as { default: unknown }).default;
   }
-  if (typeof handler !== 'function') throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+  if (handler === undefined) throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+  if (typeof handler !== 'function') throw createError('CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', where, describeValue(handler));
   const config = mod['config'] ?? (mod['default'] as { config?: unknown } | undefined)?.config ?? (handler as { config?: unknown }).config;
   return { name, file: where, handler: handler as Handler, config: validateConfig(config, where) };
 }

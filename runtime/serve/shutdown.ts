@@ -1,7 +1,8 @@
 /**
  * Stopping a server: the graceful shutdown (503 to new requests while in-flight ones drain,
  * then the port closes) and the one signal policy of every long-running command (the first
- * SIGTERM/SIGINT stops gracefully and exits 0, a second exits 1 at once).
+ * SIGTERM/SIGINT/SIGHUP stops gracefully and exits 0, a second exits 1 at once), optionally
+ * also when the parent process goes away.
  */
 import type { Server } from 'node:http';
 import type { App } from '../app.js';
@@ -48,7 +49,17 @@ export interface SignalOptions {
   message: (signal: NodeJS.Signals) => string;
   /** @default process.exit */
   exit?: (code: number) => void;
+  /**
+   * Also stop when the parent process goes away: its IPC channel closes, or this process is
+   * re-parented (checked every 500 ms). For dev tools run by `npm run dev`: killing npm by its
+   * PID must not leave the server holding the port. Not for production servers, whose parent
+   * may leave on purpose. @default false
+   */
+  parent?: boolean;
 }
+
+/** How often the parent's pid is compared; a check costs one property read. */
+const PARENT_CHECK_MS = 500;
 
 /**
  * Stops gracefully and exits 0 on the first SIGTERM or SIGINT; a second signal exits 1 at
@@ -66,8 +77,35 @@ export function exitOnSignals(options: SignalOptions): () => void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', onSignal);
+  const removeParent = options.parent === true ? onParentGone(() => {
+    if (stopping) return;
+    stopping = true;
+    options.logger.line('info', '', RUNTIME_FUNCTION, 'the parent process exited: stopping');
+    void options.stop().then(() => exit(0));
+  }) : undefined;
   return () => {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
+    process.off('SIGHUP', onSignal);
+    removeParent?.();
+  };
+}
+
+/** Calls `gone` once the parent process is gone; returns how to stop watching. */
+function onParentGone(gone: () => void): () => void {
+  const parent = process.ppid;
+  const onDisconnect = (): void => gone();
+  if (process.connected) process.on('disconnect', onDisconnect);
+  // A process started by init (pid 1, e.g. PID 1's child in a container) cannot tell.
+  const timer =
+    parent > 1
+      ? setInterval(() => {
+          if (process.ppid !== parent) gone();
+        }, PARENT_CHECK_MS).unref()
+      : undefined;
+  return () => {
+    clearInterval(timer);
+    process.off('disconnect', onDisconnect);
   };
 }

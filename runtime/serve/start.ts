@@ -12,7 +12,7 @@ import { RUNTIME_FUNCTION } from '../log/record.js';
 import { createJsonSink } from '../log/sinks.js';
 import { resolveOptions, type OptionSources, type RuntimeOptions } from '../options.js';
 import type { FunctionSpec } from '../types.js';
-import { loadConfigFile, type ConfigFile } from './config-file.js';
+import { checkFunctionNames, loadConfigFile, type ConfigFile } from './config-file.js';
 import { discoverFunctions } from './discover.js';
 import { createHttpServer, listen } from './http-server.js';
 import { loadFunction, type CompileHook } from './load.js';
@@ -102,6 +102,7 @@ export interface StartOptions extends ServeOptions {
 export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? (await loadConfigFile(root));
   const specs = await loadProjectFunctions(root, options.compile);
+  checkFunctionNames(config, specs.map((spec) => spec.name));
   return serve(specs, { ...options, config });
 }
 

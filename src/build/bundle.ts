@@ -10,7 +10,7 @@ import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Message } from 'esbuild';
 import type { LoadedFunction } from '../../runtime/types.js';
-import { loadConfigFile, type ConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames, loadConfigFile, type ConfigFile } from '../../runtime/serve/config-file.js';
 import { discoverFunctions, type FoundFunction } from '../../runtime/serve/discover.js';
 import { createError } from '../../runtime/errors.js';
 import { Router } from '../../runtime/request/router.js';
@@ -150,6 +150,7 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
   const found: FoundFunction[] = discoverFunctions(root);
   // The routes must name functions that exist, checked with the router's own message.
   new Router(found.map((fn) => ({ name: fn.name }) as LoadedFunction), config.routes).check();
+  checkFunctionNames(config, found.map((fn) => fn.name));
   await checkFunctionExports(root, found);
 
   prepareOutdir(outdir);

@@ -5,9 +5,12 @@
 import { relative, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { buildProject, checkBundle, formatBuildTable } from '../build/index.js';
+import { createDevError } from '../dev/errors.js';
+import { checkProject, formatReport } from '../typecheck/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
+import { helpText } from './help.js';
 
-const HELP = `usage: cloudfn build [root] [--outdir dist] [--minify] [--no-sourcemap] [--check]
+const HELP = `usage: cloudfn build [root] [--outdir dist] [--minify] [--no-sourcemap] [--check] [--no-typecheck]
 
 Bundles each function of <root>/functions (default: the current folder) with the runtime and
 its dependencies into <outdir>/<name>/index.mjs (serves that function at every path on PORT,
@@ -17,6 +20,7 @@ default 8000), and all of them into <outdir>/server.mjs (by route, for container
   --minify          minify the bundles
   --no-sourcemap    do not write .map files (written by default; run with node --enable-source-maps)
   --check           start every bundle, ask its health path, stop it; exit 1 if any fails
+  --no-typecheck    bundle without type checking first (by default type errors stop the build)
 
 See docs/build.md.`;
 
@@ -26,15 +30,23 @@ export async function run(argv: string[]): Promise<number> {
     minify: { type: 'boolean' },
     'no-sourcemap': { type: 'boolean' },
     check: { type: 'boolean' },
+    'no-typecheck': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(helpText(HELP, ['build.md', 'deploy.md']) + '\n');
     return 0;
   }
   if (positionals.length > 1) throw new OptionsError(`build takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   if (values.outdir === '') throw new OptionsError('--outdir must not be empty, e.g. --outdir dist');
   const root = resolve(positionals[0] ?? '.');
+  let typeNote = '';
+  if (values['no-typecheck'] !== true) {
+    // esbuild strips types without checking them: without this, `const n: number = name` ships.
+    const types = await checkProject(root);
+    if (!types.checked) typeNote = `type check off: ${types.reason}\n`;
+    else if (types.diagnostics.length > 0) throw new OptionsError(createDevError('CLOUDFN_TYPE_ERRORS', formatReport(types.diagnostics)).message);
+  }
   let result;
   try {
     result = await buildProject(root, { outdir: values.outdir, minify: values.minify === true, sourcemap: values['no-sourcemap'] !== true });
@@ -44,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
     throw error;
   }
   for (const warning of result.warnings) process.stderr.write(`cloudfn: warning: ${warning}\n`);
-  process.stdout.write(formatBuildTable(result));
+  process.stdout.write(formatBuildTable(result) + typeNote);
   if (!values.check) return 0;
   const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file)));
   let failed = 0;

@@ -6,15 +6,18 @@ import { resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { startDevPlatform, startDevServer } from '../dev/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
+import { helpText } from './help.js';
 
-const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]]
+const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]] [--no-typecheck]
 
 Serves every function of <root>/functions (default: the current folder), rebuilding a function
 when its files change, with readable logs and the debug console at /_cloudfn/. Loads <root>/.env
 (the real environment wins). --inspect opens the debugger (default 127.0.0.1:9229). Colours are
 off when NO_COLOR is set or the output is not a terminal. --platform starts the platform
 emulator beside it (data in <root>/.cloudfn/platform) and points the media client of every
-function at it. See docs/dev.md and docs/platform.md.`;
+function at it. Types are checked beside the server with the project's TypeScript (tsc --watch)
+and errors shown here and on the console page; --no-typecheck turns that off. See docs/dev.md and
+docs/platform.md.`;
 
 /** `--inspect=9230` is Node's spelling; parseArgs wants the value as its own option. */
 function splitInspect(argv: string[]): { argv: string[]; inspect: string | undefined } {
@@ -35,10 +38,11 @@ export async function run(argv: string[]): Promise<number> {
     host: { type: 'string' },
     platform: { type: 'boolean' },
     'platform-port': { type: 'string' },
+    'no-typecheck': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(helpText(HELP, ['dev.md', 'platform.md']) + '\n');
     return 0;
   }
   if (positionals.length > 1) throw new OptionsError(`dev takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
@@ -60,6 +64,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(values.host === undefined ? {} : { host: values.host }),
       ...(split.inspect === undefined ? {} : { inspect: split.inspect === '' ? true : split.inspect }),
       handleSignals: true,
+      typecheck: values['no-typecheck'] !== true,
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new OptionsError(`${(error as Error).message}: another server holds the port; pass --port or --platform-port`);

@@ -4,6 +4,7 @@
  */
 import { runDoctor } from '../sign/index.js';
 import { parseCommandArgs, required } from './args.js';
+import { helpText } from './help.js';
 import { libraryCall, readBodyOption } from './sign.js';
 
 const USAGE = `usage: cloudfn doctor --private-key f [--public-key uploaded.pem] [--key-version v] [--platform-public-key p.pem]
@@ -32,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write(helpText(USAGE, ['signing.md']) + '\n');
     return 0;
   }
   const body = readBodyOption(values['body-file'], values.body);

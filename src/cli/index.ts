@@ -4,6 +4,8 @@
  * its own file, parses its arguments and calls the library; it holds no logic of its own.
  */
 import { OptionsError } from './args.js';
+import { dirname } from 'node:path';
+import { docsPage } from './help.js';
 
 type Command = { run(argv: string[]): Promise<number> };
 
@@ -22,7 +24,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
 
 function usage(): string {
   const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
-  return `usage: cloudfn <command> [options]\n\ncommands:\n${rows.join('\n')}\n\nRun cloudfn <command> --help for a command's options.`;
+  return `usage: cloudfn <command> [options]\n\ncommands:\n${rows.join('\n')}\n\nRun cloudfn <command> --help for a command's options.\ndocs: ${dirname(docsPage('dev.md'))}/ (one page per capability)`;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -6,6 +6,7 @@ import { relative, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { initProject, listTemplates } from '../init/scaffold.js';
 import { OptionsError, parseCommandArgs } from './args.js';
+import { helpText } from './help.js';
 
 function help(): string {
   return `usage: cloudfn init <dir> [--template starter] [--name <package name>]
@@ -26,7 +27,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(help() + '\n');
+    process.stdout.write(helpText(help(), ['deploy.md']) + '\n');
     return 0;
   }
   if (positionals.length !== 1) throw new OptionsError(`init takes one folder, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}; e.g. cloudfn init my-app`);
@@ -39,9 +40,15 @@ export async function run(argv: string[]): Promise<number> {
     throw error;
   }
   const shown = relative(process.cwd(), dir) || '.';
+  const source =
+    result.cloudfn.from === 'vendor'
+      ? `cloudfn ${result.cloudfn.version} is not on the npm registry, so it was packed into ${result.cloudfn.spec.slice('file:'.length)}\n` +
+        `and package.json depends on ${result.cloudfn.spec}; commit vendor/ with the project.\n`
+      : '';
   process.stdout.write(
-    `Created ${result.name} in ${shown} from the ${result.template} template (${result.files.length} files).\n\n` +
-      `  cd ${shown}\n  npm install\n  npm run dev     # http://localhost:8000\n  npm test\n`,
+    `Created ${result.name} in ${shown} from the ${result.template} template (${result.files.length} files).\n` +
+      source +
+      `\n  cd ${shown}\n  npm install\n  npm run dev     # http://localhost:8000\n  npm test\n`,
   );
   return 0;
 }

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportKey, generateKeyPair, inspectKey, type KeyEncoding } from '../sign/index.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
+import { helpText } from './help.js';
 import { libraryCall } from './sign.js';
 
 const USAGE = `usage: cloudfn keys generate [--out-dir d] [--pkcs1] [--force]
@@ -23,7 +24,7 @@ export async function run(argv: string[]): Promise<number> {
   if (sub === 'convert') return convert(rest);
   if (sub === 'inspect') return inspect(rest);
   if (sub === undefined || sub === '--help' || sub === '-h') {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write(helpText(USAGE, ['signing.md']) + '\n');
     return sub === undefined ? 1 : 0;
   }
   throw new OptionsError(`unknown keys command ${JSON.stringify(sub)}; use generate, convert or inspect`);

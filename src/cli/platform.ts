@@ -6,7 +6,10 @@
 import { addAppKey, createPlatform, mediaClientEnv, PlatformError, type PlatformOptions } from '../platform/index.js';
 import { DEFAULT_DATA_DIR, readPlatformEnv } from '../platform/options.js';
 import { listPlatformKeys } from '../platform/platform-keys.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
+import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn platform [--port 4000] [--data .cloudfn/platform] [--reset] [options]
        cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem or file>
@@ -77,7 +80,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(helpText(HELP, ['platform.md']) + '\n');
     return 0;
   }
   if (positionals.length > 0) throw new OptionsError(`platform takes no positional arguments, got ${positionals.join(' ')}; did you mean cloudfn platform keys add?`);
@@ -126,13 +129,17 @@ export async function run(argv: string[]): Promise<number> {
     ].join('\n'),
   );
   await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void platform.close().then(resolve, resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    // The emulator stops like the dev server: on Ctrl-C, SIGTERM, SIGHUP, or when its parent
+    // (npm run, a test runner) goes away, so it never holds its port as an orphan.
+    const remove = exitOnSignals({
+      // The emulator prints plain lines of its own; the signal needs no line.
+      logger: new Logger({ write() {} }),
+      stop: () => platform.close().then(resolve, resolve),
+      message: (signal) => `${signal} received: stopping the platform emulator`,
+      // After a graceful stop, `run` returns and the CLI exits; a second signal exits at once.
+      exit: (code) => (code === 0 ? remove() : process.exit(code)),
+      parent: true,
+    });
   });
   return 0;
 }

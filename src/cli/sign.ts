@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { showLineEnds, signedPath, signRequest, SignatureError } from '../sign/index.js';
 import { hasLiteralBackslashN } from '../sign/doctor.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
+import { helpText } from './help.js';
 
 const USAGE = `usage: cloudfn sign --private-key f --appid a --key-version v --method M --url u
                     [--body-file f | --body text] [--timestamp t] [--nonce n] [--show-string] [--curl <full url>]
@@ -33,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write(helpText(USAGE, ['signing.md']) + '\n');
     return 0;
   }
   const body = readBodyOption(values['body-file'], values.body);

@@ -5,13 +5,15 @@
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { resolveOptions } from '../../runtime/options.js';
-import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames, loadConfigFile } from '../../runtime/serve/config-file.js';
+import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { startProject } from '../../runtime/serve/start.js';
 import { CloudfnError } from '../../runtime/errors.js';
 import { createCompileHook } from '../build/compile.js';
 import { clusterLogger, parseWorkers, runPrimary, runWorker } from '../../runtime/serve/cluster.js';
 import { precompileProject, precompiledHook } from '../build/precompile.js';
 import { OptionsError, parseCommandArgs } from './args.js';
+import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>]
 
@@ -37,7 +39,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(helpText(HELP, ['configuration.md', 'deploy.md']) + '\n');
     return 0;
   }
   if (positionals.length > 1) throw new OptionsError(`start takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
@@ -50,6 +52,10 @@ export async function run(argv: string[]): Promise<number> {
     throw new OptionsError((error as Error).message);
   }
 
+  // The compile hook writes inline source maps: with them on, a crash's stack names the .ts line
+  // (functions/boom.ts:3:9) rather than the compiled .cloudfn/start/boom.mjs. Stacks are only
+  // mapped when an error's stack is read, so requests that do not fail pay nothing.
+  process.setSourceMapsEnabled(true);
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
@@ -62,7 +68,9 @@ export async function run(argv: string[]): Promise<number> {
   if (workers !== undefined) {
     try {
       // Checked once here, so a bad option is one line rather than one per worker.
-      resolveOptions({ flags, env: process.env, config: await loadConfigFile(root) });
+      const config = await loadConfigFile(root);
+      resolveOptions({ flags, env: process.env, config });
+      checkFunctionNames(config, discoverFunctions(root).map((fn) => fn.name));
       await precompileProject(root);
     } catch (error) {
       oneLine(error);

@@ -13,6 +13,7 @@ import {
   type KeyInput,
 } from '../sign/index.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
+import { helpText } from './help.js';
 import { libraryCall, readBodyOption } from './sign.js';
 
 const USAGE = `usage: cloudfn verify --public-key f --timestamp t --nonce n --signature s [--body-file f | --body text] [--max-age s]
@@ -39,7 +40,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write(helpText(USAGE, ['signing.md']) + '\n');
     return 0;
   }
   const publicKey: KeyInput = libraryCall(() => loadPublicKey(required(values['public-key'], 'public-key', 'platform_public_key.pem')));

@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { App } from '../../runtime/app.js';
-import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames, loadConfigFile } from '../../runtime/serve/config-file.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION, type LogSink } from '../../runtime/log/record.js';
 import { resolveOptions } from '../../runtime/options.js';
@@ -21,6 +21,7 @@ import { DotenvLayer } from './dotenv.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
 import { Reloader, type FunctionStatus } from './reloader.js';
+import { startTypeErrors } from './type-errors.js';
 import { TreeWatcher } from './watch-tree.js';
 
 /**
@@ -50,10 +51,16 @@ export interface DevServerOptions {
   sink?: LogSink;
   /** Colour the default sink's lines. @default on for a TTY unless NO_COLOR is set */
   color?: boolean;
-  /** Close gracefully and exit 0 on SIGINT/SIGTERM (the CLI sets it). @default false */
+  /** Close gracefully and exit 0 on SIGINT/SIGTERM/SIGHUP, or when the parent process exits (the CLI sets it). @default false */
   handleSignals?: boolean;
   /** Time to gather the events of one save before rebuilding. @default 5 */
   debounceMs?: number;
+  /**
+   * Check types beside the server (the project's TypeScript in watch mode, in a child process)
+   * and show the errors in the terminal and on the console page (the CLI turns it on unless
+   * `--no-typecheck`). @default false
+   */
+  typecheck?: boolean;
 }
 
 /** A running dev server. */
@@ -105,6 +112,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const loader = new Reloader({ root, logger, functionConfig: config.functions ?? {}, onUpdate: (list) => hub.publish('functions', list), debounceMs: options.debounceMs ?? 5 });
     reloader = loader;
     const specs = await loader.load();
+    checkFunctionNames(config, loader.list().map((fn) => fn.name));
     const app = new App({
       functions: specs,
       routes: config.routes ?? {},
@@ -148,6 +156,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     });
     rootWatcher.watchDir(root);
     cleanups.push(() => rootWatcher.close(), keepServingOnStrayErrors(app));
+    const stopTypes = options.typecheck !== true ? undefined : startTypeErrors({ root, logger, hub });
 
     const consoleUrl = `${bound.url}${CONSOLE_PREFIX}/`;
     const list = loader.list();
@@ -164,12 +173,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const close = (): Promise<void> =>
       (closing ??= (async () => {
         hub.close();
+        await stopTypes?.();
         await loader.close();
         await shutdown(app, server);
         undo();
       })());
     if (options.handleSignals === true) {
-      cleanups.push(exitOnSignals({ logger, stop: close, message: (signal) => `${signal} received: stopping the dev server` }));
+      cleanups.push(exitOnSignals({ logger, stop: close, message: (signal) => `${signal} received: stopping the dev server`, parent: true }));
     }
     return {
       url: bound.url,

@@ -15,6 +15,10 @@ const table = {
     status: 500,
     message: (tried: string) => `the console page sources were not found (looked in ${tried}); reinstall cloudfn, or run cloudfn dev from its checkout`,
   },
+  CLOUDFN_TYPE_ERRORS: {
+    status: 500,
+    message: (report: string) => `type check failed with ${report}\nfix them (npm run typecheck shows them too), or pass --no-typecheck to build anyway`,
+  },
   CLOUDFN_DEV_INSPECT: { status: 500, message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}` },
 } satisfies Record<string, ErrorSpec>;
 

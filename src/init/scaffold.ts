@@ -1,11 +1,13 @@
 /**
  * `cloudfn init`: copies a template of `templates/` into a new project folder, names the
- * project after the folder, and makes it depend on this version of cloudfn.
+ * project after the folder, and makes it depend on this version of cloudfn (from the registry,
+ * or packed into `vendor/` when the registry does not have it: see vendor.ts).
  */
 import { cpSync, existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createError } from '../../runtime/errors.js';
+import { isPublished, ownVersion, vendorCloudfn } from './vendor.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -29,15 +31,6 @@ export function listTemplates(): string[] {
   return readdirSync(dir)
     .filter((name) => !name.startsWith('_') && !name.startsWith('.') && statSync(join(dir, name)).isDirectory())
     .sort();
-}
-
-function ownVersion(): string {
-  for (const candidate of [join(here, '..', '..', 'package.json'), join(here, '..', '..', '..', 'package.json')]) {
-    if (!existsSync(candidate)) continue;
-    const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
-    if (pkg.name === 'cloudfn' && pkg.version !== undefined) return pkg.version;
-  }
-  return '0.1.0';
 }
 
 /**
@@ -65,6 +58,21 @@ export interface InitOptions {
   template?: string;
   /** The package name. @default the folder's name, made valid for npm */
   name?: string;
+  /**
+   * Whether this cloudfn's version can be installed from the registry; when not, it is packed
+   * into `vendor/` and the project depends on `file:vendor/cloudfn-<version>.tgz`.
+   * @default isPublished: asks npm (`npm view cloudfn@<version> version`, 10 s at most)
+   */
+  isPublished?: (version: string) => boolean;
+}
+
+/** Where the new project installs cloudfn from. */
+export interface CloudfnSource {
+  version: string;
+  /** `registry`: the version range; `vendor`: a tarball of this cloudfn in the project. */
+  from: 'registry' | 'vendor';
+  /** What package.json depends on: `^0.1.0` or `file:vendor/cloudfn-0.1.0.tgz`. */
+  spec: string;
 }
 
 /** What `initProject` wrote. */
@@ -72,6 +80,7 @@ export interface InitResult {
   dir: string;
   template: string;
   name: string;
+  cloudfn: CloudfnSource;
   /** Paths relative to `dir`, sorted. */
   files: string[];
 }
@@ -108,7 +117,11 @@ export function initProject(dir: string, options: InitOptions = {}): InitResult 
   }
   const pkgPath = join(dir, 'package.json');
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { dependencies?: Record<string, string> };
-  pkg.dependencies = { ...pkg.dependencies, cloudfn: `^${ownVersion()}` };
+  const version = ownVersion();
+  const cloudfn: CloudfnSource = (options.isPublished ?? isPublished)(version)
+    ? { version, from: 'registry', spec: `^${version}` }
+    : { version, from: 'vendor', spec: `file:${vendorCloudfn(dir)}` };
+  pkg.dependencies = { ...pkg.dependencies, cloudfn: cloudfn.spec };
   writeFileSync(pkgPath, JSON.stringify(pkg, null, 2) + '\n');
-  return { dir, template, name, files: walk(dir).sort() };
+  return { dir, template, name, cloudfn, files: walk(dir).sort() };
 }

@@ -7,8 +7,8 @@
  * const res = await invoke('functions/hello.ts', { query: { name: 'Ada' } });
  */
 export { invoke } from './invoke.js';
-export type { InvokeOptions, InvokeResult, InvokeTarget, RuntimeOverrides } from './invoke.js';
-export type { InvokeRequest, QueryValue } from './request.js';
+export type { AnyHandler, InvokeModule, InvokeOptions, InvokeResult, InvokeSpec, InvokeTarget, Jsonified, JsonOf, ParamsOf, RuntimeOverrides } from './invoke.js';
+export type { BodyFor, InvokeRequest, QueryFor, QueryValue } from './request.js';
 export { createFakeService } from './fake-service.js';
 export type { FakeRequest, FakeService, FakeServiceOverrides, RecordedResponse } from './fake-service.js';
 export { parseSetCookies } from './cookies.js';

@@ -6,7 +6,8 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { App } from '../../runtime/app.js';
-import { type FunctionSpec, type RequestInfo } from '../../runtime/types.js';
+import { type FunctionSpec, type RequestInfo, type Service } from '../../runtime/types.js';
+import { functionFromModule } from '../../runtime/serve/load.js';
 import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { type LogRecord } from '../../runtime/log/record.js';
@@ -57,8 +58,48 @@ export interface InvokeResult<T = unknown> {
   durationMs: number;
 }
 
-/** A function to call: a handler, a path to its file, or a spec with a name and config. */
-export type InvokeTarget = Handler | string | FunctionSpec;
+/** Any handler, whatever its params and result. */
+export type AnyHandler = (params: any, service: Service) => unknown;
+
+/** A function module as `import * as hello from './functions/hello.js'` gives it. */
+export interface InvokeModule<H extends AnyHandler = AnyHandler> {
+  default: H;
+  config?: FunctionConfig;
+}
+
+/** A handler with its config (and, optionally, its name), as `createApp` takes it. */
+export interface InvokeSpec<H extends AnyHandler = AnyHandler> {
+  name?: string;
+  handler: H;
+  config?: FunctionConfig;
+}
+
+/**
+ * A function to call: a path to its file, a handler, its module namespace (whose
+ * `export const config` applies, as under `cloudfn start`), or `{ handler, config }`.
+ */
+export type InvokeTarget<H extends AnyHandler = AnyHandler> = string | H | InvokeModule<H> | InvokeSpec<H>;
+
+/** The type `JSON.parse(JSON.stringify(value))` gives back: what the client receives. */
+export type Jsonified<T> = T extends string | number | boolean | null
+  ? T
+  : T extends undefined | symbol | ((...args: any[]) => unknown)
+    ? never
+    : T extends Uint8Array | ArrayBuffer | NodeJS.ReadableStream | ReadableStream
+      ? unknown
+      : T extends { toJSON(): infer J }
+        ? J
+        : T extends readonly (infer E)[]
+          ? Jsonified<E>[]
+          : T extends object
+            ? { [K in keyof T as T[K] extends undefined | symbol | ((...args: any[]) => unknown) ? never : K]: Jsonified<T[K]> }
+            : unknown;
+
+/** The JSON body a handler answers with, from its declared result. */
+export type JsonOf<H extends AnyHandler> = Jsonified<Awaited<ReturnType<H>>>;
+
+/** The params a handler declares (`Handler<{ name?: string }>` → `{ name?: string }`). */
+export type ParamsOf<H extends AnyHandler> = Parameters<H>[0];
 
 async function mount(target: InvokeTarget, request: InvokeRequest, options: InvokeOptions) {
   let spec: FunctionSpec;
@@ -70,11 +111,18 @@ async function mount(target: InvokeTarget, request: InvokeRequest, options: Invo
     const { file: _file, ...fileConfig } = await loadConfigFile(loaded.root);
     config = fileConfig;
   } else if (typeof target === 'function') {
-    spec = { name: nameFromPath(request.path ?? '/'), handler: target };
-  } else if (typeof target === 'object' && target !== null && typeof target.handler === 'function') {
-    spec = target;
+    spec = { name: nameFromPath(request.path ?? '/'), handler: target as Handler };
+  } else if (typeof target === 'object' && target !== null && typeof (target as InvokeSpec).handler === 'function') {
+    const given = target as InvokeSpec;
+    spec = { ...given, name: given.name ?? nameFromPath(request.path ?? '/'), handler: given.handler as Handler };
+  } else if (typeof target === 'object' && target !== null && 'default' in target) {
+    // A module namespace: the runtime's own rules find the handler and check its config.
+    const name = options.name ?? nameFromPath(request.path ?? '/');
+    spec = functionFromModule(target as unknown as Record<string, unknown>, name, `the module given to invoke (${name})`);
   } else {
-    throw new TypeError(`invoke needs a handler, a path such as 'functions/hello.ts', or { name, handler }; got ${target === null ? 'null' : typeof target}`);
+    throw new TypeError(
+      `invoke needs a path such as 'functions/hello.ts', a handler, a module (import * as hello from './functions/hello.js') or { handler, config }; got ${target === null ? 'null' : typeof target === 'object' ? `an object with keys ${Object.keys(target).join(', ') || '(none)'}` : typeof target}`,
+    );
   }
   const name = options.name ?? spec.name;
   const perFunction = (config['functions'] as Record<string, FunctionConfig> | undefined)?.[spec.name];
@@ -114,8 +162,19 @@ function collect(response: IncomingMessage): Promise<Buffer> {
  * expect(res.json).toEqual({ hello: 'Ada', trigger: 'online', logid: res.logid });
  * @example
  * const res = await invoke(upload, { body: form }); // FormData → multipart/form-data
+ * @example
+ * import * as upload from '../functions/upload.js';
+ * const res = await invoke(upload, { body: form }); // its export const config applies: 413 over maxBodySize
+ * @example
+ * const hello: Handler<{ name?: string }, { hello: string }> = ...;
+ * const res = await invoke(hello, { query: { name: 'Ada' } }); // res.json: { hello: string } | undefined
  */
-export async function invoke<T = unknown>(target: InvokeTarget, request: InvokeRequest = {}, options: InvokeOptions = {}): Promise<InvokeResult<T>> {
+export function invoke<T = never, H extends AnyHandler = AnyHandler>(
+  target: InvokeTarget<H>,
+  request?: InvokeRequest<ParamsOf<H>>,
+  options?: InvokeOptions,
+): Promise<InvokeResult<[T] extends [never] ? JsonOf<H> : T>>;
+export async function invoke(target: InvokeTarget, request: InvokeRequest = {}, options: InvokeOptions = {}): Promise<InvokeResult<unknown>> {
   const { fn, routes, runtime } = await mount(target, request, options);
   const wire = await toWireRequest(request, fn.name === 'index' ? '/' : `/${fn.name}`);
   const sink = createMemorySink();
@@ -148,10 +207,10 @@ export async function invoke<T = unknown>(target: InvokeTarget, request: InvokeR
     const raw = response.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
     const text = body.toString('utf8');
-    let json: T | undefined;
+    let json: unknown;
     if (isJsonType(headers.get('content-type'))) {
       try {
-        json = JSON.parse(text) as T;
+        json = JSON.parse(text);
       } catch {
         json = undefined;
       }

@@ -11,7 +11,19 @@ import type { Trigger } from '../../runtime/types.js';
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
 
 /** What `invoke` sends: fetch's `RequestInit` plus where and how. */
-export interface InvokeRequest {
+/**
+ * The body a test may send to a handler taking params `P`: when `P` is an object type, a plain
+ * object body must be one (typos in field names are type errors); bytes, text, forms and
+ * `FormData` are always allowed, since they are parsed by Content-Type.
+ */
+export type BodyFor<P> = RequestInit['body'] | Buffer | (unknown extends P ? Record<string, unknown> | readonly unknown[] : P extends object ? P : Record<string, unknown> | readonly unknown[]);
+
+/** The query a test may send to a handler taking params `P`: its keys, when it declares them. */
+export type QueryFor<P> =
+  | URLSearchParams
+  | (unknown extends P ? Record<string, QueryValue | undefined> : P extends readonly unknown[] | Buffer | Uint8Array ? Record<string, QueryValue | undefined> : P extends object ? { [K in keyof P]?: QueryValue } : Record<string, QueryValue | undefined>);
+
+export interface InvokeRequest<P = unknown> {
   /** The HTTP method. @default 'POST' when there is a body, else 'GET' */
   method?: string;
   /** Request headers, as fetch takes them. */
@@ -21,13 +33,13 @@ export interface InvokeRequest {
    * byte array) as binary, `URLSearchParams` as urlencoded, `FormData` as multipart; a given
    * Content-Type header wins over the inferred one.
    */
-  body?: RequestInit['body'] | Record<string, unknown> | readonly unknown[] | Buffer;
+  body?: BodyFor<P>;
   /** Aborting it disconnects the client: the handler's `service.signal` aborts. */
   signal?: AbortSignal | null;
   /** The path, with or without a query string. @default `/<function name>` */
   path?: string;
   /** Query parameters appended to the path's own. */
-  query?: Record<string, QueryValue | undefined> | URLSearchParams;
+  query?: QueryFor<P>;
   /** Cookies sent in a Cookie header (after any given in `headers`). */
   cookies?: Record<string, string>;
   /** `service.trigger` for this call. @default 'online' */

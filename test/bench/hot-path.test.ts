@@ -18,7 +18,7 @@ function linesOf(run: (logger: Logger) => void): string[] {
 describe('the request line built as text', () => {
   const cases: [string, string, string, number, number, number, string, string | undefined][] = [
     ['hello', 'GET', '/hello', 200, 0.3, 17, 'online', undefined],
-    ['videos/list', 'POST', '/videos/list/x', 413, 12.5, 180, 'ide_debug', 'CLOUDFN_BODY_TOO_LARGE: the body is larger than maxBodySize (10 bytes); send less or raise maxBodySize'],
+    ['videos/list', 'POST', '/videos/list/x', 413, 12.5, 180, 'ide_debug', 'CLOUDFN_BODY_TOO_LARGE: the body is larger than 10 bytes, the limit set by maxBodySize; send less, or raise that limit'],
     ['we"ird\\name', 'GET', '/a"b\\c/%E4%BD%A0\u00e9', 500, 0, 0, 'console_debug', 'quote " backslash \\ newline \n tab \t nul \u0000 and 你好'],
   ];
 

@@ -7,10 +7,15 @@ import { expectTypeOf, it } from 'vitest';
 import type { RequestInfo } from '../../runtime/types.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import type { FunctionStatus } from '../../src/dev/reloader.js';
-import type { FunctionInfo, LogRecord as PageLogRecord, RequestInfo as PageRequestInfo } from '../../src/dev/console/page/api.js';
+import type { FunctionInfo, LogRecord as PageLogRecord, RequestInfo as PageRequestInfo, TypecheckInfo } from '../../src/dev/console/page/api.js';
+import type { TypecheckEvent } from '../../src/dev/type-errors.js';
 
 it('declares the same shapes the dev server sends', () => {
   expectTypeOf<PageRequestInfo>().toEqualTypeOf<RequestInfo>();
-  expectTypeOf<PageLogRecord>().toEqualTypeOf<LogRecord>();
+  // The hub adds its sequence number to every record it sends.
+  expectTypeOf<PageLogRecord>().toExtend<LogRecord>();
+  expectTypeOf<LogRecord & { seq: number }>().toExtend<PageLogRecord>();
+  expectTypeOf<PageLogRecord['seq']>().toEqualTypeOf<number>();
+  expectTypeOf<TypecheckInfo>().toEqualTypeOf<TypecheckEvent>();
   expectTypeOf<FunctionInfo>().toEqualTypeOf<FunctionStatus>();
 });

@@ -119,6 +119,12 @@ describe('cloudfn dev over a real socket', () => {
     answer = await p.get('/hello');
     expect(answer.json.error).toMatchObject({ code: 'CLOUDFN_NO_DEFAULT_EXPORT', message: expect.stringContaining('functions/hello.ts has no default export') });
 
+    failed = p.next((r) => failure('hello')(r) && r['code'] === 'CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION');
+    p.write('functions/hello.ts', "export default { hello: 'world' };\n");
+    await failed;
+    answer = await p.get('/hello');
+    expect(answer.json.error).toMatchObject({ code: 'CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', message: expect.stringContaining('functions/hello.ts: its default export (or module.exports) is an object with keys hello, not a function') });
+
     const fixed = p.next(reloadEvent('reloaded', 'hello'));
     p.write('functions/hello.ts', HELLO(5));
     await fixed;

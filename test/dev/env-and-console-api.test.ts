@@ -127,6 +127,11 @@ describe('the console API', () => {
         ['request', 200],
       ]);
       expect(mine[2]!.data).toMatchObject({ functionName: 'hello', method: 'GET', trigger: 'console_debug' });
+      // Each record carries the server's sequence number, increasing, and /api/logs gives the same.
+      const seqs = mine.filter((e) => e.event === 'log').map((e) => e.data.seq as number);
+      expect(seqs[1]).toBeGreaterThan(seqs[0]!);
+      const kept = await p.get('/_cloudfn/api/logs?logid=sse-1');
+      expect(kept.json.records.map((r: { seq: number }) => r.seq)).toEqual(seqs);
 
       p.write('functions/added.ts', 'export default () => 1;\n');
       const list = await until(() => events.find((e) => e.event === 'functions')?.data, 3000, 'the functions event');

@@ -30,6 +30,8 @@ describe('cloudfn build (CLI)', () => {
     expect(run.stdout).toMatch(/3 bundles in out \(\d+ ms\)/);
     expect(run.stdout).toMatch(/^ok {4}out\/hello\/index\.mjs \(\d+ ms\)$/m);
     expect(run.stdout).toMatch(/^ok {4}out\/server\.mjs \(\d+ ms\)$/m);
+    // No tsconfig.json here: one line says types were not checked, after the table.
+    expect(run.stdout).toContain(`\ntype check off: no tsconfig.json in ${project.root} (add one to have types checked)\n`);
   });
 
   it('shows its options with --help and refuses unknown flags in one line', () => {

@@ -3,11 +3,14 @@
  * POST and a multipart upload sent from the page, their results and live log lines read off it.
  * Set CLOUDFN_SCREENSHOTS=<folder> to keep screenshots of each step.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevServer } from '../../src/dev/index.js';
 import { failure, startProject, type DevProject } from '../dev/project.js';
+import { REPO } from '../testing/ensure-dist.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'];
@@ -136,4 +139,47 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     expect(await page.textContent('#response-body')).toContain('CLOUDFN_COMPILE_ERROR');
     await shoot(page, '3-compile-error');
   });
+
+  it('keeps two object records logged in the same millisecond (de-duplicated on the server sequence)', async () => {
+    const added = p.next((r) => String(r.msg).includes('twice'));
+    p.write('functions/twice.ts', "export default (_p: unknown, service: any) => {\n  const at = Date.now();\n  service.log({ step: 'uploaded', at });\n  service.log({ step: 'uploaded', at });\n  service.log({ step: 'transcoded', at });\n  return { ok: true };\n};\n");
+    await added;
+    await page.locator('#functions .fn[data-fn="twice"]').click();
+    await page.click('#send');
+    await expect.poll(() => page.textContent('#response-status')).toBe('200 OK');
+    // Three records of the function (two identical but for their place) and the request line.
+    await expect.poll(() => page.locator('#logs .log').count()).toBe(4);
+    const lines = await page.locator('#logs .log .log-msg').allTextContents();
+    expect(lines.slice(0, 3).map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { step: string }).step)).toEqual(['uploaded', 'uploaded', 'transcoded']);
+    p.remove('functions/twice.ts');
+  });
+
+  it('shows type errors as a banner and on the function, and clears them when fixed', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cloudfn-console-types-'));
+    symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
+    mkdirSync(join(root, 'functions'));
+    writeFileSync(join(root, 'package.json'), '{ "type": "module" }');
+    writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', types: [] }, include: ['functions'] }));
+    const good = 'export default (params: { name?: string }) => ({ hello: params.name ?? "world" });\n';
+    writeFileSync(join(root, 'functions/hello.ts'), good);
+    const dev = await startDevServer({ root, port: 0, typecheck: true, sink: { write() {} } });
+    const typed = await browser.newPage();
+    try {
+      await typed.goto(`${dev.consoleUrl}#hello`);
+      await typed.waitForSelector('body[data-ready="true"]');
+      writeFileSync(join(root, 'functions/hello.ts'), 'const count: number = "three";\n' + good);
+      await typed.waitForSelector('#type-errors:not([hidden])', { timeout: 10_000 });
+      expect(await typed.textContent('#type-errors h2')).toBe('1 type error');
+      expect(await typed.textContent('#type-errors-list')).toContain("functions/hello.ts:1:7: Type 'string' is not assignable to type 'number'. TS2322");
+      expect(await typed.locator('#functions .fn .type-flag').count()).toBe(1);
+      await shoot(typed, '9-type-errors');
+      writeFileSync(join(root, 'functions/hello.ts'), good);
+      await typed.waitForSelector('#type-errors', { state: 'hidden', timeout: 10_000 });
+      expect(await typed.locator('#functions .fn .type-flag').count()).toBe(0);
+    } finally {
+      await typed.close();
+      await dev.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -1,11 +1,13 @@
 /**
- * `cloudfn init` as users run it: the built CLI creates a project from each template, cloudfn
- * is installed from this checkout (`npm pack`, then `npm install <tgz>`; vitest, typescript and
- * @types/node come from the registry, preferring npm's cache), and the project's own tests and
- * type check pass. The three templates run in parallel.
+ * `cloudfn init` as users run it from a clone: this checkout's version is not on the registry,
+ * so the built CLI packs cloudfn into each project's vendor/ and depends on
+ * `file:vendor/cloudfn-<version>.tgz`; then `npm install` (vitest, typescript and @types/node
+ * from the registry, preferring npm's cache), `npm test`, the type check and `npm run build`
+ * pass. The starter is also built the way its Dockerfile builds it: package.json, the lock file
+ * and vendor/ alone, `npm ci`, then the sources. The three templates run in parallel.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,41 +26,57 @@ function userEnv(): NodeJS.ProcessEnv {
 }
 
 let work: string;
-let tarball: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   ensureDist();
   work = mkdtempSync(join(tmpdir(), 'cloudfn-init-'));
-  // dist/ is built above; --ignore-scripts keeps npm pack from running `prepare` again.
-  await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: REPO, env: userEnv() });
-  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('cloudfn init', () => {
   for (const template of TEMPLATES) {
-    it.concurrent(`creates a ${template} project whose own tests and type check pass with cloudfn from npm pack`, async ({ expect }) => {
+    it.concurrent(`creates a ${template} project that installs cloudfn from vendor/, and whose tests, type check and build pass`, async ({ expect }) => {
       const dir = join(work, `${template}-app`);
-      const created = await run(process.execPath, [CLI, 'init', dir, '--template', template], { env: userEnv() });
+      const created = await run(process.execPath, [CLI, 'init', dir, '--template', template], { env: userEnv(), timeout: 120_000 });
       expect(created.stdout).toContain(`Created ${template}-app in`);
+      expect(created.stdout).toContain('cloudfn 0.1.0 is not on the npm registry, so it was packed into vendor/cloudfn-0.1.0.tgz');
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
       expect(pkg.name).toBe(`${template}-app`);
-      expect(pkg.dependencies.cloudfn).toBe('^0.1.0');
+      expect(pkg.dependencies.cloudfn).toBe('file:vendor/cloudfn-0.1.0.tgz');
+      expect(existsSync(join(dir, 'vendor/cloudfn-0.1.0.tgz'))).toBe(true);
       expect(readFileSync(join(dir, 'deploy/knative-service.yaml'), 'utf8')).toContain(`name: ${template}-app`);
       expect(readdirSync(dir)).toContain('.gitignore');
 
-      await run('npm', ['install', tarball, '--prefer-offline'], { cwd: dir, env: userEnv(), timeout: 120_000 });
-      const tests = await run('npx', ['vitest', 'run', '--reporter=dot'], { cwd: dir, env: userEnv(), timeout: 120_000 }).catch((error: { stdout: string; stderr: string }) => error);
+      const npm = (args: string[], cwd = dir) => run('npm', args, { cwd, env: userEnv(), timeout: 120_000 }).catch((error: { stdout: string; stderr: string }) => error);
+      const installed = await npm(['install', '--prefer-offline']);
+      expect(installed.stderr).not.toMatch(/ERR/);
+      const lock = readFileSync(join(dir, 'package-lock.json'), 'utf8');
+      expect(lock).toContain('"resolved": "file:vendor/cloudfn-0.1.0.tgz"');
+      const tests = await npm(['test', '--', '--reporter=dot']);
       expect(tests.stdout + tests.stderr).toMatch(/Tests\s+.*\d+ passed/);
       expect(tests.stdout + tests.stderr).not.toMatch(/failed/);
       const types = await run('npx', ['tsc', '--noEmit'], { cwd: dir, env: userEnv(), timeout: 120_000 }).catch((error: { stdout: string; stderr: string }) => error);
       expect(types.stdout).toBe('');
-    }, 120_000);
+      const built = await npm(['run', 'build']);
+      expect(built.stdout).toMatch(/\d+ bundles in dist/);
+      expect(existsSync(join(dir, 'dist/server.mjs'))).toBe(true);
+
+      if (template !== 'starter') return;
+      // The Dockerfile's build stage: npm ci sees package.json, the lock file and vendor/ only.
+      const image = join(work, 'image');
+      mkdirSync(image);
+      for (const file of ['package.json', 'package-lock.json', 'vendor']) cpSync(join(dir, file), join(image, file), { recursive: true });
+      const ci = await npm(['ci', '--prefer-offline'], image);
+      expect(ci.stderr).not.toMatch(/ERR/);
+      for (const file of ['functions', 'tsconfig.json']) cpSync(join(dir, file), join(image, file), { recursive: true });
+      const bundled = await run('npx', ['cloudfn', 'build', '--minify', '--check'], { cwd: image, env: userEnv(), timeout: 120_000 });
+      expect(bundled.stdout).toMatch(/ok +dist\/server\.mjs/);
+    }, 300_000);
   }
 
   it('refuses a folder that is not empty, and an unknown template, in one line', () => {
     const dir = join(work, 'taken');
-    const first = spawnSync(process.execPath, [CLI, 'init', dir], { encoding: 'utf8', env: userEnv() });
+    const first = spawnSync(process.execPath, [CLI, 'init', dir], { encoding: 'utf8', env: userEnv(), timeout: 120_000 });
     expect(first.status).toBe(0);
     const again = spawnSync(process.execPath, [CLI, 'init', dir], { encoding: 'utf8', env: userEnv() });
     expect(again.status).toBe(1);

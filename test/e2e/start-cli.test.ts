@@ -3,7 +3,9 @@
  * logging JSON lines, refusing bad options in one line, and exiting 0 on SIGTERM.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendHttp } from '../runtime/transport.js';
 
@@ -85,11 +87,38 @@ describe('cloudfn start', () => {
   });
 });
 
+describe('cloudfn start stack traces', () => {
+  it('name the TypeScript line of a crash, not the compiled file', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cloudfn-stack-'));
+    mkdirSync(join(root, 'functions'));
+    writeFileSync(join(root, 'functions/boom.ts'), "type Input = { n?: number };\n\nexport default function boom(params: Input): never {\n  throw new Error(`boom ${params.n ?? 0}`);\n}\n");
+    const started = await startCli([root, '--port', '0', '--host', '127.0.0.1']);
+    try {
+      expect((await sendHttp(started.url, { path: '/boom' })).status).toBe(500);
+      const crash = await until(() => started.lines.find((line) => typeof line['stack'] === 'string'));
+      expect(crash['stack']).toMatch(/Error: boom 0\n\s+at (Object\.)?boom \(.*functions\/boom\.ts:4:9\)/);
+      expect(crash['stack']).not.toContain('.cloudfn/start');
+    } finally {
+      started.child.kill('SIGKILL');
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+async function until<T>(check: () => T | undefined, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let value = check(); ; value = check()) {
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 describe('cloudfn start refuses bad input in one line', () => {
   it.each([
     [[fixture, '--port', 'abc'], {}, 'cloudfn: option port is invalid: must be an integer from 0 to 65535, got "abc" (from --port)\n'],
     [[fixture], { PORT: '99999' }, 'cloudfn: option port is invalid: must be an integer from 0 to 65535, got "99999" (from PORT)\n'],
-    [[fixture, '--prot', '1'], {}, /^cloudfn: Unknown option '--prot'/],
+    [[fixture, '--prot', '1'], {}, /^cloudfn: unknown option --prot; did you mean --port\?\n$/],
     [['/nonexistent/project'], {}, /^cloudfn: \/nonexistent\/project\/functions: there is no functions folder/],
   ])('%j %j', (args, env, message) => {
     const result = spawnSync(process.execPath, [cli, 'start', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });

@@ -7,7 +7,7 @@ import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { functionFromModule, loadFunction, validateConfig } from '../../runtime/serve/load.js';
 import { Router } from '../../runtime/request/router.js';
-import { loadProjectFunctions } from '../../runtime/serve/start.js';
+import { loadProjectFunctions, startProject } from '../../runtime/serve/start.js';
 import { createCompileHook } from '../../src/build/compile.js';
 
 const fixture = new URL('../fixtures/project/', import.meta.url).pathname;
@@ -41,6 +41,29 @@ describe('discoverFunctions', () => {
   });
 });
 
+describe('a cloudfn.config.json with a syntax error', () => {
+  it('is reported at file:line:column with a code frame', async () => {
+    const text = '{\n  "timeout": 5000,\n  "limits": { "maxBodySize": 1024, },\n}\n';
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': text }))).rejects.toThrow(
+      'cloudfn.config.json:3:36: is not valid JSON: unexpected "}" (JSON allows no comma before a closing bracket)\n' +
+        '  3 |   "limits": { "maxBodySize": 1024, },\n' +
+        '    |                                    ^',
+    );
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{\n  // the port\n  "port": 3000\n}' }))).rejects.toThrow(
+      /^cloudfn.config.json:2:3: is not valid JSON: unexpected "\/" \(JSON has no comments; use cloudfn.config.mjs for them\)\n  2 \|   \/\/ the port\n    \|   \^$/,
+    );
+  });
+});
+
+describe('functions in cloudfn.config', () => {
+  it('stops start-up when it names a function the project does not have, listing the real ones', async () => {
+    const dir = temp({ 'functions/hello.mjs': 'export default () => 1;', 'functions/upload.mjs': 'export default () => 2;', 'cloudfn.config.json': '{ "functions": { "helo": { "timeout": 5 } } }' });
+    await expect(startProject(dir, { flags: { port: '0', host: '127.0.0.1' }, handleSignals: false, keepServing: false })).rejects.toThrow(
+      'cloudfn.config.json: functions.helo names no function of this project (the functions are hello, upload); use a name from functions/, e.g. functions/videos/list.ts is "videos/list"',
+    );
+  });
+});
+
 describe('loading', () => {
   it('loads TypeScript, ESM and CommonJS with their configs', async () => {
     const specs = await loadProjectFunctions(fixture, createCompileHook(fixture));
@@ -61,7 +84,17 @@ describe('loading', () => {
     const fn = () => 1;
     expect(functionFromModule({ default: fn }, 'a', 'a.js').handler).toBe(fn);
     expect(functionFromModule({ default: { default: fn } }, 'a', 'a.js').handler).toBe(fn);
-    expect(() => functionFromModule({ default: { main: fn } }, 'a', 'a.js')).toThrow(/no default export/);
+    expect(() => functionFromModule({ default: { __esModule: true, main: fn } }, 'a', 'a.js')).toThrow(/no default export/);
+    expect(() => functionFromModule({ default: { main: fn } }, 'a', 'a.js')).toThrow('a.js: its default export (or module.exports) is an object with keys main, not a function');
+  });
+
+  it('says what a default export that is not a function is, and how to fix it', async () => {
+    const dir = temp({ 'functions/obj.ts': "export default { hello: 'world' };\n", 'functions/text.mjs': "export default 'hi';\n" });
+    await expect(loadFunction(join(dir, 'functions/obj.ts'), 'obj', 'functions/obj.ts', createCompileHook(dir))).rejects.toThrow(
+      'functions/obj.ts: its default export (or module.exports) is an object with keys hello, not a function: export default async function (params, service) { return ...; }',
+    );
+    await expect(loadFunction(join(dir, 'functions/text.mjs'), 'text', 'functions/text.mjs')).rejects.toThrow(/is the string "hi", not a function/);
+    expect(() => functionFromModule({ default: null }, 'a', 'a.js')).toThrow(/is null, not a function/);
   });
 
   it('reports a compile error with file, line, column and a code frame', async () => {
@@ -92,7 +125,7 @@ describe('cloudfn.config', () => {
 
   it('refuses unknown keys and bad routes', async () => {
     await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"rootes":{}}' }))).rejects.toThrow(/rootes is not an option/);
-    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"routes":' }))).rejects.toThrow(/cloudfn.config.json: cannot be read/);
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"routes":' }))).rejects.toThrow(/^cloudfn.config.json:1:11: is not valid JSON: unexpected end of file\n/);
     await expect(loadConfigFile(temp({ 'cloudfn.config.mjs': 'export default { functions: { a: { timeout: 0 } } }' }))).rejects.toThrow(/functions.a: config.timeout must be a whole number/);
   });
 });

@@ -79,7 +79,7 @@ describe('protocol limits', () => {
     const text = await raw(server, (s) => s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n'));
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(text).toMatch(/connection: close/i);
-    expect(text).toContain('maxBodySize (100 bytes)');
+    expect(text).toContain("larger than 100 bytes, the limit set by the function's config.maxBodySize");
   });
 
   it('answers 413 as soon as a chunked body passes the limit', async () => {

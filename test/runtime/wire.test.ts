@@ -207,9 +207,9 @@ describe('row 8: a limit on parameters', () => {
     const ok = await talk(server.port, (s) => s.write(`GET /echo?${pairs(1000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
     expect(readResponses(ok.bytes).responses[0]?.status).toBe(200);
     for (const [request, message] of [
-      [`GET /echo?${pairs(1001)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'the query string has more than 1000 parameters (maxParams 1000, from the default)'],
-      [post('/echo', pairs(1001)), 'the urlencoded body has more than 1000 parameters (maxParams 1000, from the default)'],
-      [post('/small', pairs(3)), 'the urlencoded body has more than 2 parameters (maxParams 2, from small config)'],
+      [`GET /echo?${pairs(1001)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'the query string has more than 1000 parameters, the limit set by the global option limits.maxParams (its default; set CLOUDFN_MAX_PARAMS or limits in cloudfn.config)'],
+      [post('/echo', pairs(1001)), 'the urlencoded body has more than 1000 parameters, the limit set by the global option limits.maxParams (its default'],
+      [post('/small', pairs(3)), 'the urlencoded body has more than 2 parameters, the limit set by the function\'s config.maxParams (export const config in small'],
     ] as const) {
       const seen = await talk(server.port, (s) => s.write(request));
       const [answer] = readResponses(seen.bytes).responses;
@@ -222,7 +222,7 @@ describe('row 8: a limit on parameters', () => {
     sink = createMemorySink();
     running = await serve([echo], { flags: { port: '0', host: '127.0.0.1' }, env: { CLOUDFN_MAX_PARAMS: '5' }, logger: new Logger(sink), handleSignals: false, keepServing: false });
     const seen = await talk(running.port, (s) => s.write(`GET /echo?${pairs(6)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
-    expect(readResponses(seen.bytes).responses[0]!.body.toString()).toContain('(maxParams 5, from CLOUDFN_MAX_PARAMS)');
+    expect(readResponses(seen.bytes).responses[0]!.body.toString()).toContain('more than 5 parameters, the limit set by the global option limits.maxParams (from CLOUDFN_MAX_PARAMS)');
   });
 
   it('stops parsing at the limit: a 10 MiB body of a million pairs costs no more than a small one', async () => {

@@ -46,6 +46,7 @@ describe('templates', () => {
     it('ships the same Dockerfile and Knative Service as the others, using the health path', () => {
       expect(read(template, 'Dockerfile')).toBe(read('starter', 'Dockerfile'));
       expect(read(template, '.dockerignore')).toBe(read('starter', '.dockerignore'));
+      expect(read(template, '.vscode/launch.json')).toBe(read('starter', '.vscode/launch.json'));
       expect(read(template, 'deploy/knative-service.yaml').replaceAll(`cloudfn-${template}`, 'NAME')).toBe(read('starter', 'deploy/knative-service.yaml').replaceAll('cloudfn-starter', 'NAME'));
     });
 
@@ -60,6 +61,9 @@ describe('templates', () => {
   it('the Dockerfile builds with --check and runs dist/server.mjs with source maps and a health check', () => {
     const docker = read('starter', 'Dockerfile');
     expect(docker).toContain('RUN npx cloudfn build --minify --check');
+    // vendor/ (cloudfn packed by init when it is not on the registry) is there before npm ci.
+    expect(docker.indexOf('COPY vendor ./vendor')).toBeGreaterThan(docker.indexOf('COPY package.json package-lock.json ./'));
+    expect(docker.indexOf('COPY vendor ./vendor')).toBeLessThan(docker.indexOf('RUN npm ci'));
     expect(docker).toContain('CMD ["node", "dist/server.mjs"]');
     expect(docker).toContain('NODE_OPTIONS=--enable-source-maps');
     expect(docker).toContain(`HEALTHCHECK`);
@@ -67,6 +71,18 @@ describe('templates', () => {
     const knative = read('starter', 'deploy/knative-service.yaml');
     expect(knative).toContain('apiVersion: serving.knative.dev/v1');
     expect(knative.match(new RegExp(`path: ${DEFAULT_HEALTH_PATH}`, 'g'))).toHaveLength(2);
+  });
+
+  it('carries a VS Code launch.json to debug cloudfn dev and the tests at TypeScript lines', () => {
+    const launch = JSON.parse(read('starter', '.vscode/launch.json')) as { configurations: { name: string; request: string; program?: string; args?: string[]; port?: number }[] };
+    expect(launch.configurations.map((c) => [c.name, c.request])).toEqual([
+      ['cloudfn dev', 'launch'],
+      ['vitest: this file', 'launch'],
+      ['attach to cloudfn dev --inspect', 'attach'],
+    ]);
+    expect(launch.configurations[0]).toMatchObject({ program: '${workspaceFolder}/node_modules/cloudfn/dist/src/cli/index.js', args: ['dev'] });
+    expect(launch.configurations[1]).toMatchObject({ program: '${workspaceFolder}/node_modules/vitest/vitest.mjs', args: ['run', '${relativeFile}'] });
+    expect(launch.configurations[2]).toMatchObject({ port: 9229 });
   });
 
   it('starter has hello, a multipart upload and a media function; media uses createMediaClient; callback verifies signed callbacks', () => {

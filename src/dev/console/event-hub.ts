@@ -7,8 +7,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from '../../../runtime/types.js';
 import { serializeRecord, type LogRecord, type LogSink } from '../../../runtime/log/record.js';
 
-/** The events a page receives: `log` (a record), `request` (one ended), `functions` (the list changed). */
-export type HubEvent = 'log' | 'request' | 'functions';
+/**
+ * The events a page receives: `log` (a record), `request` (one ended), `functions` (the list
+ * changed), `typecheck` (the type checker's state and errors).
+ */
+export type HubEvent = 'log' | 'request' | 'functions' | 'typecheck';
+
+/** A kept record and its number, in the order the server wrote them. */
+interface SequencedRecord {
+  seq: number;
+  record: LogRecord;
+}
 
 /** A slow page whose unsent data passes this many bytes is dropped rather than buffered without end. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
@@ -16,8 +25,15 @@ const MAX_BUFFERED = 4 * 1024 * 1024;
 /** Sends log records and events to connected pages; keeps the last `capacity` records. */
 export class EventHub implements LogSink {
   readonly #clients = new Set<ServerResponse>();
-  readonly #recent: LogRecord[] = [];
+  readonly #recent: SequencedRecord[] = [];
+  /**
+   * The number of the last record: the page de-duplicates on it (a record arrives live and again
+   * from /api/logs), since time, message and level do not tell two records apart.
+   */
+  #seq = 0;
   readonly #capacity: number;
+  /** The last value of each event published with `keep`, sent to every page as it connects. */
+  readonly #kept = new Map<HubEvent, string>();
   #heartbeat: NodeJS.Timeout | undefined;
 
   /**
@@ -29,9 +45,11 @@ export class EventHub implements LogSink {
   }
 
   write(record: LogRecord): void {
-    this.#recent.push(record);
+    const seq = ++this.#seq;
+    this.#recent.push({ seq, record });
     if (this.#recent.length > this.#capacity) this.#recent.splice(0, this.#recent.length - this.#capacity);
-    if (this.#clients.size > 0) this.#send('log', serializeRecord(record));
+    // The record's own JSON with "seq" first; the record object is shared with other sinks.
+    if (this.#clients.size > 0) this.#send('log', `{"seq":${seq},${serializeRecord(record).slice(1)}`);
   }
 
   /** Sends a request's summary (from `app.observers`). */
@@ -39,14 +57,19 @@ export class EventHub implements LogSink {
     if (this.#clients.size > 0) this.#send('request', JSON.stringify(info));
   }
 
-  /** Sends any JSON-able value as an event. */
-  publish(event: HubEvent, data: unknown): void {
-    if (this.#clients.size > 0) this.#send(event, JSON.stringify(data));
+  /**
+   * Sends any JSON-able value as an event; with `keep`, pages that connect later get it too.
+   * @example hub.publish('typecheck', { state: 'done', diagnostics }, { keep: true })
+   */
+  publish(event: HubEvent, data: unknown, options: { keep?: boolean } = {}): void {
+    const json = JSON.stringify(data);
+    if (options.keep === true) this.#kept.set(event, json);
+    if (this.#clients.size > 0) this.#send(event, json);
   }
 
-  /** The kept records of one request, oldest first. */
-  logsFor(logid: string): LogRecord[] {
-    return this.#recent.filter((record) => record.logid === logid);
+  /** The kept records of one request, oldest first, each with its `seq`. */
+  logsFor(logid: string): (LogRecord & { seq: number })[] {
+    return this.#recent.filter((kept) => kept.record.logid === logid).map(({ seq, record }) => ({ seq, ...record }));
   }
 
   /** Turns a request into an event stream until the page goes away. */
@@ -58,6 +81,7 @@ export class EventHub implements LogSink {
     });
     // The retry hint makes a page reconnect quickly after the dev server restarts.
     res.write('retry: 1000\n: connected\n\n');
+    for (const [event, json] of this.#kept) res.write(`event: ${event}\ndata: ${json}\n\n`);
     this.#clients.add(res);
     req.socket.setTimeout(0);
     const drop = (): void => void this.#clients.delete(res);

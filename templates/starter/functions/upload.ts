@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
-import { HttpError, type Handler, type MultipartParams, type UploadFile } from 'cloudfn';
+import { HttpError, isUploadFile, type Handler, type MultipartParams } from 'cloudfn';
 
 /** Files up to 5 MiB; larger ones are answered 413 before this code runs. */
 export const config = { maxFileSize: 5 * 1024 * 1024 };
-
-function isFile(value: unknown): value is UploadFile {
-  return typeof value === 'object' && value !== null && Buffer.isBuffer((value as UploadFile).buffer);
-}
 
 /**
  * POST /upload with multipart/form-data: a part named `file` and any text fields.
@@ -18,9 +14,9 @@ const upload: Handler<MultipartParams> = (params, service) => {
     throw new HttpError(415, 'send multipart/form-data with a part named "file", e.g. curl -F file=@photo.jpg');
   }
   const file = params.file;
-  if (!isFile(file)) throw new HttpError(400, 'the form has no file part named "file"; add one, e.g. curl -F file=@photo.jpg');
+  if (!isUploadFile(file)) throw new HttpError(400, 'the form has no file part named "file"; add one, e.g. curl -F file=@photo.jpg');
   const fields: Record<string, string | string[]> = {};
-  for (const [key, value] of Object.entries(params)) if (!isFile(value)) fields[key] = value;
+  for (const [key, value] of Object.entries(params)) if (!isUploadFile(value)) fields[key] = value;
   const sha256 = createHash('sha256').update(file.buffer).digest('hex');
   service.log({ uploaded: file.name, size: file.size, type: file.type });
   return { name: file.name, type: file.type, size: file.size, sha256, fields };

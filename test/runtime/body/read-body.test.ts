@@ -102,7 +102,7 @@ describe('readBody over a real socket', { timeout: 5000 }, () => {
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(text).toMatch(/connection: close/i);
     expect(text).toContain('CLOUDFN_BODY_TOO_LARGE');
-    expect(outcomes.at(-1)?.error?.message).toContain('maxBodySize (1024 bytes)');
+    expect(outcomes.at(-1)?.error?.message).toContain('larger than 1024 bytes, the limit set by maxBodySize');
   });
 
   it('answers 413 to a chunked body as soon as it passes the limit', async () => {

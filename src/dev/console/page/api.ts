@@ -20,6 +20,8 @@ export interface ConsoleMeta {
 }
 
 export interface LogRecord {
+  /** The dev server's number for the record, increasing: the key the page de-duplicates on. */
+  seq: number;
   level: 'log' | 'debug' | 'info' | 'warn' | 'error';
   logid: string;
   function: string;
@@ -54,7 +56,27 @@ export async function fetchLogs(logid: string): Promise<LogRecord[]> {
   return ((await res.json()) as { records: LogRecord[] }).records;
 }
 
+/** One type error (src/typecheck/format.ts). */
+export interface TypeDiagnostic {
+  file: string;
+  line: number;
+  column: number;
+  code: string;
+  message: string;
+  lineText: string;
+  length: number;
+}
+
+/** The `typecheck` event: the checker's state and the errors of its last check. */
+export interface TypecheckInfo {
+  state: 'checking' | 'done' | 'off';
+  diagnostics: TypeDiagnostic[];
+  ms?: number;
+  reason?: string;
+}
+
 export interface FeedHandlers {
+  typecheck(info: TypecheckInfo): void;
   log(record: LogRecord): void;
   request(info: RequestInfo): void;
   functions(list: FunctionInfo[]): void;
@@ -68,6 +90,7 @@ export function openFeed(handlers: FeedHandlers): EventSource {
   source.addEventListener('error', () => handlers.status(false));
   source.addEventListener('log', (event) => handlers.log(JSON.parse((event as MessageEvent<string>).data) as LogRecord));
   source.addEventListener('request', (event) => handlers.request(JSON.parse((event as MessageEvent<string>).data) as RequestInfo));
+  source.addEventListener('typecheck', (event) => handlers.typecheck(JSON.parse((event as MessageEvent<string>).data) as TypecheckInfo));
   source.addEventListener('functions', (event) => handlers.functions(JSON.parse((event as MessageEvent<string>).data) as FunctionInfo[]));
   return source;
 }

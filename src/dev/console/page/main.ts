@@ -2,7 +2,7 @@
  * The dev console page: pick a function, edit a request, send it with trigger console_debug,
  * read the response and that request's log lines as they arrive, replay recent requests.
  */
-import { fetchLogs, fetchMeta, newLogid, openFeed, type ConsoleMeta, type FunctionInfo, type LogRecord, type RequestInfo } from './api.js';
+import { fetchLogs, fetchMeta, newLogid, openFeed, type ConsoleMeta, type FunctionInfo, type LogRecord, type RequestInfo, type TypecheckInfo } from './api.js';
 import { byId, h, replace } from './dom.js';
 import { newDraft, toRequest, urlOf, type Draft } from './draft.js';
 import { Editor } from './editor.js';
@@ -84,6 +84,7 @@ function renderFunctions(): void {
           h('span', { class: `status-dot ${fn.status}`, title: fn.status === 'ok' ? 'compiled' : 'failing' }),
           h('span', { class: 'fn-name' }, fn.name),
           h('span', { class: 'fn-meta', title: `${fn.file}, built in ${fn.buildMs} ms` }, `v${fn.version}`),
+          ...(typeErrors.some((d) => d.file === fn.file) ? [h('span', { class: 'type-flag', title: 'this file has type errors' }, 'TS')] : []),
         ),
       ),
     ),
@@ -115,6 +116,28 @@ function renderFunctionError(): void {
   }
   box.hidden = false;
   replace(box, h('h2', {}, `${fn.file} does not compile or load`), h('pre', { class: 'code' }, fn.error ?? ''), h('p', { class: 'hint' }, 'Fix the file and save: the function reloads by itself.'));
+}
+
+/** The type checker's errors, as a banner above the editor; the functions with errors are marked. */
+let typeErrors: TypecheckInfo['diagnostics'] = [];
+
+function renderTypeErrors(info: TypecheckInfo): void {
+  if (info.state === 'checking') return;
+  typeErrors = info.diagnostics;
+  const box = byId('type-errors');
+  box.hidden = typeErrors.length === 0;
+  if (typeErrors.length === 0) {
+    replace(box);
+  } else {
+    const lines = typeErrors.map((d) => `${d.file}:${d.line}:${d.column}: ${d.message} ${d.code}\n  ${d.line} | ${d.lineText}`);
+    replace(
+      box,
+      h('h2', {}, `${typeErrors.length} type error${typeErrors.length === 1 ? '' : 's'}`),
+      h('pre', { class: 'code', id: 'type-errors-list' }, lines.join('\n')),
+      h('p', { class: 'hint' }, 'The functions still run (esbuild does not check types); cloudfn build refuses them. Fix and save: this clears by itself.'),
+    );
+  }
+  renderFunctions();
 }
 
 // ---- sending --------------------------------------------------------------------------------
@@ -157,9 +180,17 @@ async function send(): Promise<void> {
 }
 
 function addRecord(exchange: Exchange, record: LogRecord): void {
-  if (exchange.records.some((r) => r.time === record.time && r.msg === record.msg && r.level === record.level)) return;
-  exchange.records.push(record);
-  if (exchange === current) byId('logs').appendChild(renderLog(record));
+  // A record comes live and again from /api/logs: the same seq is the same record. Two records
+  // with the same time, message and level are not (two objects logged in one millisecond).
+  if (exchange.records.some((r) => r.seq === record.seq)) return;
+  const after = exchange.records.findIndex((r) => r.seq > record.seq);
+  if (after === -1) exchange.records.push(record);
+  else exchange.records.splice(after, 0, record);
+  if (exchange !== current) return;
+  const list = byId('logs');
+  const line = renderLog(record);
+  if (after === -1) list.appendChild(line);
+  else list.insertBefore(line, list.children[after] ?? null);
 }
 
 // ---- response --------------------------------------------------------------------------------
@@ -300,6 +331,7 @@ async function start(): Promise<void> {
   updateFunctions(meta.functions);
   openFeed({
     status: setConnected,
+    typecheck: renderTypeErrors,
     log: (record) => {
       if (current !== undefined && record.logid === current.logid) addRecord(current, record);
     },

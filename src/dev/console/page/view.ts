@@ -90,7 +90,7 @@ export function renderHeaders(headers: Headers): HTMLElement {
   return h('table', { class: 'headers', id: 'response-headers' }, h('tbody', {}, ...rows));
 }
 
-const OWN_FIELDS = new Set(['level', 'time', 'logid', 'function', 'msg', 'stack']);
+const OWN_FIELDS = new Set(['seq', 'level', 'time', 'logid', 'function', 'msg', 'stack']);
 
 function isRequestLine(record: LogRecord): boolean {
   return typeof record['method'] === 'string' && typeof record['status'] === 'number' && typeof record['durationMs'] === 'number';

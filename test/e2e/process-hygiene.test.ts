@@ -1,0 +1,88 @@
+/**
+ * `cloudfn dev` and `cloudfn platform` do not outlive what started them: killing the parent (an
+ * `npm run dev`) by its PID stops them and frees the port, and SIGHUP stops them like SIGTERM.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FIXTURE } from '../dev/project.js';
+import { REPO, ensureDist } from '../testing/ensure-dist.js';
+
+const CLI = join(REPO, 'dist/src/cli/index.js');
+const work = mkdtempSync(join(tmpdir(), 'cloudfn-hygiene-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+async function until<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Like `npm run dev`: a parent process that starts the command and waits; its output goes to a file. */
+function startUnderParent(name: string, args: string[]): { parent: ReturnType<typeof spawn>; log: string } {
+  const log = join(work, `${name}.log`);
+  const script = `
+    const { spawn } = require('node:child_process');
+    const fd = require('node:fs').openSync(${JSON.stringify(log)}, 'a');
+    const child = spawn(process.execPath, ${JSON.stringify([CLI, ...args])}, { stdio: ['ignore', fd, fd] });
+    require('node:fs').writeSync(fd, 'child pid ' + child.pid + '\\n');
+    setInterval(() => {}, 1000);
+  `;
+  openSync(log, 'w');
+  return { parent: spawn(process.execPath, ['-e', script], { stdio: 'ignore' }), log };
+}
+
+describe('process hygiene', () => {
+  it.each([
+    ['dev', ['dev', FIXTURE, '--port', '0', '--no-typecheck'], /dev server on http:\/\/127\.0\.0\.1:(\d+)/],
+    ['platform', ['platform', '--port', '0', '--data', join(work, 'platform-data'), '--no-ffmpeg'], /cloudfn platform listening on http:\/\/127\.0\.0\.1:(\d+)/],
+  ])('%s exits and frees its port when its parent is killed by PID', async (name, args, listening) => {
+    ensureDist();
+    const { parent, log } = startUnderParent(name, args as string[]);
+    const port = Number(await until(() => listening.exec(readFileSync(log, 'utf8'))?.[1], 15_000, `${name} to listen`));
+    const child = Number(/child pid (\d+)/.exec(readFileSync(log, 'utf8'))![1]);
+    expect(await portOpen(port)).toBe(true);
+    const killed = Date.now();
+    parent.kill('SIGKILL');
+    await until(async () => ((await portOpen(port)) ? undefined : true), 5000, 'the port to be freed');
+    await until(() => (alive(child) ? undefined : true), 5000, 'the child to exit');
+    console.log(`${name}: parent killed -> port freed and child gone in ${Date.now() - killed} ms`);
+  }, 30_000);
+
+  it('dev stops on SIGHUP as on SIGTERM, exit code 0, port freed', async () => {
+    ensureDist();
+    const child = spawn(process.execPath, [CLI, 'dev', FIXTURE, '--port', '0', '--no-typecheck'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const port = Number(await until(() => /dev server on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1], 15_000, 'dev to listen'));
+    child.kill('SIGHUP');
+    expect(await exited).toBe(0);
+    expect(out).toContain('SIGHUP received: stopping the dev server');
+    expect(await portOpen(port)).toBe(false);
+  }, 30_000);
+});
