@@ -144,16 +144,28 @@ export function resolveFunction(options: RuntimeOptions, fn: FunctionToResolve):
   for (const key of Object.keys(limits) as (keyof typeof limits)[]) {
     const value = config[key];
     if (value !== undefined) limits[key] = value;
-    limitSources[key] = value !== undefined ? `the function's config.${key} (export const config in ${fn.file}, or functions["${fn.name}"] in cloudfn.config)` : globalSource(options, key);
+    limitSources[key] =
+      value !== undefined
+        ? `the function's config.${key} (export const config in ${fn.file}, or functions["${fn.name}"] in cloudfn.config)`
+        : globalSource(options, key);
   }
   setLimitSources(limits, limitSources);
-  return { name: fn.name, file: fn.file, handler: fn.handler, config, limits, limitSources, timeout: config.timeout ?? options.timeout };
+  return {
+    name: fn.name,
+    file: fn.file,
+    handler: fn.handler,
+    config,
+    limits,
+    limitSources,
+    timeout: config.timeout ?? options.timeout,
+  };
 }
 
 /** The phrase naming where a global limit was set, for 413 messages. */
 function globalSource(options: RuntimeOptions, key: keyof Limits): string {
   const from = options.limitSources?.[key];
-  if (from === undefined || from === 'the default') return `the global option limits.${key} (its default; set ${LIMIT_ENV[key]} or limits in cloudfn.config)`;
+  if (from === undefined || from === 'the default')
+    return `the global option limits.${key} (its default; set ${LIMIT_ENV[key]} or limits in cloudfn.config)`;
   return `the global option limits.${key} (from ${from})`;
 }
 

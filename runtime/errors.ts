@@ -12,57 +12,124 @@ export interface ErrorSpec {
 }
 
 const table = {
-  CLOUDFN_NOT_FOUND: { status: 404, message: (path: string) => `no function is served at ${path}; add functions/<name>.ts or a route in cloudfn.config` },
-  CLOUDFN_METHOD_NOT_ALLOWED: { status: 405, message: (method: string) => `method ${method} is not allowed; functions answer GET and POST` },
+  CLOUDFN_NOT_FOUND: {
+    status: 404,
+    message: (path: string) => `no function is served at ${path}; add functions/<name>.ts or a route in cloudfn.config`,
+  },
+  CLOUDFN_METHOD_NOT_ALLOWED: {
+    status: 405,
+    message: (method: string) => `method ${method} is not allowed; functions answer GET and POST`,
+  },
   CLOUDFN_BAD_PATH: { status: 400, message: (path: string, detail: string) => `the path ${path} ${detail}` },
-  CLOUDFN_BAD_QUERY: { status: 400, message: (pair: string) => `the query pair ${pair} has a bad percent-escape or escapes bytes that are not UTF-8; encode '%' as %25 and text as UTF-8` },
+  CLOUDFN_BAD_QUERY: {
+    status: 400,
+    message: (pair: string) =>
+      `the query pair ${pair} has a bad percent-escape or escapes bytes that are not UTF-8; encode '%' as %25 and text as UTF-8`,
+  },
   CLOUDFN_BAD_JSON: { status: 400, message: (detail: string) => `the body is not valid JSON: ${detail}` },
-  CLOUDFN_POISONED_JSON: { status: 400, message: (key: string) => `the JSON body has a "${key}" key, which is refused to protect prototypes; rename the field` },
-  CLOUDFN_BAD_FORM: { status: 400, message: (pair: string) => `the urlencoded body has a bad pair ${pair} (a bad percent-escape or bytes that are not UTF-8); percent-encode UTF-8 text and '%' as %25` },
-  CLOUDFN_BAD_TEXT: { status: 400, message: (charset: string) => `the text/plain body is not valid ${charset}; send ${charset} or name the body's charset in Content-Type` },
+  CLOUDFN_POISONED_JSON: {
+    status: 400,
+    message: (key: string) =>
+      `the JSON body has a "${key}" key, which is refused to protect prototypes; rename the field`,
+  },
+  CLOUDFN_BAD_FORM: {
+    status: 400,
+    message: (pair: string) =>
+      `the urlencoded body has a bad pair ${pair} (a bad percent-escape or bytes that are not UTF-8); percent-encode UTF-8 text and '%' as %25`,
+  },
+  CLOUDFN_BAD_TEXT: {
+    status: 400,
+    message: (charset: string) =>
+      `the text/plain body is not valid ${charset}; send ${charset} or name the body's charset in Content-Type`,
+  },
   CLOUDFN_BAD_MULTIPART: { status: 400, message: (detail: string) => `the multipart body is malformed: ${detail}` },
   CLOUDFN_BAD_CHARSET: { status: 415, message: (charset: string) => `charset ${charset} is not supported; send utf-8` },
-  CLOUDFN_UNSUPPORTED_ENCODING: { status: 415, message: (encoding: string) => `Content-Encoding ${encoding} is not decoded by cloudfn; send the body uncompressed (identity)` },
-  CLOUDFN_BODY_TOO_LARGE: { status: 413, message: (limit: number, source: string) => `the body is larger than ${limit} bytes, the limit set by ${source}; send less, or raise that limit` },
-  CLOUDFN_MULTIPART_LIMIT: { status: 413, message: (limit: string, value: number, source: string) => `the multipart body exceeds ${limit} (${value}), the limit set by ${source}; send less, or raise that limit` },
-  CLOUDFN_HEADERS_TOO_LARGE: { status: 431, message: (limit: number) => `the request headers are larger than ${limit} bytes; send fewer or shorter headers` },
-  CLOUDFN_REQUEST_TIMEOUT: { status: 408, message: () => `the request was not received in time; send the headers and body without pausing` },
+  CLOUDFN_UNSUPPORTED_ENCODING: {
+    status: 415,
+    message: (encoding: string) =>
+      `Content-Encoding ${encoding} is not decoded by cloudfn; send the body uncompressed (identity)`,
+  },
+  CLOUDFN_BODY_TOO_LARGE: {
+    status: 413,
+    message: (limit: number, source: string) =>
+      `the body is larger than ${limit} bytes, the limit set by ${source}; send less, or raise that limit`,
+  },
+  CLOUDFN_MULTIPART_LIMIT: {
+    status: 413,
+    message: (limit: string, value: number, source: string) =>
+      `the multipart body exceeds ${limit} (${value}), the limit set by ${source}; send less, or raise that limit`,
+  },
+  CLOUDFN_HEADERS_TOO_LARGE: {
+    status: 431,
+    message: (limit: number) => `the request headers are larger than ${limit} bytes; send fewer or shorter headers`,
+  },
+  CLOUDFN_REQUEST_TIMEOUT: {
+    status: 408,
+    message: () => `the request was not received in time; send the headers and body without pausing`,
+  },
   CLOUDFN_BAD_REQUEST: { status: 400, message: (detail: string) => `the request could not be parsed: ${detail}` },
-  CLOUDFN_MISSING_HOST: { status: 400, message: () => `the HTTP/1.1 request has no Host header; send Host (every HTTP/1.1 client does), or use HTTP/1.0` },
+  CLOUDFN_MISSING_HOST: {
+    status: 400,
+    message: () => `the HTTP/1.1 request has no Host header; send Host (every HTTP/1.1 client does), or use HTTP/1.0`,
+  },
   CLOUDFN_TOO_MANY_PARAMS: {
     status: 413,
-    message: (where: string, limit: number, source: string) => `the ${where} has more than ${limit} parameters, the limit set by ${source}; send fewer, or raise that limit`,
+    message: (where: string, limit: number, source: string) =>
+      `the ${where} has more than ${limit} parameters, the limit set by ${source}; send fewer, or raise that limit`,
   },
-  CLOUDFN_CHUNK_EXTENSIONS_TOO_LARGE: { status: 413, message: () => `a chunk of the body carries extensions over node's limit of 16 KiB; send chunks without extensions` },
+  CLOUDFN_CHUNK_EXTENSIONS_TOO_LARGE: {
+    status: 413,
+    message: () => `a chunk of the body carries extensions over node's limit of 16 KiB; send chunks without extensions`,
+  },
   CLOUDFN_BAD_RESPONSE_LENGTH: {
     status: 500,
-    message: (declared: number, sent: string) => `the function declared Content-Length ${declared} but its stream sent ${sent} bytes; send exactly that many bytes, or set no Content-Length on a stream`,
+    message: (declared: number, sent: string) =>
+      `the function declared Content-Length ${declared} but its stream sent ${sent} bytes; send exactly that many bytes, or set no Content-Length on a stream`,
   },
-  CLOUDFN_HANDLER_ERROR: { status: 500, message: () => `the function failed; look up this logid in the function's logs` },
-  CLOUDFN_TIMEOUT: { status: 504, message: (ms: number) => `the function timed out after ${ms} ms; make it faster or raise config.timeout` },
+  CLOUDFN_HANDLER_ERROR: {
+    status: 500,
+    message: () => `the function failed; look up this logid in the function's logs`,
+  },
+  CLOUDFN_TIMEOUT: {
+    status: 504,
+    message: (ms: number) => `the function timed out after ${ms} ms; make it faster or raise config.timeout`,
+  },
   CLOUDFN_SHUTTING_DOWN: { status: 503, message: () => `the server is shutting down; retry on another connection` },
-  CLOUDFN_COMPILE_ERROR: { status: 500, message: (file: string) => `${file} failed to compile; fix the error shown in the terminal` },
+  CLOUDFN_COMPILE_ERROR: {
+    status: 500,
+    message: (file: string) => `${file} failed to compile; fix the error shown in the terminal`,
+  },
   CLOUDFN_NO_DEFAULT_EXPORT: {
     status: 500,
-    message: (file: string) => `${file} has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })`,
+    message: (file: string) =>
+      `${file} has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })`,
   },
   CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION: {
     status: 500,
-    message: (file: string, got: string) => `${file}: its default export (or module.exports) is ${got}, not a function: export default async function (params, service) { return ...; }`,
+    message: (file: string, got: string) =>
+      `${file}: its default export (or module.exports) is ${got}, not a function: export default async function (params, service) { return ...; }`,
   },
   CLOUDFN_BAD_CONFIG: { status: 500, message: (where: string, detail: string) => `${where}: ${detail}` },
   CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
 } satisfies Record<string, ErrorSpec>;
 
 /** The details the message of `code` in `table` takes, e.g. `[limit: number, name: string]`. */
-export type ErrorDetails<T extends Record<string, ErrorSpec>, C extends keyof T> = T[C] extends { message: (...details: infer D) => string } ? D : never;
+export type ErrorDetails<T extends Record<string, ErrorSpec>, C extends keyof T> = T[C] extends {
+  message: (...details: infer D) => string;
+}
+  ? D
+  : never;
 
 /**
  * The message of `code` in an error table: every table (runtime, sign, media, platform, dev,
  * client) builds its messages here.
  * @example errorMessage(runtimeErrors, 'CLOUDFN_BODY_TOO_LARGE', [1024, 'maxBodySize'])
  */
-export function errorMessage<T extends Record<string, ErrorSpec>, C extends keyof T>(table: T, code: C, details: ErrorDetails<T, C>): string {
+export function errorMessage<T extends Record<string, ErrorSpec>, C extends keyof T>(
+  table: T,
+  code: C,
+  details: ErrorDetails<T, C>,
+): string {
   // Each row's message takes its own details; the table type only knows `never[]`.
   return (table[code]!.message as unknown as (...args: ErrorDetails<T, C>) => string)(...details);
 }

@@ -105,19 +105,22 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parse<number> {
 }
 
 const text: Parse<string> = (raw, where) => {
-  if (typeof raw !== 'string' || raw.trim() === '') fail('', where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'string' || raw.trim() === '')
+    fail('', where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
   return raw.trim();
 };
 
 const headerName: Parse<string> = (raw, where) => {
   const value = text(raw, where);
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) fail('', where, `must be an HTTP header name, got ${JSON.stringify(raw)}`);
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value))
+    fail('', where, `must be an HTTP header name, got ${JSON.stringify(raw)}`);
   return value.toLowerCase();
 };
 
 function oneOf<T extends string>(...values: T[]): Parse<T> {
   return (raw, where) => {
-    if (typeof raw !== 'string' || !values.includes(raw as T)) fail('', where, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+    if (typeof raw !== 'string' || !values.includes(raw as T))
+      fail('', where, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
     return raw as T;
   };
 }
@@ -181,7 +184,12 @@ function pick<T>(name: string, spec: Spec<T>, sources: OptionSources, configLimi
 }
 
 /** `pick`, and where the value came from (`--port`, `PORT`, `cloudfn.config port`, `the default`). */
-function pickFrom<T>(name: string, spec: Spec<T>, sources: OptionSources, configLimits?: Record<string, unknown>): [T, string] {
+function pickFrom<T>(
+  name: string,
+  spec: Spec<T>,
+  sources: OptionSources,
+  configLimits?: Record<string, unknown>,
+): [T, string] {
   const layers: [Source, unknown][] = [
     ['flag', sources.flags?.[name]],
     ['env', spec.env ? sources.env?.[spec.env] : undefined],
@@ -189,7 +197,12 @@ function pickFrom<T>(name: string, spec: Spec<T>, sources: OptionSources, config
   ];
   for (const [source, raw] of layers) {
     if (raw === undefined || raw === '') continue;
-    const where = source === 'flag' ? `--${kebab(name)}` : source === 'env' ? spec.env! : `cloudfn.config ${configLimits ? 'limits.' : ''}${name}`;
+    const where =
+      source === 'flag'
+        ? `--${kebab(name)}`
+        : source === 'env'
+          ? spec.env!
+          : `cloudfn.config ${configLimits ? 'limits.' : ''}${name}`;
     try {
       return [spec.parse(raw, where), where];
     } catch (error) {
@@ -215,7 +228,12 @@ export function resolveOptions(sources: OptionSources = {}): RuntimeOptions {
   const limitSources = {} as Record<string, string>;
   for (const name of LIMIT_KEYS) {
     const spec: Spec<number> = { env: limitSpecs[name].env, parse: integer(0), default: limitSpecs[name].default };
-    [limits[name], limitSources[name]] = pickFrom(name, spec, { flags: sources.flags, env: sources.env, config: configLimits } as OptionSources, configLimits);
+    [limits[name], limitSources[name]] = pickFrom(
+      name,
+      spec,
+      { flags: sources.flags, env: sources.env, config: configLimits } as OptionSources,
+      configLimits,
+    );
   }
   options['limits'] = limits;
   options['limitSources'] = limitSources;

@@ -40,6 +40,7 @@ describe('docs/errors.md', () => {
   });
 
   it('gives every runtime code an HTTP status the issue allows', () => {
-    for (const spec of Object.values(runtimeErrors)) expect([400, 404, 405, 408, 413, 415, 431, 500, 503, 504]).toContain(spec.status);
+    for (const spec of Object.values(runtimeErrors))
+      expect([400, 404, 405, 408, 413, 415, 431, 500, 503, 504]).toContain(spec.status);
   });
 });

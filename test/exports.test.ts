@@ -6,33 +6,167 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const entries: Record<string, { load: () => Promise<Record<string, unknown>>; names: string[] }> = {
-  'cloudfn': {
+  cloudfn: {
     load: () => import('../src/index.js'),
-    names: ["CloudfnError", "HttpError", "isUploadFile"],
+    names: ['CloudfnError', 'HttpError', 'isUploadFile'],
   },
   'cloudfn/runtime': {
     load: () => import('../runtime/index.js'),
-    names: ["App", "CONFIG_FILES", "CloudfnError", "DEFAULT_HEALTH_PATH", "FUNCTION_EXTENSIONS", "HttpError", "LIMIT_KEYS", "Logger", "RUNTIME_FUNCTION", "createApp", "createError", "createHttpServer", "createJsonSink", "createMemorySink", "createStdoutSink", "defaultLimits", "discoverFunctions", "exitOnSignals", "functionFromModule", "generateLogid", "healthHook", "keepServingOnStrayErrors", "listen", "loadConfigFile", "loadFunction", "loadProjectFunctions", "optionEnvVars", "pickLogid", "resolveFunction", "resolveOptions", "runtimeErrors", "serializeRecord", "serve", "shutdown", "startProject", "toRecord", "validateConfig"],
+    names: [
+      'App',
+      'CONFIG_FILES',
+      'CloudfnError',
+      'DEFAULT_HEALTH_PATH',
+      'FUNCTION_EXTENSIONS',
+      'HttpError',
+      'LIMIT_KEYS',
+      'Logger',
+      'RUNTIME_FUNCTION',
+      'createApp',
+      'createError',
+      'createHttpServer',
+      'createJsonSink',
+      'createMemorySink',
+      'createStdoutSink',
+      'defaultLimits',
+      'discoverFunctions',
+      'exitOnSignals',
+      'functionFromModule',
+      'generateLogid',
+      'healthHook',
+      'keepServingOnStrayErrors',
+      'listen',
+      'loadConfigFile',
+      'loadFunction',
+      'loadProjectFunctions',
+      'optionEnvVars',
+      'pickLogid',
+      'resolveFunction',
+      'resolveOptions',
+      'runtimeErrors',
+      'serializeRecord',
+      'serve',
+      'shutdown',
+      'startProject',
+      'toRecord',
+      'validateConfig',
+    ],
   },
   'cloudfn/sign': {
     load: () => import('../src/sign/index.js'),
-    names: ["AUTH_TYPE", "DEFAULT_MAX_AGE_SECONDS", "DEFAULT_MAX_FUTURE_SKEW_SECONDS", "DEFAULT_RESPONSE_MAX_AGE_SECONDS", "KEY_BITS", "MemoryNonceStore", "SignatureError", "callbackMiddleware", "createHeaderProfile", "createPlatformKeyStore", "defaultHeaderProfile", "defaultNonceStore", "diagnoseRequest", "diagnoseResponse", "exportKey", "formatAuthorization", "generateKeyPair", "generateNonce", "inspectKey", "keyFingerprint", "loadPrivateKey", "loadPublicKey", "parseAuthorization", "readHeader", "responseStringToSign", "runDoctor", "showLineEnds", "signCallback", "signErrors", "signRequest", "signResponse", "signedPath", "stringToSign", "verifyCallback", "verifyRequest", "verifyResponse", "verifyServiceCallback"],
+    names: [
+      'AUTH_TYPE',
+      'DEFAULT_MAX_AGE_SECONDS',
+      'DEFAULT_MAX_FUTURE_SKEW_SECONDS',
+      'DEFAULT_RESPONSE_MAX_AGE_SECONDS',
+      'KEY_BITS',
+      'MemoryNonceStore',
+      'SignatureError',
+      'callbackMiddleware',
+      'createHeaderProfile',
+      'createPlatformKeyStore',
+      'defaultHeaderProfile',
+      'defaultNonceStore',
+      'diagnoseRequest',
+      'diagnoseResponse',
+      'exportKey',
+      'formatAuthorization',
+      'generateKeyPair',
+      'generateNonce',
+      'inspectKey',
+      'keyFingerprint',
+      'loadPrivateKey',
+      'loadPublicKey',
+      'parseAuthorization',
+      'readHeader',
+      'responseStringToSign',
+      'runDoctor',
+      'showLineEnds',
+      'signCallback',
+      'signErrors',
+      'signRequest',
+      'signResponse',
+      'signedPath',
+      'stringToSign',
+      'verifyCallback',
+      'verifyRequest',
+      'verifyResponse',
+      'verifyServiceCallback',
+    ],
   },
   'cloudfn/media': {
     load: () => import('../src/media/index.js'),
-    names: ["API_PREFIX", "BusinessStatus", "JobState", "MAX_APP_ID_LIST", "MAX_EXPIRE_TIME", "MAX_JOB_IDS", "MAX_PAGE_SIZE", "MAX_URL_SETS", "MAX_VID_LIST", "MEDIA_ERR_MSG", "MIN_EXPIRE_TIME", "MediaApiError", "MediaErrNo", "MediaError", "MediaValidationError", "OPERATIONS", "RATE_LIMITED_OPERATIONS", "RunStatus", "STATS_WINDOW_SECONDS", "SourceType", "StaticOrderType", "TOKEN_ERROR_ERR_NOS", "TokenBucket", "TopOrderType", "TransCodeStatus", "TransCodeType", "createMediaClient", "createMediaError", "defaultClientTokenFetcher", "isOperation", "mediaErrors", "normalizeResponse", "resolveMediaOptions", "systemClock", "validateRequest"],
+    names: [
+      'API_PREFIX',
+      'BusinessStatus',
+      'JobState',
+      'MAX_APP_ID_LIST',
+      'MAX_EXPIRE_TIME',
+      'MAX_JOB_IDS',
+      'MAX_PAGE_SIZE',
+      'MAX_URL_SETS',
+      'MAX_VID_LIST',
+      'MEDIA_ERR_MSG',
+      'MIN_EXPIRE_TIME',
+      'MediaApiError',
+      'MediaErrNo',
+      'MediaError',
+      'MediaValidationError',
+      'OPERATIONS',
+      'RATE_LIMITED_OPERATIONS',
+      'RunStatus',
+      'STATS_WINDOW_SECONDS',
+      'SourceType',
+      'StaticOrderType',
+      'TOKEN_ERROR_ERR_NOS',
+      'TokenBucket',
+      'TopOrderType',
+      'TransCodeStatus',
+      'TransCodeType',
+      'createMediaClient',
+      'createMediaError',
+      'defaultClientTokenFetcher',
+      'isOperation',
+      'mediaErrors',
+      'normalizeResponse',
+      'resolveMediaOptions',
+      'systemClock',
+      'validateRequest',
+    ],
   },
   'cloudfn/testing': {
     load: () => import('../src/testing/index.js'),
-    names: ["createFakeService", "invoke", "parseSetCookies"],
+    names: ['createFakeService', 'invoke', 'parseSetCookies'],
   },
   'cloudfn/client': {
     load: () => import('../src/client/index.js'),
-    names: ["ContainerCallError", "TRIGGER_HEADER", "callContainer", "clientErrors", "createContainerClient"],
+    names: ['ContainerCallError', 'TRIGGER_HEADER', 'callContainer', 'clientErrors', 'createContainerClient'],
   },
   'cloudfn/platform': {
     load: () => import('../src/platform/index.js'),
-    names: ["APP_KEYS_FILE", "DEFAULT_TRANS_CODE_TYPE", "DEV_CLIENT_KEY", "FAULTS_GRAMMAR", "LOGID_HEADER", "MEDIA_PREFIX", "PLATFORM_PRIVATE_KEY_FILE", "PLATFORM_PUBLIC_KEY_FILE", "PUBLIC_KEY_PATH", "PlatformError", "SAMPLE_PATH", "TEMPLATES", "TOKEN_PATH", "addAppKey", "createPlatform", "mediaClientEnv", "normalizeAppPublicKey", "parseFaults", "platformErrors", "resetDataDir", "resolvePlatformOptions"],
+    names: [
+      'APP_KEYS_FILE',
+      'DEFAULT_TRANS_CODE_TYPE',
+      'DEV_CLIENT_KEY',
+      'FAULTS_GRAMMAR',
+      'LOGID_HEADER',
+      'MEDIA_PREFIX',
+      'PLATFORM_PRIVATE_KEY_FILE',
+      'PLATFORM_PUBLIC_KEY_FILE',
+      'PUBLIC_KEY_PATH',
+      'PlatformError',
+      'SAMPLE_PATH',
+      'TEMPLATES',
+      'TOKEN_PATH',
+      'addAppKey',
+      'createPlatform',
+      'mediaClientEnv',
+      'normalizeAppPublicKey',
+      'parseFaults',
+      'platformErrors',
+      'resetDataDir',
+      'resolvePlatformOptions',
+    ],
   },
 };
 
@@ -43,13 +177,19 @@ describe('public exports', () => {
   });
 
   it('package.json lists every entry, types first, pointing at built files', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { exports: Record<string, unknown>; bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      exports: Record<string, unknown>;
+      bin: Record<string, string>;
+    };
     const listed = Object.keys(pkg.exports).filter((key) => key !== './package.json');
-    expect(listed.map((key) => (key === '.' ? 'cloudfn' : `cloudfn/${key.slice(2)}`)).sort()).toEqual(Object.keys(entries).sort());
+    expect(listed.map((key) => (key === '.' ? 'cloudfn' : `cloudfn/${key.slice(2)}`)).sort()).toEqual(
+      Object.keys(entries).sort(),
+    );
     for (const key of listed) {
       const target = pkg.exports[key] as Record<string, string>;
       expect(Object.keys(target)).toEqual(['types', 'default']);
-      for (const file of Object.values(target)) expect(existsSync(new URL(`../${file}`, import.meta.url)), file).toBe(true);
+      for (const file of Object.values(target))
+        expect(existsSync(new URL(`../${file}`, import.meta.url)), file).toBe(true);
     }
     expect(existsSync(new URL(`../${pkg.bin['cloudfn']}`, import.meta.url))).toBe(true);
   });

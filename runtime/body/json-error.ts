@@ -126,13 +126,13 @@ function scanString(text: string, i: number): number {
       const e = text.charCodeAt(i + 1);
       if (e === 0x75 /* u */) {
         for (let k = 2; k < 6; k++) {
-          if (!isHex(text.charCodeAt(i + k))) return -(Math.min(i + k, n)) - 1;
+          if (!isHex(text.charCodeAt(i + k))) return -Math.min(i + k, n) - 1;
         }
         i += 5;
       } else if ('"\\/bfnrt'.includes(text[i + 1] ?? '') && i + 1 < n) {
         i++;
       } else {
-        return -(Math.min(i + 1, n)) - 1;
+        return -Math.min(i + 1, n) - 1;
       }
     }
   }

@@ -25,7 +25,10 @@ export function parseJson(body: Buffer, charset: string | undefined, protoAction
   const text = decodeText(body, charset);
   if (text === undefined) {
     const name = charsetName(charset);
-    throw createError('CLOUDFN_BAD_JSON', `the bytes are not valid ${name}; send ${name} or name the body's charset in Content-Type`);
+    throw createError(
+      'CLOUDFN_BAD_JSON',
+      `the bytes are not valid ${name}; send ${name} or name the body's charset in Content-Type`,
+    );
   }
   let value: unknown;
   try {

@@ -29,7 +29,9 @@ export interface PartRange {
  * The outcome of the scan: a limit error, or the bytes busboy should read and the content
  * ranges of its parts of `LARGE_PART` bytes or more whose header block ends with a blank line.
  */
-export type ScanResult = { error: CloudfnError; body?: undefined; large?: undefined } | { error?: undefined; body: Buffer; large: PartRange[] };
+export type ScanResult =
+  | { error: CloudfnError; body?: undefined; large?: undefined }
+  | { error?: undefined; body: Buffer; large: PartRange[] };
 
 /**
  * Counts parts and the header lines of each part as busboy will read them. Returns
@@ -51,13 +53,24 @@ export function scanMultipart(body: Buffer, boundary: string, limits: Limits): S
     const next = body.indexOf(delimiter, pos);
     if (body[pos] === 0x0d && body[pos + 1] === 0x0a) {
       parts++;
-      if (parts > limits.maxParts) return { error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxParts', limits.maxParts, limitSource(limits, 'maxParts')) };
+      if (parts > limits.maxParts)
+        return {
+          error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxParts', limits.maxParts, limitSource(limits, 'maxParts')),
+        };
       const end = Math.min(next === -1 ? body.length : next, pos + 2 + MAX_HEADER_BYTES);
       const header = readHeaderBlock(body, pos + 2, end);
       if (header.lines > limits.maxPartHeaderPairs) {
-        return { error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxPartHeaderPairs', limits.maxPartHeaderPairs, limitSource(limits, 'maxPartHeaderPairs')) };
+        return {
+          error: createError(
+            'CLOUDFN_MULTIPART_LIMIT',
+            'maxPartHeaderPairs',
+            limits.maxPartHeaderPairs,
+            limitSource(limits, 'maxPartHeaderPairs'),
+          ),
+        };
       }
-      if (header.contentStart !== -1 && next !== -1 && next - header.contentStart >= LARGE_PART) large.push({ start: header.contentStart, end: next });
+      if (header.contentStart !== -1 && next !== -1 && next - header.contentStart >= LARGE_PART)
+        large.push({ start: header.contentStart, end: next });
     }
     at = next;
   }

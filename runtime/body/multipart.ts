@@ -43,11 +43,19 @@ export function parseMultipart(contentType: string, body: Buffer, limits: Limits
  * `parseMultipart` with the large-part shortcut on or off; off reads every byte through
  * busboy (the tests compare the two).
  */
-export function parseMultipartWith(contentType: string, body: Buffer, limits: Limits, skipLargeParts: boolean): Promise<MultipartParams> {
+export function parseMultipartWith(
+  contentType: string,
+  body: Buffer,
+  limits: Limits,
+  skipLargeParts: boolean,
+): Promise<MultipartParams> {
   const boundary = contentTypeParam(contentType, 'boundary');
   if (boundary === undefined || boundary === '') {
     return Promise.reject(
-      createError('CLOUDFN_BAD_MULTIPART', 'the Content-Type has no boundary; send multipart/form-data; boundary=<the delimiter used in the body>'),
+      createError(
+        'CLOUDFN_BAD_MULTIPART',
+        'the Content-Type has no boundary; send multipart/form-data; boundary=<the delimiter used in the body>',
+      ),
     );
   }
   if (body.length === 0) return Promise.resolve(nullObject<MultipartParams>());
@@ -55,7 +63,9 @@ export function parseMultipartWith(contentType: string, body: Buffer, limits: Li
   if (scan.error !== undefined) return Promise.reject(scan.error);
   const whole = scan.body;
   if (!skipLargeParts || scan.large.length === 0) {
-    return new Promise<MultipartParams>((resolve, reject) => new MultipartReader(limits, resolve, reject, undefined).run(contentType, whole));
+    return new Promise<MultipartParams>((resolve, reject) =>
+      new MultipartReader(limits, resolve, reject, undefined).run(contentType, whole),
+    );
   }
   const swap = swapLargeParts(whole, scan.large);
   return new Promise<MultipartParams>((resolve, reject) => {
@@ -146,7 +156,9 @@ class MultipartReader {
     // busboy works on the in-memory body through process.nextTick and stream callbacks only,
     // which all run before the next setImmediate: a parse still open then is stalled (a
     // busboy bug like the one scanMultipart works around), and the request must not hang.
-    setImmediate(() => this.fail(createError('CLOUDFN_BAD_MULTIPART', 'the parts could not be read to the end; check the delimiters')));
+    setImmediate(() =>
+      this.fail(createError('CLOUDFN_BAD_MULTIPART', 'the parts could not be read to the end; check the delimiters')),
+    );
   }
 
   private onField(name: string | undefined, value: unknown, info: FieldInfo): void {
@@ -154,7 +166,12 @@ class MultipartReader {
     if (info.valueTruncated) return this.failLimit('maxFieldSize', this.limits.maxFieldSize);
     if (typeof value !== 'string') {
       // busboy gives undefined for a part charset it cannot decode.
-      return this.fail(createError('CLOUDFN_BAD_MULTIPART', `the field ${showValue(name ?? '')} has a charset that cannot be decoded; send it as utf-8`));
+      return this.fail(
+        createError(
+          'CLOUDFN_BAD_MULTIPART',
+          `the field ${showValue(name ?? '')} has a charset that cannot be decoded; send it as utf-8`,
+        ),
+      );
     }
     if (name === undefined || isPoisonKey(name)) return;
     this.entries.push({ name, value });
@@ -179,7 +196,8 @@ class MultipartReader {
       const filename = info.filename ?? '';
       if (filename === '' && size === 0) return; // an <input type=file> left empty
       let buffer = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-      const real = this.swapped === undefined || size > 64 ? undefined : this.swapped.contents.get(buffer.toString('latin1'));
+      const real =
+        this.swapped === undefined || size > 64 ? undefined : this.swapped.contents.get(buffer.toString('latin1'));
       if (real !== undefined) {
         if (real.length > this.limits.maxFileSize) return this.failLimit('maxFileSize', this.limits.maxFileSize);
         this.restored++;
@@ -220,7 +238,11 @@ function collect(entries: readonly Entry[]): MultipartParams {
   for (const { name, value } of entries) {
     if (value === undefined) continue;
     const previous = result[name];
-    if (typeof value !== 'string' || previous === undefined || !(typeof previous === 'string' || Array.isArray(previous))) {
+    if (
+      typeof value !== 'string' ||
+      previous === undefined ||
+      !(typeof previous === 'string' || Array.isArray(previous))
+    ) {
       result[name] = value;
     } else if (typeof previous === 'string') {
       result[name] = [previous, value];

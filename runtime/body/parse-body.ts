@@ -42,7 +42,13 @@ export class BodyParser {
    * Throws (or rejects with) a CloudfnError whose status is 400, 413 or 415.
    * @example const params = await new BodyParser().parse(req.headers['content-type'], body, limits, { protoAction: 'error' });
    */
-  parse(contentType: string | undefined, body: Buffer, limits: Limits, options: ParseBodyOptions, limitSources?: LimitSources): unknown {
+  parse(
+    contentType: string | undefined,
+    body: Buffer,
+    limits: Limits,
+    options: ParseBodyOptions,
+    limitSources?: LimitSources,
+  ): unknown {
     if (contentType !== this.#header) {
       this.#header = contentType;
       this.#type = mediaType(contentType);
@@ -73,10 +79,15 @@ export class BodyParser {
  * Turns one request body into params by its Content-Type (see `BodyParser.parse`).
  * @example const params = await parseBody(req.headers['content-type'], body, limits, { protoAction: 'error' });
  */
-export function parseBody(contentType: string | undefined, body: Buffer, limits: Limits, options: ParseBodyOptions, limitSources?: LimitSources): unknown {
+export function parseBody(
+  contentType: string | undefined,
+  body: Buffer,
+  limits: Limits,
+  options: ParseBodyOptions,
+  limitSources?: LimitSources,
+): unknown {
   return new BodyParser().parse(contentType, body, limits, options, limitSources);
 }
-
 
 function parseText(body: Buffer, charset: string | undefined): string {
   if (body.length === 0) return '';

@@ -33,7 +33,11 @@ const MAX_PARAMS = 1000;
  * @param from where `maxParams` was set, for the message
  * @example parseQuery('a=1&b=x+y&a=2') // { a: ['1', '2'], b: 'x y' }
  */
-export function parseQuery(qs: string, maxParams: number = MAX_PARAMS, from = 'the global option limits.maxParams'): QueryParams {
+export function parseQuery(
+  qs: string,
+  maxParams: number = MAX_PARAMS,
+  from = 'the global option limits.maxParams',
+): QueryParams {
   return parsePairs(qs, 'CLOUDFN_BAD_QUERY', maxParams, from);
 }
 
@@ -43,7 +47,11 @@ export function parseQuery(qs: string, maxParams: number = MAX_PARAMS, from = 't
  * (413) past `maxParams` pairs.
  * @example parseForm(Buffer.from('name=J%C3%BCrgen')) // { name: 'Jürgen' }
  */
-export function parseForm(body: Buffer | string, maxParams: number = MAX_PARAMS, from = 'the global option limits.maxParams'): QueryParams {
+export function parseForm(
+  body: Buffer | string,
+  maxParams: number = MAX_PARAMS,
+  from = 'the global option limits.maxParams',
+): QueryParams {
   if (typeof body === 'string') return parsePairs(body, 'CLOUDFN_BAD_FORM', maxParams, from);
   const text = body.toString('utf8');
   // toString would silently turn bytes that are not UTF-8 into U+FFFD.
@@ -92,7 +100,12 @@ function parsePairs(qs: string, code: BadCode, maxParams: number, from: string):
 }
 
 function tooMany(code: BadCode, maxParams: number, from: string): Error {
-  return createError('CLOUDFN_TOO_MANY_PARAMS', code === 'CLOUDFN_BAD_QUERY' ? 'query string' : 'urlencoded body', maxParams, from);
+  return createError(
+    'CLOUDFN_TOO_MANY_PARAMS',
+    code === 'CLOUDFN_BAD_QUERY' ? 'query string' : 'urlencoded body',
+    maxParams,
+    from,
+  );
 }
 
 function addPair(

@@ -22,7 +22,16 @@ export interface ClientAbortError extends Error {
  * @example const body = await readBody(req, limits.maxBodySize, 'maxBodySize');
  */
 export function readBody(req: IncomingMessage, limit: number, limitName: string): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => readBodyThen(req, limit, limitName, undefined, (_, body) => resolve(body), (_, error) => reject(error)));
+  return new Promise<Buffer>((resolve, reject) =>
+    readBodyThen(
+      req,
+      limit,
+      limitName,
+      undefined,
+      (_, body) => resolve(body),
+      (_, error) => reject(error),
+    ),
+  );
 }
 
 /**
@@ -44,15 +53,21 @@ export function readBodyThen<C>(
 ): boolean {
   const headers = req.headers;
   const encoding = headers['content-encoding'];
-  if (encoding !== undefined && !isIdentity(encoding)) return failed(context, createError('CLOUDFN_UNSUPPORTED_ENCODING', encoding)), false;
+  if (encoding !== undefined && !isIdentity(encoding))
+    return (failed(context, createError('CLOUDFN_UNSUPPORTED_ENCODING', encoding)), false);
   const length = headers['content-length'];
   if (headers['transfer-encoding'] === undefined) {
-    if (length === undefined || length === '0') return done(context, EMPTY), false;
+    if (length === undefined || length === '0') return (done(context, EMPTY), false);
     // node's parser has already refused a Content-Length that is not digits.
-    if (Number(length) > limit) return failed(context, createError('CLOUDFN_BODY_TOO_LARGE', limit, limitName)), false;
+    if (Number(length) > limit)
+      return (failed(context, createError('CLOUDFN_BODY_TOO_LARGE', limit, limitName)), false);
   }
-  if (req.complete && req.readableEnded) return done(context, EMPTY), false;
-  if ((req as Reading<C>)[READER] !== undefined) return failed(context, new Error('the body of this request is already being read; read it once and share the Buffer')), false;
+  if (req.complete && req.readableEnded) return (done(context, EMPTY), false);
+  if ((req as Reading<C>)[READER] !== undefined)
+    return (
+      failed(context, new Error('the body of this request is already being read; read it once and share the Buffer')),
+      false
+    );
   const reader = new BodyReader<C>(req, limit, limitName, context, done, failed);
   (req as Reading<C>)[READER] = reader;
   req.on('data', onData);
@@ -124,7 +139,8 @@ class BodyReader<C> {
   end(): void {
     const chunks = this.chunks;
     // One chunk is the common case for small bodies: hand it over without a copy.
-    const body = chunks.length === 1 ? (chunks[0] as Buffer) : chunks.length === 0 ? EMPTY : Buffer.concat(chunks, this.size);
+    const body =
+      chunks.length === 1 ? (chunks[0] as Buffer) : chunks.length === 0 ? EMPTY : Buffer.concat(chunks, this.size);
     this.finish(undefined, body);
   }
 
@@ -145,7 +161,10 @@ class BodyReader<C> {
 
 function clientAbort(cause?: Error): ClientAbortError {
   if (cause !== undefined && (cause as { code?: unknown }).code === 'ECONNRESET') return cause as ClientAbortError;
-  const error = new Error('the client closed the connection before the body was complete', cause === undefined ? undefined : { cause }) as ClientAbortError;
+  const error = new Error(
+    'the client closed the connection before the body was complete',
+    cause === undefined ? undefined : { cause },
+  ) as ClientAbortError;
   error.code = 'ECONNRESET';
   return error;
 }

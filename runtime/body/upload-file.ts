@@ -17,5 +17,10 @@ import type { UploadFile } from '../types.js';
 export function isUploadFile(value: unknown): value is UploadFile {
   if (typeof value !== 'object' || value === null) return false;
   const file = value as Partial<UploadFile>;
-  return Buffer.isBuffer(file.buffer) && typeof file.name === 'string' && typeof file.type === 'string' && typeof file.size === 'number';
+  return (
+    Buffer.isBuffer(file.buffer) &&
+    typeof file.name === 'string' &&
+    typeof file.type === 'string' &&
+    typeof file.size === 'number'
+  );
 }

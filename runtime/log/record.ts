@@ -96,4 +96,3 @@ export function serializeRecord(record: LogRecord, maxLength = MAX_LINE_LENGTH):
     originalLength: line.length,
   });
 }
-

@@ -75,14 +75,34 @@ export class RequestLineText {
       this.#time = now;
       this.#timeText = String(now);
     }
-    if (level !== this.#level || method !== this.#method || path !== this.#path || trigger !== this.#trigger || fn !== this.#fn) {
+    if (
+      level !== this.#level ||
+      method !== this.#method ||
+      path !== this.#path ||
+      trigger !== this.#trigger ||
+      fn !== this.#fn
+    ) {
       this.#requote(level, method, path, trigger, fn);
     }
     const ms = String(facts.durationMs);
     return (
-      this.#head + this.#timeText + this.#request + status + ',"durationMs":' + ms + ',"bytes":' + bytes +
+      this.#head +
+      this.#timeText +
+      this.#request +
+      status +
+      ',"durationMs":' +
+      ms +
+      ',"bytes":' +
+      bytes +
       (error === undefined ? this.#triggerLogid : `${this.#triggerOnly},"error":${JSON.stringify(error)},"logid":`) +
-      JSON.stringify(facts.logid) + this.#functionMsg + status + ' ' + ms + ' ms ' + bytes + ' B"}'
+      JSON.stringify(facts.logid) +
+      this.#functionMsg +
+      status +
+      ' ' +
+      ms +
+      ' ms ' +
+      bytes +
+      ' B"}'
     );
   }
 

@@ -80,7 +80,9 @@ export interface StdoutSinkOptions {
  * (files, and pipes on Linux); otherwise the stream keeps it and a new one is made.
  * @example const logger = new Logger(createStdoutSink({ batchBytes: 4096 }))
  */
-export function createStdoutSink(options: StdoutSinkOptions = {}): LogSink & { writeLine(line: string): void; flush(): void } {
+export function createStdoutSink(
+  options: StdoutSinkOptions = {},
+): LogSink & { writeLine(line: string): void; flush(): void } {
   const stream = options.stream ?? (() => process.stdout);
   const size = options.batchBytes ?? 64 * 1024;
   let batch = Buffer.allocUnsafeSlow(size);

@@ -95,7 +95,10 @@ export class Exchange {
   }
 
   setHeader(field: string, value: HeaderValue): void {
-    (this.headers ??= Object.create(null) as Record<string, [string, HeaderValue]>)[field.toLowerCase()] = [field, value];
+    (this.headers ??= Object.create(null) as Record<string, [string, HeaderValue]>)[field.toLowerCase()] = [
+      field,
+      value,
+    ];
   }
 
   removeHeader(field: string): void {

@@ -71,7 +71,14 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
     }
     return run(x, query, query);
   }
-  const reading = readBodyThen(req, found.fn.limits.maxBodySize, found.fn.limitSources?.maxBodySize ?? 'maxBodySize', x, onBody, onBodyError);
+  const reading = readBodyThen(
+    req,
+    found.fn.limits.maxBodySize,
+    found.fn.limitSources?.maxBodySize ?? 'maxBodySize',
+    x,
+    onBody,
+    onBodyError,
+  );
   // The server answers `Expect: 100-continue` itself (serve/http-server.ts listens to
   // checkContinue), so that a body refused before reading (413, 415) gets no 100 Continue.
   if (reading && !x.done && req.headers.expect !== undefined) res.writeContinue();
@@ -91,7 +98,10 @@ function nonOriginTarget(x: Exchange, url: string): string | undefined {
   }
   const scheme = /^https?:\/\/[^/?#]*/i.exec(url);
   if (scheme === null) {
-    sendError(x, createError('CLOUDFN_BAD_PATH', JSON.stringify(url), "is not a path; send a target that starts with '/'"));
+    sendError(
+      x,
+      createError('CLOUDFN_BAD_PATH', JSON.stringify(url), "is not a path; send a target that starts with '/'"),
+    );
     return undefined;
   }
   const rest = url.slice(scheme[0].length);
@@ -110,7 +120,14 @@ function decodePath(x: Exchange, raw: string): string | undefined {
   let path = raw;
   if (raw.includes('%')) {
     if (/%2f/i.test(raw)) {
-      sendError(x, createError('CLOUDFN_BAD_PATH', raw, "escapes a '/' as %2F, which a gateway reads as part of one segment; send the '/' itself"));
+      sendError(
+        x,
+        createError(
+          'CLOUDFN_BAD_PATH',
+          raw,
+          "escapes a '/' as %2F, which a gateway reads as part of one segment; send the '/' itself",
+        ),
+      );
       return undefined;
     }
     try {
@@ -123,7 +140,14 @@ function decodePath(x: Exchange, raw: string): string | undefined {
   if (path.includes('/.')) {
     const segments = path.split('/');
     if (segments.includes('.') || segments.includes('..')) {
-      sendError(x, createError('CLOUDFN_BAD_PATH', raw, "has a '.' or '..' segment, which a gateway resolves before routing; send the resolved path"));
+      sendError(
+        x,
+        createError(
+          'CLOUDFN_BAD_PATH',
+          raw,
+          "has a '.' or '..' segment, which a gateway resolves before routing; send the resolved path",
+        ),
+      );
       return undefined;
     }
   }
@@ -158,7 +182,12 @@ function onBodyError(x: Exchange, error: unknown): void {
   }
   // The client went away while sending: nobody is left to answer.
   if (!x.claim()) return;
-  x.host.logger.line('warn', x.logid, x.functionName(), `the client disconnected while sending the body: ${(error as Error).message ?? String(error)}`);
+  x.host.logger.line(
+    'warn',
+    x.logid,
+    x.functionName(),
+    `the client disconnected while sending the body: ${(error as Error).message ?? String(error)}`,
+  );
   finish(x, 499, 0);
 }
 
@@ -211,6 +240,11 @@ function onTimeout(x: Exchange): void {
 function onClose(x: Exchange): void {
   if (!x.claim()) return;
   x.abort('disconnect');
-  x.host.logger.line('warn', x.logid, x.functionName(), 'the client disconnected before the function answered; service.signal was aborted');
+  x.host.logger.line(
+    'warn',
+    x.logid,
+    x.functionName(),
+    'the client disconnected before the function answered; service.signal was aborted',
+  );
   finish(x, 499, 0);
 }

@@ -79,7 +79,13 @@ function headersFor(x: Exchange, plan: HeaderPlan): HeaderList {
           // The handler's Set-Cookie header and its setCookie calls go out together, its header first.
           cookies = [...(Array.isArray(value) ? value : [value as string]), ...cookies];
           continue;
-        } else if (key === 'transfer-encoding' || (key === 'content-length' && length !== 'stream') || (key === 'connection' && close) || (key === 'allow' && allow)) continue;
+        } else if (
+          key === 'transfer-encoding' ||
+          (key === 'content-length' && length !== 'stream') ||
+          (key === 'connection' && close) ||
+          (key === 'allow' && allow)
+        )
+          continue;
         out.push(name, value);
       }
     }
@@ -143,13 +149,29 @@ export function sendResult(x: Exchange, result: unknown): void {
     }
     // These responses end at their head: a body (and its length) would be read as the next response.
     if (!x.claim()) return;
-    end(x, status, headersFor(x, { contentType: undefined, length: 'none', handlerHeaders: true, close: x.host.closing, allow: false }), undefined);
+    end(
+      x,
+      status,
+      headersFor(x, {
+        contentType: undefined,
+        length: 'none',
+        handlerHeaders: true,
+        close: x.host.closing,
+        allow: false,
+      }),
+      undefined,
+    );
     finish(x, status, 0);
     return;
   }
   if (!x.claim()) return;
   const bytes = byteLength(body);
-  end(x, status, headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }), body);
+  end(
+    x,
+    status,
+    headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }),
+    body,
+  );
   finish(x, status, bytes);
 }
 
@@ -163,19 +185,41 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
   const declared = declaredLength(x);
   if (declared === null) {
     stream.destroy?.();
-    sendError(x, new TypeError(`Content-Length ${JSON.stringify(x.headers!['content-length']![1])} is not a byte count; set a whole number, or none for a stream`));
+    sendError(
+      x,
+      new TypeError(
+        `Content-Length ${JSON.stringify(x.headers!['content-length']![1])} is not a byte count; set a whole number, or none for a stream`,
+      ),
+    );
     return;
   }
   if (!x.claim()) return;
   const res = x.res;
   if (status === 204 || status === 304) {
     stream.destroy?.();
-    end(x, status, headersFor(x, { contentType: undefined, length: 'none', handlerHeaders: true, close: x.host.closing, allow: false }), undefined);
+    end(
+      x,
+      status,
+      headersFor(x, {
+        contentType: undefined,
+        length: 'none',
+        handlerHeaders: true,
+        close: x.host.closing,
+        allow: false,
+      }),
+      undefined,
+    );
     finish(x, status, 0);
     return;
   }
   let bytes = 0;
-  const headers = headersFor(x, { contentType: BINARY, length: 'stream', handlerHeaders: true, close: x.host.closing, allow: false });
+  const headers = headersFor(x, {
+    contentType: BINARY,
+    length: 'stream',
+    handlerHeaders: true,
+    close: x.host.closing,
+    allow: false,
+  });
   res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
   // A stream answer waits on I/O anyway, so its listeners are closures: the sync path has none.
   stream.on('data', (chunk: unknown) => {
@@ -183,7 +227,13 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
   });
   stream.on('error', (error: unknown) => {
     // The status line is gone: ending normally would pass a truncated body off as whole.
-    x.host.logger.line('error', x.logid, x.functionName(), `the returned stream failed after ${bytes} bytes: ${String(error)}`, { stack: (error as Error)?.stack });
+    x.host.logger.line(
+      'error',
+      x.logid,
+      x.functionName(),
+      `the returned stream failed after ${bytes} bytes: ${String(error)}`,
+      { stack: (error as Error)?.stack },
+    );
     res.destroy(error as Error);
   });
   let cut: string | undefined;
@@ -209,7 +259,9 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
   const check = new LengthCheck(declared);
   check.on('error', (error: Error) => {
     cut = `CLOUDFN_BAD_RESPONSE_LENGTH: ${error.message}`;
-    x.host.logger.line('error', x.logid, x.functionName(), `the response was cut: ${error.message}`, { code: 'CLOUDFN_BAD_RESPONSE_LENGTH' });
+    x.host.logger.line('error', x.logid, x.functionName(), `the response was cut: ${error.message}`, {
+      code: 'CLOUDFN_BAD_RESPONSE_LENGTH',
+    });
     stream.destroy?.();
     stream.unpipe?.(check);
     cutResponse(res);
@@ -251,11 +303,13 @@ class LengthCheck extends Transform {
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.#seen += chunk.length;
-    if (this.#seen > this.#declared) return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, `more than ${this.#declared}`));
+    if (this.#seen > this.#declared)
+      return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, `more than ${this.#declared}`));
     callback(null, chunk);
   }
   override _flush(callback: TransformCallback): void {
-    if (this.#seen !== this.#declared) return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, String(this.#seen)));
+    if (this.#seen !== this.#declared)
+      return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, String(this.#seen)));
     callback();
   }
 }

@@ -35,10 +35,18 @@ export class Router {
       try {
         match = compile<RouteParams>(pattern);
       } catch (error) {
-        throw createError('CLOUDFN_BAD_CONFIG', `cloudfn.config routes ${JSON.stringify(pattern)}`, `${(error as Error).message.split('\n')[0]}; write patterns like "/videos/:vid"`);
+        throw createError(
+          'CLOUDFN_BAD_CONFIG',
+          `cloudfn.config routes ${JSON.stringify(pattern)}`,
+          `${(error as Error).message.split('\n')[0]}; write patterns like "/videos/:vid"`,
+        );
       }
       if (typeof target !== 'string' || target === '') {
-        throw createError('CLOUDFN_BAD_CONFIG', `cloudfn.config routes ${JSON.stringify(pattern)}`, `the target must be a function name such as "videos/get", got ${JSON.stringify(target)}`);
+        throw createError(
+          'CLOUDFN_BAD_CONFIG',
+          `cloudfn.config routes ${JSON.stringify(pattern)}`,
+          `the target must be a function name such as "videos/get", got ${JSON.stringify(target)}`,
+        );
       }
       this.#routes.push({ pattern, target, match });
     }
@@ -49,7 +57,11 @@ export class Router {
     for (const route of this.#routes) {
       if (!this.#functions.has(route.target)) {
         const known = [...this.#functions.keys()].join(', ') || 'none';
-        throw createError('CLOUDFN_BAD_CONFIG', `cloudfn.config routes ${JSON.stringify(route.pattern)}`, `no function is named ${JSON.stringify(route.target)} (functions: ${known})`);
+        throw createError(
+          'CLOUDFN_BAD_CONFIG',
+          `cloudfn.config routes ${JSON.stringify(route.pattern)}`,
+          `no function is named ${JSON.stringify(route.target)} (functions: ${known})`,
+        );
       }
     }
   }

@@ -17,10 +17,14 @@ function checkHeader(field: string, value: string): void {
   try {
     validateHeaderName(field);
   } catch {
-    throw new TypeError(`header name ${JSON.stringify(field)} is not a valid HTTP token; use letters, digits and - only`);
+    throw new TypeError(
+      `header name ${JSON.stringify(field)} is not a valid HTTP token; use letters, digits and - only`,
+    );
   }
   if (BAD_HEADER_VALUE.test(value)) {
-    throw new TypeError(`header ${field} has an invalid character in its value ${JSON.stringify(value)}; remove CR, LF and other control characters`);
+    throw new TypeError(
+      `header ${field} has an invalid character in its value ${JSON.stringify(value)}; remove CR, LF and other control characters`,
+    );
   }
 }
 
@@ -37,14 +41,18 @@ function headerValue(field: string, value: unknown): string | string[] {
       return item;
     });
   }
-  throw new TypeError(`header ${field} must be a string, number or array of strings, got ${value === null ? 'null' : typeof value}`);
+  throw new TypeError(
+    `header ${field} must be a string, number or array of strings, got ${value === null ? 'null' : typeof value}`,
+  );
 }
 
 function cookie(name: string, value: string, options: CookieOptions | undefined): string {
   try {
     return serializeCookie(name, value, options);
   } catch (error) {
-    throw new TypeError(`setCookie(${JSON.stringify(name)}): ${(error as Error).message}; see the options of cookie.serialize`);
+    throw new TypeError(
+      `setCookie(${JSON.stringify(name)}): ${(error as Error).message}; see the options of cookie.serialize`,
+    );
   }
 }
 
@@ -151,6 +159,13 @@ export class RequestService implements Service {
 
   /** What `console.log(service)` shows: the request, not the internals. */
   toJSON(): Record<string, unknown> {
-    return { httpMethod: this.httpMethod, url: this.url, path: this.path, trigger: this.trigger, logid: this.logid, functionName: this.functionName };
+    return {
+      httpMethod: this.httpMethod,
+      url: this.url,
+      path: this.path,
+      trigger: this.trigger,
+      logid: this.logid,
+      functionName: this.functionName,
+    };
   }
 }

@@ -26,7 +26,10 @@ const CRASH_WINDOW_MS = 60_000;
 export function parseWorkers(value: string): number {
   if (value === 'auto') return availableParallelism();
   const n = /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS) throw new TypeError(`--workers must be a whole number from 1 to ${MAX_WORKERS}, or auto (one per CPU), got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS)
+    throw new TypeError(
+      `--workers must be a whole number from 1 to ${MAX_WORKERS}, or auto (one per CPU), got ${JSON.stringify(value)}`,
+    );
   return n;
 }
 
@@ -35,7 +38,9 @@ export function parseWorkers(value: string): number {
  * atomic, so the lines of several processes never interleave (a longer line cannot be).
  * @example createJsonSink(lineAtomicWriter())
  */
-export function lineAtomicWriter(write: (text: string) => void = (text) => process.stdout.write(text)): (text: string) => void {
+export function lineAtomicWriter(
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): (text: string) => void {
   const PIPE_BUF = 4096;
   return (text) => {
     if (Buffer.byteLength(text) <= PIPE_BUF) return write(text);
@@ -73,7 +78,8 @@ export interface PrimaryOptions {
  */
 export function runPrimary(options: PrimaryOptions): Promise<number> {
   const logger = options.logger ?? clusterLogger();
-  const line = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void => logger.line(level, '', RUNTIME_FUNCTION, msg, { pid: process.pid, ...fields });
+  const line = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void =>
+    logger.line(level, '', RUNTIME_FUNCTION, msg, { pid: process.pid, ...fields });
   const listening = new Set<Worker>();
   const crashes: number[] = [];
   let stopping = false;
@@ -103,7 +109,10 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
         for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
         return;
       }
-      line('info', `${signal} received: asking ${Object.keys(cluster.workers ?? {}).length} workers to finish their requests`);
+      line(
+        'info',
+        `${signal} received: asking ${Object.keys(cluster.workers ?? {}).length} workers to finish their requests`,
+      );
       stopAll();
     }
     process.on('SIGTERM', onSignal);
@@ -130,7 +139,10 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       crashes.push(now);
       while (crashes.length > 0 && crashes[0]! < now - CRASH_WINDOW_MS) crashes.shift();
       if (crashes.length >= CRASH_LIMIT) {
-        line('error', `worker ${worker.process.pid} exited (${how}); ${crashes.length} crashes in ${CRASH_WINDOW_MS / 1000} s, stopping`);
+        line(
+          'error',
+          `worker ${worker.process.pid} exited (${how}); ${crashes.length} crashes in ${CRASH_WINDOW_MS / 1000} s, stopping`,
+        );
         failed = true;
         return stopAll();
       }
@@ -148,7 +160,10 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
  * line and exits 1, which the primary reads as "do not restart".
  * @example await runWorker(() => startProject(root, { handleSignals: false, logger: clusterLogger() }))
  */
-export async function runWorker(start: () => Promise<RunningServer>, formatError: (error: unknown) => string): Promise<void> {
+export async function runWorker(
+  start: () => Promise<RunningServer>,
+  formatError: (error: unknown) => string,
+): Promise<void> {
   let running: RunningServer;
   try {
     running = await start();

@@ -24,8 +24,20 @@ export interface ConfigFile {
 export const CONFIG_FILES = ['cloudfn.config.js', 'cloudfn.config.mjs', 'cloudfn.config.json'] as const;
 
 const OPTION_KEYS = new Set([
-  'routes', 'functions', 'limits', 'port', 'host', 'timeout', 'maxHeaderSize', 'headersTimeout', 'requestTimeout',
-  'keepAliveTimeout', 'shutdownTimeout', 'logidHeader', 'triggerHeader', 'protoAction',
+  'routes',
+  'functions',
+  'limits',
+  'port',
+  'host',
+  'timeout',
+  'maxHeaderSize',
+  'headersTimeout',
+  'requestTimeout',
+  'keepAliveTimeout',
+  'shutdownTimeout',
+  'logidHeader',
+  'triggerHeader',
+  'protoAction',
 ]);
 
 /**
@@ -40,8 +52,16 @@ function jsonError(name: string, text: string, at: number): Error {
   const found = at >= text.length ? 'end of file' : JSON.stringify(text[at]);
   const gutter = ' '.repeat(String(line).length);
   const frame = `  ${line} | ${lineText}\n  ${gutter} | ${' '.repeat(column - 1)}^`;
-  const hint = /,\s*$/.test(before) ? ' (JSON allows no comma before a closing bracket)' : /^\/[/*]/.test(text.slice(at, at + 2)) ? ' (JSON has no comments; use cloudfn.config.mjs for them)' : '';
-  return createError('CLOUDFN_BAD_CONFIG', `${name}:${line}:${column}`, `is not valid JSON: unexpected ${found}${hint}\n${frame}`);
+  const hint = /,\s*$/.test(before)
+    ? ' (JSON allows no comma before a closing bracket)'
+    : /^\/[/*]/.test(text.slice(at, at + 2))
+      ? ' (JSON has no comments; use cloudfn.config.mjs for them)'
+      : '';
+  return createError(
+    'CLOUDFN_BAD_CONFIG',
+    `${name}:${line}:${column}`,
+    `is not valid JSON: unexpected ${found}${hint}\n${frame}`,
+  );
 }
 
 /**
@@ -70,11 +90,20 @@ export async function loadConfigFile(root: string): Promise<ConfigFile & { file?
     throw createError('CLOUDFN_BAD_CONFIG', name, 'must hold an object (export default { ... } or a JSON object)');
   }
   for (const key of Object.keys(config)) {
-    if (!OPTION_KEYS.has(key)) throw createError('CLOUDFN_BAD_CONFIG', name, `${key} is not an option; the options are ${[...OPTION_KEYS].join(', ')}`);
+    if (!OPTION_KEYS.has(key))
+      throw createError(
+        'CLOUDFN_BAD_CONFIG',
+        name,
+        `${key} is not an option; the options are ${[...OPTION_KEYS].join(', ')}`,
+      );
   }
   const result = config as ConfigFile;
   if (result.routes !== undefined && (typeof result.routes !== 'object' || result.routes === null)) {
-    throw createError('CLOUDFN_BAD_CONFIG', name, 'routes must be an object of pattern → function name, e.g. { "/videos/:vid": "videos/get" }');
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      name,
+      'routes must be an object of pattern → function name, e.g. { "/videos/:vid": "videos/get" }',
+    );
   }
   for (const [fn, value] of Object.entries(result.functions ?? {})) validateConfig(value, `${name} functions.${fn}`);
   return { ...result, file };
@@ -91,6 +120,10 @@ export function checkFunctionNames(config: ConfigFile & { file?: string }, names
     if (known.has(name)) continue;
     const where = config.file === undefined ? 'cloudfn.config' : basename(config.file);
     const list = names.length === 0 ? 'there are none yet' : `the functions are ${[...names].sort().join(', ')}`;
-    throw createError('CLOUDFN_BAD_CONFIG', where, `functions.${name} names no function of this project (${list}); use a name from functions/, e.g. functions/videos/list.ts is "videos/list"`);
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      where,
+      `functions.${name} names no function of this project (${list}); use a name from functions/, e.g. functions/videos/list.ts is "videos/list"`,
+    );
   }
 }

@@ -23,7 +23,12 @@ function extensionOf(file: string): string | undefined {
 }
 
 function ignored(entry: string): boolean {
-  return entry.startsWith('_') || entry.startsWith('.') || entry === 'node_modules' || /\.(test|spec)\.[cm]?[jt]s$/.test(entry);
+  return (
+    entry.startsWith('_') ||
+    entry.startsWith('.') ||
+    entry === 'node_modules' ||
+    /\.(test|spec)\.[cm]?[jt]s$/.test(entry)
+  );
 }
 
 /**
@@ -38,15 +43,27 @@ export function discoverFunctions(root: string, dir = 'functions'): FoundFunctio
   } catch {
     if (basename(root) === dir) {
       // `cloudfn dev functions`: the folder given is the functions folder, not the project.
-      throw createError('CLOUDFN_BAD_CONFIG', base, `there is no functions folder: ${root} is the functions folder itself; pass the project root that holds it, ${dirname(root)} (e.g. cloudfn dev . from there)`);
+      throw createError(
+        'CLOUDFN_BAD_CONFIG',
+        base,
+        `there is no functions folder: ${root} is the functions folder itself; pass the project root that holds it, ${dirname(root)} (e.g. cloudfn dev . from there)`,
+      );
     }
-    throw createError('CLOUDFN_BAD_CONFIG', base, `there is no functions folder; create ${join(dir, 'hello.ts')} with export default async function (params, service) { ... }`);
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      base,
+      `there is no functions folder; create ${join(dir, 'hello.ts')} with export default async function (params, service) { ... }`,
+    );
   }
   const found = new Map<string, string>();
   const add = (name: string, file: string): void => {
     const other = found.get(name);
     if (other !== undefined) {
-      throw createError('CLOUDFN_BAD_CONFIG', relative(root, file), `function ${JSON.stringify(name)} is also defined by ${relative(root, other)}; keep one of them`);
+      throw createError(
+        'CLOUDFN_BAD_CONFIG',
+        relative(root, file),
+        `function ${JSON.stringify(name)} is also defined by ${relative(root, other)}; keep one of them`,
+      );
     }
     found.set(name, file);
   };
@@ -61,7 +78,8 @@ export function discoverFunctions(root: string, dir = 'functions'): FoundFunctio
       const ext = extensionOf(entry.name);
       if (ext === undefined || !entry.isFile()) continue;
       let name = relative(base, full).slice(0, -ext.length).split(sep).join('/');
-      if (name === 'index' || name.endsWith('/index')) name = name === 'index' ? 'index' : name.slice(0, -'/index'.length);
+      if (name === 'index' || name.endsWith('/index'))
+        name = name === 'index' ? 'index' : name.slice(0, -'/index'.length);
       add(name, full);
     }
   };

@@ -52,7 +52,17 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
         };
   // requireHostHeader: false lets handle.ts answer a missing Host with the JSON error and a log
   // line instead of node's bare 400.
-  const server = createServer({ maxHeaderSize, headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, requireHostHeader: false }, listener);
+  const server = createServer(
+    {
+      maxHeaderSize,
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout,
+      connectionsCheckingInterval,
+      requireHostHeader: false,
+    },
+    listener,
+  );
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(app, error, socket));
   // With a listener, node leaves `Expect: 100-continue` to the app (handle.ts sends the 100 only
   // when it reads the body) and hands CONNECT over instead of closing the socket silently.
@@ -74,7 +84,10 @@ function onConnect(app: App, req: IncomingMessage, socket: Socket): void {
 }
 
 /** The socket's response in flight, and its parser's request (node's own fields). */
-type HttpSocket = Socket & { _httpMessage?: ServerResponse | null; parser?: { incoming?: IncomingMessage | null } | null };
+type HttpSocket = Socket & {
+  _httpMessage?: ServerResponse | null;
+  parser?: { incoming?: IncomingMessage | null } | null;
+};
 
 const ANSWERING = Symbol('cloudfn.answeringClientError');
 
@@ -132,17 +145,31 @@ function answerClientError(app: App, failure: CloudfnError, socket: Socket): voi
   }
   const logid = generateLogid();
   const body = errorBody(failure.code, failure.message, logid);
-  const reason = failure.status === 431 ? 'Request Header Fields Too Large' : failure.status === 408 ? 'Request Timeout' : failure.status === 413 ? 'Payload Too Large' : 'Bad Request';
+  const reason =
+    failure.status === 431
+      ? 'Request Header Fields Too Large'
+      : failure.status === 408
+        ? 'Request Timeout'
+        : failure.status === 413
+          ? 'Payload Too Large'
+          : 'Bad Request';
   socket.write(
     `HTTP/1.1 ${failure.status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `${app.options.logidHeader}: ${logid}\r\nconnection: close\r\n\r\n${body}`,
   );
   lingerClose(socket);
-  app.logger.line('warn', logid, '', `${failure.status} before routing: ${failure.message}`, { status: failure.status, code: failure.code });
+  app.logger.line('warn', logid, '', `${failure.status} before routing: ${failure.message}`, {
+    status: failure.status,
+    code: failure.code,
+  });
 }
 
 /** Starts listening; resolves with the bound address (port 0 picks a free port). */
-export function listen(server: Server, port: number, host: string): Promise<{ port: number; host: string; url: string }> {
+export function listen(
+  server: Server,
+  port: number,
+  host: string,
+): Promise<{ port: number; host: string; url: string }> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

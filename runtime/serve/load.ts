@@ -21,15 +21,27 @@ const CONFIG_KEYS: readonly string[] = ['timeout', ...LIMIT_KEYS];
 export function validateConfig(config: unknown, where: string): FunctionConfig {
   if (config === undefined || config === null) return {};
   if (typeof config !== 'object' || Array.isArray(config)) {
-    throw createError('CLOUDFN_BAD_CONFIG', where, `config must be an object such as { timeout: 5000 }, got ${JSON.stringify(config)}`);
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      where,
+      `config must be an object such as { timeout: 5000 }, got ${JSON.stringify(config)}`,
+    );
   }
   const out: Record<string, number> = {};
   for (const [key, value] of Object.entries(config)) {
     if (!CONFIG_KEYS.includes(key)) {
-      throw createError('CLOUDFN_BAD_CONFIG', where, `config.${key} is not an option; the options are ${CONFIG_KEYS.join(', ')}`);
+      throw createError(
+        'CLOUDFN_BAD_CONFIG',
+        where,
+        `config.${key} is not an option; the options are ${CONFIG_KEYS.join(', ')}`,
+      );
     }
     if (typeof value !== 'number' || !Number.isInteger(value) || value < (key === 'timeout' ? 1 : 0)) {
-      throw createError('CLOUDFN_BAD_CONFIG', where, `config.${key} must be a whole number of ${key === 'timeout' ? 'milliseconds' : key.endsWith('Size') ? 'bytes' : 'items'}, got ${JSON.stringify(value)}`);
+      throw createError(
+        'CLOUDFN_BAD_CONFIG',
+        where,
+        `config.${key} must be a whole number of ${key === 'timeout' ? 'milliseconds' : key.endsWith('Size') ? 'bytes' : 'items'}, got ${JSON.stringify(value)}`,
+      );
     }
     out[key] = value;
   }
@@ -42,9 +54,12 @@ function describeValue(value: unknown): string {
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (typeof value === 'object') {
     const keys = Object.keys(value);
-    return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
+    return keys.length === 0
+      ? 'an empty object'
+      : `an object with keys ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
   }
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '...' : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '...' : value)}`;
   return `the ${typeof value} ${String(value)}`;
 }
 
@@ -56,12 +71,21 @@ export function functionFromModule(mod: Record<string, unknown>, name: string, w
   let handler = mod['default'] as unknown;
   // ESM compiled to CommonJS (esbuild, tsc) marks its exports object with __esModule: its own
   // `default` is the default export, missing when the source had none.
-  if (typeof handler === 'object' && handler !== null && ((handler as { __esModule?: unknown }).__esModule === true || typeof (handler as { default?: unknown }).default === 'function')) {
+  if (
+    typeof handler === 'object' &&
+    handler !== null &&
+    ((handler as { __esModule?: unknown }).__esModule === true ||
+      typeof (handler as { default?: unknown }).default === 'function')
+  ) {
     handler = (handler as { default: unknown }).default;
   }
   if (handler === undefined) throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
-  if (typeof handler !== 'function') throw createError('CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', where, describeValue(handler));
-  const config = mod['config'] ?? (mod['default'] as { config?: unknown } | undefined)?.config ?? (handler as { config?: unknown }).config;
+  if (typeof handler !== 'function')
+    throw createError('CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', where, describeValue(handler));
+  const config =
+    mod['config'] ??
+    (mod['default'] as { config?: unknown } | undefined)?.config ??
+    (handler as { config?: unknown }).config;
   return { name, file: where, handler: handler as Handler, config: validateConfig(config, where) };
 }
 
@@ -71,11 +95,20 @@ const NEEDS_COMPILE = /\.[cm]?ts$/;
  * Imports one function file. TypeScript goes through `compile`; JavaScript is imported as is.
  * @example await loadFunction('/srv/app/functions/hello.mjs', 'hello', 'functions/hello.mjs')
  */
-export async function loadFunction(file: string, name: string, where: string, compile?: CompileHook): Promise<FunctionSpec> {
+export async function loadFunction(
+  file: string,
+  name: string,
+  where: string,
+  compile?: CompileHook,
+): Promise<FunctionSpec> {
   let target = file;
   if (NEEDS_COMPILE.test(file)) {
     if (compile === undefined) {
-      throw createError('CLOUDFN_BAD_CONFIG', where, 'TypeScript needs compiling: run it with cloudfn start or cloudfn dev, or bundle it with cloudfn build');
+      throw createError(
+        'CLOUDFN_BAD_CONFIG',
+        where,
+        'TypeScript needs compiling: run it with cloudfn start or cloudfn dev, or bundle it with cloudfn build',
+      );
     }
     target = await compile(file, name);
   }

@@ -30,7 +30,12 @@ export async function shutdown(app: App, server: Server, deadline = app.options.
   ]);
   clearTimeout(timer);
   if (!inTime) {
-    app.logger.line('warn', '', RUNTIME_FUNCTION, `shutdown deadline of ${deadline} ms passed with ${app.inflight} requests in flight; closing their connections`);
+    app.logger.line(
+      'warn',
+      '',
+      RUNTIME_FUNCTION,
+      `shutdown deadline of ${deadline} ms passed with ${app.inflight} requests in flight; closing their connections`,
+    );
   }
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeAllConnections();
@@ -78,12 +83,15 @@ export function exitOnSignals(options: SignalOptions): () => void {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   process.on('SIGHUP', onSignal);
-  const removeParent = options.parent === true ? onParentGone(() => {
-    if (stopping) return;
-    stopping = true;
-    options.logger.line('info', '', RUNTIME_FUNCTION, 'the parent process exited: stopping');
-    void options.stop().then(() => exit(0));
-  }) : undefined;
+  const removeParent =
+    options.parent === true
+      ? onParentGone(() => {
+          if (stopping) return;
+          stopping = true;
+          options.logger.line('info', '', RUNTIME_FUNCTION, 'the parent process exited: stopping');
+          void options.stop().then(() => exit(0));
+        })
+      : undefined;
   return () => {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

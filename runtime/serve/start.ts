@@ -59,7 +59,12 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   const perFunction = config.functions ?? {};
   const specs = functions.map((spec) => ({ ...spec, config: { ...perFunction[spec.name], ...spec.config } }));
   const logger = options.logger ?? new Logger(createJsonSink());
-  const app = new App({ functions: specs, routes: { ...config.routes, ...options.routes }, options: { ...resolved, ...options.overrides }, logger });
+  const app = new App({
+    functions: specs,
+    routes: { ...config.routes, ...options.routes },
+    options: { ...resolved, ...options.overrides },
+    logger,
+  });
   const server = createHttpServer(app);
   const bound = await listen(server, app.options.port, app.options.host);
   const removers = [
@@ -73,10 +78,16 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     options.keepServing === false ? undefined : keepServingOnStrayErrors(app),
   ];
   const names = app.router.list().map((fn) => fn.name);
-  logger.line('info', '', RUNTIME_FUNCTION, `listening on ${bound.url} with ${names.length} function${names.length === 1 ? '' : 's'}: ${names.join(', ')}`, {
-    url: bound.url,
-    functions: names,
-  });
+  logger.line(
+    'info',
+    '',
+    RUNTIME_FUNCTION,
+    `listening on ${bound.url} with ${names.length} function${names.length === 1 ? '' : 's'}: ${names.join(', ')}`,
+    {
+      url: bound.url,
+      functions: names,
+    },
+  );
   return {
     app,
     server,
@@ -102,7 +113,10 @@ export interface StartOptions extends ServeOptions {
 export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? (await loadConfigFile(root));
   const specs = await loadProjectFunctions(root, options.compile);
-  checkFunctionNames(config, specs.map((spec) => spec.name));
+  checkFunctionNames(
+    config,
+    specs.map((spec) => spec.name),
+  );
   return serve(specs, { ...options, config });
 }
 

@@ -12,9 +12,15 @@ import { RUNTIME_FUNCTION } from '../log/record.js';
  */
 export function keepServingOnStrayErrors(app: { readonly logger: Logger }): () => void {
   const report = (kind: string) => (error: unknown) => {
-    app.logger.line('error', '', RUNTIME_FUNCTION, `${kind} (kept serving): ${error instanceof Error ? error.message : String(error)}`, {
-      stack: error instanceof Error ? error.stack : undefined,
-    });
+    app.logger.line(
+      'error',
+      '',
+      RUNTIME_FUNCTION,
+      `${kind} (kept serving): ${error instanceof Error ? error.message : String(error)}`,
+      {
+        stack: error instanceof Error ? error.stack : undefined,
+      },
+    );
   };
   const onRejection = report('unhandled rejection');
   const onException = report('uncaught exception');

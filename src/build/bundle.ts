@@ -87,7 +87,11 @@ function prepareOutdir(outdir: string): void {
   if (entries.length === 0) return;
   const manifest = join(outdir, MANIFEST);
   if (!existsSync(manifest)) {
-    throw createError('CLOUDFN_BAD_CONFIG', outdir, `exists and was not written by cloudfn build (no ${MANIFEST}); remove it or pass another --outdir`);
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      outdir,
+      `exists and was not written by cloudfn build (no ${MANIFEST}); remove it or pass another --outdir`,
+    );
   }
   const previous = JSON.parse(readFileSync(manifest, 'utf8')) as { files?: string[] };
   for (const file of previous.files ?? []) rmSync(join(outdir, file), { recursive: true, force: true });
@@ -97,10 +101,21 @@ function prepareOutdir(outdir: string): void {
 function compileFailure(error: unknown, root: string): Error {
   const errors = (error as { errors?: Message[] }).errors;
   if (errors === undefined) return error as Error;
-  return new CompileError(errors[0]?.location?.file ?? 'functions', errors.map((m) => formatMessage(m, root)).join('\n'));
+  return new CompileError(
+    errors[0]?.location?.file ?? 'functions',
+    errors.map((m) => formatMessage(m, root)).join('\n'),
+  );
 }
 
-async function bundle(root: string, name: string, entry: string, outfile: string, options: Required<BuildOptions>, native: NativeModules, warn: (message: string) => void): Promise<BuiltBundle> {
+async function bundle(
+  root: string,
+  name: string,
+  entry: string,
+  outfile: string,
+  options: Required<BuildOptions>,
+  native: NativeModules,
+  warn: (message: string) => void,
+): Promise<BuiltBundle> {
   const started = performance.now();
   try {
     for (;;) {
@@ -149,8 +164,14 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
   const config = await loadConfigFile(root);
   const found: FoundFunction[] = discoverFunctions(root);
   // The routes must name functions that exist, checked with the router's own message.
-  new Router(found.map((fn) => ({ name: fn.name }) as LoadedFunction), config.routes).check();
-  checkFunctionNames(config, found.map((fn) => fn.name));
+  new Router(
+    found.map((fn) => ({ name: fn.name }) as LoadedFunction),
+    config.routes,
+  ).check();
+  checkFunctionNames(
+    config,
+    found.map((fn) => fn.name),
+  );
   await checkFunctionExports(root, found);
 
   prepareOutdir(outdir);
@@ -160,12 +181,39 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
   };
   const entries = found.map((fn) => ({ name: fn.name, file: fn.file, where: relative(root, fn.file) }));
   const native = new NativeModules(root, warn);
-  const jobs = entries.map((fn) => bundle(root, fn.name, entrySource([fn], bakedConfig(config, fn.name), true), join(outdir, fn.name, 'index.mjs'), resolved, native, warn));
-  if (resolved.server) jobs.push(bundle(root, 'server.mjs', entrySource(entries, bakedConfig(config), false), join(outdir, 'server.mjs'), resolved, native, warn));
+  const jobs = entries.map((fn) =>
+    bundle(
+      root,
+      fn.name,
+      entrySource([fn], bakedConfig(config, fn.name), true),
+      join(outdir, fn.name, 'index.mjs'),
+      resolved,
+      native,
+      warn,
+    ),
+  );
+  if (resolved.server)
+    jobs.push(
+      bundle(
+        root,
+        'server.mjs',
+        entrySource(entries, bakedConfig(config), false),
+        join(outdir, 'server.mjs'),
+        resolved,
+        native,
+        warn,
+      ),
+    );
   const bundles = await Promise.all(jobs);
 
-  const files = [...new Set(bundles.map((b) => relative(outdir, b.file).split('/')[0]!)), ...(resolved.server && resolved.sourcemap ? ['server.mjs.map'] : [])];
-  writeFileSync(join(outdir, MANIFEST), JSON.stringify({ builtBy: 'cloudfn build', functions: found.map((fn) => fn.name), files }, null, 2) + '\n');
+  const files = [
+    ...new Set(bundles.map((b) => relative(outdir, b.file).split('/')[0]!)),
+    ...(resolved.server && resolved.sourcemap ? ['server.mjs.map'] : []),
+  ];
+  writeFileSync(
+    join(outdir, MANIFEST),
+    JSON.stringify({ builtBy: 'cloudfn build', functions: found.map((fn) => fn.name), files }, null, 2) + '\n',
+  );
   return { outdir, bundles, warnings, ms: Math.round(performance.now() - started) };
 }
 
@@ -184,8 +232,15 @@ export function formatBytes(bytes: number): string {
  * @example process.stdout.write(formatBuildTable(result))
  */
 export function formatBuildTable(result: BuildResult): string {
-  const rows = [['function', 'size', 'gzip', 'time'], ...result.bundles.map((b) => [b.name, formatBytes(b.bytes), formatBytes(b.gzipBytes), `${b.ms} ms`])];
+  const rows = [
+    ['function', 'size', 'gzip', 'time'],
+    ...result.bundles.map((b) => [b.name, formatBytes(b.bytes), formatBytes(b.gzipBytes), `${b.ms} ms`]),
+  ];
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)));
-  const line = (row: string[]): string => row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  ');
-  return rows.map(line).join('\n') + `\n\n${result.bundles.length} bundles in ${relative(process.cwd(), result.outdir) || '.'} (${result.ms} ms)\n`;
+  const line = (row: string[]): string =>
+    row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  ');
+  return (
+    rows.map(line).join('\n') +
+    `\n\n${result.bundles.length} bundles in ${relative(process.cwd(), result.outdir) || '.'} (${result.ms} ms)\n`
+  );
 }

@@ -63,7 +63,8 @@ export function checkBundle(file: string, timeoutMs = 15_000): Promise<BundleChe
       clearTimeout(timer);
       const ms = Math.round(performance.now() - started);
       if (problem === undefined && !probed) problem = `exited (${signal ?? `code ${code}`}) before serving`;
-      if (problem === undefined && code !== 0) problem = `exited with ${signal ?? `code ${code}`} after SIGTERM instead of 0`;
+      if (problem === undefined && code !== 0)
+        problem = `exited with ${signal ?? `code ${code}`} after SIGTERM instead of 0`;
       if (problem !== undefined && stderr.trim() !== '') problem += `:\n${stderr.trim()}`;
       resolve(problem === undefined ? { file, ok: true, ms } : { file, ok: false, problem, ms });
     });

@@ -38,7 +38,8 @@ export async function checkFunctionExports(root: string, functions: readonly Fou
     throw new CompileError(file, errors.map((m) => formatMessage(m, root)).join('\n') || String(error));
   }
   const exportsOf = new Map<string, string[]>();
-  for (const output of Object.values(outputs)) if (output.entryPoint !== undefined) exportsOf.set(output.entryPoint, output.exports);
+  for (const output of Object.values(outputs))
+    if (output.entryPoint !== undefined) exportsOf.set(output.entryPoint, output.exports);
   for (const fn of functions) {
     const where = relative(root, fn.file);
     const exports = exportsOf.get(where) ?? exportsOf.get(fn.file);

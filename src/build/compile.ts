@@ -55,7 +55,10 @@ export function createCompileHook(root: string, outDir = join(root, '.cloudfn', 
       });
     } catch (error) {
       const errors = (error as { errors?: Message[] }).errors ?? [];
-      throw new CompileError(relative(root, file), errors.map((m) => formatMessage(m, root)).join('\n') || String(error));
+      throw new CompileError(
+        relative(root, file),
+        errors.map((m) => formatMessage(m, root)).join('\n') || String(error),
+      );
     }
     return outfile;
   };

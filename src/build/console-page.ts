@@ -24,6 +24,8 @@ export async function bundleBrowserScript(entry: string): Promise<string> {
     return result.outputFiles[0]?.text ?? '';
   } catch (error) {
     const errors = (error as { errors?: Parameters<typeof formatMessage>[0][] }).errors ?? [];
-    throw new Error(`the console page failed to bundle:\n${errors.map((m) => formatMessage(m, process.cwd())).join('\n') || String(error)}`);
+    throw new Error(
+      `the console page failed to bundle:\n${errors.map((m) => formatMessage(m, process.cwd())).join('\n') || String(error)}`,
+    );
   }
 }

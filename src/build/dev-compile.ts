@@ -45,7 +45,10 @@ function optionsFor(root: string, file: string, format: 'cjs' | 'esm'): BuildOpt
     entryPoints: [file],
     // Never written (write: false), but the source map's paths are relative to it; beside the
     // source they resolve against the file name the module is evaluated under.
-    outfile: format === 'cjs' ? join(dirname(file), `${basename(file)}.cloudfn-dev.cjs`) : join(root, '.cloudfn', 'dev', `${basename(file)}.mjs`),
+    outfile:
+      format === 'cjs'
+        ? join(dirname(file), `${basename(file)}.cloudfn-dev.cjs`)
+        : join(root, '.cloudfn', 'dev', `${basename(file)}.mjs`),
     write: false,
     bundle: true,
     packages: 'external',
@@ -61,7 +64,9 @@ function optionsFor(root: string, file: string, format: 'cjs' | 'esm'): BuildOpt
     ...(format === 'cjs'
       ? {
           define: { 'import.meta': IMPORT_META },
-          banner: { js: `var ${IMPORT_META} = { url: require("node:url").pathToFileURL(__filename).href, dirname: __dirname, filename: __filename };` },
+          banner: {
+            js: `var ${IMPORT_META} = { url: require("node:url").pathToFileURL(__filename).href, dirname: __dirname, filename: __filename };`,
+          },
         }
       : {}),
   };
@@ -82,7 +87,10 @@ export async function createDevBuilder(root: string, file: string): Promise<DevB
   let ctx: BuildContext = await context(optionsFor(root, file, format));
   const where = relative(root, file);
   const fail = (error: unknown): never => {
-    const formatted = messagesOf(error).map((m) => formatMessage(m, root)).join('\n') || String(error);
+    const formatted =
+      messagesOf(error)
+        .map((m) => formatMessage(m, root))
+        .join('\n') || String(error);
     const failure = new CompileError(where, formatted);
     // The dev server shows this message to its own developer, so clients may read it.
     (failure as { expose: boolean }).expose = true;

@@ -19,7 +19,9 @@ export interface EntryFunction {
  */
 export function entrySource(functions: EntryFunction[], config: Record<string, unknown>, single: boolean): string {
   const imports = functions.map((fn, i) => `import * as fn${i} from ${JSON.stringify(fn.file)};`);
-  const list = functions.map((fn, i) => `  { name: ${JSON.stringify(fn.name)}, where: ${JSON.stringify(fn.where)}, module: fn${i} },`);
+  const list = functions.map(
+    (fn, i) => `  { name: ${JSON.stringify(fn.name)}, where: ${JSON.stringify(fn.where)}, module: fn${i} },`,
+  );
   return [
     ...imports,
     `import { startBundle } from ${JSON.stringify(ownFile('runtime/serve/bundle-entry'))};`,

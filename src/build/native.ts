@@ -11,7 +11,15 @@ import { dirname, join, relative } from 'node:path';
 import type { Plugin } from 'esbuild';
 
 /** Loaders of prebuilt or compiled addons: a package depending on one has a native part. */
-const ADDON_LOADERS = ['bindings', 'node-gyp-build', 'prebuild-install', '@mapbox/node-pre-gyp', 'node-pre-gyp', 'node-addon-api', 'nan'];
+const ADDON_LOADERS = [
+  'bindings',
+  'node-gyp-build',
+  'prebuild-install',
+  '@mapbox/node-pre-gyp',
+  'node-pre-gyp',
+  'node-addon-api',
+  'nan',
+];
 const BUILTINS = new Set(builtinModules);
 /** The esbuild namespace of the modules standing in for native packages. */
 const SHIM = 'cloudfn-native';
@@ -54,9 +62,20 @@ export class NativeModules {
       if (existsSync(manifest)) {
         let info: PackageInfo | undefined;
         try {
-          const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; gypfile?: boolean; dependencies?: Record<string, string> };
+          const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as {
+            name?: string;
+            gypfile?: boolean;
+            dependencies?: Record<string, string>;
+          };
           const deps = Object.keys(pkg.dependencies ?? {});
-          info = { name: pkg.name ?? dir, dir, native: pkg.gypfile === true || existsSync(join(dir, 'binding.gyp')) || deps.some((d) => ADDON_LOADERS.includes(d)) };
+          info = {
+            name: pkg.name ?? dir,
+            dir,
+            native:
+              pkg.gypfile === true ||
+              existsSync(join(dir, 'binding.gyp')) ||
+              deps.some((d) => ADDON_LOADERS.includes(d)),
+          };
         } catch {
           info = undefined;
         }
@@ -87,12 +106,20 @@ export class NativeModules {
         build.onResolve({ filter: /\.node$/ }, (args) => {
           const owner = this.packageOf(join(args.resolveDir, 'index.js'));
           if (owner === undefined || owner.dir === this.#root) {
-            this.warn(relative(this.#root, args.importer) || args.importer, `loads the native addon ${args.path}`, 'copy the addon beside the bundle or load it from a package');
+            this.warn(
+              relative(this.#root, args.importer) || args.importer,
+              `loads the native addon ${args.path}`,
+              'copy the addon beside the bundle or load it from a package',
+            );
           } else {
             // Its JavaScript is in this bundle already (even if another bundle found it first).
             this.external.add(owner.name);
             late = true;
-            this.warn(`package ${owner.name}`, 'has a native addon (.node)', `it is left external: install it where the bundle runs (npm install ${owner.name})`);
+            this.warn(
+              `package ${owner.name}`,
+              'has a native addon (.node)',
+              `it is left external: install it where the bundle runs (npm install ${owner.name})`,
+            );
           }
           return { path: args.path, external: true };
         });
@@ -103,18 +130,31 @@ export class NativeModules {
           if (BUILTINS.has(args.path) || args.path.startsWith('node:')) return undefined;
           const name = packageName(args.path);
           if (this.external.has(name)) return { path: args.path, namespace: SHIM };
-          const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'cloudfn-native' });
+          const resolved = await build.resolve(args.path, {
+            kind: args.kind,
+            resolveDir: args.resolveDir,
+            importer: args.importer,
+            pluginData: 'cloudfn-native',
+          });
           if (resolved.errors.length > 0 || resolved.external || resolved.path === '') return undefined;
           // Not native: esbuild resolves it again its own way and bundles it.
           if (this.packageOf(resolved.path)?.native !== true) return undefined;
           this.external.add(name);
-          this.warn(`package ${name}`, 'has a native addon (.node)', `it is left external: install it where the bundle runs (npm install ${name})`);
+          this.warn(
+            `package ${name}`,
+            'has a native addon (.node)',
+            `it is left external: install it where the bundle runs (npm install ${name})`,
+          );
           return { path: args.path, namespace: SHIM };
         });
         // Native packages are CommonJS; `import { x } from 'pkg'` of an external CommonJS package
         // fails in Node when its exports are assigned dynamically. Requiring it through a shim
         // lets esbuild's interop read the names at run time instead.
-        build.onLoad({ filter: /.*/, namespace: SHIM }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js', resolveDir: this.#root }));
+        build.onLoad({ filter: /.*/, namespace: SHIM }, (args) => ({
+          contents: `module.exports = require(${JSON.stringify(args.path)});`,
+          loader: 'js',
+          resolveDir: this.#root,
+        }));
       },
     };
     return { plugin, rebuild: () => late };

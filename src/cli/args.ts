@@ -10,9 +10,18 @@ export class OptionsError extends Error {
 }
 
 /** The flags a command accepts, in the shape `node:util` parseArgs takes. */
-export type Options = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean | string[] | boolean[] }>;
+export type Options = Record<
+  string,
+  { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean | string[] | boolean[] }
+>;
 
-type Value<T> = T extends { type: 'boolean' } ? (T extends { multiple: true } ? boolean[] : boolean) : T extends { multiple: true } ? string[] : string;
+type Value<T> = T extends { type: 'boolean' }
+  ? T extends { multiple: true }
+    ? boolean[]
+    : boolean
+  : T extends { multiple: true }
+    ? string[]
+    : string;
 type WithDefault<T> = T extends { default: unknown } ? true : false;
 
 /** The values of the flags given (those with a default are always present), and the positionals. */
@@ -30,7 +39,12 @@ export interface ParsedArgs<O extends Options> {
  */
 export function parseCommandArgs<O extends Options>(argv: string[], options: O): ParsedArgs<O> {
   try {
-    return parseArgs({ args: attachPemValues(argv, options), options, allowPositionals: true, strict: true }) as unknown as ParsedArgs<O>;
+    return parseArgs({
+      args: attachPemValues(argv, options),
+      options,
+      allowPositionals: true,
+      strict: true,
+    }) as unknown as ParsedArgs<O>;
   } catch (error) {
     const unknown = /^Unknown option '(-[^']*)'/.exec(error instanceof Error ? error.message : '')?.[1];
     if (unknown !== undefined) throw new OptionsError(unknownOption(unknown, Object.keys(options)));
@@ -40,12 +54,15 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O):
 
 /** The edit distance of two short strings (insertions, deletions, substitutions, swaps). */
 function distance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = best;
     }
   }
@@ -88,7 +105,12 @@ function attachPemValues(argv: string[], options: Options): string[] {
     const arg = argv[i]!;
     const next = argv[i + 1];
     const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
-    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && next.trimStart().startsWith('-----')) {
+    if (
+      name !== undefined &&
+      options[name]?.type === 'string' &&
+      next !== undefined &&
+      next.trimStart().startsWith('-----')
+    ) {
       out.push(`${arg}=${next}`);
       i++;
     } else {

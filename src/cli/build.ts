@@ -37,7 +37,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(helpText(HELP, ['build.md', 'deploy.md']) + '\n');
     return 0;
   }
-  if (positionals.length > 1) throw new OptionsError(`build takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length > 1)
+    throw new OptionsError(`build takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   if (values.outdir === '') throw new OptionsError('--outdir must not be empty, e.g. --outdir dist');
   const root = resolve(positionals[0] ?? '.');
   let typeNote = '';
@@ -45,11 +46,16 @@ export async function run(argv: string[]): Promise<number> {
     // esbuild strips types without checking them: without this, `const n: number = name` ships.
     const types = await checkProject(root);
     if (!types.checked) typeNote = `type check off: ${types.reason}\n`;
-    else if (types.diagnostics.length > 0) throw new OptionsError(createDevError('CLOUDFN_TYPE_ERRORS', formatReport(types.diagnostics)).message);
+    else if (types.diagnostics.length > 0)
+      throw new OptionsError(createDevError('CLOUDFN_TYPE_ERRORS', formatReport(types.diagnostics)).message);
   }
   let result;
   try {
-    result = await buildProject(root, { outdir: values.outdir, minify: values.minify === true, sourcemap: values['no-sourcemap'] !== true });
+    result = await buildProject(root, {
+      outdir: values.outdir,
+      minify: values.minify === true,
+      sourcemap: values['no-sourcemap'] !== true,
+    });
   } catch (error) {
     // The same one line as start-up (plus a code frame for compile errors).
     if (error instanceof CloudfnError) throw new OptionsError(error.message);

@@ -45,13 +45,16 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(helpText(HELP, ['dev.md', 'platform.md']) + '\n');
     return 0;
   }
-  if (positionals.length > 1) throw new OptionsError(`dev takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length > 1)
+    throw new OptionsError(`dev takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   const root = resolve(positionals[0] ?? '.');
   let platformPort: number | undefined;
   if (values['platform-port'] !== undefined) {
     platformPort = Number(values['platform-port']);
     if (!Number.isInteger(platformPort) || platformPort < 0 || platformPort > 65535) {
-      throw new OptionsError(`--platform-port must be an integer from 0 to 65535, got ${JSON.stringify(values['platform-port'])}`);
+      throw new OptionsError(
+        `--platform-port must be an integer from 0 to 65535, got ${JSON.stringify(values['platform-port'])}`,
+      );
     }
     if (!values.platform) throw new OptionsError('--platform-port goes with --platform');
   }
@@ -67,7 +70,10 @@ export async function run(argv: string[]): Promise<number> {
       typecheck: values['no-typecheck'] !== true,
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new OptionsError(`${(error as Error).message}: another server holds the port; pass --port or --platform-port`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new OptionsError(
+        `${(error as Error).message}: another server holds the port; pass --port or --platform-port`,
+      );
     // Start-up problems are the user's to fix: one line (plus a code frame for compile errors).
     if (error instanceof CloudfnError) throw new OptionsError(error.message);
     throw error;

@@ -11,7 +11,8 @@ function packageRoot(): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const file = join(dir, 'package.json');
-    if (existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === 'cloudfn') return dir;
+    if (existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === 'cloudfn')
+      return dir;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;

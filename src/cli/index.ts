@@ -18,8 +18,14 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   keys: { summary: 'generate, convert or inspect an app key pair', load: () => import('./keys.js') },
   sign: { summary: 'sign a request: print Platform-Authorization or a curl command', load: () => import('./sign.js') },
   verify: { summary: 'verify a response, callback or request signature', load: () => import('./verify.js') },
-  doctor: { summary: 'check keys, key_version and body against the troubleshooting list', load: () => import('./doctor.js') },
-  platform: { summary: 'run the local emulator of the open platform (media API, signatures, ffmpeg)', load: () => import('./platform.js') },
+  doctor: {
+    summary: 'check keys, key_version and body against the troubleshooting list',
+    load: () => import('./doctor.js'),
+  },
+  platform: {
+    summary: 'run the local emulator of the open platform (media API, signatures, ffmpeg)',
+    load: () => import('./platform.js'),
+  },
 };
 
 function usage(): string {

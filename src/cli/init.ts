@@ -30,7 +30,10 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(helpText(help(), ['deploy.md']) + '\n');
     return 0;
   }
-  if (positionals.length !== 1) throw new OptionsError(`init takes one folder, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}; e.g. cloudfn init my-app`);
+  if (positionals.length !== 1)
+    throw new OptionsError(
+      `init takes one folder, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}; e.g. cloudfn init my-app`,
+    );
   const dir = resolve(positionals[0]!);
   let result;
   try {

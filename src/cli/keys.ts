@@ -31,12 +31,17 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 function generate(argv: string[]): number {
-  const { values } = parseCommandArgs(argv, { 'out-dir': { type: 'string' }, pkcs1: { type: 'boolean' }, force: { type: 'boolean' } });
+  const { values } = parseCommandArgs(argv, {
+    'out-dir': { type: 'string' },
+    pkcs1: { type: 'boolean' },
+    force: { type: 'boolean' },
+  });
   const dir = values['out-dir'] ?? '.';
   const privatePath = join(dir, 'app_private_key.pem');
   const publicPath = join(dir, 'app_public_key.pem');
   for (const path of [privatePath, publicPath]) {
-    if (existsSync(path) && values.force !== true) throw new OptionsError(`${path} exists; keep it, choose another --out-dir, or pass --force to replace it`);
+    if (existsSync(path) && values.force !== true)
+      throw new OptionsError(`${path} exists; keep it, choose another --out-dir, or pass --force to replace it`);
   }
   const pair = generateKeyPair({ pkcs1: values.pkcs1 === true });
   mkdirSync(dir, { recursive: true });
@@ -54,10 +59,15 @@ function generate(argv: string[]): number {
 }
 
 function convert(argv: string[]): number {
-  const { values, positionals } = parseCommandArgs(argv, { in: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' } });
+  const { values, positionals } = parseCommandArgs(argv, {
+    in: { type: 'string' },
+    to: { type: 'string' },
+    out: { type: 'string' },
+  });
   const input = values.in ?? positionals[0];
   const to = required(values.to, 'to', 'pkcs8');
-  if (to !== 'pkcs1' && to !== 'pkcs8' && to !== 'spki') throw new OptionsError(`--to must be pkcs1, pkcs8 or spki, got ${JSON.stringify(to)}`);
+  if (to !== 'pkcs1' && to !== 'pkcs8' && to !== 'spki')
+    throw new OptionsError(`--to must be pkcs1, pkcs8 or spki, got ${JSON.stringify(to)}`);
   const pem = libraryCall(() => exportKey(required(input, 'in', 'app_private_key.pem'), to as KeyEncoding));
   if (values.out === undefined) {
     process.stdout.write(pem);

@@ -42,7 +42,8 @@ See docs/platform.md.`;
 function integer(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < 0) throw new OptionsError(`--${flag} must be a whole number of at least 0, got ${JSON.stringify(value)}`);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0)
+    throw new OptionsError(`--${flag} must be a whole number of at least 0, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -50,7 +51,8 @@ function clients(pairs: string[] | undefined): Record<string, string> {
   const result: Record<string, string> = {};
   for (const pair of pairs ?? []) {
     const at = pair.indexOf(':');
-    if (at <= 0 || at === pair.length - 1) throw new OptionsError(`--client must be key:secret, got ${JSON.stringify(pair)}`);
+    if (at <= 0 || at === pair.length - 1)
+      throw new OptionsError(`--client must be key:secret, got ${JSON.stringify(pair)}`);
     result[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return result;
@@ -83,8 +85,14 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(helpText(HELP, ['platform.md']) + '\n');
     return 0;
   }
-  if (positionals.length > 0) throw new OptionsError(`platform takes no positional arguments, got ${positionals.join(' ')}; did you mean cloudfn platform keys add?`);
-  const text = readPlatformEnv({ port: values.port, dataDir: values.data, callbackUrl: values['callback-url'], faults: values.faults }, process.env);
+  if (positionals.length > 0)
+    throw new OptionsError(
+      `platform takes no positional arguments, got ${positionals.join(' ')}; did you mean cloudfn platform keys add?`,
+    );
+  const text = readPlatformEnv(
+    { port: values.port, dataDir: values.data, callbackUrl: values['callback-url'], faults: values.faults },
+    process.env,
+  );
   const options: PlatformOptions = {
     port: integer(text.port, 'port'),
     host: values.host,
@@ -109,16 +117,22 @@ export async function run(argv: string[]): Promise<number> {
     platform = await createPlatform(options);
   } catch (error) {
     if (error instanceof PlatformError) throw new OptionsError(error.message);
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new OptionsError(`port ${String(options.port ?? 4000)} is in use; pass --port with a free one`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new OptionsError(`port ${String(options.port ?? 4000)} is in use; pass --port with a free one`);
     throw error;
   }
-  const clientMode = Object.keys(options.clients ?? {}).length === 0 ? 'any non-empty client_key/client_secret (dev mode)' : Object.keys(options.clients ?? {}).join(', ');
+  const clientMode =
+    Object.keys(options.clients ?? {}).length === 0
+      ? 'any non-empty client_key/client_secret (dev mode)'
+      : Object.keys(options.clients ?? {}).join(', ');
   process.stdout.write(
     [
       `cloudfn platform listening on ${platform.url}`,
       `  data folder:          ${platform.dataDir}`,
       `  platform public key:  ${platform.publicKeyPath}`,
-      ...(platform.appPublicKeys.size === 0 ? [] : [`  keys per mini-program: ${[...platform.appPublicKeys.keys()].join(', ')} in ${platform.platformKeysDir}`]),
+      ...(platform.appPublicKeys.size === 0
+        ? []
+        : [`  keys per mini-program: ${[...platform.appPublicKeys.keys()].join(', ')} in ${platform.platformKeysDir}`]),
       `  ffmpeg:               ${platform.ffmpeg ? 'found: uploads are probed and transcodes really run' : 'absent: media is simulated'}`,
       `  client credentials:   ${clientMode}`,
       `  callbacks:            ${platform.options.callbackUrl ?? 'off (--callback-url)'}`,
@@ -147,7 +161,10 @@ export async function run(argv: string[]): Promise<number> {
 async function keys(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === 'list' || sub.startsWith('--')) return listKeys(sub === 'list' ? rest : argv);
-  if (sub !== 'add') throw new OptionsError(`unknown platform keys command ${JSON.stringify(sub)}; use cloudfn platform keys [list] or cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem>`);
+  if (sub !== 'add')
+    throw new OptionsError(
+      `unknown platform keys command ${JSON.stringify(sub)}; use cloudfn platform keys [list] or cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem>`,
+    );
   const { values } = parseCommandArgs(rest, {
     data: { type: 'string' },
     appid: { type: 'string' },
@@ -160,7 +177,9 @@ async function keys(argv: string[]): Promise<number> {
   const publicKey = required(values['public-key'], 'public-key', 'app_public_key.pem');
   try {
     const file = await addAppKey(dataDir, appid, keyVersion, publicKey);
-    process.stdout.write(`registered key_version ${keyVersion} for appid ${appid} in ${file}; requests of ${appid} must now carry Platform-Authorization\n`);
+    process.stdout.write(
+      `registered key_version ${keyVersion} for appid ${appid} in ${file}; requests of ${appid} must now carry Platform-Authorization\n`,
+    );
   } catch (error) {
     if (error instanceof PlatformError) throw new OptionsError(error.message);
     throw error;
@@ -173,7 +192,13 @@ function listKeys(argv: string[]): number {
   const { values } = parseCommandArgs(argv, { data: { type: 'string' } });
   const dataDir = values.data ?? process.env['CLOUDFN_PLATFORM_DATA'] ?? '.cloudfn/platform';
   const keys = listPlatformKeys(dataDir);
-  if (keys.length === 0) throw new OptionsError(`${dataDir} holds no platform keys yet; start the emulator once (cloudfn platform --data ${dataDir} --appid <id>)`);
-  for (const key of keys) process.stdout.write(`${key.appid === '*' ? '* (default)' : key.appid}  ${key.fingerprint}  ${key.publicKeyPath}\n`);
+  if (keys.length === 0)
+    throw new OptionsError(
+      `${dataDir} holds no platform keys yet; start the emulator once (cloudfn platform --data ${dataDir} --appid <id>)`,
+    );
+  for (const key of keys)
+    process.stdout.write(
+      `${key.appid === '*' ? '* (default)' : key.appid}  ${key.fingerprint}  ${key.publicKeyPath}\n`,
+    );
   return 0;
 }

@@ -51,7 +51,9 @@ export async function run(argv: string[]): Promise<number> {
     }),
   );
   if (values.body !== undefined && hasLiteralBackslashN(values.body)) {
-    process.stderr.write("warning: --body holds the two characters \\n; in a shell '\\n' in single quotes is not a line feed: use $'...' or --body-file\n");
+    process.stderr.write(
+      "warning: --body holds the two characters \\n; in a shell '\\n' in single quotes is not a line feed: use $'...' or --body-file\n",
+    );
   }
   if (values['show-string'] === true) {
     process.stderr.write(`string to sign (⏎ marks each LF):\n${showLineEnds(signed.stringToSign)}`);
@@ -61,19 +63,39 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(header + '\n');
     return 0;
   }
-  if (!/^https?:\/\//i.test(values.curl)) throw new OptionsError(`--curl needs the full URL (https://host${signed.path}), got ${JSON.stringify(values.curl)}`);
+  if (!/^https?:\/\//i.test(values.curl))
+    throw new OptionsError(
+      `--curl needs the full URL (https://host${signed.path}), got ${JSON.stringify(values.curl)}`,
+    );
   const curlPath = libraryCall(() => signedPath(values.curl!));
   if (curlPath !== signed.path) {
-    throw new OptionsError(`--curl sends ${curlPath} but ${signed.path} was signed; give the same path and query to --url and --curl`);
+    throw new OptionsError(
+      `--curl sends ${curlPath} but ${signed.path} was signed; give the same path and query to --url and --curl`,
+    );
   }
   // The URL as signed, already percent-encoded as fetch would; -g and --path-as-is stop curl
   // from globbing [] {} or rewriting the path, so it sends these bytes.
   const wireUrl = new URL(values.curl).origin + signed.path;
-  const parts = ['curl', '-sS', '-g', '--path-as-is', '-X', values.method!.toUpperCase(), shellQuote(wireUrl), '-H', shellQuote(header), '-H', "'Accept: application/json'"];
+  const parts = [
+    'curl',
+    '-sS',
+    '-g',
+    '--path-as-is',
+    '-X',
+    values.method!.toUpperCase(),
+    shellQuote(wireUrl),
+    '-H',
+    shellQuote(header),
+    '-H',
+    "'Accept: application/json'",
+  ];
   if (signed.body.length > 0) {
     parts.push('-H', "'Content-Type: application/json'");
     // --data-binary keeps every byte; -d would strip line breaks and break the signature.
-    parts.push('--data-binary', values['body-file'] !== undefined ? shellQuote('@' + values['body-file']) : shellQuote(String(signed.body)));
+    parts.push(
+      '--data-binary',
+      values['body-file'] !== undefined ? shellQuote('@' + values['body-file']) : shellQuote(String(signed.body)),
+    );
   }
   process.stdout.write(parts.join(' ') + '\n');
   return 0;
@@ -89,7 +111,9 @@ export function readBodyOption(file: string | undefined, text: string | undefine
   try {
     return readFileSync(file);
   } catch (error) {
-    throw new OptionsError(`--body-file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new OptionsError(
+      `--body-file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
 }
 

@@ -42,7 +42,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(helpText(HELP, ['configuration.md', 'deploy.md']) + '\n');
     return 0;
   }
-  if (positionals.length > 1) throw new OptionsError(`start takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length > 1)
+    throw new OptionsError(`start takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   const root = resolve(positionals[0] ?? '.');
   const flags = { port: values.port, host: values.host };
   let workers: number | undefined;
@@ -59,7 +60,12 @@ export async function run(argv: string[]): Promise<number> {
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
-        return startProject(root, { flags, compile: precompiledHook(root), handleSignals: false, logger: clusterLogger() });
+        return startProject(root, {
+          flags,
+          compile: precompiledHook(root),
+          handleSignals: false,
+          logger: clusterLogger(),
+        });
       },
       (error) => (error instanceof Error ? error.message : String(error)),
     );
@@ -70,7 +76,10 @@ export async function run(argv: string[]): Promise<number> {
       // Checked once here, so a bad option is one line rather than one per worker.
       const config = await loadConfigFile(root);
       resolveOptions({ flags, env: process.env, config });
-      checkFunctionNames(config, discoverFunctions(root).map((fn) => fn.name));
+      checkFunctionNames(
+        config,
+        discoverFunctions(root).map((fn) => fn.name),
+      );
       await precompileProject(root);
     } catch (error) {
       oneLine(error);

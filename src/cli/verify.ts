@@ -43,7 +43,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(helpText(USAGE, ['signing.md']) + '\n');
     return 0;
   }
-  const publicKey: KeyInput = libraryCall(() => loadPublicKey(required(values['public-key'], 'public-key', 'platform_public_key.pem')));
+  const publicKey: KeyInput = libraryCall(() =>
+    loadPublicKey(required(values['public-key'], 'public-key', 'platform_public_key.pem')),
+  );
   const body = readBodyOption(values['body-file'], values.body) ?? '';
   const maxAge = values['max-age'] === undefined ? undefined : Number(values['max-age']);
   if (maxAge !== undefined && !(Number.isInteger(maxAge) && maxAge >= 0)) {
@@ -62,7 +64,9 @@ export async function run(argv: string[]): Promise<number> {
         nonceStore: false,
         ...(maxAge === undefined ? {} : { maxAgeSeconds: maxAge }),
       });
-      process.stdout.write(`valid: appid ${result.appid}, key_version ${result.keyVersion}, timestamp ${result.timestamp}\n`);
+      process.stdout.write(
+        `valid: appid ${result.appid}, key_version ${result.keyVersion}, timestamp ${result.timestamp}\n`,
+      );
       return 0;
     }
     const timestamp = required(values.timestamp, 'timestamp', '1700000000');
@@ -73,7 +77,9 @@ export async function run(argv: string[]): Promise<number> {
       rawBody: body,
       publicKey,
       nonceStore: false,
-      ...(maxAge === undefined ? { maxAgeSeconds: Number.MAX_SAFE_INTEGER, maxFutureSkewSeconds: Number.MAX_SAFE_INTEGER } : { maxAgeSeconds: maxAge }),
+      ...(maxAge === undefined
+        ? { maxAgeSeconds: Number.MAX_SAFE_INTEGER, maxFutureSkewSeconds: Number.MAX_SAFE_INTEGER }
+        : { maxAgeSeconds: maxAge }),
     });
     process.stdout.write('valid\n');
     return 0;
@@ -81,26 +87,49 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof OptionsError) throw error;
     if (!(error instanceof SignatureError)) throw new OptionsError((error as Error).message);
     process.stderr.write(`invalid: ${error.code}: ${error.message}\n`);
-    if (error.code === 'SIGN_BAD_SIGNATURE') process.stderr.write(`likely cause: ${likelyCause(values, publicKey, body)}\n`);
+    if (error.code === 'SIGN_BAD_SIGNATURE')
+      process.stderr.write(`likely cause: ${likelyCause(values, publicKey, body)}\n`);
     return 1;
   }
 }
 
-function likelyCause(values: Record<string, string | boolean | undefined>, publicKey: KeyInput, body: string | Buffer): string {
+function likelyCause(
+  values: Record<string, string | boolean | undefined>,
+  publicKey: KeyInput,
+  body: string | Buffer,
+): string {
   const str = (name: string) => values[name] as string;
   let cause: string | undefined;
   let keyHint: string;
   try {
     if (values.authorization !== undefined) {
       const parts = parseAuthorization(str('authorization'));
-      cause = diagnoseRequest({ publicKey, method: str('method'), url: str('url'), timestamp: parts.timestamp, nonce: parts.nonce, body, signature: parts.signature });
+      cause = diagnoseRequest({
+        publicKey,
+        method: str('method'),
+        url: str('url'),
+        timestamp: parts.timestamp,
+        nonce: parts.nonce,
+        body,
+        signature: parts.signature,
+      });
       keyHint = `this public key is not the pair of the private key that signed, or key_version ${parts.keyVersion} names another key (run cloudfn doctor)`;
     } else {
-      cause = diagnoseResponse({ publicKey, timestamp: str('timestamp'), nonce: str('nonce'), body, signature: str('signature') });
-      keyHint = 'the body differs from the one received (verify the raw text, not a parsed object), or this is not the platform public key of this mini-program';
+      cause = diagnoseResponse({
+        publicKey,
+        timestamp: str('timestamp'),
+        nonce: str('nonce'),
+        body,
+        signature: str('signature'),
+      });
+      keyHint =
+        'the body differs from the one received (verify the raw text, not a parsed object), or this is not the platform public key of this mini-program';
     }
   } catch {
     return 'the signature does not fit this key and data';
   }
-  return cause ?? `none of the usual slips (trailing LF, CRLF, re-serialized JSON, \\u escapes, query left out) explains it: ${keyHint}`;
+  return (
+    cause ??
+    `none of the usual slips (trailing LF, CRLF, re-serialized JSON, \\u escapes, query left out) explains it: ${keyHint}`
+  );
 }

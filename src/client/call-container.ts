@@ -66,9 +66,15 @@ export interface ContainerClientOptions {
 
 /** A client bound to one base URL. */
 export interface ContainerClient {
-  callContainer<T = unknown>(options: ContainerCallOptions<T> & { success: NonNullable<ContainerCallOptions<T>['success']> }): void;
-  callContainer<T = unknown>(options: ContainerCallOptions<T> & { fail: NonNullable<ContainerCallOptions<T>['fail']> }): void;
-  callContainer<T = unknown>(options: ContainerCallOptions<T> & { complete: NonNullable<ContainerCallOptions<T>['complete']> }): void;
+  callContainer<T = unknown>(
+    options: ContainerCallOptions<T> & { success: NonNullable<ContainerCallOptions<T>['success']> },
+  ): void;
+  callContainer<T = unknown>(
+    options: ContainerCallOptions<T> & { fail: NonNullable<ContainerCallOptions<T>['fail']> },
+  ): void;
+  callContainer<T = unknown>(
+    options: ContainerCallOptions<T> & { complete: NonNullable<ContainerCallOptions<T>['complete']> },
+  ): void;
   callContainer<T = unknown>(options: ContainerCallOptions<T>): Promise<ContainerResponse<T>>;
 }
 
@@ -96,29 +102,55 @@ function checkBaseUrl(baseUrl: unknown): string {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new TypeError(`baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8000, got ${JSON.stringify(baseUrl)}`);
+    throw new TypeError(
+      `baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8000, got ${JSON.stringify(baseUrl)}`,
+    );
   }
   return url.href.replace(/\/+$/, '');
 }
 
-async function send(client: Required<Omit<ContainerClientOptions, 'header' | 'trigger'>> & ContainerClientOptions, options: ContainerCallOptions): Promise<ContainerResponse> {
-  if (typeof options !== 'object' || options === null) throw createClientError('CLIENT_BAD_OPTIONS', `callContainer takes an object { path, init }, got ${options === null ? 'null' : typeof options}`);
+async function send(
+  client: Required<Omit<ContainerClientOptions, 'header' | 'trigger'>> & ContainerClientOptions,
+  options: ContainerCallOptions,
+): Promise<ContainerResponse> {
+  if (typeof options !== 'object' || options === null)
+    throw createClientError(
+      'CLIENT_BAD_OPTIONS',
+      `callContainer takes an object { path, init }, got ${options === null ? 'null' : typeof options}`,
+    );
   const init = options.init ?? {};
   const timeout = init.timeout ?? client.timeout;
-  if (!Number.isInteger(timeout) || timeout <= 0) throw createClientError('CLIENT_BAD_OPTIONS', `init.timeout must be a positive whole number of milliseconds, got ${JSON.stringify(init.timeout)}`);
-  const defaults: Record<string, string> = { ...(client.trigger === false ? {} : { [TRIGGER_HEADER]: client.trigger ?? 'online' }), ...client.header };
+  if (!Number.isInteger(timeout) || timeout <= 0)
+    throw createClientError(
+      'CLIENT_BAD_OPTIONS',
+      `init.timeout must be a positive whole number of milliseconds, got ${JSON.stringify(init.timeout)}`,
+    );
+  const defaults: Record<string, string> = {
+    ...(client.trigger === false ? {} : { [TRIGGER_HEADER]: client.trigger ?? 'online' }),
+    ...client.header,
+  };
   const call = encodeCall(client.baseUrl, options.path, init, defaults);
   // A timeout is an AbortController, not a race: the request is really cancelled.
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeout);
   try {
-    const response = await client.fetch(call.url, { method: call.method, headers: call.headers, body: call.body as RequestInit['body'], signal: controller.signal });
+    const response = await client.fetch(call.url, {
+      method: call.method,
+      headers: call.headers,
+      body: call.body as RequestInit['body'],
+      signal: controller.signal,
+    });
     const bytes = await response.arrayBuffer();
     const header: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       header[name] = value;
     });
-    return { statusCode: response.status, header, data: decode(header['content-type'] ?? '', bytes), cookies: response.headers.getSetCookie() };
+    return {
+      statusCode: response.status,
+      header,
+      data: decode(header['content-type'] ?? '', bytes),
+      cookies: response.headers.getSetCookie(),
+    };
   } catch (error) {
     if (controller.signal.aborted) throw createClientError('CLIENT_TIMEOUT', timeout, call.url);
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -178,7 +210,9 @@ export function createContainerClient(options: ContainerClientOptions): Containe
 export const callContainer: ContainerClient['callContainer'] = ((options: ContainerCallOptions) => {
   const baseUrl = process.env.CLOUDFN_BASE_URL;
   if (baseUrl === undefined || baseUrl === '') {
-    throw new TypeError('callContainer needs a base URL: set CLOUDFN_BASE_URL (e.g. http://127.0.0.1:8000) or use createContainerClient({ baseUrl })');
+    throw new TypeError(
+      'callContainer needs a base URL: set CLOUDFN_BASE_URL (e.g. http://127.0.0.1:8000) or use createContainerClient({ baseUrl })',
+    );
   }
   return createContainerClient({ baseUrl }).callContainer(options);
 }) as ContainerClient['callContainer'];

@@ -21,7 +21,8 @@ function toForm(data: Record<string, unknown>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(data)) {
     if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) params.append(key, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
+    for (const item of Array.isArray(value) ? value : [value])
+      params.append(key, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
   }
   return params.toString();
 }
@@ -29,8 +30,17 @@ function toForm(data: Record<string, unknown>): string {
 /**
  * @example encodeCall('http://localhost:8000', '/hello', { method: 'POST', body: { name: 'Ada' } }, {})
  */
-export function encodeCall(baseUrl: string, path: string, init: { method?: string; header?: Record<string, string>; body?: unknown }, defaults: Record<string, string>): Encoded {
-  if (typeof path !== 'string' || !path.startsWith('/')) throw createClientError('CLIENT_BAD_OPTIONS', `path must be a string starting with "/", got ${JSON.stringify(path)}`);
+export function encodeCall(
+  baseUrl: string,
+  path: string,
+  init: { method?: string; header?: Record<string, string>; body?: unknown },
+  defaults: Record<string, string>,
+): Encoded {
+  if (typeof path !== 'string' || !path.startsWith('/'))
+    throw createClientError(
+      'CLIENT_BAD_OPTIONS',
+      `path must be a string starting with "/", got ${JSON.stringify(path)}`,
+    );
   const method = (init.method ?? 'GET').toUpperCase();
   const headers = new Headers(defaults);
   for (const [name, value] of Object.entries(init.header ?? {})) headers.set(name, String(value));
@@ -40,14 +50,21 @@ export function encodeCall(baseUrl: string, path: string, init: { method?: strin
   if (data === undefined || data === null) {
     body = undefined;
   } else if (method === 'GET' || method === 'HEAD') {
-    if (typeof data !== 'object' || isBytes(data)) throw createClientError('CLIENT_BAD_OPTIONS', `a ${method} call carries no body; pass an object to send as the query, or use method POST`);
+    if (typeof data !== 'object' || isBytes(data))
+      throw createClientError(
+        'CLIENT_BAD_OPTIONS',
+        `a ${method} call carries no body; pass an object to send as the query, or use method POST`,
+      );
     const query = toForm(data as Record<string, unknown>);
     if (query !== '') url += (path.includes('?') ? '&' : '?') + query;
   } else if (typeof data === 'string') {
     body = data;
     if (!headers.has('content-type')) headers.set('content-type', 'text/plain;charset=utf-8');
   } else if (isBytes(data)) {
-    body = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    body =
+      data instanceof ArrayBuffer
+        ? new Uint8Array(data)
+        : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     if (!headers.has('content-type')) headers.set('content-type', 'application/octet-stream');
   } else if (typeof data === 'object') {
     const type = headers.get('content-type')?.toLowerCase() ?? '';

@@ -8,8 +8,16 @@ import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/e
 
 const table = {
   CLIENT_BAD_OPTIONS: { status: 400, message: (detail: string) => `parameter error: ${detail}` },
-  CLIENT_TIMEOUT: { status: 504, message: (ms: number, url: string) => `timeout: no answer from ${url} within ${ms} ms; raise init.timeout or make the function faster` },
-  CLIENT_NETWORK: { status: 502, message: (url: string, detail: string) => `network error calling ${url}: ${detail}; is the server running at that base URL?` },
+  CLIENT_TIMEOUT: {
+    status: 504,
+    message: (ms: number, url: string) =>
+      `timeout: no answer from ${url} within ${ms} ms; raise init.timeout or make the function faster`,
+  },
+  CLIENT_NETWORK: {
+    status: 502,
+    message: (url: string, detail: string) =>
+      `network error calling ${url}: ${detail}; is the server running at that base URL?`,
+  },
 } satisfies Record<string, ErrorSpec>;
 
 export type ClientErrorCode = keyof typeof table;

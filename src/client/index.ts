@@ -8,6 +8,12 @@
  * const { statusCode, data } = await callContainer({ path: '/hello', init: { method: 'POST', body: { name: 'Ada' } } });
  */
 export { callContainer, createContainerClient, TRIGGER_HEADER } from './call-container.js';
-export type { ContainerCallInit, ContainerCallOptions, ContainerClient, ContainerClientOptions, ContainerResponse } from './call-container.js';
+export type {
+  ContainerCallInit,
+  ContainerCallOptions,
+  ContainerClient,
+  ContainerClientOptions,
+  ContainerResponse,
+} from './call-container.js';
 export { ContainerCallError, clientErrors } from './errors.js';
 export type { ClientErrorCode, ContainerFailure } from './errors.js';

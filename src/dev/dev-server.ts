@@ -93,7 +93,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   process.setSourceMapsEnabled(true);
   const root = options.root;
   const hub = new EventHub();
-  const logger = new Logger(teeSink(options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color }), hub));
+  const logger = new Logger(
+    teeSink(options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color }), hub),
+  );
   const env = injectEnv(options.env ?? {});
   const dotenv = new DotenvLayer(join(root, '.env'));
   const cleanups: (() => void)[] = [() => dotenv.unload(), env.restore];
@@ -104,15 +106,31 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   let reloader: Reloader | undefined;
   try {
     reportDotenv(logger, dotenv.load().problems);
-    const inspectorUrl = options.inspect === undefined || options.inspect === false ? undefined : openInspector(options.inspect === true ? '' : options.inspect);
+    const inspectorUrl =
+      options.inspect === undefined || options.inspect === false
+        ? undefined
+        : openInspector(options.inspect === true ? '' : options.inspect);
     const config = await loadConfigFile(root);
     const host = options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1');
-    const resolved = resolveOptions({ flags: { port: options.port === undefined ? undefined : String(options.port), host }, env: process.env, config });
+    const resolved = resolveOptions({
+      flags: { port: options.port === undefined ? undefined : String(options.port), host },
+      env: process.env,
+      config,
+    });
 
-    const loader = new Reloader({ root, logger, functionConfig: config.functions ?? {}, onUpdate: (list) => hub.publish('functions', list), debounceMs: options.debounceMs ?? 5 });
+    const loader = new Reloader({
+      root,
+      logger,
+      functionConfig: config.functions ?? {},
+      onUpdate: (list) => hub.publish('functions', list),
+      debounceMs: options.debounceMs ?? 5,
+    });
     reloader = loader;
     const specs = await loader.load();
-    checkFunctionNames(config, loader.list().map((fn) => fn.name));
+    checkFunctionNames(
+      config,
+      loader.list().map((fn) => fn.name),
+    );
     const app = new App({
       functions: specs,
       routes: config.routes ?? {},
@@ -123,7 +141,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
 
     // Bundling the page takes a moment: start now, serve when asked.
     let assets: Promise<ConsoleAssets> | undefined;
-    const consoleHandler = createConsoleHandler({ app, hub, functions: () => loader.list(), assets: () => (assets ??= loadConsoleAssets()), triggerHeader: DEV_TRIGGER_HEADER });
+    const consoleHandler = createConsoleHandler({
+      app,
+      hub,
+      functions: () => loader.list(),
+      assets: () => (assets ??= loadConsoleAssets()),
+      triggerHeader: DEV_TRIGGER_HEADER,
+    });
     const server = createHttpServer(app, {
       before: [
         (req, res) => {
@@ -179,7 +203,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         undo();
       })());
     if (options.handleSignals === true) {
-      cleanups.push(exitOnSignals({ logger, stop: close, message: (signal) => `${signal} received: stopping the dev server`, parent: true }));
+      cleanups.push(
+        exitOnSignals({
+          logger,
+          stop: close,
+          message: (signal) => `${signal} received: stopping the dev server`,
+          parent: true,
+        }),
+      );
     }
     return {
       url: bound.url,

@@ -64,7 +64,8 @@ export function parseDotenv(text: string): ParsedDotenv {
       line += countNewlines(source, at, closed);
       const after = source.indexOf('\n', closed);
       const rest = source.slice(closed + 1, after === -1 ? source.length : after).trim();
-      if (rest !== '' && !rest.startsWith('#')) problems.push(`line ${line}: unexpected ${JSON.stringify(rest)} after the quoted value of ${key}`);
+      if (rest !== '' && !rest.startsWith('#'))
+        problems.push(`line ${line}: unexpected ${JSON.stringify(rest)} after the quoted value of ${key}`);
       at = after === -1 ? source.length : after + 1;
       line++;
       continue;
@@ -130,7 +131,8 @@ export class DotenvLayer {
     try {
       text = readFileSync(this.file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { problems: [`cannot read: ${(error as Error).message}`], changed: [], skipped: [] };
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        return { problems: [`cannot read: ${(error as Error).message}`], changed: [], skipped: [] };
     }
     const { values, problems } = parseDotenv(text);
     const changed: string[] = [];

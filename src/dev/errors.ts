@@ -9,17 +9,29 @@ const table = {
     status: 500,
     message: (file: string, detail: string) => `${file} compiled but failed to load (fix it and save): ${detail}`,
   },
-  CLOUDFN_DEV_CONSOLE_NOT_FOUND: { status: 404, message: (path: string) => `the dev console has nothing at ${path}; open /_cloudfn/ for the page or /_cloudfn/api/functions` },
-  CLOUDFN_DEV_CONSOLE_METHOD: { status: 405, message: (method: string) => `method ${method} is not allowed on the dev console; its pages and API answer GET` },
+  CLOUDFN_DEV_CONSOLE_NOT_FOUND: {
+    status: 404,
+    message: (path: string) =>
+      `the dev console has nothing at ${path}; open /_cloudfn/ for the page or /_cloudfn/api/functions`,
+  },
+  CLOUDFN_DEV_CONSOLE_METHOD: {
+    status: 405,
+    message: (method: string) => `method ${method} is not allowed on the dev console; its pages and API answer GET`,
+  },
   CLOUDFN_DEV_PAGE_MISSING: {
     status: 500,
-    message: (tried: string) => `the console page sources were not found (looked in ${tried}); reinstall cloudfn, or run cloudfn dev from its checkout`,
+    message: (tried: string) =>
+      `the console page sources were not found (looked in ${tried}); reinstall cloudfn, or run cloudfn dev from its checkout`,
   },
   CLOUDFN_TYPE_ERRORS: {
     status: 500,
-    message: (report: string) => `type check failed with ${report}\nfix them (npm run typecheck shows them too), or pass --no-typecheck to build anyway`,
+    message: (report: string) =>
+      `type check failed with ${report}\nfix them (npm run typecheck shows them too), or pass --no-typecheck to build anyway`,
   },
-  CLOUDFN_DEV_INSPECT: { status: 500, message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}` },
+  CLOUDFN_DEV_INSPECT: {
+    status: 500,
+    message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}`,
+  },
 } satisfies Record<string, ErrorSpec>;
 
 export type DevErrorCode = keyof typeof table;

@@ -16,7 +16,12 @@ export function parseInspectTarget(spec: string): { host: string; port: number }
   const host = colon === -1 ? '127.0.0.1' : spec.slice(0, colon).replace(/^\[|\]$/g, '');
   const portText = colon === -1 ? spec : spec.slice(colon + 1);
   const port = /^\d+$/.test(portText) ? Number(portText) : Number.NaN;
-  if (!Number.isInteger(port) || port > 65535 || host === '') throw createDevError('CLOUDFN_DEV_INSPECT', spec, 'give a port or host:port, e.g. --inspect=9229 or --inspect=127.0.0.1:9229');
+  if (!Number.isInteger(port) || port > 65535 || host === '')
+    throw createDevError(
+      'CLOUDFN_DEV_INSPECT',
+      spec,
+      'give a port or host:port, e.g. --inspect=9229 or --inspect=127.0.0.1:9229',
+    );
   return { host, port };
 }
 
@@ -31,6 +36,11 @@ export function openInspector(spec: string): string {
   inspector.open(port, host, false);
   const url = inspector.url();
   // Node reports a busy port on stderr and leaves the inspector closed rather than throwing.
-  if (url === undefined) throw createDevError('CLOUDFN_DEV_INSPECT', spec, `nothing listens on ${host}:${port}, which is probably in use; pick another port, e.g. --inspect=${port === 9229 ? 9230 : 9229}`);
+  if (url === undefined)
+    throw createDevError(
+      'CLOUDFN_DEV_INSPECT',
+      spec,
+      `nothing listens on ${host}:${port}, which is probably in use; pick another port, e.g. --inspect=${port === 9229 ? 9230 : 9229}`,
+    );
   return url;
 }

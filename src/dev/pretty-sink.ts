@@ -18,19 +18,40 @@ export function shouldColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv 
   return stream.isTTY === true;
 }
 
-const CODES = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], blue: [34, 39], magenta: [35, 39], cyan: [36, 39], gray: [90, 39] } as const;
+const CODES = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  blue: [34, 39],
+  magenta: [35, 39],
+  cyan: [36, 39],
+  gray: [90, 39],
+} as const;
 type Style = keyof typeof CODES;
 type Paint = (style: Style, text: string) => string;
 
 const plain: Paint = (_style, text) => text;
 const ansi: Paint = (style, text) => `\x1b[${CODES[style][0]}m${text}\x1b[${CODES[style][1]}m`;
 
-const LEVEL_STYLE: Record<LogLevel, Style> = { log: 'blue', info: 'green', debug: 'gray', warn: 'yellow', error: 'red' };
+const LEVEL_STYLE: Record<LogLevel, Style> = {
+  log: 'blue',
+  info: 'green',
+  debug: 'gray',
+  warn: 'yellow',
+  error: 'red',
+};
 /** Fields every record has, printed in their own places rather than as key=value. */
 const OWN_FIELDS = new Set(['level', 'time', 'logid', 'function', 'msg', 'stack']);
 
 function isRequestLine(record: LogRecord): boolean {
-  return typeof record['method'] === 'string' && typeof record['status'] === 'number' && typeof record['durationMs'] === 'number' && typeof record['bytes'] === 'number';
+  return (
+    typeof record['method'] === 'string' &&
+    typeof record['status'] === 'number' &&
+    typeof record['durationMs'] === 'number' &&
+    typeof record['bytes'] === 'number'
+  );
 }
 
 function statusStyle(status: number): Style {
@@ -55,7 +76,10 @@ function formatFields(record: LogRecord, color: boolean): string {
   for (const key of Object.keys(record)) {
     if (OWN_FIELDS.has(key)) continue;
     const value = record[key];
-    const shown = typeof value === 'string' && !/[\s"=]/.test(value) && value !== '' ? value : inspect(value, { colors: color, depth: 4, breakLength: Infinity, compact: true });
+    const shown =
+      typeof value === 'string' && !/[\s"=]/.test(value) && value !== ''
+        ? value
+        : inspect(value, { colors: color, depth: 4, breakLength: Infinity, compact: true });
     parts.push(`${key}=${shown}`);
   }
   return parts.join(' ');

@@ -143,7 +143,8 @@ export class Reloader {
       const promise = new Promise<void>((r) => (resolve = r));
       this.#gate = { promise, resolve };
     }
-    if (!this.#running && this.#timer === undefined) this.#timer = setTimeout(() => void this.#run(), this.#options.debounceMs ?? 5);
+    if (!this.#running && this.#timer === undefined)
+      this.#timer = setTimeout(() => void this.#run(), this.#options.debounceMs ?? 5);
   }
 
   async #run(): Promise<void> {
@@ -157,7 +158,12 @@ export class Reloader {
       try {
         await this.#apply(paths, all);
       } catch (error) {
-        this.#logger.line('error', '', RUNTIME_FUNCTION, `reload failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.#logger.line(
+          'error',
+          '',
+          RUNTIME_FUNCTION,
+          `reload failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     this.#running = false;
@@ -176,7 +182,14 @@ export class Reloader {
         this.#load(entry).then((spec) => {
           if (this.#entries.get(entry.name) !== entry) return;
           app.setFunction(spec);
-          if (entry.status === 'ok') this.#logger.line('info', '', RUNTIME_FUNCTION, `${verb} ${entry.name} in ${Math.round(entry.buildMs)} ms`, { event: verb, name: entry.name, buildMs: entry.buildMs });
+          if (entry.status === 'ok')
+            this.#logger.line(
+              'info',
+              '',
+              RUNTIME_FUNCTION,
+              `${verb} ${entry.name} in ${Math.round(entry.buildMs)} ms`,
+              { event: verb, name: entry.name, buildMs: entry.buildMs },
+            );
         }),
       );
     };
@@ -197,7 +210,10 @@ export class Reloader {
         updated = true;
         if (file === undefined) {
           app.deleteFunction(name);
-          this.#logger.line('info', '', RUNTIME_FUNCTION, `removed ${name} (${entry.where} is gone)`, { event: 'removed', name });
+          this.#logger.line('info', '', RUNTIME_FUNCTION, `removed ${name} (${entry.where} is gone)`, {
+            event: 'removed',
+            name,
+          });
         }
       }
       for (const [name, file] of found) {
@@ -210,14 +226,27 @@ export class Reloader {
     }
     for (const entry of this.#entries.values()) {
       if (scheduled.has(entry)) continue;
-      if (all || entry.status === 'error' || paths.some((path) => touches(entry.inputs, path))) reload(entry, 'reloaded');
+      if (all || entry.status === 'error' || paths.some((path) => touches(entry.inputs, path)))
+        reload(entry, 'reloaded');
     }
     await Promise.all(tasks);
     if ((updated || tasks.length > 0) && !this.#closed) this.#options.onUpdate?.(this.list());
   }
 
   #entry(name: string, file: string): Entry {
-    return { name, file, where: relative(this.root, file), builder: undefined, inputs: new Set([file]), status: 'ok', error: undefined, version: 0, buildMs: 0, updatedAt: 0, esmNoted: false };
+    return {
+      name,
+      file,
+      where: relative(this.root, file),
+      builder: undefined,
+      inputs: new Set([file]),
+      status: 'ok',
+      error: undefined,
+      version: 0,
+      buildMs: 0,
+      updatedAt: 0,
+      esmNoted: false,
+    };
   }
 
   /** Builds and evaluates one function; a failure becomes a handler answering the error. */
@@ -236,7 +265,12 @@ export class Reloader {
       } else {
         if (!entry.esmNoted) {
           entry.esmNoted = true;
-          this.#logger.line('warn', '', RUNTIME_FUNCTION, `${entry.where} uses top-level await, so it is loaded as an ES module, which Node never unloads: each reload keeps its old copy in memory`);
+          this.#logger.line(
+            'warn',
+            '',
+            RUNTIME_FUNCTION,
+            `${entry.where} uses top-level await, so it is loaded as an ES module, which Node never unloads: each reload keeps its old copy in memory`,
+          );
         }
         mod = await importEsm(built.code, `${this.root}${sep}.cloudfn${sep}dev`, entry.name);
       }
@@ -249,7 +283,8 @@ export class Reloader {
       return { ...spec, config: { ...shared, ...spec.config } };
     } catch (error) {
       const failure = asFailure(error, entry.where);
-      if (entry.error !== failure.message) this.#logger.line('error', '', RUNTIME_FUNCTION, failure.message, { code: failure.code, name: entry.name });
+      if (entry.error !== failure.message)
+        this.#logger.line('error', '', RUNTIME_FUNCTION, failure.message, { code: failure.code, name: entry.name });
       entry.status = 'error';
       entry.error = failure.message;
       entry.buildMs = performance.now() - started;

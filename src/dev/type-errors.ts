@@ -34,7 +34,9 @@ export function startTypeErrors(options: TypeErrorsOptions): () => Promise<void>
   const setup = findTypeScript(root);
   if (!setup.ok) {
     logger.line('info', '', RUNTIME_FUNCTION, `type check off: ${setup.reason}`);
-    hub.publish('typecheck', { state: 'off', diagnostics: [], reason: setup.reason } satisfies TypecheckEvent, { keep: true });
+    hub.publish('typecheck', { state: 'off', diagnostics: [], reason: setup.reason } satisfies TypecheckEvent, {
+      keep: true,
+    });
     return async () => undefined;
   }
   let failing = false;
@@ -45,14 +47,26 @@ export function startTypeErrors(options: TypeErrorsOptions): () => Promise<void>
     onChecking: () => hub.publish('typecheck', { state: 'checking', diagnostics: [] } satisfies TypecheckEvent),
     onReport: (report) => {
       if (report.diagnostics.length > 0) {
-        logger.line('error', '', RUNTIME_FUNCTION, formatReport(report.diagnostics), { typeErrors: report.diagnostics.length });
+        logger.line('error', '', RUNTIME_FUNCTION, formatReport(report.diagnostics), {
+          typeErrors: report.diagnostics.length,
+        });
       } else if (failing) {
         logger.line('info', '', RUNTIME_FUNCTION, `type errors fixed: none left (checked in ${report.ms} ms)`);
       }
       failing = report.diagnostics.length > 0;
-      hub.publish('typecheck', { state: 'done', diagnostics: report.diagnostics, ms: report.ms } satisfies TypecheckEvent, { keep: true });
+      hub.publish(
+        'typecheck',
+        { state: 'done', diagnostics: report.diagnostics, ms: report.ms } satisfies TypecheckEvent,
+        { keep: true },
+      );
     },
-    onExit: (detail) => logger.line('warn', '', RUNTIME_FUNCTION, `the type checker stopped: ${detail}; restart cloudfn dev to check types again`),
+    onExit: (detail) =>
+      logger.line(
+        'warn',
+        '',
+        RUNTIME_FUNCTION,
+        `the type checker stopped: ${detail}; restart cloudfn dev to check types again`,
+      ),
   });
   return () => watcher.close();
 }

@@ -59,7 +59,12 @@ function devAppKey(dataDir: string): { privateKeyPath: string; publicKeyPem: str
 export async function startDevPlatform(root: string, options: DevPlatformOptions = {}): Promise<DevPlatform> {
   const dataDir = options.dataDir ?? join(root, '.cloudfn', 'platform');
   const log = options.log ?? ((line: string) => void process.stdout.write(`platform: ${line}\n`));
-  const platform = await createPlatform({ port: options.port ?? 4000, host: options.host ?? '127.0.0.1', dataDir, log });
+  const platform = await createPlatform({
+    port: options.port ?? 4000,
+    host: options.host ?? '127.0.0.1',
+    dataDir,
+    log,
+  });
   const env = mediaClientEnv(platform);
   const appid = env['CLOUDFN_MEDIA_CLIENT_KEY']!;
   const key = devAppKey(dataDir);
@@ -67,6 +72,8 @@ export async function startDevPlatform(root: string, options: DevPlatformOptions
   env['CLOUDFN_MEDIA_APPID'] = appid;
   env['CLOUDFN_MEDIA_PRIVATE_KEY'] = key.privateKeyPath;
   env['CLOUDFN_MEDIA_KEY_VERSION'] = DEV_KEY_VERSION;
-  log(`emulator on ${platform.url} (app ${appid}, key_version ${DEV_KEY_VERSION}; platform public key ${platform.publicKeyPath})`);
+  log(
+    `emulator on ${platform.url} (app ${appid}, key_version ${DEV_KEY_VERSION}; platform public key ${platform.publicKeyPath})`,
+  );
   return { platform, env, close: () => platform.close() };
 }

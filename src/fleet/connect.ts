@@ -20,7 +20,10 @@ export const stderrWarn: FleetWarn = (message) => {
 const IOREDIS = ['io', 'redis'].join('');
 
 interface IORedisModule {
-  default: new (url: string, options: Record<string, unknown>) => RedisLike & {
+  default: new (
+    url: string,
+    options: Record<string, unknown>,
+  ) => RedisLike & {
     on(event: string, listener: (...args: unknown[]) => void): unknown;
     quit(): Promise<unknown>;
     disconnect(): void;
@@ -68,7 +71,9 @@ async function connect(url: string, settings: RedisSettings, warn: FleetWarn): P
   redis.on('error', (error: unknown) => {
     if (down) return;
     down = true;
-    warn(`Redis at ${redact(url)} is unreachable (${(error as Error).message}); shared stores use their fallbacks until it is back`);
+    warn(
+      `Redis at ${redact(url)} is unreachable (${(error as Error).message}); shared stores use their fallbacks until it is back`,
+    );
   });
   redis.on('ready', () => {
     if (!down) return;
@@ -109,7 +114,9 @@ export async function closeRedisClients(): Promise<void> {
   clients.clear();
   await Promise.all(
     pending.map(async (client) => {
-      const redis = (await client.catch(() => undefined)) as { quit?: () => Promise<unknown>; disconnect?: () => void } | undefined;
+      const redis = (await client.catch(() => undefined)) as
+        | { quit?: () => Promise<unknown>; disconnect?: () => void }
+        | undefined;
       await redis?.quit?.().catch(() => redis.disconnect?.());
     }),
   );

@@ -8,11 +8,13 @@ const table = {
   FLEET_BAD_SETTING: { status: 500, message: (where: string, detail: string) => `${where} ${detail}` },
   FLEET_NO_CLIENT: {
     status: 500,
-    message: (source: string, detail: string) => `${source} is set but the Redis client could not be loaded (${detail}); install it with npm install ioredis`,
+    message: (source: string, detail: string) =>
+      `${source} is set but the Redis client could not be loaded (${detail}); install it with npm install ioredis`,
   },
   FLEET_UNAVAILABLE: {
     status: 503,
-    message: (what: string, detail: string) => `${what} could not reach Redis (${detail}); the request was not accepted unchecked, retry later`,
+    message: (what: string, detail: string) =>
+      `${what} could not reach Redis (${detail}); the request was not accepted unchecked, retry later`,
   },
 } satisfies Record<string, ErrorSpec>;
 
@@ -30,7 +32,10 @@ export class FleetError extends CloudfnError {
  * Builds the error for `code`.
  * @example throw createFleetError('FLEET_UNAVAILABLE', 'the nonce store', 'timed out after 300 ms')
  */
-export function createFleetError<C extends FleetErrorCode>(code: C, ...details: ErrorDetails<typeof table, C>): FleetError {
+export function createFleetError<C extends FleetErrorCode>(
+  code: C,
+  ...details: ErrorDetails<typeof table, C>
+): FleetError {
   const error = new FleetError(code, table[code].status, errorMessage(table, code, details));
   (error as { expose: boolean }).expose = true;
   return error;

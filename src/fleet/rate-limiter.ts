@@ -71,13 +71,22 @@ export class RedisRateLimiter {
   async reserve(key: string, limit: number): Promise<number | undefined> {
     try {
       const redis = await redisClient(this.#settings, this.#warn);
-      const wait = await redis.eval(RESERVE, 1, `${this.#settings.keyPrefix}rate:${key}`, limit, this.#windowMs, this.#marginMs);
+      const wait = await redis.eval(
+        RESERVE,
+        1,
+        `${this.#settings.keyPrefix}rate:${key}`,
+        limit,
+        this.#windowMs,
+        this.#marginMs,
+      );
       this.#warned = false;
       return Math.max(0, Number(wait));
     } catch (error) {
       if (!this.#warned) {
         this.#warned = true;
-        this.#warn(`the shared rate limit for ${key} fell back to this instance's own limiter: ${(error as Error).message}`);
+        this.#warn(
+          `the shared rate limit for ${key} fell back to this instance's own limiter: ${(error as Error).message}`,
+        );
       }
       return undefined;
     }

@@ -56,7 +56,11 @@ function timeoutFrom(env: NodeJS.ProcessEnv): number {
   if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_MS;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < 1 || value > 60_000) {
-    throw createFleetError('FLEET_BAD_SETTING', REDIS_ENV_VARS.timeout, `must be a whole number of milliseconds from 1 to 60000, got ${JSON.stringify(raw)}`);
+    throw createFleetError(
+      'FLEET_BAD_SETTING',
+      REDIS_ENV_VARS.timeout,
+      `must be a whole number of milliseconds from 1 to 60000, got ${JSON.stringify(raw)}`,
+    );
   }
   return value;
 }
@@ -66,10 +70,18 @@ function checkUrl(url: string, where: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw createFleetError('FLEET_BAD_SETTING', where, `must be a URL such as redis://localhost:6379, got ${JSON.stringify(url)}`);
+    throw createFleetError(
+      'FLEET_BAD_SETTING',
+      where,
+      `must be a URL such as redis://localhost:6379, got ${JSON.stringify(url)}`,
+    );
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw createFleetError('FLEET_BAD_SETTING', where, `must start with redis:// or rediss://, got ${JSON.stringify(url)}`);
+    throw createFleetError(
+      'FLEET_BAD_SETTING',
+      where,
+      `must start with redis:// or rediss://, got ${JSON.stringify(url)}`,
+    );
   }
   return url;
 }
@@ -85,17 +97,27 @@ export function resolveRedisSettings(sources: RedisSources = {}): RedisSettings 
   const option = sources.option;
   if (option !== undefined) {
     if (typeof option === 'string') return { ...base, url: checkUrl(option, 'the redis option'), source: 'option' };
-    if (typeof option === 'object' && option !== null && typeof option.set === 'function' && typeof option.eval === 'function') {
+    if (
+      typeof option === 'object' &&
+      option !== null &&
+      typeof option.set === 'function' &&
+      typeof option.eval === 'function'
+    ) {
       return { ...base, client: option, source: 'option' };
     }
     throw createFleetError('FLEET_BAD_SETTING', 'the redis option', 'must be a redis:// URL or an ioredis client');
   }
   const url = env[REDIS_ENV_VARS.url]?.trim();
-  if (url !== undefined && url !== '') return { ...base, url: checkUrl(url, REDIS_ENV_VARS.url), source: 'CLOUDFN_REDIS_URL' };
+  if (url !== undefined && url !== '')
+    return { ...base, url: checkUrl(url, REDIS_ENV_VARS.url), source: 'CLOUDFN_REDIS_URL' };
   const address = env[REDIS_ENV_VARS.address]?.trim();
   if (address !== undefined && address !== '') {
     if (!/^[^\s:/]+(:\d{1,5})?$/.test(address)) {
-      throw createFleetError('FLEET_BAD_SETTING', REDIS_ENV_VARS.address, `must be host or host:port, got ${JSON.stringify(address)}`);
+      throw createFleetError(
+        'FLEET_BAD_SETTING',
+        REDIS_ENV_VARS.address,
+        `must be host or host:port, got ${JSON.stringify(address)}`,
+      );
     }
     const user = env[REDIS_ENV_VARS.username] ?? '';
     const password = env[REDIS_ENV_VARS.password] ?? '';

@@ -109,6 +109,8 @@ export class RedisTokenStore {
 
   /** Reports a fallback to a local fetch. */
   warnFallback(scope: string, error: unknown): void {
-    this.#warn(`the shared token cache for ${scope} fell back to a fetch by this instance: ${(error as Error).message ?? String(error)}`);
+    this.#warn(
+      `the shared token cache for ${scope} fell back to a fetch by this instance: ${(error as Error).message ?? String(error)}`,
+    );
   }
 }

@@ -100,14 +100,23 @@ export function initProject(dir: string, options: InitOptions = {}): InitResult 
   const template = options.template ?? 'starter';
   const templates = listTemplates();
   if (!templates.includes(template)) {
-    throw createError('CLOUDFN_BAD_CONFIG', '--template', `there is no template ${JSON.stringify(template)}; choose one of ${templates.join(', ')}`);
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      '--template',
+      `there is no template ${JSON.stringify(template)}; choose one of ${templates.join(', ')}`,
+    );
   }
   if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0)) {
-    throw createError('CLOUDFN_BAD_CONFIG', dir, 'exists and is not empty; choose a new folder name (cloudfn init never overwrites files)');
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      dir,
+      'exists and is not empty; choose a new folder name (cloudfn init never overwrites files)',
+    );
   }
   const source = join(templatesDir(), template);
   cpSync(source, dir, { recursive: true, filter: (from) => !SKIPPED.has(basename(from)) || from === source });
-  for (const [from, to] of Object.entries(RENAMED)) if (existsSync(join(dir, from))) renameSync(join(dir, from), join(dir, to));
+  for (const [from, to] of Object.entries(RENAMED))
+    if (existsSync(join(dir, from))) renameSync(join(dir, from), join(dir, to));
 
   const original = (JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { name: string }).name;
   const name = options.name ?? packageNameFor(dir);

@@ -64,13 +64,23 @@ export function vendorCloudfn(dir: string): string {
     timeout: 120_000,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const detail = result.error?.message ?? (result.stderr.split('\n').find((line) => /error/i.test(line)) || `exit code ${String(result.status)}`);
+  const detail =
+    result.error?.message ??
+    (result.stderr.split('\n').find((line) => /error/i.test(line)) || `exit code ${String(result.status)}`);
   if (result.status !== 0) {
-    throw createError('CLOUDFN_BAD_CONFIG', 'cloudfn init', `npm pack of ${root} failed (${detail}); check that npm works there, or publish cloudfn and run init again`);
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      'cloudfn init',
+      `npm pack of ${root} failed (${detail}); check that npm works there, or publish cloudfn and run init again`,
+    );
   }
   const packed = (JSON.parse(result.stdout) as { filename: string }[])[0]?.filename;
   if (packed === undefined || !existsSync(join(destination, packed))) {
-    throw createError('CLOUDFN_BAD_CONFIG', 'cloudfn init', `npm pack of ${root} wrote no tarball into ${destination}; run npm pack there to see why`);
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      'cloudfn init',
+      `npm pack of ${root} wrote no tarball into ${destination}; run npm pack there to see why`,
+    );
   }
   return `vendor/${packed}`;
 }

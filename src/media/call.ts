@@ -40,7 +40,11 @@ const PER_APP_LIMIT: ReadonlySet<Operation> = new Set(['start_work_flow']);
 const UNSAFE: ReadonlySet<Operation> = new Set(['delete_video', 'upload_video_by_urls', 'start_work_flow']);
 
 /** Operations whose body takes the client's `envId` when it has none. */
-const NEEDS_ENV_ID: ReadonlySet<Operation> = new Set(['delete_video', 'describe_vod_played_top_data', 'describe_vod_played_static_data']);
+const NEEDS_ENV_ID: ReadonlySet<Operation> = new Set([
+  'delete_video',
+  'describe_vod_played_top_data',
+  'describe_vod_played_static_data',
+]);
 
 type Obj = Record<string, unknown>;
 
@@ -70,19 +74,40 @@ export class MediaCaller {
   }
 
   /** Calls `operation` and resolves with its normalized response body. */
-  async call<O extends Operation>(operation: O, request: RequestOf<O>, callOptions: CallOptions = {}): Promise<ResponseOf<O>> {
+  async call<O extends Operation>(
+    operation: O,
+    request: RequestOf<O>,
+    callOptions: CallOptions = {},
+  ): Promise<ResponseOf<O>> {
     const { options } = this;
     let body = request as unknown as Obj;
-    if (NEEDS_ENV_ID.has(operation) && options.envId !== undefined && typeof body === 'object' && body !== null && body.env_id === undefined) {
+    if (
+      NEEDS_ENV_ID.has(operation) &&
+      options.envId !== undefined &&
+      typeof body === 'object' &&
+      body !== null &&
+      body.env_id === undefined
+    ) {
       body = { ...body, env_id: options.envId };
     }
     const issue = validateRequest(operation, body, { now: options.clock.now() });
     if (issue !== undefined) throw new MediaValidationError(operation, issue);
     const appid = callOptions.appid ?? options.signing?.appid;
     if (appid === undefined && (options.signing !== undefined || options.platformKeys !== undefined)) {
-      throw createMediaError('MEDIA_OPTIONS', { operation }, 'appid', `${operation} needs the appid of the mini-program it acts for: media.forApp('wx...'), { appid } in the call's options, or signing.appid (CLOUDFN_MEDIA_APPID) for one mini-program`);
+      throw createMediaError(
+        'MEDIA_OPTIONS',
+        { operation },
+        'appid',
+        `${operation} needs the appid of the mini-program it acts for: media.forApp('wx...'), { appid } in the call's options, or signing.appid (CLOUDFN_MEDIA_APPID) for one mini-program`,
+      );
     }
-    if (appid !== undefined && (typeof appid !== 'string' || appid === '')) throw createMediaError('MEDIA_OPTIONS', { operation }, 'appid', `must be a mini-program's appid, got ${JSON.stringify(appid)}`);
+    if (appid !== undefined && (typeof appid !== 'string' || appid === ''))
+      throw createMediaError(
+        'MEDIA_OPTIONS',
+        { operation },
+        'appid',
+        `must be a mini-program's appid, got ${JSON.stringify(appid)}`,
+      );
 
     const json = JSON.stringify(body);
     const url = options.baseUrl + API_PREFIX + operation;
@@ -103,22 +128,47 @@ export class MediaCaller {
       let failure: MediaError;
       let retryable: boolean;
       try {
-        response = await exchange(options, { label: operation, url, json, accessToken: token, signal, timeoutMs, logger, appid });
+        response = await exchange(options, {
+          label: operation,
+          url,
+          json,
+          accessToken: token,
+          signal,
+          timeoutMs,
+          logger,
+          appid,
+        });
       } catch (error) {
         if (!(error instanceof ExchangeError)) throw error;
         failure = error.error;
         retryable = error.transient && (safe || !error.mayHaveReached);
       }
       if (response !== undefined) {
-        const envelope = typeof response.json === 'object' && response.json !== null && !Array.isArray(response.json) ? (response.json as Obj) : undefined;
+        const envelope =
+          typeof response.json === 'object' && response.json !== null && !Array.isArray(response.json)
+            ? (response.json as Obj)
+            : undefined;
         const errNo = envelope === undefined ? undefined : errNoOf(envelope);
         const ok = response.status >= 200 && response.status <= 299;
         if (ok && envelope !== undefined && (errNo === undefined || errNo === 0)) {
-          log(logger, 'info', { media: operation, status: response.status, err_no: 0, log_id: response.logId, ms: options.clock.now() - started, attempts: retry + 1 });
+          log(logger, 'info', {
+            media: operation,
+            status: response.status,
+            err_no: 0,
+            log_id: response.logId,
+            ms: options.clock.now() - started,
+            attempts: retry + 1,
+          });
           return normalizeResponse(operation, envelope, response.logId);
         }
         if (ok && envelope === undefined) {
-          failure = createMediaError('MEDIA_BAD_RESPONSE', { operation }, operation, response.status, 'the body is not a JSON object');
+          failure = createMediaError(
+            'MEDIA_BAD_RESPONSE',
+            { operation },
+            operation,
+            response.status,
+            'the body is not a JSON object',
+          );
           retryable = false;
         } else {
           failure = new MediaApiError({
@@ -130,10 +180,17 @@ export class MediaCaller {
             body: response.json,
           });
           // A 401 naming another err_no (a refused signature, say) is not cured by a new token.
-          const tokenError = errNo !== undefined && errNo !== 0 ? options.tokenErrorCodes.has(errNo) : response.status === 401;
+          const tokenError =
+            errNo !== undefined && errNo !== 0 ? options.tokenErrorCodes.has(errNo) : response.status === 401;
           if (tokenError && !refreshed && this.tokens.refreshable) {
             // The platform refused the token before acting, so even a changing call may be resent once.
-            log(logger, 'warn', { media: operation, status: response.status, err_no: errNo, log_id: response.logId, action: 'token refresh' });
+            log(logger, 'warn', {
+              media: operation,
+              status: response.status,
+              err_no: errNo,
+              log_id: response.logId,
+              action: 'token refresh',
+            });
             refreshed = true;
             fresh = await this.guard(operation, () => this.tokens.refresh(token, signal), signal);
             continue;
@@ -142,11 +199,23 @@ export class MediaCaller {
         }
       }
       if (!retryable! || retry >= options.retries) {
-        log(logger, 'info', { media: operation, status: failure!.status, error: failure!.message, ms: options.clock.now() - started, attempts: retry + 1 });
+        log(logger, 'info', {
+          media: operation,
+          status: failure!.status,
+          error: failure!.message,
+          ms: options.clock.now() - started,
+          attempts: retry + 1,
+        });
         throw failure!;
       }
       const delay = this.backoff(retry, response?.retryAfterSeconds);
-      log(logger, 'warn', { media: operation, status: response?.status, error: failure!.message, retry: retry + 1, delay_ms: delay });
+      log(logger, 'warn', {
+        media: operation,
+        status: response?.status,
+        error: failure!.message,
+        retry: retry + 1,
+        delay_ms: delay,
+      });
       retry++;
       await this.guard(operation, () => options.clock.sleep(delay, signal), signal);
     }
@@ -157,7 +226,9 @@ export class MediaCaller {
     const { retryDelayMs, maxRetryDelayMs, random } = this.options;
     const ceiling = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** retry);
     const jittered = Math.floor(random() * ceiling);
-    return retryAfterSeconds === undefined ? jittered : Math.max(jittered, Math.min(maxRetryDelayMs, retryAfterSeconds * 1000));
+    return retryAfterSeconds === undefined
+      ? jittered
+      : Math.max(jittered, Math.min(maxRetryDelayMs, retryAfterSeconds * 1000));
   }
 
   /** Runs a wait, turning the caller's abort into MEDIA_ABORTED. */
@@ -180,7 +251,16 @@ export class MediaCaller {
     for (let retry = 0; ; retry++) {
       try {
         // The client token is the provider's, not a mini-program's: signed with the default appid when there is one.
-        const response = await exchange(options, { label: 'client_token', url, json, accessToken: undefined, signal: undefined, timeoutMs: options.timeoutMs, logger: options.logger, appid: options.signing?.appid });
+        const response = await exchange(options, {
+          label: 'client_token',
+          url,
+          json,
+          accessToken: undefined,
+          signal: undefined,
+          timeoutMs: options.timeoutMs,
+          logger: options.logger,
+          appid: options.signing?.appid,
+        });
         if ((response.status === 429 || response.status >= 500) && retry < options.retries) {
           await options.clock.sleep(this.backoff(retry, response.retryAfterSeconds));
           continue;
@@ -193,7 +273,6 @@ export class MediaCaller {
       }
     }
   };
-
 }
 
 function log(logger: MediaLogger | undefined, level: 'info' | 'warn', entry: Obj): void {

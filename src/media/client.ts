@@ -5,7 +5,16 @@
 import { MediaCaller } from './call.js';
 import type { CallOptions } from './call.js';
 import * as helpers from './helpers.js';
-import type { HelperContext, ListVideosFilter, PlayStatsRequest, PlayStatsResult, PlayTotals, TranscodeOutcome, UploadOutcome, WaitOptions } from './helpers.js';
+import type {
+  HelperContext,
+  ListVideosFilter,
+  PlayStatsRequest,
+  PlayStatsResult,
+  PlayTotals,
+  TranscodeOutcome,
+  UploadOutcome,
+  WaitOptions,
+} from './helpers.js';
 import { resolveMediaOptions } from './options.js';
 import type { MediaClientOptions } from './options.js';
 import type {
@@ -53,11 +62,20 @@ export interface MediaClient {
   /** `start_work_flow`: starts a transcode; rate-limited; never retried once it may have reached the platform. */
   startWorkFlow(request: StartWorkFlowRequest, options?: CallOptions): Promise<StartWorkFlowResponse>;
   /** `get_work_flow_exection` (spelled so on the wire): state of a transcode. */
-  getWorkFlowExecution(request: GetWorkFlowExecutionRequest, options?: CallOptions): Promise<GetWorkFlowExecutionResponse>;
+  getWorkFlowExecution(
+    request: GetWorkFlowExecutionRequest,
+    options?: CallOptions,
+  ): Promise<GetWorkFlowExecutionResponse>;
   /** `describe_vod_played_top_data`: top 100 videos by plays or traffic; rate-limited. */
-  describeVodPlayedTopData(request: WithEnvId<DescribeVodPlayedTopDataRequest>, options?: CallOptions): Promise<DescribeVodPlayedTopDataResponse>;
+  describeVodPlayedTopData(
+    request: WithEnvId<DescribeVodPlayedTopDataRequest>,
+    options?: CallOptions,
+  ): Promise<DescribeVodPlayedTopDataResponse>;
   /** `describe_vod_played_static_data`: plays and traffic of up to 100 videos; rate-limited. */
-  describeVodPlayedStaticData(request: WithEnvId<DescribeVodPlayedStaticDataRequest>, options?: CallOptions): Promise<DescribeVodPlayedStaticDataResponse>;
+  describeVodPlayedStaticData(
+    request: WithEnvId<DescribeVodPlayedStaticDataRequest>,
+    options?: CallOptions,
+  ): Promise<DescribeVodPlayedStaticDataResponse>;
   /** Any operation by its wire name. */
   call<O extends Operation>(operation: O, request: RequestOf<O>, options?: CallOptions): Promise<ResponseOf<O>>;
 
@@ -111,12 +129,20 @@ export function createMediaClient(options: MediaClientOptions = {}): MediaClient
 /** The client's methods over one caller, with `defaults` under every call's options. */
 function bind(caller: MediaCaller, defaults: CallOptions): MediaClient {
   const resolved = caller.options;
-  const call = <O extends Operation>(operation: O, request: RequestOf<O>, callOptions?: CallOptions): Promise<ResponseOf<O>> =>
+  const call = <O extends Operation>(
+    operation: O,
+    request: RequestOf<O>,
+    callOptions?: CallOptions,
+  ): Promise<ResponseOf<O>> =>
     caller.call(operation, request, callOptions === undefined ? defaults : { ...defaults, ...callOptions });
   const context: HelperContext = { call, clock: resolved.clock, envId: resolved.envId };
-  const wait = (o: WaitOptions | undefined): WaitOptions => (defaults.signal === undefined || o?.signal !== undefined ? (o ?? {}) : { ...o, signal: defaults.signal });
+  const wait = (o: WaitOptions | undefined): WaitOptions =>
+    defaults.signal === undefined || o?.signal !== undefined ? (o ?? {}) : { ...o, signal: defaults.signal };
   // env_id is filled from the client's envId inside `call`, so these casts only relax the type.
-  const loose = <O extends Operation>(operation: O) => (request: unknown, callOptions?: CallOptions) => call(operation, request as RequestOf<O>, callOptions);
+  const loose =
+    <O extends Operation>(operation: O) =>
+    (request: unknown, callOptions?: CallOptions) =>
+      call(operation, request as RequestOf<O>, callOptions);
   return {
     getVideoList: (request, o) => call('get_video_list', request, o),
     deleteVideo: loose('delete_video'),
@@ -135,7 +161,8 @@ function bind(caller: MediaCaller, defaults: CallOptions): MediaClient {
     getPlayTotals: (request, o) => helpers.getPlayTotals(context, request, o),
     scoped: (more) => bind(caller, { ...defaults, ...more }),
     forApp: (appid) => {
-      if (typeof appid !== 'string' || appid === '') throw new TypeError(`forApp needs a mini-program's appid, got ${JSON.stringify(appid)}`);
+      if (typeof appid !== 'string' || appid === '')
+        throw new TypeError(`forApp needs a mini-program's appid, got ${JSON.stringify(appid)}`);
       return bind(caller, { ...defaults, appid });
     },
   };

@@ -12,7 +12,8 @@ const table = {
   },
   MEDIA_API_ERROR: {
     status: 502,
-    message: (operation: string, what: string, logId: string | undefined) => `${operation} failed: ${what}${logId === undefined ? '' : ` (log_id ${logId})`}`,
+    message: (operation: string, what: string, logId: string | undefined) =>
+      `${operation} failed: ${what}${logId === undefined ? '' : ` (log_id ${logId})`}`,
   },
   MEDIA_FORGED_RESPONSE: {
     status: 502,
@@ -21,15 +22,18 @@ const table = {
   },
   MEDIA_BAD_RESPONSE: {
     status: 502,
-    message: (operation: string, status: number, detail: string) => `${operation}: the ${status} response is not a media API envelope: ${detail}`,
+    message: (operation: string, status: number, detail: string) =>
+      `${operation}: the ${status} response is not a media API envelope: ${detail}`,
   },
   MEDIA_NETWORK: {
     status: 502,
-    message: (operation: string, url: string, detail: string) => `${operation}: could not reach ${url}: ${detail}; check baseUrl (CLOUDFN_MEDIA_BASE_URL) and the network`,
+    message: (operation: string, url: string, detail: string) =>
+      `${operation}: could not reach ${url}: ${detail}; check baseUrl (CLOUDFN_MEDIA_BASE_URL) and the network`,
   },
   MEDIA_TIMEOUT: {
     status: 504,
-    message: (operation: string, ms: number) => `${operation}: no response within ${ms} ms; raise timeoutMs (CLOUDFN_MEDIA_TIMEOUT_MS) or retry later`,
+    message: (operation: string, ms: number) =>
+      `${operation}: no response within ${ms} ms; raise timeoutMs (CLOUDFN_MEDIA_TIMEOUT_MS) or retry later`,
   },
   MEDIA_ABORTED: {
     status: 499,
@@ -41,7 +45,8 @@ const table = {
   },
   MEDIA_WAIT_TIMEOUT: {
     status: 504,
-    message: (what: string, ms: number, last: string) => `${what} did not finish within ${ms} ms (last seen: ${last}); raise the timeoutMs option of the helper`,
+    message: (what: string, ms: number, last: string) =>
+      `${what} did not finish within ${ms} ms (last seen: ${last}); raise the timeoutMs option of the helper`,
   },
   MEDIA_UPLOAD_FAILED: {
     status: 502,
@@ -50,7 +55,8 @@ const table = {
   },
   MEDIA_TRANSCODE_FAILED: {
     status: 502,
-    message: (vid: string, runId: string, msg: string) => `transcoding of vid ${vid} failed: run ${runId} ended with run_status 9 (${msg || 'no run_status_msg'}); check the source file, then start it again`,
+    message: (vid: string, runId: string, msg: string) =>
+      `transcoding of vid ${vid} failed: run ${runId} ended with run_status 9 (${msg || 'no run_status_msg'}); check the source file, then start it again`,
   },
   MEDIA_OPTIONS: {
     status: 500,
@@ -99,7 +105,13 @@ export function createMediaError<C extends MediaErrorCode>(
 ): MediaError {
   const spec = table[code];
   const message = errorMessage(table, code, details);
-  return new MediaError(code, spec.status, message, context.operation, context.cause === undefined ? undefined : { cause: context.cause });
+  return new MediaError(
+    code,
+    spec.status,
+    message,
+    context.operation,
+    context.cause === undefined ? undefined : { cause: context.cause },
+  );
 }
 
 /**
@@ -113,7 +125,12 @@ export class MediaValidationError extends MediaError {
   readonly field: string;
   readonly value: unknown;
   constructor(operation: string, issue: { field: string; value: unknown; message: string }) {
-    super('MEDIA_INVALID_REQUEST', table.MEDIA_INVALID_REQUEST.status, table.MEDIA_INVALID_REQUEST.message(operation, issue.message), operation);
+    super(
+      'MEDIA_INVALID_REQUEST',
+      table.MEDIA_INVALID_REQUEST.status,
+      table.MEDIA_INVALID_REQUEST.message(operation, issue.message),
+      operation,
+    );
     this.field = issue.field;
     this.value = issue.value;
   }
@@ -156,7 +173,12 @@ export class MediaApiError extends MediaError {
       init.errNo === undefined || init.errNo === 0
         ? `HTTP ${init.status}${init.errMsg && init.errMsg !== 'success' ? ` ${init.errMsg}` : ''}`
         : `${init.errNo} ${init.errMsg || '(no err_msg)'}`;
-    super('MEDIA_API_ERROR', init.status, table.MEDIA_API_ERROR.message(init.operation, what, init.logId), init.operation);
+    super(
+      'MEDIA_API_ERROR',
+      init.status,
+      table.MEDIA_API_ERROR.message(init.operation, what, init.logId),
+      init.operation,
+    );
     this.operation = init.operation;
     this.errNo = init.errNo;
     this.errMsg = init.errMsg;

@@ -24,10 +24,25 @@ export type { CallOptions } from './call.js';
 export { resolveMediaOptions, TOKEN_ERROR_ERR_NOS } from './options.js';
 export type { MediaClientOptions, MediaLogger, ResolvedMediaOptions } from './options.js';
 export { defaultClientTokenFetcher } from './token.js';
-export type { ClientToken, ClientTokenFetcher, ClientTokenRequest, TokenProvider, TokenProviderContext, JsonPost } from './token.js';
+export type {
+  ClientToken,
+  ClientTokenFetcher,
+  ClientTokenRequest,
+  TokenProvider,
+  TokenProviderContext,
+  JsonPost,
+} from './token.js';
 export { systemClock } from './clock.js';
 export type { MediaClock } from './clock.js';
 export { TokenBucket } from './rate-limit.js';
 export { MediaError, MediaApiError, MediaValidationError, mediaErrors, createMediaError } from './errors.js';
 export type { MediaErrorCode, MediaApiErrorInit } from './errors.js';
-export type { ListVideosFilter, WaitOptions, UploadOutcome, TranscodeOutcome, PlayStatsRequest, PlayStatsResult, PlayTotals } from './helpers.js';
+export type {
+  ListVideosFilter,
+  WaitOptions,
+  UploadOutcome,
+  TranscodeOutcome,
+  PlayStatsRequest,
+  PlayStatsResult,
+  PlayTotals,
+} from './helpers.js';

@@ -16,7 +16,20 @@ function num(value: unknown): unknown {
 }
 
 /** Numeric fields of the documented resources that samples may send as text. */
-const NUMERIC = ['size', 'upload_time', 'business_status', 'trans_code_status', 'source_type', 'bitrate', 'height', 'width', 'duration', 'play_count', 'traffic', 'run_status'];
+const NUMERIC = [
+  'size',
+  'upload_time',
+  'business_status',
+  'trans_code_status',
+  'source_type',
+  'bitrate',
+  'height',
+  'width',
+  'duration',
+  'play_count',
+  'traffic',
+  'run_status',
+];
 
 function numbers(record: Obj): Obj {
   const out: Obj = { ...record };
@@ -32,7 +45,8 @@ function sourceInfo(value: unknown): unknown {
   return out;
 }
 
-const list = (value: unknown, each: (item: Obj) => Obj): unknown => (Array.isArray(value) ? value.map((item) => (isObj(item) ? each(item) : item)) : value);
+const list = (value: unknown, each: (item: Obj) => Obj): unknown =>
+  Array.isArray(value) ? value.map((item) => (isObj(item) ? each(item) : item)) : value;
 
 /** `err_no` as a number: 0 when absent (a 2xx without it is read as success). */
 export function errNoOf(body: Obj): number | undefined {
@@ -61,8 +75,16 @@ export function logIdOf(body: unknown): string | undefined {
  * @example normalizeResponse('get_video_list', { err_no: '0', err_msg: 'success', total_num: '2', data: [] }, undefined)
  * // { err_no: 0, err_msg: 'success', total_num: 2, data: [] }
  */
-export function normalizeResponse<O extends Operation>(operation: O, body: Obj, headerLogId: string | undefined): ResponseOf<O> {
-  const out: Obj = { ...body, err_no: errNoOf(body) ?? 0, err_msg: body.err_msg === undefined || body.err_msg === null ? '' : String(body.err_msg) };
+export function normalizeResponse<O extends Operation>(
+  operation: O,
+  body: Obj,
+  headerLogId: string | undefined,
+): ResponseOf<O> {
+  const out: Obj = {
+    ...body,
+    err_no: errNoOf(body) ?? 0,
+    err_msg: body.err_msg === undefined || body.err_msg === null ? '' : String(body.err_msg),
+  };
   const logId = logIdOf(body) ?? headerLogId;
   if (logId === undefined) delete out.log_id;
   else out.log_id = logId;
@@ -89,7 +111,8 @@ export function normalizeResponse<O extends Operation>(operation: O, body: Obj, 
       break;
     case 'get_work_flow_exection':
       out.run_status = num(body.run_status);
-      out.run_status_msg = body.run_status_msg === undefined || body.run_status_msg === null ? '' : String(body.run_status_msg);
+      out.run_status_msg =
+        body.run_status_msg === undefined || body.run_status_msg === null ? '' : String(body.run_status_msg);
       break;
     case 'describe_vod_played_top_data':
     case 'describe_vod_played_static_data':

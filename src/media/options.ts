@@ -4,7 +4,12 @@
  * can therefore be configured without code.
  */
 import type { KeyObject } from 'node:crypto';
-import { createPlatformKeyStore, DEFAULT_RESPONSE_MAX_AGE_SECONDS, loadPrivateKey, loadPublicKey } from '../sign/index.js';
+import {
+  createPlatformKeyStore,
+  DEFAULT_RESPONSE_MAX_AGE_SECONDS,
+  loadPrivateKey,
+  loadPublicKey,
+} from '../sign/index.js';
 import type { KeyInput, PlatformKeySource } from '../sign/index.js';
 import type { MediaClock } from './clock.js';
 import { systemClock } from './clock.js';
@@ -123,7 +128,14 @@ const bad = (name: string, detail: string): Error => createMediaError('MEDIA_OPT
 /** A PEM in an env var often has its line breaks written as `\n`. */
 const unescapePem = (text: string): string => text.replace(/\\r\\n|\\n/g, '\n');
 
-function number(name: string, envName: string, given: number | undefined, env: Record<string, string | undefined>, fallback: number, min: number): number {
+function number(
+  name: string,
+  envName: string,
+  given: number | undefined,
+  env: Record<string, string | undefined>,
+  fallback: number,
+  min: number,
+): number {
   let value = given;
   let from = name;
   if (value === undefined && env[envName] !== undefined && env[envName] !== '') {
@@ -131,7 +143,11 @@ function number(name: string, envName: string, given: number | undefined, env: R
     value = Number(env[envName]);
   }
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < min) throw bad(from, `must be a number of at least ${min}, got ${JSON.stringify(from === envName ? env[envName] : value)}`);
+  if (!Number.isFinite(value) || value < min)
+    throw bad(
+      from,
+      `must be a number of at least ${min}, got ${JSON.stringify(from === envName ? env[envName] : value)}`,
+    );
   return value;
 }
 
@@ -143,28 +159,41 @@ function text(given: string | undefined, env: Record<string, string | undefined>
 
 function resolveBaseUrl(given: string | undefined, env: Record<string, string | undefined>): string {
   const raw = text(given, env, 'CLOUDFN_MEDIA_BASE_URL');
-  if (raw === undefined) throw bad('baseUrl', 'it is required; pass baseUrl or set CLOUDFN_MEDIA_BASE_URL, e.g. https://open.example.com');
+  if (raw === undefined)
+    throw bad('baseUrl', 'it is required; pass baseUrl or set CLOUDFN_MEDIA_BASE_URL, e.g. https://open.example.com');
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw bad('baseUrl', `${JSON.stringify(raw)} is not an absolute URL; write it as https://host[/prefix]`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad('baseUrl', `${JSON.stringify(raw)} must use http or https`);
-  if (url.search !== '' || url.hash !== '') throw bad('baseUrl', `${JSON.stringify(raw)} must not carry a query or fragment`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw bad('baseUrl', `${JSON.stringify(raw)} must use http or https`);
+  if (url.search !== '' || url.hash !== '')
+    throw bad('baseUrl', `${JSON.stringify(raw)} must not carry a query or fragment`);
   return url.href.replace(/\/+$/, '');
 }
 
-function resolveToken(options: MediaClientOptions, env: Record<string, string | undefined>, baseUrl: string): TokenSource {
-  const given = [options.accessToken !== undefined && 'accessToken', options.tokenProvider !== undefined && 'tokenProvider', options.credentials !== undefined && 'credentials'].filter(Boolean);
+function resolveToken(
+  options: MediaClientOptions,
+  env: Record<string, string | undefined>,
+  baseUrl: string,
+): TokenSource {
+  const given = [
+    options.accessToken !== undefined && 'accessToken',
+    options.tokenProvider !== undefined && 'tokenProvider',
+    options.credentials !== undefined && 'credentials',
+  ].filter(Boolean);
   if (given.length > 1) throw bad(given.join(' and '), 'give only one of accessToken, tokenProvider and credentials');
   const tokenUrl = text(options.tokenUrl, env, 'CLOUDFN_MEDIA_TOKEN_URL') ?? `${baseUrl}/oauth/client_token/`;
   if (options.accessToken !== undefined) {
-    if (typeof options.accessToken !== 'string' || options.accessToken === '') throw bad('accessToken', 'must be a non-empty string');
+    if (typeof options.accessToken !== 'string' || options.accessToken === '')
+      throw bad('accessToken', 'must be a non-empty string');
     return { kind: 'static', token: options.accessToken };
   }
   if (options.tokenProvider !== undefined) {
-    if (typeof options.tokenProvider !== 'function') throw bad('tokenProvider', `must be an async function, got ${typeof options.tokenProvider}`);
+    if (typeof options.tokenProvider !== 'function')
+      throw bad('tokenProvider', `must be an async function, got ${typeof options.tokenProvider}`);
     return { kind: 'provider', provider: options.tokenProvider };
   }
   if (options.credentials !== undefined) {
@@ -177,11 +206,16 @@ function resolveToken(options: MediaClientOptions, env: Record<string, string | 
   const clientKey = text(undefined, env, 'CLOUDFN_MEDIA_CLIENT_KEY');
   const clientSecret = text(undefined, env, 'CLOUDFN_MEDIA_CLIENT_SECRET');
   if (clientKey !== undefined || clientSecret !== undefined) {
-    if (clientKey === undefined) throw bad('CLOUDFN_MEDIA_CLIENT_KEY', 'is empty while CLOUDFN_MEDIA_CLIENT_SECRET is set; set both');
-    if (clientSecret === undefined) throw bad('CLOUDFN_MEDIA_CLIENT_SECRET', 'is empty while CLOUDFN_MEDIA_CLIENT_KEY is set; set both');
+    if (clientKey === undefined)
+      throw bad('CLOUDFN_MEDIA_CLIENT_KEY', 'is empty while CLOUDFN_MEDIA_CLIENT_SECRET is set; set both');
+    if (clientSecret === undefined)
+      throw bad('CLOUDFN_MEDIA_CLIENT_SECRET', 'is empty while CLOUDFN_MEDIA_CLIENT_KEY is set; set both');
     return { kind: 'credentials', clientKey, clientSecret, tokenUrl, fetcher: options.fetchClientToken };
   }
-  throw bad('accessToken', 'no token source; pass accessToken, tokenProvider or credentials, or set CLOUDFN_MEDIA_ACCESS_TOKEN (or CLOUDFN_MEDIA_CLIENT_KEY and CLOUDFN_MEDIA_CLIENT_SECRET)');
+  throw bad(
+    'accessToken',
+    'no token source; pass accessToken, tokenProvider or credentials, or set CLOUDFN_MEDIA_ACCESS_TOKEN (or CLOUDFN_MEDIA_CLIENT_KEY and CLOUDFN_MEDIA_CLIENT_SECRET)',
+  );
 }
 
 function key<T>(name: string, load: () => T): T {
@@ -192,38 +226,70 @@ function key<T>(name: string, load: () => T): T {
   }
 }
 
-function resolveSigning(options: MediaClientOptions, env: Record<string, string | undefined>): ResolvedMediaOptions['signing'] {
+function resolveSigning(
+  options: MediaClientOptions,
+  env: Record<string, string | undefined>,
+): ResolvedMediaOptions['signing'] {
   if (options.signing !== undefined) {
     const { appid, privateKey, keyVersion } = options.signing;
-    if (appid !== undefined && (typeof appid !== 'string' || appid === '')) throw bad('signing.appid', 'must be the appid of the authorized mini-program, or left out to name one per call');
-    if (keyVersion === undefined || String(keyVersion) === '') throw bad('signing.keyVersion', 'must be the key_version of the uploaded app public key');
+    if (appid !== undefined && (typeof appid !== 'string' || appid === ''))
+      throw bad('signing.appid', 'must be the appid of the authorized mini-program, or left out to name one per call');
+    if (keyVersion === undefined || String(keyVersion) === '')
+      throw bad('signing.keyVersion', 'must be the key_version of the uploaded app public key');
     const input = typeof privateKey === 'string' ? unescapePem(privateKey) : privateKey;
-    return { appid, keyVersion: String(keyVersion), privateKey: key('signing.privateKey', () => loadPrivateKey(input)) };
+    return {
+      appid,
+      keyVersion: String(keyVersion),
+      privateKey: key('signing.privateKey', () => loadPrivateKey(input)),
+    };
   }
   const appid = text(undefined, env, 'CLOUDFN_MEDIA_APPID');
   const pem = text(undefined, env, 'CLOUDFN_MEDIA_PRIVATE_KEY');
   const keyVersion = text(undefined, env, 'CLOUDFN_MEDIA_KEY_VERSION');
   if (appid === undefined && pem === undefined && keyVersion === undefined) return undefined;
-  const missing = [appid === undefined && 'CLOUDFN_MEDIA_APPID', pem === undefined && 'CLOUDFN_MEDIA_PRIVATE_KEY', keyVersion === undefined && 'CLOUDFN_MEDIA_KEY_VERSION'].filter(Boolean);
-  if (missing.length > 0) throw bad(String(missing[0]), `is empty while other signing variables are set; set ${missing.join(' and ')} too`);
-  return { appid: appid!, keyVersion: keyVersion!, privateKey: key('CLOUDFN_MEDIA_PRIVATE_KEY', () => loadPrivateKey(unescapePem(pem!))) };
+  const missing = [
+    appid === undefined && 'CLOUDFN_MEDIA_APPID',
+    pem === undefined && 'CLOUDFN_MEDIA_PRIVATE_KEY',
+    keyVersion === undefined && 'CLOUDFN_MEDIA_KEY_VERSION',
+  ].filter(Boolean);
+  if (missing.length > 0)
+    throw bad(String(missing[0]), `is empty while other signing variables are set; set ${missing.join(' and ')} too`);
+  return {
+    appid: appid!,
+    keyVersion: keyVersion!,
+    privateKey: key('CLOUDFN_MEDIA_PRIVATE_KEY', () => loadPrivateKey(unescapePem(pem!))),
+  };
 }
 
-function resolvePlatformKeys(options: MediaClientOptions, env: Record<string, string | undefined>, hasPublicKey: boolean): PlatformKeySource | undefined {
+function resolvePlatformKeys(
+  options: MediaClientOptions,
+  env: Record<string, string | undefined>,
+  hasPublicKey: boolean,
+): PlatformKeySource | undefined {
   const given = options.platformKeys;
   if (given !== undefined && typeof given !== 'function' && typeof (given as { keys?: unknown }).keys !== 'function') {
-    throw bad('platformKeys', `must be a key store (createPlatformKeyStore) or a function (appid) => key, got ${typeof given}`);
+    throw bad(
+      'platformKeys',
+      `must be a key store (createPlatformKeyStore) or a function (appid) => key, got ${typeof given}`,
+    );
   }
   const dir = given === undefined ? text(undefined, env, 'CLOUDFN_MEDIA_PLATFORM_KEYS_DIR') : undefined;
   const source = given ?? (dir === undefined ? undefined : createPlatformKeyStore({ dir }));
   if (source !== undefined && hasPublicKey) {
-    throw bad(given === undefined ? 'CLOUDFN_MEDIA_PLATFORM_KEYS_DIR' : 'platformKeys', 'give the platform keys by appid or one platformPublicKey (CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY), not both');
+    throw bad(
+      given === undefined ? 'CLOUDFN_MEDIA_PLATFORM_KEYS_DIR' : 'platformKeys',
+      'give the platform keys by appid or one platformPublicKey (CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY), not both',
+    );
   }
   return source;
 }
 
-function resolveRateLimits(options: MediaClientOptions, env: Record<string, string | undefined>): Map<Operation, number> {
-  const base = options.rateLimit === false ? 0 : number('rateLimit', 'CLOUDFN_MEDIA_RATE_LIMIT', options.rateLimit, env, 20, 0);
+function resolveRateLimits(
+  options: MediaClientOptions,
+  env: Record<string, string | undefined>,
+): Map<Operation, number> {
+  const base =
+    options.rateLimit === false ? 0 : number('rateLimit', 'CLOUDFN_MEDIA_RATE_LIMIT', options.rateLimit, env, 20, 0);
   const limits = new Map<Operation, number>(RATE_LIMITED_OPERATIONS.map((op) => [op, base]));
   let perOp: Partial<Record<string, number | false>> | undefined = options.rateLimits;
   const raw = env.CLOUDFN_MEDIA_RATE_LIMITS;
@@ -232,7 +298,10 @@ function resolveRateLimits(options: MediaClientOptions, env: Record<string, stri
     for (const pair of raw.split(',')) {
       const [op, value] = pair.split('=').map((s) => s.trim());
       if (op === undefined || value === undefined || value === '' || !Number.isFinite(Number(value))) {
-        throw bad('CLOUDFN_MEDIA_RATE_LIMITS', `${JSON.stringify(pair)} is not operation=number, e.g. start_work_flow=10`);
+        throw bad(
+          'CLOUDFN_MEDIA_RATE_LIMITS',
+          `${JSON.stringify(pair)} is not operation=number, e.g. start_work_flow=10`,
+        );
       }
       perOp[op] = Number(value);
     }
@@ -240,7 +309,8 @@ function resolveRateLimits(options: MediaClientOptions, env: Record<string, stri
   for (const [op, value] of Object.entries(perOp ?? {})) {
     if (!isOperation(op)) throw bad(`rateLimits.${op}`, `${JSON.stringify(op)} is not an operation of the media API`);
     const rate = value === false || value === undefined ? 0 : value;
-    if (!Number.isFinite(rate) || rate < 0) throw bad(`rateLimits.${op}`, `must be a number of at least 0, got ${String(value)}`);
+    if (!Number.isFinite(rate) || rate < 0)
+      throw bad(`rateLimits.${op}`, `must be a number of at least 0, got ${String(value)}`);
     limits.set(op, rate);
   }
   for (const [op, rate] of limits) if (rate === 0) limits.delete(op);
@@ -256,8 +326,14 @@ export function resolveMediaOptions(options: MediaClientOptions = {}): ResolvedM
   const env = options.env ?? process.env;
   const baseUrl = resolveBaseUrl(options.baseUrl, env);
   const codesText = env.CLOUDFN_MEDIA_TOKEN_ERROR_CODES;
-  const tokenErrorCodes = options.tokenErrorCodes ?? (codesText === undefined || codesText.trim() === '' ? TOKEN_ERROR_ERR_NOS : codesText.split(',').map((s) => Number(s.trim())));
-  for (const code of tokenErrorCodes) if (!Number.isInteger(code)) throw bad('tokenErrorCodes', `must be integers, got ${JSON.stringify(codesText ?? String(code))}`);
+  const tokenErrorCodes =
+    options.tokenErrorCodes ??
+    (codesText === undefined || codesText.trim() === ''
+      ? TOKEN_ERROR_ERR_NOS
+      : codesText.split(',').map((s) => Number(s.trim())));
+  for (const code of tokenErrorCodes)
+    if (!Number.isInteger(code))
+      throw bad('tokenErrorCodes', `must be integers, got ${JSON.stringify(codesText ?? String(code))}`);
   const publicKeyInput = options.platformPublicKey ?? text(undefined, env, 'CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY');
   const platformKeys = resolvePlatformKeys(options, env, publicKeyInput !== undefined);
   const fetchFn = options.fetch ?? globalThis.fetch;
@@ -266,7 +342,14 @@ export function resolveMediaOptions(options: MediaClientOptions = {}): ResolvedM
   return {
     baseUrl,
     token: resolveToken(options, env, baseUrl),
-    tokenRefreshMarginMs: number('tokenRefreshMarginMs', 'CLOUDFN_MEDIA_TOKEN_REFRESH_MARGIN_MS', options.tokenRefreshMarginMs, env, 60_000, 0),
+    tokenRefreshMarginMs: number(
+      'tokenRefreshMarginMs',
+      'CLOUDFN_MEDIA_TOKEN_REFRESH_MARGIN_MS',
+      options.tokenRefreshMarginMs,
+      env,
+      60_000,
+      0,
+    ),
     tokenErrorCodes: new Set(tokenErrorCodes),
     signing: resolveSigning(options, env),
     platformPublicKey:
@@ -276,12 +359,25 @@ export function resolveMediaOptions(options: MediaClientOptions = {}): ResolvedM
             loadPublicKey(typeof publicKeyInput === 'string' ? unescapePem(publicKeyInput) : publicKeyInput),
           ),
     platformKeys,
-    responseMaxAgeSeconds: options.responseMaxAgeSeconds === false ? false : number('responseMaxAgeSeconds', 'CLOUDFN_MEDIA_RESPONSE_MAX_AGE_S', options.responseMaxAgeSeconds, env, DEFAULT_RESPONSE_MAX_AGE_SECONDS, 0),
+    responseMaxAgeSeconds:
+      options.responseMaxAgeSeconds === false
+        ? false
+        : number(
+            'responseMaxAgeSeconds',
+            'CLOUDFN_MEDIA_RESPONSE_MAX_AGE_S',
+            options.responseMaxAgeSeconds,
+            env,
+            DEFAULT_RESPONSE_MAX_AGE_SECONDS,
+            0,
+          ),
     envId: text(options.envId, env, 'CLOUDFN_MEDIA_ENV_ID'),
     timeoutMs: number('timeoutMs', 'CLOUDFN_MEDIA_TIMEOUT_MS', options.timeoutMs, env, 10_000, 1),
     retries: Math.floor(number('retries', 'CLOUDFN_MEDIA_RETRIES', options.retries, env, 2, 0)),
     retryDelayMs,
-    maxRetryDelayMs: Math.max(retryDelayMs, number('maxRetryDelayMs', 'CLOUDFN_MEDIA_MAX_RETRY_DELAY_MS', options.maxRetryDelayMs, env, 5_000, 0)),
+    maxRetryDelayMs: Math.max(
+      retryDelayMs,
+      number('maxRetryDelayMs', 'CLOUDFN_MEDIA_MAX_RETRY_DELAY_MS', options.maxRetryDelayMs, env, 5_000, 0),
+    ),
     rateLimits: resolveRateLimits(options, env),
     fetch: fetchFn,
     logger: options.logger,

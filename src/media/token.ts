@@ -27,7 +27,10 @@ export interface TokenProviderContext {
 export type TokenProvider = (context: TokenProviderContext) => string | ClientToken | Promise<string | ClientToken>;
 
 /** A signed JSON POST through the client's transport (signing, verification, timeout). */
-export type JsonPost = (url: string, body: unknown) => Promise<{ status: number; body: unknown; logId: string | undefined }>;
+export type JsonPost = (
+  url: string,
+  body: unknown,
+) => Promise<{ status: number; body: unknown; logId: string | undefined }>;
 
 /** What the client-token exchange receives. */
 export interface ClientTokenRequest {
@@ -55,24 +58,47 @@ export type ClientTokenFetcher = (request: ClientTokenRequest) => Promise<Client
 export type TokenSource =
   | { kind: 'static'; token: string }
   | { kind: 'provider'; provider: TokenProvider }
-  | { kind: 'credentials'; clientKey: string; clientSecret: string; tokenUrl: string; fetcher: ClientTokenFetcher | undefined };
+  | {
+      kind: 'credentials';
+      clientKey: string;
+      clientSecret: string;
+      tokenUrl: string;
+      fetcher: ClientTokenFetcher | undefined;
+    };
 
 /** The assumed client-token exchange (see `ClientTokenFetcher`). */
 export const defaultClientTokenFetcher: ClientTokenFetcher = async ({ clientKey, clientSecret, tokenUrl, post }) => {
-  const { status, body, logId } = await post(tokenUrl, { client_key: clientKey, client_secret: clientSecret, grant_type: 'client_credential' });
+  const { status, body, logId } = await post(tokenUrl, {
+    client_key: clientKey,
+    client_secret: clientSecret,
+    grant_type: 'client_credential',
+  });
   const where = `POST ${tokenUrl} answered ${status}${logId === undefined ? '' : ` (log_id ${logId})`}`;
   const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const data = (typeof record.data === 'object' && record.data !== null ? record.data : record) as Record<string, unknown>;
+  const data = (typeof record.data === 'object' && record.data !== null ? record.data : record) as Record<
+    string,
+    unknown
+  >;
   const errNo = record.err_no ?? data.error_code;
   if (status < 200 || status > 299 || (errNo !== undefined && Number(errNo) !== 0)) {
     const msg = record.err_msg ?? data.description ?? '';
-    throw createMediaError('MEDIA_TOKEN', {}, `${where} with err_no ${String(errNo ?? '-')} ${String(msg)}; check clientKey and clientSecret (CLOUDFN_MEDIA_CLIENT_KEY, CLOUDFN_MEDIA_CLIENT_SECRET)`);
+    throw createMediaError(
+      'MEDIA_TOKEN',
+      {},
+      `${where} with err_no ${String(errNo ?? '-')} ${String(msg)}; check clientKey and clientSecret (CLOUDFN_MEDIA_CLIENT_KEY, CLOUDFN_MEDIA_CLIENT_SECRET)`,
+    );
   }
   if (typeof data.access_token !== 'string' || data.access_token === '') {
-    throw createMediaError('MEDIA_TOKEN', {}, `${where} without data.access_token; pass fetchClientToken if your token interface differs`);
+    throw createMediaError(
+      'MEDIA_TOKEN',
+      {},
+      `${where} without data.access_token; pass fetchClientToken if your token interface differs`,
+    );
   }
   const expiresIn = Number(data.expires_in);
-  return Number.isFinite(expiresIn) && expiresIn > 0 ? { accessToken: data.access_token, expiresIn } : { accessToken: data.access_token };
+  return Number.isFinite(expiresIn) && expiresIn > 0
+    ? { accessToken: data.access_token, expiresIn }
+    : { accessToken: data.access_token };
 };
 
 /**
@@ -113,7 +139,8 @@ export class TokenManager {
   async refresh(refused: string, signal?: AbortSignal): Promise<string> {
     if (this.source.kind === 'static') return this.source.token;
     if (this.inflight !== undefined) return this.wait(this.inflight, signal);
-    if (this.cached !== undefined && this.cached.token !== refused && this.clock.now() < this.cached.refreshAt) return this.cached.token;
+    if (this.cached !== undefined && this.cached.token !== refused && this.clock.now() < this.cached.refreshAt)
+      return this.cached.token;
     this.cached = undefined;
     return this.shared(true, signal);
   }
@@ -133,20 +160,36 @@ export class TokenManager {
       if (source.kind === 'provider') result = await source.provider({ forceRefresh });
       else if (source.kind === 'credentials') {
         const fetcher = source.fetcher ?? defaultClientTokenFetcher;
-        result = await fetcher({ clientKey: source.clientKey, clientSecret: source.clientSecret, tokenUrl: source.tokenUrl, post: this.post });
+        result = await fetcher({
+          clientKey: source.clientKey,
+          clientSecret: source.clientSecret,
+          tokenUrl: source.tokenUrl,
+          post: this.post,
+        });
       } else return source.token;
     } catch (error) {
       if (error instanceof MediaError && error.code === 'MEDIA_TOKEN') throw error;
-      throw createMediaError('MEDIA_TOKEN', { cause: error }, `${source.kind === 'credentials' ? `POST ${source.tokenUrl}` : 'tokenProvider'} failed: ${(error as Error).message ?? String(error)}`);
+      throw createMediaError(
+        'MEDIA_TOKEN',
+        { cause: error },
+        `${source.kind === 'credentials' ? `POST ${source.tokenUrl}` : 'tokenProvider'} failed: ${(error as Error).message ?? String(error)}`,
+      );
     }
     const token = typeof result === 'string' ? { accessToken: result } : result;
     if (typeof token?.accessToken !== 'string' || token.accessToken === '') {
-      throw createMediaError('MEDIA_TOKEN', {}, `the ${source.kind === 'provider' ? 'tokenProvider' : 'fetchClientToken'} returned no accessToken; return a string or { accessToken, expiresIn }`);
+      throw createMediaError(
+        'MEDIA_TOKEN',
+        {},
+        `the ${source.kind === 'provider' ? 'tokenProvider' : 'fetchClientToken'} returned no accessToken; return a string or { accessToken, expiresIn }`,
+      );
     }
     const provided = source.kind === 'provider';
     if (token.expiresIn !== undefined && token.expiresIn > 0) {
       const lifetimeMs = token.expiresIn * 1000;
-      this.cached = { token: token.accessToken, refreshAt: this.clock.now() + lifetimeMs - Math.min(this.marginMs, lifetimeMs / 2) };
+      this.cached = {
+        token: token.accessToken,
+        refreshAt: this.clock.now() + lifetimeMs - Math.min(this.marginMs, lifetimeMs / 2),
+      };
     } else if (!provided) {
       // No lifetime given: keep it until the platform refuses it.
       this.cached = { token: token.accessToken, refreshAt: Number.POSITIVE_INFINITY };

@@ -39,7 +39,15 @@ export class ExchangeError extends Error {
 }
 
 /** Error codes of a connection that failed before any byte was sent. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL']);
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_INVALID_URL',
+]);
 
 function causeCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -79,7 +87,14 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
   if (options.signing !== undefined && request.appid !== undefined) {
     const parsed = new URL(url);
     const { privateKey, keyVersion } = options.signing;
-    const signed = signRequest({ privateKey, keyVersion, appid: request.appid, method: 'POST', url: parsed.pathname + parsed.search, body: request.json });
+    const signed = signRequest({
+      privateKey,
+      keyVersion,
+      appid: request.appid,
+      method: 'POST',
+      url: parsed.pathname + parsed.search,
+      body: request.json,
+    });
     headers[defaultHeaderProfile.authorization] = signed.authorization;
     // Send exactly the text that was signed (platform contract, Signing: no re-serialization).
     // Text in gives text out.
@@ -103,12 +118,21 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
     sent = true;
     bytes = Buffer.from(await response.arrayBuffer());
   } catch (error) {
-    if (timedOut) throw new ExchangeError(createMediaError('MEDIA_TIMEOUT', { operation: label, cause: error }, label, timeoutMs), true, true);
+    if (timedOut)
+      throw new ExchangeError(
+        createMediaError('MEDIA_TIMEOUT', { operation: label, cause: error }, label, timeoutMs),
+        true,
+        true,
+      );
     if (signal?.aborted) throw aborted(label, signal, true);
     const code = causeCode(error);
     const detail = code ?? ((error as Error).message || String(error));
     const reached = sent || code === undefined || !NOT_CONNECTED.has(code);
-    throw new ExchangeError(createMediaError('MEDIA_NETWORK', { operation: label, cause: error }, label, url, detail), reached, true);
+    throw new ExchangeError(
+      createMediaError('MEDIA_NETWORK', { operation: label, cause: error }, label, url, detail),
+      reached,
+      true,
+    );
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
@@ -116,16 +140,29 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
 
   const status = response.status;
   const ok = status >= 200 && status <= 299;
-  if (ok && options.platformPublicKey !== undefined) verify(options, request, response, bytes, options.platformPublicKey);
+  if (ok && options.platformPublicKey !== undefined)
+    verify(options, request, response, bytes, options.platformPublicKey);
   // The client-token answer is the provider's, of no mini-program: with keys by appid and no default appid it has no key.
-  else if (ok && options.platformKeys !== undefined && request.appid !== undefined) verify(options, request, response, bytes, await keysOf(options, request));
+  else if (ok && options.platformKeys !== undefined && request.appid !== undefined)
+    verify(options, request, response, bytes, await keysOf(options, request));
   const text = bytes.toString('utf8');
   let json: unknown;
   if (text.trim() !== '') {
     try {
       json = JSON.parse(text);
     } catch (error) {
-      if (ok) throw new ExchangeError(createMediaError('MEDIA_BAD_RESPONSE', { operation: label, cause: error }, label, status, `the body is not JSON (${JSON.stringify(text.slice(0, 80))})`), true, false);
+      if (ok)
+        throw new ExchangeError(
+          createMediaError(
+            'MEDIA_BAD_RESPONSE',
+            { operation: label, cause: error },
+            label,
+            status,
+            `the body is not JSON (${JSON.stringify(text.slice(0, 80))})`,
+          ),
+          true,
+          false,
+        );
     }
   }
   const retryAfter = Number(response.headers.get('retry-after'));
@@ -135,7 +172,8 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
     text,
     json,
     logId: logIdOf(json) ?? response.headers.get(defaultHeaderProfile.logid) ?? undefined,
-    retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : undefined,
+    retryAfterSeconds:
+      Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : undefined,
   };
 }
 
@@ -144,29 +182,56 @@ async function keysOf(options: ResolvedMediaOptions, { label, appid }: ExchangeR
   try {
     return await platformKeysOf(options.platformKeys!, appid!);
   } catch (error) {
-    throw new ExchangeError(createMediaError('MEDIA_OPTIONS', { operation: label, cause: error }, 'platformKeys', (error as Error).message), true, false);
+    throw new ExchangeError(
+      createMediaError('MEDIA_OPTIONS', { operation: label, cause: error }, 'platformKeys', (error as Error).message),
+      true,
+      false,
+    );
   }
 }
 
 /** A 2xx must carry a valid platform signature (platform contract, Signing). */
-function verify(options: ResolvedMediaOptions, { label, logger }: ExchangeRequest, response: Response, bytes: Buffer, publicKey: KeyInput | readonly KeyInput[]): void {
+function verify(
+  options: ResolvedMediaOptions,
+  { label, logger }: ExchangeRequest,
+  response: Response,
+  bytes: Buffer,
+  publicKey: KeyInput | readonly KeyInput[],
+): void {
   let detail: string | undefined;
   let cause: unknown;
   try {
-    const result = verifyResponse({ status: response.status, headers: response.headers, body: bytes, publicKey, maxAgeSeconds: options.responseMaxAgeSeconds });
+    const result = verifyResponse({
+      status: response.status,
+      headers: response.headers,
+      body: bytes,
+      publicKey,
+      maxAgeSeconds: options.responseMaxAgeSeconds,
+    });
     if (!result.signed) detail = 'carries no Platform-Signature';
   } catch (error) {
     cause = error;
     const code = (error as { code?: unknown }).code;
-    detail = code === 'SIGN_UNSIGNED_RESPONSE' ? 'carries no Platform-Signature' : `fails verification (${(error as Error).message})`;
+    detail =
+      code === 'SIGN_UNSIGNED_RESPONSE'
+        ? 'carries no Platform-Signature'
+        : `fails verification (${(error as Error).message})`;
   }
   if (detail === undefined) return;
   const logId = response.headers.get(defaultHeaderProfile.logid);
   logger?.error({ media: label, status: response.status, forged: detail, log_id: logId ?? undefined });
-  throw new ExchangeError(createMediaError('MEDIA_FORGED_RESPONSE', { operation: label, cause }, label, response.status, detail), true, false);
+  throw new ExchangeError(
+    createMediaError('MEDIA_FORGED_RESPONSE', { operation: label, cause }, label, response.status, detail),
+    true,
+    false,
+  );
 }
 
 function aborted(label: string, signal: AbortSignal, reached: boolean): ExchangeError {
   const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-  return new ExchangeError(createMediaError('MEDIA_ABORTED', { operation: label, cause: signal.reason }, label, reason), reached, false);
+  return new ExchangeError(
+    createMediaError('MEDIA_ABORTED', { operation: label, cause: signal.reason }, label, reason),
+    reached,
+    false,
+  );
 }

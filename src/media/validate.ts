@@ -42,8 +42,17 @@ export const STATS_WINDOW_SECONDS = 30 * 86_400;
 type Body = Record<string, unknown>;
 type Check = (body: Body, now: number) => ValidationIssue | undefined;
 
-const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value));
-const issue = (field: string, value: unknown, rule: string): ValidationIssue => ({ field, value, message: `${field} ${rule}, got ${show(value)}` });
+const show = (value: unknown): string =>
+  typeof value === 'string'
+    ? JSON.stringify(value)
+    : value === undefined
+      ? 'nothing'
+      : (JSON.stringify(value) ?? String(value));
+const issue = (field: string, value: unknown, rule: string): ValidationIssue => ({
+  field,
+  value,
+  message: `${field} ${rule}, got ${show(value)}`,
+});
 
 function integer(body: Body, field: string, min: number, max: number, required: boolean): ValidationIssue | undefined {
   const value = body[field];
@@ -64,7 +73,8 @@ function text(body: Body, field: string, required: boolean): ValidationIssue | u
 
 function oneOf(body: Body, field: string, allowed: readonly unknown[], required: boolean): ValidationIssue | undefined {
   const value = body[field];
-  if (value === undefined) return required ? issue(field, value, `is required (one of ${allowed.map(show).join(', ')})`) : undefined;
+  if (value === undefined)
+    return required ? issue(field, value, `is required (one of ${allowed.map(show).join(', ')})`) : undefined;
   if (!allowed.includes(value)) return issue(field, value, `must be one of ${allowed.map(show).join(', ')}`);
   return undefined;
 }
@@ -74,9 +84,11 @@ function stringList(body: Body, field: string, min: number, max: number): Valida
   if (value === undefined) return min > 0 ? issue(field, value, `is required (${min} to ${max} entries)`) : undefined;
   if (!Array.isArray(value)) return issue(field, value, 'must be a list of strings');
   if (value.length < min) return issue(field, value, `must have at least ${min} entr${min === 1 ? 'y' : 'ies'}`);
-  if (value.length > max) return { field, value, message: `${field} must have at most ${max} entries, got ${value.length}` };
+  if (value.length > max)
+    return { field, value, message: `${field} must have at most ${max} entries, got ${value.length}` };
   for (const [i, entry] of value.entries()) {
-    if (typeof entry !== 'string' || entry.trim() === '') return issue(`${field}[${i}]`, entry, 'must be a non-empty string');
+    if (typeof entry !== 'string' || entry.trim() === '')
+      return issue(`${field}[${i}]`, entry, 'must be a non-empty string');
   }
   return undefined;
 }
@@ -99,7 +111,8 @@ const timeRange: Check = (body, now) => {
   const start = seconds(body.start_time) as number;
   const end = seconds(body.end_time) as number;
   const earliest = Math.floor(now / 1000) - STATS_WINDOW_SECONDS;
-  if (start < earliest) return issue('start_time', body.start_time, `must be within the last 30 days (at least ${earliest})`);
+  if (start < earliest)
+    return issue('start_time', body.start_time, `must be within the last 30 days (at least ${earliest})`);
   if (end <= start) return issue('end_time', body.end_time, `must be greater than start_time (${start})`);
   return undefined;
 };
@@ -109,12 +122,20 @@ const urlSets: Check = (body) => {
   if (value === undefined) return issue('url_sets', value, `is required (1 to ${MAX_URL_SETS} entries)`);
   if (!Array.isArray(value)) return issue('url_sets', value, 'must be a list of { source_url, file_name }');
   if (value.length === 0) return issue('url_sets', value, 'must have at least 1 entry');
-  if (value.length > MAX_URL_SETS) return { field: 'url_sets', value, message: `url_sets must have at most ${MAX_URL_SETS} entries, got ${value.length}` };
+  if (value.length > MAX_URL_SETS)
+    return {
+      field: 'url_sets',
+      value,
+      message: `url_sets must have at most ${MAX_URL_SETS} entries, got ${value.length}`,
+    };
   for (const [i, entry] of value.entries()) {
-    if (typeof entry !== 'object' || entry === null) return issue(`url_sets[${i}]`, entry, 'must be an object { source_url, file_name }');
+    if (typeof entry !== 'object' || entry === null)
+      return issue(`url_sets[${i}]`, entry, 'must be an object { source_url, file_name }');
     const { source_url, file_name } = entry as Body;
-    if (!isHttpUrl(source_url)) return issue(`url_sets[${i}].source_url`, source_url, 'must be an http or https URL of the video file');
-    if (typeof file_name !== 'string' || file_name.trim() === '') return issue(`url_sets[${i}].file_name`, file_name, 'must be a non-empty name without extension');
+    if (!isHttpUrl(source_url))
+      return issue(`url_sets[${i}].source_url`, source_url, 'must be an http or https URL of the video file');
+    if (typeof file_name !== 'string' || file_name.trim() === '')
+      return issue(`url_sets[${i}].file_name`, file_name, 'must be a non-empty name without extension');
   }
   return undefined;
 };
@@ -149,7 +170,11 @@ const rules: Record<Operation, readonly Check[]> = {
   start_work_flow: [(b) => text(b, 'vid', true), (b) => oneOf(b, 'trans_code_type', ['3', '4', '5'], false)],
   // Whether run_id is mandatory is "not shown"; the query means nothing without it, so it is required.
   get_work_flow_exection: [(b) => text(b, 'run_id', true)],
-  describe_vod_played_top_data: [(b) => text(b, 'env_id', true), (b) => oneOf(b, 'order_type', [5, 6], true), timeRange],
+  describe_vod_played_top_data: [
+    (b) => text(b, 'env_id', true),
+    (b) => oneOf(b, 'order_type', [5, 6], true),
+    timeRange,
+  ],
   describe_vod_played_static_data: [
     (b) => text(b, 'env_id', true),
     (b) => stringList(b, 'vid_list', 1, MAX_VID_LIST),
@@ -175,11 +200,24 @@ export function isOperation(name: string): name is Operation {
  * validateRequest('get_video_list', { page_size: 50, page_number: 0 })
  * // { field: 'page_size', value: 50, message: 'page_size must be at most 20, got 50' }
  */
-export function validateRequest(operation: Operation, body: unknown, options: ValidateOptions = {}): ValidationIssue | undefined {
+export function validateRequest(
+  operation: Operation,
+  body: unknown,
+  options: ValidateOptions = {},
+): ValidationIssue | undefined {
   const checks = rules[operation];
-  if (checks === undefined) return { field: 'operation', value: operation, message: `operation must be one of ${OPERATIONS.join(', ')}, got ${show(operation)}` };
+  if (checks === undefined)
+    return {
+      field: 'operation',
+      value: operation,
+      message: `operation must be one of ${OPERATIONS.join(', ')}, got ${show(operation)}`,
+    };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { field: 'body', value: body, message: `the ${operation} body must be a JSON object, got ${Array.isArray(body) ? 'a list' : show(body)}` };
+    return {
+      field: 'body',
+      value: body,
+      message: `the ${operation} body must be a JSON object, got ${Array.isArray(body) ? 'a list' : show(body)}`,
+    };
   }
   const now = options.now ?? Date.now();
   for (const check of checks) {

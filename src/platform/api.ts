@@ -24,7 +24,13 @@ export const AUTHORIZATION_HEADER = 'platform-authorization';
  * server to send.
  * @example await handleOperation(ctx, req, res, 'get_video_list', logId)
  */
-export async function handleOperation(ctx: PlatformContext, req: IncomingMessage, res: ServerResponse, operation: Operation, logId: string): Promise<void> {
+export async function handleOperation(
+  ctx: PlatformContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  operation: Operation,
+  logId: string,
+): Promise<void> {
   const raw = await readBody(req, ctx.options.maxBodyBytes);
   const faults = drawFaults(ctx.options.faults, ctx.options.random);
   if (faults.delayMs > 0) await sleep(faults.delayMs);
@@ -50,7 +56,12 @@ export async function handleOperation(ctx: PlatformContext, req: IncomingMessage
  * signed appid; a request without it is refused when the token's client_key has an app public
  * key registered.
  */
-async function checkSignature(ctx: PlatformContext, req: IncomingMessage, raw: Buffer, clientKey: string): Promise<string> {
+async function checkSignature(
+  ctx: PlatformContext,
+  req: IncomingMessage,
+  raw: Buffer,
+  clientKey: string,
+): Promise<string> {
   const authorization = req.headers[AUTHORIZATION_HEADER];
   if (authorization === undefined) {
     if (ctx.appKeys.hasKeys(clientKey)) throw platformError('PLATFORM_SIGNATURE_MISSING', clientKey);
@@ -69,7 +80,8 @@ async function checkSignature(ctx: PlatformContext, req: IncomingMessage, raw: B
     });
     return verified.appid;
   } catch (error) {
-    if (error instanceof SignatureError) throw platformError('PLATFORM_SIGNATURE_INVALID', `${error.code}: ${error.message}`);
+    if (error instanceof SignatureError)
+      throw platformError('PLATFORM_SIGNATURE_INVALID', `${error.code}: ${error.message}`);
     throw error;
   }
 }

@@ -24,7 +24,8 @@ function readKeysFile(file: string): AppKeysFile {
   if (!existsSync(file)) return { version: 1, keys: {} };
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as AppKeysFile;
-    if (parsed.version !== 1 || typeof parsed.keys !== 'object' || parsed.keys === null) throw new Error('it is not a version 1 key registry');
+    if (parsed.version !== 1 || typeof parsed.keys !== 'object' || parsed.keys === null)
+      throw new Error('it is not a version 1 key registry');
     return parsed;
   } catch (error) {
     throw platformError('PLATFORM_DATA_CORRUPT', file, error instanceof Error ? error.message : String(error));
@@ -38,10 +39,16 @@ function readKeysFile(file: string): AppKeysFile {
  * @example normalizeAppPublicKey(readFileSync('app_public_key.pem', 'utf8'))
  */
 export function normalizeAppPublicKey(input: string): string {
-  const text = !input.includes('-----BEGIN') && existsSync(input) && statSync(input).isFile() ? readFileSync(input, 'utf8') : input;
+  const text =
+    !input.includes('-----BEGIN') && existsSync(input) && statSync(input).isFile()
+      ? readFileSync(input, 'utf8')
+      : input;
   if (!/-----BEGIN PUBLIC KEY-----[\s\S]+-----END PUBLIC KEY-----/.test(text)) {
     const armour = /-----BEGIN ([A-Z ]+)-----/.exec(text)?.[1];
-    throw platformError('PLATFORM_BAD_PUBLIC_KEY', armour === undefined ? 'no PEM armour found' : `got "BEGIN ${armour}"`);
+    throw platformError(
+      'PLATFORM_BAD_PUBLIC_KEY',
+      armour === undefined ? 'no PEM armour found' : `got "BEGIN ${armour}"`,
+    );
   }
   let key: KeyObject;
   try {
@@ -57,7 +64,12 @@ export function normalizeAppPublicKey(input: string): string {
  * Safe while the emulator runs: it re-reads the file when it changes.
  * @example await addAppKey('.cloudfn/platform', 'tt123', '1', pemText)
  */
-export async function addAppKey(dataDir: string, appid: string, keyVersion: string, publicKey: string): Promise<string> {
+export async function addAppKey(
+  dataDir: string,
+  appid: string,
+  keyVersion: string,
+  publicKey: string,
+): Promise<string> {
   if (appid.trim() === '') throw platformError('PLATFORM_PARAM_ERROR', 'appid must not be empty');
   if (keyVersion.trim() === '') throw platformError('PLATFORM_PARAM_ERROR', 'key_version must not be empty');
   const pem = normalizeAppPublicKey(publicKey);

@@ -85,11 +85,20 @@ export class CallbackSender {
     const signal = this.#controller.signal;
     for (let attempt = 1; attempt <= this.#options.retries + 1; attempt++) {
       // Each attempt is signed afresh: a new timestamp and nonce, as a retry is a new request.
-      const headers = { 'content-type': 'application/json', 'x-platform-logid': newLogId(), ...this.#sign(body, payload.app_id) };
+      const headers = {
+        'content-type': 'application/json',
+        'x-platform-logid': newLogId(),
+        ...this.#sign(body, payload.app_id),
+      };
       let status: number | undefined;
       let error: string | undefined;
       try {
-        const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.any([signal, AbortSignal.timeout(this.#options.timeoutMs)]) });
+        const response = await fetch(url, {
+          method: 'POST',
+          headers,
+          body,
+          signal: AbortSignal.any([signal, AbortSignal.timeout(this.#options.timeoutMs)]),
+        });
         status = response.status;
         await response.body?.cancel();
       } catch (caught) {
@@ -101,7 +110,9 @@ export class CallbackSender {
       if (ok) return;
       const last = attempt === this.#options.retries + 1;
       const wait = this.#options.backoffMs * 2 ** (attempt - 1);
-      this.#log(`callback ${payload.event} to ${url} failed (attempt ${attempt}: ${error ?? `HTTP ${String(status)}`})${last ? '; giving up' : `; retrying in ${wait} ms`}`);
+      this.#log(
+        `callback ${payload.event} to ${url} failed (attempt ${attempt}: ${error ?? `HTTP ${String(status)}`})${last ? '; giving up' : `; retrying in ${wait} ms`}`,
+      );
       if (last) return;
       try {
         await sleep(wait, signal);

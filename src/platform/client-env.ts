@@ -22,7 +22,10 @@ export const DEV_CLIENT_KEY = 'tt-dev-app';
  * const platform = await createPlatform({ port: 4000 });
  * const dev = await startDevServer({ root, env: mediaClientEnv(platform) });
  */
-export function mediaClientEnv(platform: PlatformAddress, app: { clientKey?: string; clientSecret?: string } = {}): Record<string, string> {
+export function mediaClientEnv(
+  platform: PlatformAddress,
+  app: { clientKey?: string; clientSecret?: string } = {},
+): Record<string, string> {
   const registered = Object.entries(platform.options.clients)[0];
   const clientKey = app.clientKey ?? registered?.[0] ?? DEV_CLIENT_KEY;
   const clientSecret = app.clientSecret ?? platform.options.clients[clientKey] ?? 'dev-secret';

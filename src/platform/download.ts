@@ -69,7 +69,10 @@ export async function downloadSource(url: string, file: string, options: Downloa
   } catch (error) {
     out.destroy();
     await rm(file, { force: true });
-    const message = error instanceof Error && error.message.startsWith('file too large') ? error.message : `download failed: ${describe(error)}`;
+    const message =
+      error instanceof Error && error.message.startsWith('file too large')
+        ? error.message
+        : `download failed: ${describe(error)}`;
     throw new Error(message);
   }
   return { size, md5: hash.digest('hex') };

@@ -16,18 +16,25 @@ const table = {
   PLATFORM_NO_AUTHORITY: {
     status: 400,
     errNo: 41050,
-    message: (vid: string, appid: string) => `no user authority error: video ${vid} belongs to another mini-program than ${appid}; use a token issued for the owner's client_key`,
+    message: (vid: string, appid: string) =>
+      `no user authority error: video ${vid} belongs to another mini-program than ${appid}; use a token issued for the owner's client_key`,
   },
-  PLATFORM_INPUT_INVALID: { status: 400, errNo: 401001, message: (detail: string) => `input params is invalid: ${detail}` },
+  PLATFORM_INPUT_INVALID: {
+    status: 400,
+    errNo: 401001,
+    message: (detail: string) => `input params is invalid: ${detail}`,
+  },
   PLATFORM_SPACE_NOT_EXIST: {
     status: 400,
     errNo: 401002,
-    message: (envId: string, known: string) => `space not exist: env_id ${JSON.stringify(envId)} is not an environment of this platform; use one of ${known}`,
+    message: (envId: string, known: string) =>
+      `space not exist: env_id ${JSON.stringify(envId)} is not an environment of this platform; use one of ${known}`,
   },
   PLATFORM_VIDEO_NOT_EXIST: {
     status: 400,
     errNo: 401003,
-    message: (vid: string) => `video not exist: no video has vid ${JSON.stringify(vid)}; list videos with get_video_list`,
+    message: (vid: string) =>
+      `video not exist: no video has vid ${JSON.stringify(vid)}; list videos with get_video_list`,
   },
   PLATFORM_TOKEN_MISSING: {
     status: 401,
@@ -37,12 +44,14 @@ const table = {
   PLATFORM_TOKEN_INVALID: {
     status: 401,
     errNo: 28001003,
-    message: (token: string) => `access-token ${JSON.stringify(token)} was not issued by this platform; get a new one from POST /oauth/client_token/`,
+    message: (token: string) =>
+      `access-token ${JSON.stringify(token)} was not issued by this platform; get a new one from POST /oauth/client_token/`,
   },
   PLATFORM_TOKEN_EXPIRED: {
     status: 401,
     errNo: 28001008,
-    message: (expiredAt: string) => `access-token expired at ${expiredAt}; get a new one from POST /oauth/client_token/`,
+    message: (expiredAt: string) =>
+      `access-token expired at ${expiredAt}; get a new one from POST /oauth/client_token/`,
   },
   PLATFORM_TOKEN_RETIRED: {
     status: 401,
@@ -59,7 +68,8 @@ const table = {
   PLATFORM_SIGNATURE_MISSING: {
     status: 401,
     errNo: 40103,
-    message: (appid: string) => `appid ${appid} has an app public key registered, so requests need a Platform-Authorization header; sign the request with the app private key`,
+    message: (appid: string) =>
+      `appid ${appid} has an app public key registered, so requests need a Platform-Authorization header; sign the request with the app private key`,
   },
   PLATFORM_SIGNATURE_INVALID: {
     status: 401,
@@ -69,44 +79,74 @@ const table = {
   PLATFORM_BAD_CLIENT: {
     status: 401,
     errNo: 40105,
-    message: (clientKey: string) => `client_key ${JSON.stringify(clientKey)} and its client_secret are not registered; use a pair given to the emulator with --client key:secret`,
+    message: (clientKey: string) =>
+      `client_key ${JSON.stringify(clientKey)} and its client_secret are not registered; use a pair given to the emulator with --client key:secret`,
   },
   PLATFORM_RATE_LIMITED: {
     status: 429,
     errNo: 42900,
-    message: (operation: string, limit: number) => `rate limit of ${operation} exceeded (${limit} per second per appid); retry after a second`,
+    message: (operation: string, limit: number) =>
+      `rate limit of ${operation} exceeded (${limit} per second per appid); retry after a second`,
   },
   PLATFORM_NOT_FOUND: {
     status: 404,
     errNo: 40400,
-    message: (path: string) => `no interface at ${path}; use POST /oauth/client_token/ or POST /api/cloud_voc/<operation>`,
+    message: (path: string) =>
+      `no interface at ${path}; use POST /oauth/client_token/ or POST /api/cloud_voc/<operation>`,
   },
-  PLATFORM_METHOD_NOT_ALLOWED: { status: 405, errNo: 40500, message: (method: string) => `method ${method} is not allowed; every interface is POST` },
-  PLATFORM_BODY_TOO_LARGE: { status: 413, errNo: 41300, message: (limit: number) => `the body is larger than ${limit} bytes; send less` },
-  PLATFORM_INTERNAL: { status: 500, errNo: 50000, message: (detail: string) => `internal error: ${detail}; retry, and quote the log id if it persists` },
+  PLATFORM_METHOD_NOT_ALLOWED: {
+    status: 405,
+    errNo: 40500,
+    message: (method: string) => `method ${method} is not allowed; every interface is POST`,
+  },
+  PLATFORM_BODY_TOO_LARGE: {
+    status: 413,
+    errNo: 41300,
+    message: (limit: number) => `the body is larger than ${limit} bytes; send less`,
+  },
+  PLATFORM_INTERNAL: {
+    status: 500,
+    errNo: 50000,
+    message: (detail: string) => `internal error: ${detail}; retry, and quote the log id if it persists`,
+  },
   PLATFORM_LINK_EXPIRED: {
     status: 403,
     errNo: 40300,
     message: (expiredAt: string) => `this media link expired at ${expiredAt}; get a fresh one with get_video_by_vid`,
   },
-  PLATFORM_LINK_INVALID: { status: 403, errNo: 40301, message: () => `this media link is not signed by this platform; use a link from get_video_by_vid unchanged` },
-  PLATFORM_MEDIA_NOT_FOUND: { status: 404, errNo: 40401, message: (path: string) => `no media at ${path}; the video may have been deleted` },
+  PLATFORM_LINK_INVALID: {
+    status: 403,
+    errNo: 40301,
+    message: () => `this media link is not signed by this platform; use a link from get_video_by_vid unchanged`,
+  },
+  PLATFORM_MEDIA_NOT_FOUND: {
+    status: 404,
+    errNo: 40401,
+    message: (path: string) => `no media at ${path}; the video may have been deleted`,
+  },
   PLATFORM_RANGE_NOT_SATISFIABLE: {
     status: 416,
     errNo: 41600,
-    message: (range: string, size: number) => `Range ${range} is outside the file of ${size} bytes; ask for bytes 0-${Math.max(0, size - 1)}`,
+    message: (range: string, size: number) =>
+      `Range ${range} is outside the file of ${size} bytes; ask for bytes 0-${Math.max(0, size - 1)}`,
   },
   PLATFORM_BAD_PUBLIC_KEY: {
     status: 400,
     errNo: 40001,
-    message: (detail: string) => `param error: the app public key is not a PEM "BEGIN PUBLIC KEY" RSA 2048 key (${detail}); upload the whole SubjectPublicKeyInfo PEM`,
+    message: (detail: string) =>
+      `param error: the app public key is not a PEM "BEGIN PUBLIC KEY" RSA 2048 key (${detail}); upload the whole SubjectPublicKeyInfo PEM`,
   },
   PLATFORM_DATA_CORRUPT: {
     status: 500,
     errNo: 50001,
-    message: (file: string, detail: string) => `${file} cannot be read (${detail}); fix or delete it, or start with --reset`,
+    message: (file: string, detail: string) =>
+      `${file} cannot be read (${detail}); fix or delete it, or start with --reset`,
   },
-  PLATFORM_OPTIONS: { status: 500, errNo: 50002, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
+  PLATFORM_OPTIONS: {
+    status: 500,
+    errNo: 50002,
+    message: (name: string, detail: string) => `option ${name} is invalid: ${detail}`,
+  },
 } satisfies Record<string, PlatformErrorSpec>;
 
 export type PlatformErrorCode = keyof typeof table;

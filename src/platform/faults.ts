@@ -28,12 +28,17 @@ const names = {
 } as const satisfies Record<string, keyof FaultSpec>;
 
 /** The grammar of `--faults`, quoted in its error messages. */
-export const FAULTS_GRAMMAR = 'name=rate[,name=rate...] with names latency (latency=rate:ms), 500, expired-token, bad-signature, rate-limit and rates from 0 to 1, e.g. latency=0.5:200,500=0.1';
+export const FAULTS_GRAMMAR =
+  'name=rate[,name=rate...] with names latency (latency=rate:ms), 500, expired-token, bad-signature, rate-limit and rates from 0 to 1, e.g. latency=0.5:200,500=0.1';
 
 function parseRate(text: string, entry: string): number {
   const rate = Number(text);
   if (text === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
-    throw platformError('PLATFORM_OPTIONS', 'faults', `rate ${JSON.stringify(text)} in ${JSON.stringify(entry)} must be a number from 0 to 1; the grammar is ${FAULTS_GRAMMAR}`);
+    throw platformError(
+      'PLATFORM_OPTIONS',
+      'faults',
+      `rate ${JSON.stringify(text)} in ${JSON.stringify(entry)} must be a number from 0 to 1; the grammar is ${FAULTS_GRAMMAR}`,
+    );
   }
   return rate;
 }
@@ -44,15 +49,27 @@ function parseRate(text: string, entry: string): number {
  */
 export function parseFaults(text: string): FaultSpec {
   const spec: FaultSpec = {};
-  for (const entry of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const [name = '', value = ''] = entry.split('=', 2);
     const key = (names as Record<string, keyof FaultSpec>)[name.trim()];
-    if (key === undefined) throw platformError('PLATFORM_OPTIONS', 'faults', `unknown fault ${JSON.stringify(name)}; the grammar is ${FAULTS_GRAMMAR}`);
+    if (key === undefined)
+      throw platformError(
+        'PLATFORM_OPTIONS',
+        'faults',
+        `unknown fault ${JSON.stringify(name)}; the grammar is ${FAULTS_GRAMMAR}`,
+      );
     if (key === 'latency') {
       const [rate = '', ms = '1000'] = value.split(':', 2);
       const delay = Number(ms.replace(/ms$/, ''));
       if (!Number.isInteger(delay) || delay < 0) {
-        throw platformError('PLATFORM_OPTIONS', 'faults', `latency ${JSON.stringify(ms)} must be whole milliseconds, e.g. latency=0.5:200`);
+        throw platformError(
+          'PLATFORM_OPTIONS',
+          'faults',
+          `latency ${JSON.stringify(ms)} must be whole milliseconds, e.g. latency=0.5:200`,
+        );
       }
       spec.latency = { rate: parseRate(rate, entry), ms: delay };
     } else {

@@ -15,7 +15,9 @@ export interface FfmpegTools {
  * missing, in which case the emulator simulates probing and transcoding.
  * @example const tools = await detectFfmpeg(); if (!tools) console.warn('simulating media');
  */
-export async function detectFfmpeg(paths: FfmpegTools = { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' }): Promise<FfmpegTools | undefined> {
+export async function detectFfmpeg(
+  paths: FfmpegTools = { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' },
+): Promise<FfmpegTools | undefined> {
   try {
     const [a, b] = await Promise.all([runProcess(paths.ffmpeg, ['-version']), runProcess(paths.ffprobe, ['-version'])]);
     return a.code === 0 && b.code === 0 ? paths : undefined;
@@ -54,8 +56,15 @@ const IMAGE_FORMATS = /(^image2$|_pipe$|^gif$|^apng$|^webp$)/;
  * @example const info = await probeMedia(tools, '/data/media/v1/original.mp4')
  */
 export async function probeMedia(tools: FfmpegTools, file: string, signal?: AbortSignal): Promise<ProbeResult> {
-  const result = await runProcess(tools.ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], signal);
-  if (result.code !== 0) throw new Error(`not a video: ffprobe cannot read the file (${result.stderr.trim().split('\n').pop() ?? 'no detail'})`);
+  const result = await runProcess(
+    tools.ffprobe,
+    ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file],
+    signal,
+  );
+  if (result.code !== 0)
+    throw new Error(
+      `not a video: ffprobe cannot read the file (${result.stderr.trim().split('\n').pop() ?? 'no detail'})`,
+    );
   const json = JSON.parse(result.stdout) as FfprobeJson;
   const formatName = json.format?.format_name ?? '';
   const video = json.streams?.find((s) => s.codec_type === 'video');
@@ -118,14 +127,49 @@ export async function transcode(
   const video =
     template.codec === 'h264'
       ? ['-c:v', 'libx264', '-preset', options.preset, '-pix_fmt', 'yuv420p']
-      : ['-c:v', 'libx265', '-preset', options.preset, '-pix_fmt', 'yuv420p', '-tag:v', 'hvc1', '-x265-params', 'log-level=error'];
+      : [
+          '-c:v',
+          'libx265',
+          '-preset',
+          options.preset,
+          '-pix_fmt',
+          'yuv420p',
+          '-tag:v',
+          'hvc1',
+          '-x265-params',
+          'log-level=error',
+        ];
   const audio = options.hasAudio ? ['-c:a', 'aac', '-b:a', '128k'] : ['-an'];
   const container =
     template.format === 'hls'
-      ? ['-f', 'hls', '-hls_time', '4', '-hls_playlist_type', 'vod', '-hls_segment_filename', `${outDir}/seg_%03d.ts`, entry]
+      ? [
+          '-f',
+          'hls',
+          '-hls_time',
+          '4',
+          '-hls_playlist_type',
+          'vod',
+          '-hls_segment_filename',
+          `${outDir}/seg_%03d.ts`,
+          entry,
+        ]
       : ['-movflags', '+faststart', entry];
-  const args = ['-v', 'error', '-y', '-i', input, '-vf', "scale=-2:'trunc(min(720,ih)/2)*2'", ...video, ...audio, ...container];
+  const args = [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    input,
+    '-vf',
+    "scale=-2:'trunc(min(720,ih)/2)*2'",
+    ...video,
+    ...audio,
+    ...container,
+  ];
   const result = await runProcess(tools.ffmpeg, args, options.signal);
-  if (result.code !== 0) throw new Error(`ffmpeg failed (exit ${String(result.code)}): ${result.stderr.trim().split('\n').slice(-2).join(' ')}`);
+  if (result.code !== 0)
+    throw new Error(
+      `ffmpeg failed (exit ${String(result.code)}): ${result.stderr.trim().split('\n').slice(-2).join(' ')}`,
+    );
   return entry;
 }

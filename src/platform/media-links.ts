@@ -22,7 +22,10 @@ export interface MediaLink {
 }
 
 function signatureOf(secret: string, link: Omit<MediaLink, 'file'>): string {
-  return createHmac('sha256', secret).update(`${link.expires}\n${link.appid}\n${link.vid}\n${link.rendition}`).digest('base64url').slice(0, 22);
+  return createHmac('sha256', secret)
+    .update(`${link.expires}\n${link.appid}\n${link.vid}\n${link.rendition}`)
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 /**
@@ -57,10 +60,19 @@ export function checkMediaPath(secret: string, path: string, nowMs: number): Lin
     return { ok: false, reason: 'invalid' };
   }
   const [expiresText, appid, signature, vid, rendition, file] = parts;
-  if (parts.length !== 6 || expiresText === undefined || appid === undefined || signature === undefined || vid === undefined || rendition === undefined || file === undefined) {
+  if (
+    parts.length !== 6 ||
+    expiresText === undefined ||
+    appid === undefined ||
+    signature === undefined ||
+    vid === undefined ||
+    rendition === undefined ||
+    file === undefined
+  ) {
     return { ok: false, reason: 'invalid' };
   }
-  if (!/^\d+$/.test(expiresText) || !SAFE_FILE.test(file) || !SAFE_FILE.test(rendition) || !SAFE_FILE.test(vid)) return { ok: false, reason: 'invalid' };
+  if (!/^\d+$/.test(expiresText) || !SAFE_FILE.test(file) || !SAFE_FILE.test(rendition) || !SAFE_FILE.test(vid))
+    return { ok: false, reason: 'invalid' };
   const link: MediaLink = { expires: Number(expiresText), appid, vid, rendition, file };
   const expected = Buffer.from(signatureOf(secret, link));
   const given = Buffer.from(signature);

@@ -28,20 +28,30 @@ const CONTENT_TYPES: Record<string, string> = {
  * at byte 0; seeking and HLS segments add traffic only.
  * @example if (path.startsWith(MEDIA_PREFIX)) return serveMedia(ctx, req, res, path, logId)
  */
-export async function serveMedia(ctx: PlatformContext, req: IncomingMessage, res: ServerResponse, path: string, logId: string): Promise<void> {
+export async function serveMedia(
+  ctx: PlatformContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  logId: string,
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     sendError(res, logId, platformError('PLATFORM_METHOD_NOT_ALLOWED', req.method ?? ''));
     return;
   }
   const check = checkMediaPath(ctx.store.state.linkSecret, path, ctx.options.now());
   if (!check.ok) {
-    const error = check.reason === 'expired' ? platformError('PLATFORM_LINK_EXPIRED', new Date((check.expires ?? 0) * 1000).toISOString()) : platformError('PLATFORM_LINK_INVALID');
+    const error =
+      check.reason === 'expired'
+        ? platformError('PLATFORM_LINK_EXPIRED', new Date((check.expires ?? 0) * 1000).toISOString())
+        : platformError('PLATFORM_LINK_INVALID');
     sendError(res, logId, error);
     return;
   }
   const { link } = check;
   const video = ctx.store.state.videos[link.vid];
-  const media = video === undefined ? undefined : link.rendition === 'original' ? video.original : video.renditions[link.rendition];
+  const media =
+    video === undefined ? undefined : link.rendition === 'original' ? video.original : video.renditions[link.rendition];
   const folder = media?.file.slice(0, media.file.lastIndexOf('/'));
   // The original is one file; a rendition folder may hold segments beside its entry.
   const allowed = media !== undefined && (link.rendition !== 'original' || media.file.endsWith(`/${link.file}`));

@@ -99,17 +99,25 @@ export type PlatformEnvText = { [K in keyof typeof PLATFORM_ENV_VARS]?: string }
  * the CLI parses it like its other numeric flags.
  * @example readPlatformEnv({ port: undefined }, { CLOUDFN_PLATFORM_PORT: '4100' }).port // '4100'
  */
-export function readPlatformEnv(flags: PlatformEnvText, env: Record<string, string | undefined> = process.env): PlatformEnvText {
-  const pick = (name: keyof typeof PLATFORM_ENV_VARS): string | undefined => flags[name] ?? env[PLATFORM_ENV_VARS[name]];
+export function readPlatformEnv(
+  flags: PlatformEnvText,
+  env: Record<string, string | undefined> = process.env,
+): PlatformEnvText {
+  const pick = (name: keyof typeof PLATFORM_ENV_VARS): string | undefined =>
+    flags[name] ?? env[PLATFORM_ENV_VARS[name]];
   return { port: pick('port'), dataDir: pick('dataDir'), callbackUrl: pick('callbackUrl'), faults: pick('faults') };
 }
 
 /** Every option with its default applied. */
-export type ResolvedPlatformOptions = Required<Omit<PlatformOptions, 'callbackUrl' | 'faults'>> & { callbackUrl: string | undefined; faults: FaultSpec };
+export type ResolvedPlatformOptions = Required<Omit<PlatformOptions, 'callbackUrl' | 'faults'>> & {
+  callbackUrl: string | undefined;
+  faults: FaultSpec;
+};
 
 function count(name: string, value: number | undefined, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) throw platformError('PLATFORM_OPTIONS', name, `must be an integer of at least ${min}, got ${String(value)}`);
+  if (!Number.isInteger(value) || value < min)
+    throw platformError('PLATFORM_OPTIONS', name, `must be an integer of at least ${min}, got ${String(value)}`);
   return value;
 }
 
@@ -128,12 +136,21 @@ export function resolvePlatformOptions(options: PlatformOptions = {}): ResolvedP
       url = undefined;
     }
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw platformError('PLATFORM_OPTIONS', 'callbackUrl', `must be an http(s) URL, got ${JSON.stringify(options.callbackUrl)}`);
+      throw platformError(
+        'PLATFORM_OPTIONS',
+        'callbackUrl',
+        `must be an http(s) URL, got ${JSON.stringify(options.callbackUrl)}`,
+      );
     }
   }
   const clients = options.clients ?? {};
   for (const [key, secret] of Object.entries(clients)) {
-    if (key === '' || typeof secret !== 'string' || secret === '') throw platformError('PLATFORM_OPTIONS', 'clients', `client ${JSON.stringify(key)} needs a non-empty key and secret`);
+    if (key === '' || typeof secret !== 'string' || secret === '')
+      throw platformError(
+        'PLATFORM_OPTIONS',
+        'clients',
+        `client ${JSON.stringify(key)} needs a non-empty key and secret`,
+      );
   }
   const rateLimits = options.rateLimits ?? Object.fromEntries(RATE_LIMITED_OPERATIONS.map((op) => [op, 20]));
   for (const [op, limit] of Object.entries(rateLimits)) count(`rateLimits.${op}`, limit, 0, 1);

@@ -86,13 +86,25 @@ export async function loadPlatformKeyRing(dataDir: string, appids: readonly stri
   const publicDir = join(dir, 'public');
   const names = new Set(appids);
   for (const appid of names) {
-    if (!APPID.test(appid)) throw platformError('PLATFORM_OPTIONS', 'appids', `an appid is 1 to 64 letters, digits, _ or -, got ${JSON.stringify(appid)}`);
+    if (!APPID.test(appid))
+      throw platformError(
+        'PLATFORM_OPTIONS',
+        'appids',
+        `an appid is 1 to 64 letters, digits, _ or -, got ${JSON.stringify(appid)}`,
+      );
   }
-  if (existsSync(dir)) for (const file of readdirSync(dir)) if (file.endsWith('.key.pem')) names.add(file.slice(0, -'.key.pem'.length));
+  if (existsSync(dir))
+    for (const file of readdirSync(dir)) if (file.endsWith('.key.pem')) names.add(file.slice(0, -'.key.pem'.length));
   const apps = new Map<string, PlatformKeys>();
   if (names.size > 0) await mkdir(publicDir, { recursive: true });
-  for (const appid of [...names].sort()) apps.set(appid, await loadOrCreatePair(join(dir, `${appid}.key.pem`), join(publicDir, `${appid}.pem`)));
-  return { default: base, apps, publicDir, privateKeyOf: (appid) => (appid === undefined ? undefined : apps.get(appid))?.privateKey ?? base.privateKey };
+  for (const appid of [...names].sort())
+    apps.set(appid, await loadOrCreatePair(join(dir, `${appid}.key.pem`), join(publicDir, `${appid}.pem`)));
+  return {
+    default: base,
+    apps,
+    publicDir,
+    privateKeyOf: (appid) => (appid === undefined ? undefined : apps.get(appid))?.privateKey ?? base.privateKey,
+  };
 }
 
 /** One line of `cloudfn platform keys`. */
@@ -112,12 +124,19 @@ export function listPlatformKeys(dataDir: string): PlatformKeyListing[] {
   const out: PlatformKeyListing[] = [];
   const add = (appid: string, privatePath: string, publicKeyPath: string) => {
     if (!existsSync(privatePath)) return;
-    const der = createPublicKey(createPrivateKey(readFileSync(privatePath, 'utf8'))).export({ type: 'spki', format: 'der' });
+    const der = createPublicKey(createPrivateKey(readFileSync(privatePath, 'utf8'))).export({
+      type: 'spki',
+      format: 'der',
+    });
     out.push({ appid, fingerprint: 'sha256:' + createHash('sha256').update(der).digest('hex'), publicKeyPath });
   };
   add('*', join(dataDir, PLATFORM_PRIVATE_KEY_FILE), join(dataDir, PLATFORM_PUBLIC_KEY_FILE));
   const dir = join(dataDir, APP_PLATFORM_KEYS_DIR);
-  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.key.pem')).sort() : [];
+  const files = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.key.pem'))
+        .sort()
+    : [];
   for (const file of files) {
     const appid = file.slice(0, -'.key.pem'.length);
     add(appid, join(dir, file), join(dir, 'public', `${appid}.pem`));

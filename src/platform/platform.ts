@@ -14,7 +14,12 @@ import { parseFaults, type FaultSpec } from './faults.js';
 import { detectFfmpeg, type FfmpegTools } from './ffmpeg.js';
 import { JobQueue } from './job-queue.js';
 import { resolvePlatformOptions, type PlatformOptions, type ResolvedPlatformOptions } from './options.js';
-import { APP_PLATFORM_KEYS_DIR, loadPlatformKeyRing, PLATFORM_PRIVATE_KEY_FILE, PLATFORM_PUBLIC_KEY_FILE } from './platform-keys.js';
+import {
+  APP_PLATFORM_KEYS_DIR,
+  loadPlatformKeyRing,
+  PLATFORM_PRIVATE_KEY_FILE,
+  PLATFORM_PUBLIC_KEY_FILE,
+} from './platform-keys.js';
 import { RateLimiter } from './rate-limiter.js';
 import { createRequestListener } from './server.js';
 import { StateStore } from './state-store.js';
@@ -65,7 +70,9 @@ export interface Platform {
 export async function resetDataDir(dataDir: string): Promise<void> {
   const keep = new Set([PLATFORM_PRIVATE_KEY_FILE, PLATFORM_PUBLIC_KEY_FILE, APP_PLATFORM_KEYS_DIR]);
   const entries = await readdir(dataDir).catch(() => [] as string[]);
-  await Promise.all(entries.filter((name) => !keep.has(name)).map((name) => rm(join(dataDir, name), { recursive: true, force: true })));
+  await Promise.all(
+    entries.filter((name) => !keep.has(name)).map((name) => rm(join(dataDir, name), { recursive: true, force: true })),
+  );
 }
 
 async function findTools(option: ResolvedPlatformOptions['ffmpeg']): Promise<FfmpegTools | undefined> {
@@ -91,10 +98,18 @@ export async function createPlatform(input: PlatformOptions = {}): Promise<Platf
   const store = await StateStore.open(dataDir);
   const tools = await findTools(options.ffmpeg);
   const log = options.log;
-  const queue = new JobQueue(options.concurrency, (error) => log(`background job failed: ${error instanceof Error ? error.message : String(error)}`));
+  const queue = new JobQueue(options.concurrency, (error) =>
+    log(`background job failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
   const callbacks = new CallbackSender(
-    { url: options.callbackUrl, retries: options.callbackRetries, backoffMs: options.callbackBackoffMs, timeoutMs: 10_000 },
-    (body, appid) => signCallback({ privateKey: ring.privateKeyOf(appid), body, timestamp: Math.floor(options.now() / 1000) }),
+    {
+      url: options.callbackUrl,
+      retries: options.callbackRetries,
+      backoffMs: options.callbackBackoffMs,
+      timeoutMs: 10_000,
+    },
+    (body, appid) =>
+      signCallback({ privateKey: ring.privateKeyOf(appid), body, timestamp: Math.floor(options.now() / 1000) }),
     log,
   );
   const ctx: PlatformContext = {
@@ -137,7 +152,11 @@ export async function createPlatform(input: PlatformOptions = {}): Promise<Platf
   resumeUploads(ctx);
   resumeTranscodes(ctx);
   if (tools === undefined) {
-    log(options.ffmpeg === false ? 'media is simulated (ffmpeg turned off)' : 'ffmpeg/ffprobe not found on PATH: uploads are checked by their first bytes and transcodes copy the original (install ffmpeg for real media)');
+    log(
+      options.ffmpeg === false
+        ? 'media is simulated (ffmpeg turned off)'
+        : 'ffmpeg/ffprobe not found on PATH: uploads are checked by their first bytes and transcodes copy the original (install ffmpeg for real media)',
+    );
   }
   let closed: Promise<void> | undefined;
   return {

@@ -21,12 +21,23 @@ export const LOGID_HEADER = 'x-platform-logid';
  * bad-signature fault.
  * @example sendSigned(ctx, res, { err_no: 0, err_msg: 'success', log_id }, false)
  */
-export function sendSigned(ctx: PlatformContext, res: ServerResponse, payload: unknown, corrupt: boolean, status = 200, appid?: string): void {
+export function sendSigned(
+  ctx: PlatformContext,
+  res: ServerResponse,
+  payload: unknown,
+  corrupt: boolean,
+  status = 200,
+  appid?: string,
+): void {
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(ctx.options.now() / 1000);
   // Signed with the key of the mini-program the call acted for (the platform key differs per mini-program, docs/platform-contract.md).
   const headers = signResponse({ privateKey: ctx.platformKeyOf(appid), body: corrupt ? body + ' ' : body, timestamp });
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -41,7 +52,10 @@ export function sendError(res: ServerResponse, logId: string, error: PlatformErr
     return;
   }
   const body = JSON.stringify({ err_no: error.errNo, err_msg: error.message, log_id: logId, data: null });
-  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  };
   if (error.status === 429) headers['retry-after'] = 1;
   res.writeHead(error.status, headers);
   res.end(body);
@@ -58,7 +72,9 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
     return await readRequestBody(req, limit, 'maxBodyBytes');
   } catch (error) {
     if (!(error instanceof CloudfnError)) throw error;
-    throw error.code === 'CLOUDFN_BODY_TOO_LARGE' ? platformError('PLATFORM_BODY_TOO_LARGE', limit) : platformError('PLATFORM_PARAM_ERROR', error.message);
+    throw error.code === 'CLOUDFN_BODY_TOO_LARGE'
+      ? platformError('PLATFORM_BODY_TOO_LARGE', limit)
+      : platformError('PLATFORM_PARAM_ERROR', error.message);
   }
 }
 
@@ -72,6 +88,9 @@ export function parseJson(raw: Buffer): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw platformError('PLATFORM_PARAM_ERROR', `the body is not valid JSON (${error instanceof Error ? error.message : String(error)}); send a JSON object`);
+    throw platformError(
+      'PLATFORM_PARAM_ERROR',
+      `the body is not valid JSON (${error instanceof Error ? error.message : String(error)}); send a JSON object`,
+    );
   }
 }

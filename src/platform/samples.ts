@@ -34,14 +34,36 @@ async function make(file: string, tools: FfmpegTools | undefined): Promise<strin
   try {
     if (tools) {
       const result = await runProcess(tools.ffmpeg, [
-        '-v', 'error', '-y',
-        '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25:duration=5',
-        '-f', 'lavfi', '-i', 'sine=frequency=330:duration=5',
-        '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', '-movflags', '+faststart', partial,
+        '-v',
+        'error',
+        '-y',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=size=640x360:rate=25:duration=5',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=330:duration=5',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-shortest',
+        '-movflags',
+        '+faststart',
+        partial,
       ]);
       if (result.code !== 0) throw new Error(`ffmpeg could not make the sample video: ${result.stderr.trim()}`);
     } else {
-      await writeFile(partial, Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(8 * 1024, 0)]));
+      await writeFile(
+        partial,
+        Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(8 * 1024, 0)]),
+      );
     }
     await rename(partial, file);
   } finally {

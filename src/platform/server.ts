@@ -35,18 +35,33 @@ export function createRequestListener(ctx: PlatformContext, publicKeyPem: string
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
     res.on('finish', () => {
       if (!path.startsWith(MEDIA_PREFIX) || res.statusCode >= 400) {
-        ctx.options.log(`${req.method ?? '?'} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms ${logId}`);
+        ctx.options.log(
+          `${req.method ?? '?'} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms ${logId}`,
+        );
       }
     });
     route(ctx, req, res, path, logId, publicKeyPem).catch((error: unknown) => {
-      const known = error instanceof PlatformError ? error : platformError('PLATFORM_INTERNAL', error instanceof Error ? error.message : String(error));
-      if (!(error instanceof PlatformError)) ctx.options.log(`internal error ${logId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      const known =
+        error instanceof PlatformError
+          ? error
+          : platformError('PLATFORM_INTERNAL', error instanceof Error ? error.message : String(error));
+      if (!(error instanceof PlatformError))
+        ctx.options.log(
+          `internal error ${logId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
       sendError(res, logId, known);
     });
   };
 }
 
-async function route(ctx: PlatformContext, req: IncomingMessage, res: ServerResponse, path: string, logId: string, publicKeyPem: string): Promise<void> {
+async function route(
+  ctx: PlatformContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  logId: string,
+  publicKeyPem: string,
+): Promise<void> {
   if (path.startsWith(MEDIA_PREFIX)) return serveMedia(ctx, req, res, path, logId);
   if (path === PUBLIC_KEY_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
     res.writeHead(200, { 'content-type': 'application/x-pem-file' });

@@ -20,7 +20,10 @@ export async function sniffVideo(file: string): Promise<ProbeResult> {
     await handle.close();
   }
   const format = formatOf(head);
-  if (format === undefined) throw new Error('not a video: the file does not start like an MP4, MKV/WebM, FLV, AVI or MPEG-TS file (ffprobe is absent, so only these are recognised)');
+  if (format === undefined)
+    throw new Error(
+      'not a video: the file does not start like an MP4, MKV/WebM, FLV, AVI or MPEG-TS file (ffprobe is absent, so only these are recognised)',
+    );
   return { format, fileTypes: ['video'], width: 0, height: 0, duration: 0, bitrate: 0, codec: '' };
 }
 

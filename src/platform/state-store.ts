@@ -13,7 +13,15 @@ import type { PlatformState } from './state.js';
 export const STATE_FILE = 'state.json';
 
 function emptyState(): PlatformState {
-  return { version: 1, linkSecret: randomBytes(32).toString('base64url'), videos: {}, jobs: {}, runs: {}, tokens: {}, plays: [] };
+  return {
+    version: 1,
+    linkSecret: randomBytes(32).toString('base64url'),
+    videos: {},
+    jobs: {},
+    runs: {},
+    tokens: {},
+    plays: [],
+  };
 }
 
 /**

@@ -61,13 +61,19 @@ export class TokenIssuer {
     const clientKey = request['client_key'];
     const clientSecret = request['client_secret'];
     const grantType = request['grant_type'];
-    if (typeof clientKey !== 'string' || clientKey === '') throw platformError('PLATFORM_PARAM_ERROR', 'client_key must be a non-empty string');
-    if (typeof clientSecret !== 'string' || clientSecret === '') throw platformError('PLATFORM_PARAM_ERROR', 'client_secret must be a non-empty string');
+    if (typeof clientKey !== 'string' || clientKey === '')
+      throw platformError('PLATFORM_PARAM_ERROR', 'client_key must be a non-empty string');
+    if (typeof clientSecret !== 'string' || clientSecret === '')
+      throw platformError('PLATFORM_PARAM_ERROR', 'client_secret must be a non-empty string');
     if (grantType !== 'client_credential') {
-      throw platformError('PLATFORM_PARAM_ERROR', `grant_type must be "client_credential", got ${JSON.stringify(grantType)}`);
+      throw platformError(
+        'PLATFORM_PARAM_ERROR',
+        `grant_type must be "client_credential", got ${JSON.stringify(grantType)}`,
+      );
     }
     const clients = this.#options.clients;
-    if (Object.keys(clients).length > 0 && clients[clientKey] !== clientSecret) throw platformError('PLATFORM_BAD_CLIENT', clientKey);
+    if (Object.keys(clients).length > 0 && clients[clientKey] !== clientSecret)
+      throw platformError('PLATFORM_BAD_CLIENT', clientKey);
     this.#prune();
     const now = this.#now();
     this.#countFetch(clientKey, now);
@@ -83,12 +89,14 @@ export class TokenIssuer {
   check(token: string | undefined): TokenRecord {
     if (token === undefined || token === '') throw platformError('PLATFORM_TOKEN_MISSING');
     const record = this.#store.state.tokens[token];
-    if (record === undefined) throw platformError('PLATFORM_TOKEN_INVALID', token.length > 24 ? token.slice(0, 24) + '...' : token);
+    if (record === undefined)
+      throw platformError('PLATFORM_TOKEN_INVALID', token.length > 24 ? token.slice(0, 24) + '...' : token);
     const now = this.#now();
     if (record.retiredAt !== undefined && record.retiredAt <= now) {
       throw platformError('PLATFORM_TOKEN_RETIRED', record.clientKey, new Date(record.retiredAt).toISOString());
     }
-    if (record.expiresAt <= now) throw platformError('PLATFORM_TOKEN_EXPIRED', new Date(record.expiresAt).toISOString());
+    if (record.expiresAt <= now)
+      throw platformError('PLATFORM_TOKEN_EXPIRED', new Date(record.expiresAt).toISOString());
     return record;
   }
 

@@ -13,7 +13,12 @@ import type { MediaRecord, RunRecord, VideoRecord } from './state.js';
 import { videoDir } from './upload-jobs.js';
 
 /** `run_status_msg` of each state; a failure appends its reason. */
-export const RUN_STATUS_MSG: Readonly<Record<number, string>> = { 1: 'waiting', 2: 'transcoding', 9: 'failed', 10: 'success' };
+export const RUN_STATUS_MSG: Readonly<Record<number, string>> = {
+  1: 'waiting',
+  2: 'transcoding',
+  9: 'failed',
+  10: 'success',
+};
 
 /**
  * Queues a transcoding run: run_status 1 (queued) for `transcodeDelayMs`, then 2 while ffmpeg
@@ -24,7 +29,12 @@ export function enqueueTranscode(ctx: PlatformContext, runId: string): void {
   ctx.queue.push((signal) => runTranscode(ctx, runId, signal));
 }
 
-function setRun(ctx: PlatformContext, run: RunRecord, status: RunRecord['status'], message = RUN_STATUS_MSG[status] ?? ''): void {
+function setRun(
+  ctx: PlatformContext,
+  run: RunRecord,
+  status: RunRecord['status'],
+  message = RUN_STATUS_MSG[status] ?? '',
+): void {
   Object.assign(run, { status, message, updatedAt: nowMs(ctx) });
   ctx.store.changed();
 }
@@ -63,7 +73,14 @@ async function runTranscode(ctx: PlatformContext, runId: string, signal: AbortSi
         signal,
       });
       const info = await probeMedia(ctx.tools, absolute(entry), signal);
-      probed = { format: template.format, width: info.width, height: info.height, duration: info.duration, bitrate: info.bitrate, codec: info.codec || template.codec };
+      probed = {
+        format: template.format,
+        width: info.width,
+        height: info.height,
+        duration: info.duration,
+        bitrate: info.bitrate,
+        codec: info.codec || template.codec,
+      };
     } else {
       await simulate(absolute(source.original.file), absolute(work), template, source.original.duration);
       const { width, height, duration, bitrate } = source.original;
@@ -93,7 +110,9 @@ function finish(ctx: PlatformContext, run: RunRecord, rendition: MediaRecord | u
     video.renditions[run.template] = rendition;
     setRun(ctx, run, 10);
     setVideo(ctx, run.vid, 4);
-    ctx.options.log(`transcode ${run.runId} of ${run.vid} (template ${run.template}) succeeded: ${rendition.width}x${rendition.height} ${rendition.codec}, ${rendition.size} bytes`);
+    ctx.options.log(
+      `transcode ${run.runId} of ${run.vid} (template ${run.template}) succeeded: ${rendition.width}x${rendition.height} ${rendition.codec}, ${rendition.size} bytes`,
+    );
   } else {
     setRun(ctx, run, 9, `failed: ${reason ?? 'unknown error'}`);
     setVideo(ctx, run.vid, 3);
@@ -122,7 +141,16 @@ async function simulate(original: string, work: string, template: TranscodeTempl
   }
   await copyFile(original, join(work, 'seg_000.ts'));
   const seconds = duration > 0 ? duration : 10;
-  const playlist = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${Math.ceil(seconds)}`, '#EXT-X-PLAYLIST-TYPE:VOD', `#EXTINF:${seconds.toFixed(3)},`, 'seg_000.ts', '#EXT-X-ENDLIST', ''];
+  const playlist = [
+    '#EXTM3U',
+    '#EXT-X-VERSION:3',
+    `#EXT-X-TARGETDURATION:${Math.ceil(seconds)}`,
+    '#EXT-X-PLAYLIST-TYPE:VOD',
+    `#EXTINF:${seconds.toFixed(3)},`,
+    'seg_000.ts',
+    '#EXT-X-ENDLIST',
+    '',
+  ];
   await writeFile(join(work, 'index.m3u8'), playlist.join('\n'));
 }
 

@@ -15,7 +15,14 @@ import { sniffVideo } from './sniff.js';
 import type { JobRecord, VideoRecord } from './state.js';
 import { jobView } from './views.js';
 
-const EXTENSIONS: Record<string, string> = { mp4: 'mp4', matroska: 'mkv', flv: 'flv', avi: 'avi', mpegts: 'ts', hls: 'm3u8' };
+const EXTENSIONS: Record<string, string> = {
+  mp4: 'mp4',
+  matroska: 'mkv',
+  flv: 'flv',
+  avi: 'avi',
+  mpegts: 'ts',
+  hls: 'm3u8',
+};
 
 /** Folder of a video's files, relative to the data folder. */
 export function videoDir(vid: string): string {
@@ -32,7 +39,12 @@ export function enqueueUpload(ctx: PlatformContext, jobId: string): void {
   ctx.queue.push((signal) => runUpload(ctx, jobId, signal));
 }
 
-function setState(ctx: PlatformContext, job: JobRecord, state: JobRecord['state'], extra: Partial<JobRecord> = {}): void {
+function setState(
+  ctx: PlatformContext,
+  job: JobRecord,
+  state: JobRecord['state'],
+  extra: Partial<JobRecord> = {},
+): void {
   Object.assign(job, extra, { state, updatedAt: nowMs(ctx) });
   ctx.store.changed();
 }
@@ -54,7 +66,9 @@ async function runUpload(ctx: PlatformContext, jobId: string, signal: AbortSigna
       timeoutMs: ctx.options.downloadTimeoutMs,
       signal,
     });
-    const info: ProbeResult = ctx.tools ? await probeMedia(ctx.tools, absolute(partial), signal) : await sniffVideo(absolute(partial));
+    const info: ProbeResult = ctx.tools
+      ? await probeMedia(ctx.tools, absolute(partial), signal)
+      : await sniffVideo(absolute(partial));
     const file = `${dir}/original.${EXTENSIONS[info.format] ?? info.format.replace(/[^a-z0-9]/gi, '')}`;
     await rename(absolute(partial), absolute(file));
     await sleep(ctx.options.jobDelayMs, signal);
@@ -70,7 +84,16 @@ async function runUpload(ctx: PlatformContext, jobId: string, signal: AbortSigna
       sourceType: 2,
       transCodeStatus: 1,
       fileTypes: info.fileTypes,
-      original: { file, format: info.format, width: info.width, height: info.height, duration: info.duration, bitrate: info.bitrate, codec: info.codec, size },
+      original: {
+        file,
+        format: info.format,
+        width: info.width,
+        height: info.height,
+        duration: info.duration,
+        bitrate: info.bitrate,
+        codec: info.codec,
+        size,
+      },
       renditions: {},
     };
   } catch (error) {
@@ -85,12 +108,19 @@ async function runUpload(ctx: PlatformContext, jobId: string, signal: AbortSigna
   }
   ctx.store.state.videos[vid] = video;
   setState(ctx, job, 'success', { vid });
-  ctx.options.log(`upload job ${job.jobId} succeeded: vid ${vid} (${video.original.size} bytes, ${video.original.width}x${video.original.height})`);
+  ctx.options.log(
+    `upload job ${job.jobId} succeeded: vid ${vid} (${video.original.size} bytes, ${video.original.width}x${video.original.height})`,
+  );
   notify(ctx, job, video);
 }
 
 function notify(ctx: PlatformContext, job: JobRecord, video: VideoRecord | undefined): void {
-  ctx.callbacks.send({ event: 'upload.finished', app_id: job.appid, create_time: nowSeconds(ctx), data: { ...jobView(job, video) } });
+  ctx.callbacks.send({
+    event: 'upload.finished',
+    app_id: job.appid,
+    create_time: nowSeconds(ctx),
+    data: { ...jobView(job, video) },
+  });
 }
 
 /**

@@ -57,7 +57,12 @@ export function sourceInfo(video: VideoRecord): SourceInfo {
  * @example jobView(job, videos[job.vid])
  */
 export function jobView(job: JobRecord, video: VideoRecord | undefined): VideoUrlSet & { fail_reason?: string } {
-  const view: VideoUrlSet & { fail_reason?: string } = { request_id: job.requestId, job_id: job.jobId, source_url: job.sourceUrl, state: job.state };
+  const view: VideoUrlSet & { fail_reason?: string } = {
+    request_id: job.requestId,
+    job_id: job.jobId,
+    source_url: job.sourceUrl,
+    state: job.state,
+  };
   if (job.state === 'success' && job.vid !== undefined) {
     view.vid = job.vid;
     if (video !== undefined) view.source_info = sourceInfo(video);

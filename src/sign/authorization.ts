@@ -25,10 +25,17 @@ export interface AuthorizationParts {
 }
 
 /** Header field name → property of `AuthorizationParts`. */
-const FIELDS = { appid: 'appid', nonce_str: 'nonce', timestamp: 'timestamp', key_version: 'keyVersion', signature: 'signature' } as const;
+const FIELDS = {
+  appid: 'appid',
+  nonce_str: 'nonce',
+  timestamp: 'timestamp',
+  key_version: 'keyVersion',
+  signature: 'signature',
+} as const;
 type Field = keyof typeof FIELDS;
 
-const CANONICAL = /^SHA256-RSA2048 appid="([^"]+)",nonce_str="([^"]+)",timestamp="([^"]+)",key_version="([^"]+)",signature="([^"]+)"$/;
+const CANONICAL =
+  /^SHA256-RSA2048 appid="([^"]+)",nonce_str="([^"]+)",timestamp="([^"]+)",key_version="([^"]+)",signature="([^"]+)"$/;
 
 /** A field value must survive quoting: no quote, backslash or line break. */
 const SAFE = /^[^"\\\r\n]+$/;
@@ -43,7 +50,9 @@ export function formatAuthorization(parts: AuthorizationParts): string {
   for (const [field, prop] of Object.entries(FIELDS) as Array<[Field, keyof AuthorizationParts]>) {
     const value = parts[prop];
     if (typeof value !== 'string' || !SAFE.test(value)) {
-      throw new TypeError(`${prop} (${field}) must be non-empty text without quotes, backslashes or line breaks, got ${JSON.stringify(value)}`);
+      throw new TypeError(
+        `${prop} (${field}) must be non-empty text without quotes, backslashes or line breaks, got ${JSON.stringify(value)}`,
+      );
     }
   }
   return `${AUTH_TYPE} appid="${parts.appid}",nonce_str="${parts.nonce}",timestamp="${parts.timestamp}",key_version="${parts.keyVersion}",signature="${parts.signature}"`;
@@ -55,16 +64,26 @@ export function formatAuthorization(parts: AuthorizationParts): string {
  * `SignatureError` naming it.
  * @example parseAuthorization('SHA256-RSA2048 appid=wx1, nonce_str="n", timestamp=1700000000, key_version=1, signature="c2ln"').appid // 'wx1'
  */
-export function parseAuthorization(header: string | null | undefined, headerName = 'Platform-Authorization'): AuthorizationParts {
+export function parseAuthorization(
+  header: string | null | undefined,
+  headerName = 'Platform-Authorization',
+): AuthorizationParts {
   if (header !== undefined && header !== null && typeof header !== 'string') {
     throw new TypeError(`the authorization header must be a string, got ${typeof header}`);
   }
-  if (header === undefined || header === null || header.trim() === '') throw signError('SIGN_NO_AUTHORIZATION', headerName);
+  if (header === undefined || header === null || header.trim() === '')
+    throw signError('SIGN_NO_AUTHORIZATION', headerName);
   // The form formatAuthorization writes, read with one regex: this is what verifiers mostly see,
   // and the general parser below costs ~2 µs, a tenth of an RSA-2048 verification.
   const canonical = CANONICAL.exec(header);
   if (canonical !== null) {
-    return { appid: canonical[1]!, nonce: canonical[2]!, timestamp: canonical[3]!, keyVersion: canonical[4]!, signature: canonical[5]! };
+    return {
+      appid: canonical[1]!,
+      nonce: canonical[2]!,
+      timestamp: canonical[3]!,
+      keyVersion: canonical[4]!,
+      signature: canonical[5]!,
+    };
   }
   const text = header.trim();
   const blank = text.search(/\s/);
@@ -79,7 +98,11 @@ export function parseAuthorization(header: string | null | undefined, headerName
     while (i < rest.length && /[\s,]/.test(rest[i]!)) i++;
     if (i >= rest.length) break;
     const name = /^[A-Za-z_][A-Za-z0-9_-]*/.exec(rest.slice(i))?.[0];
-    if (name === undefined) throw signError('SIGN_MALFORMED_AUTHORIZATION', `unexpected ${JSON.stringify(rest.slice(i, i + 12))} where a field name was expected`);
+    if (name === undefined)
+      throw signError(
+        'SIGN_MALFORMED_AUTHORIZATION',
+        `unexpected ${JSON.stringify(rest.slice(i, i + 12))} where a field name was expected`,
+      );
     i += name.length;
     while (rest[i] === ' ' || rest[i] === '\t') i++;
     if (rest[i] !== '=') throw signError('SIGN_MALFORMED_AUTHORIZATION', `field ${name} has no = after it`);
@@ -92,7 +115,8 @@ export function parseAuthorization(header: string | null | undefined, headerName
       value = rest.slice(i + 1, close);
       i = close + 1;
       while (rest[i] === ' ' || rest[i] === '\t') i++;
-      if (i < rest.length && rest[i] !== ',') throw signError('SIGN_MALFORMED_AUTHORIZATION', `a comma must follow the value of ${name}`);
+      if (i < rest.length && rest[i] !== ',')
+        throw signError('SIGN_MALFORMED_AUTHORIZATION', `a comma must follow the value of ${name}`);
     } else {
       const comma = rest.indexOf(',', i);
       const end = comma === -1 ? rest.length : comma;
@@ -101,7 +125,10 @@ export function parseAuthorization(header: string | null | undefined, headerName
     }
     const field = name.toLowerCase() as Field;
     if (!Object.hasOwn(FIELDS, field)) {
-      throw signError('SIGN_MALFORMED_AUTHORIZATION', `unknown field ${name}${name.toLowerCase() === 'nonce' ? ' (the field is nonce_str)' : ''}`);
+      throw signError(
+        'SIGN_MALFORMED_AUTHORIZATION',
+        `unknown field ${name}${name.toLowerCase() === 'nonce' ? ' (the field is nonce_str)' : ''}`,
+      );
     }
     if (found.has(field)) throw signError('SIGN_MALFORMED_AUTHORIZATION', `field ${field} appears twice`);
     if (value === '') throw signError('SIGN_MISSING_FIELD', field, 'has an empty');

@@ -40,9 +40,12 @@ type Next = (error?: unknown) => void;
  * const verify = callbackMiddleware({ publicKey: platformKey })
  * http.createServer((req, res) => verify(req, res, (err) => err ? res.writeHead(500).end() : handle(req, res)))
  */
-export function callbackMiddleware(options: CallbackMiddlewareOptions): (req: IncomingMessage, res: ServerResponse, next?: Next) => void {
+export function callbackMiddleware(
+  options: CallbackMiddlewareOptions,
+): (req: IncomingMessage, res: ServerResponse, next?: Next) => void {
   const { limit = 1_048_576, ...verifyOptions } = options;
-  if (!Number.isInteger(limit) || limit < 0) throw new TypeError(`option limit must be a whole number of bytes, got ${String(limit)}`);
+  if (!Number.isInteger(limit) || limit < 0)
+    throw new TypeError(`option limit must be a whole number of bytes, got ${String(limit)}`);
   return (req, res, next) => {
     handle(req as CallbackRequest, res, verifyOptions, limit).then(
       (ok) => {
@@ -53,12 +56,19 @@ export function callbackMiddleware(options: CallbackMiddlewareOptions): (req: In
   };
 }
 
-async function handle(req: CallbackRequest, res: ServerResponse, options: Omit<VerifyCallbackOptions, 'headers' | 'rawBody'>, limit: number): Promise<boolean> {
+async function handle(
+  req: CallbackRequest,
+  res: ServerResponse,
+  options: Omit<VerifyCallbackOptions, 'headers' | 'rawBody'>,
+  limit: number,
+): Promise<boolean> {
   let raw: Buffer;
   if (Buffer.isBuffer(req.rawBody)) raw = req.rawBody;
   else if (Buffer.isBuffer(req.body)) raw = req.body;
   else if (req.body !== undefined || req.readableEnded) {
-    throw new TypeError('callbackMiddleware runs after a body parser consumed the raw bytes; mount it before express.json() (or after express.raw())');
+    throw new TypeError(
+      'callbackMiddleware runs after a body parser consumed the raw bytes; mount it before express.json() (or after express.raw())',
+    );
   } else {
     const read = await readBody(req, limit);
     if (read === undefined) {
@@ -106,6 +116,9 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | u
 function fail(res: ServerResponse, status: number, code: string, message: string): void {
   if (res.headersSent) return;
   const body = JSON.stringify({ error: { code, message } });
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }

@@ -66,7 +66,13 @@ export interface VerifiedCallback {
  */
 export async function verifyCallback(options: VerifyCallbackOptions): Promise<VerifiedCallback> {
   const body = options.rawBody;
-  if (body !== undefined && body !== null && typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
+  if (
+    body !== undefined &&
+    body !== null &&
+    typeof body === 'object' &&
+    !(body instanceof Uint8Array) &&
+    !(body instanceof ArrayBuffer)
+  ) {
     throw rawBodyError(body, 'rawBody');
   }
   const profile = resolveProfile(options.profile);
@@ -87,24 +93,32 @@ export async function verifyCallback(options: VerifyCallbackOptions): Promise<Ve
   const store = options.nonceStore === undefined ? defaultNonceStore : options.nonceStore;
   // Nonces are the platform's per mini-program: two mini-programs may use the same one.
   const scope = appid === undefined ? 'callback' : `callback:${appid}`;
-  if (store !== false && (await store.seen(`${scope}:${nonce}`, maxAge + maxFuture, now))) throw signError('SIGN_REPLAY', nonce);
+  if (store !== false && (await store.seen(`${scope}:${nonce}`, maxAge + maxFuture, now)))
+    throw signError('SIGN_REPLAY', nonce);
   return { timestamp, nonce, appid, keyIndex };
 }
 
 /** The appid a callback is for and the keys to verify it with. */
-async function callbackKeys(options: VerifyCallbackOptions, body: RawBody): Promise<{ appid: string | undefined; keys: readonly KeyObject[] }> {
+async function callbackKeys(
+  options: VerifyCallbackOptions,
+  body: RawBody,
+): Promise<{ appid: string | undefined; keys: readonly KeyObject[] }> {
   const { publicKey, platformKeys } = options;
   if ((publicKey === undefined) === (platformKeys === undefined)) {
-    throw new TypeError('give publicKey (the platform public key, or its old and new keys) or platformKeys (a key store or (appid) => key), not both and not neither');
+    throw new TypeError(
+      'give publicKey (the platform public key, or its old and new keys) or platformKeys (a key store or (appid) => key), not both and not neither',
+    );
   }
   if (options.appid !== undefined && (typeof options.appid !== 'string' || options.appid === '')) {
     throw new TypeError(`option appid must be the mini-program's appid, got ${JSON.stringify(options.appid)}`);
   }
   const named = bodyAppid(bodyBuffer(body, 'rawBody').toString('utf8'));
-  if (options.appid !== undefined && named !== undefined && named !== options.appid) throw signError('SIGN_APPID_MISMATCH', options.appid, named);
+  if (options.appid !== undefined && named !== undefined && named !== options.appid)
+    throw signError('SIGN_APPID_MISMATCH', options.appid, named);
   const appid = options.appid ?? named;
   if (publicKey !== undefined) return { appid, keys: publicKeyList(publicKey) };
-  if (appid === undefined) throw signError('SIGN_NO_APPID', 'the callback body names no app_id and no appid option was given');
+  if (appid === undefined)
+    throw signError('SIGN_NO_APPID', 'the callback body names no app_id and no appid option was given');
   return { appid, keys: await platformKeysOf(platformKeys!, appid) };
 }
 
@@ -122,6 +136,9 @@ export interface CallbackService {
  *   return { ok: true }
  * }
  */
-export function verifyServiceCallback(service: CallbackService, options: Omit<VerifyCallbackOptions, 'headers' | 'rawBody'>): Promise<VerifiedCallback> {
+export function verifyServiceCallback(
+  service: CallbackService,
+  options: Omit<VerifyCallbackOptions, 'headers' | 'rawBody'>,
+): Promise<VerifiedCallback> {
   return verifyCallback({ ...options, headers: service.headers, rawBody: service.rawBody });
 }

@@ -5,7 +5,15 @@
  */
 import { verify } from 'node:crypto';
 import { loadPublicKey, type KeyInput } from './keys.js';
-import { bodyBuffer, linesBytes, methodText, receivedPath, responseBytes, signedPath, type RawBody } from './string-to-sign.js';
+import {
+  bodyBuffer,
+  linesBytes,
+  methodText,
+  receivedPath,
+  responseBytes,
+  signedPath,
+  type RawBody,
+} from './string-to-sign.js';
 
 /** A variant of the signed data and the mistake that would produce it. */
 interface Variant {
@@ -47,8 +55,10 @@ export function diagnoseRequest(parts: RequestDiagnosis): string | undefined {
   } catch {
     method = String(parts.method).toUpperCase();
   }
-  const build = (changes: Partial<{ url: string; body: string }>) => () => linesBytes(method, changes.url ?? path, parts.timestamp, parts.nonce, changes.body ?? text);
-  const lines = (m: string, url: string, body: string, end: string) => () => Buffer.from([m, url, parts.timestamp, parts.nonce, body].join(end) + end, 'utf8');
+  const build = (changes: Partial<{ url: string; body: string }>) => () =>
+    linesBytes(method, changes.url ?? path, parts.timestamp, parts.nonce, changes.body ?? text);
+  const lines = (m: string, url: string, body: string, end: string) => () =>
+    Buffer.from([m, url, parts.timestamp, parts.nonce, body].join(end) + end, 'utf8');
   const noQuery = path.includes('?') ? path.slice(0, path.indexOf('?')) : undefined;
   const typed = decodeWireOnly(path);
   let wire: string | undefined;
@@ -67,13 +77,35 @@ export function diagnoseRequest(parts: RequestDiagnosis): string | undefined {
       cause: `the URL given here is not the one received: fetch sends ${JSON.stringify(path)} as ${JSON.stringify(wire)}, and that was signed; verify the path and query as received (req.url)`,
       data: wire === undefined || wire === path ? () => undefined : build({ url: wire }),
     },
-    { cause: 'the signer left the query string out of the URL line; sign the path with ? and the query exactly as sent', data: noQuery === undefined ? () => undefined : build({ url: noQuery }) },
-    { cause: 'the signer signed the absolute URL; sign only the path and query (no scheme, no host)', data: () => (/^[a-z]+:\/\//i.test(parts.url) ? lines(method, parts.url, text, '\n')() : undefined) },
-    { cause: 'the signer signed the method in lower case; the first line is the upper-case method', data: lines(parts.method.toLowerCase(), path, text, '\n') },
-    { cause: 'the signer wrote the line ends as the two characters \\n (single quotes in a shell); use real LF bytes (double quotes, $\'...\', or cloudfn sign)', data: lines(method, path, text, '\\n') },
-    { cause: 'the signer ended the lines with CRLF; every line ends with LF (0x0A) only', data: lines(method, path, text, '\r\n') },
-    { cause: 'the signer left out the LF after the body; the last line ends with LF too', data: () => lines(method, path, text, '\n')().subarray(0, -1) },
-    { cause: 'the signer signed an empty body, yet a body was sent; sign the bytes you send', data: text === '' ? () => undefined : build({ body: '' }) },
+    {
+      cause: 'the signer left the query string out of the URL line; sign the path with ? and the query exactly as sent',
+      data: noQuery === undefined ? () => undefined : build({ url: noQuery }),
+    },
+    {
+      cause: 'the signer signed the absolute URL; sign only the path and query (no scheme, no host)',
+      data: () => (/^[a-z]+:\/\//i.test(parts.url) ? lines(method, parts.url, text, '\n')() : undefined),
+    },
+    {
+      cause: 'the signer signed the method in lower case; the first line is the upper-case method',
+      data: lines(parts.method.toLowerCase(), path, text, '\n'),
+    },
+    {
+      cause:
+        "the signer wrote the line ends as the two characters \\n (single quotes in a shell); use real LF bytes (double quotes, $'...', or cloudfn sign)",
+      data: lines(method, path, text, '\\n'),
+    },
+    {
+      cause: 'the signer ended the lines with CRLF; every line ends with LF (0x0A) only',
+      data: lines(method, path, text, '\r\n'),
+    },
+    {
+      cause: 'the signer left out the LF after the body; the last line ends with LF too',
+      data: () => lines(method, path, text, '\n')().subarray(0, -1),
+    },
+    {
+      cause: 'the signer signed an empty body, yet a body was sent; sign the bytes you send',
+      data: text === '' ? () => undefined : build({ body: '' }),
+    },
   ];
   return firstVerifying(variants, key, signature);
 }
@@ -97,14 +129,27 @@ export function diagnoseResponse(parts: ResponseDiagnosis): string | undefined {
   const signature = Buffer.from(parts.signature, 'base64');
   const text = bodyBuffer(parts.body).toString('utf8');
   const variants: Variant[] = [
-    ...bodyVariants(text).map(([cause, body]) => ({ cause, data: () => responseBytes(parts.timestamp, parts.nonce, body) })),
-    { cause: 'the lines were joined with the two characters \\n instead of LF bytes; use real line feeds', data: () => Buffer.from(`${parts.timestamp}\\n${parts.nonce}\\n${text}\\n`) },
-    { cause: 'the LF after the body was left out; the last line ends with LF too', data: () => Buffer.from(`${parts.timestamp}\n${parts.nonce}\n${text}`) },
+    ...bodyVariants(text).map(([cause, body]) => ({
+      cause,
+      data: () => responseBytes(parts.timestamp, parts.nonce, body),
+    })),
+    {
+      cause: 'the lines were joined with the two characters \\n instead of LF bytes; use real line feeds',
+      data: () => Buffer.from(`${parts.timestamp}\\n${parts.nonce}\\n${text}\\n`),
+    },
+    {
+      cause: 'the LF after the body was left out; the last line ends with LF too',
+      data: () => Buffer.from(`${parts.timestamp}\n${parts.nonce}\n${text}`),
+    },
   ];
   return firstVerifying(variants, key, signature);
 }
 
-function firstVerifying(variants: Variant[], key: ReturnType<typeof loadPublicKey>, signature: Buffer): string | undefined {
+function firstVerifying(
+  variants: Variant[],
+  key: ReturnType<typeof loadPublicKey>,
+  signature: Buffer,
+): string | undefined {
   for (const variant of variants) {
     const data = variant.data();
     if (data !== undefined && verify('sha256', data, key, signature)) return variant.cause;
@@ -121,17 +166,35 @@ export function bodyVariants(body: string): Array<[cause: string, body: string]>
   const add = (cause: string, variant: string | undefined) => {
     if (variant !== undefined && variant !== body && !out.some(([, b]) => b === variant)) out.push([cause, variant]);
   };
-  add('the body lost its trailing LF (shell $(cat), an editor or a trim); sign and send the same bytes', body.endsWith('\n') ? body.replace(/\r?\n$/, '') : undefined);
+  add(
+    'the body lost its trailing LF (shell $(cat), an editor or a trim); sign and send the same bytes',
+    body.endsWith('\n') ? body.replace(/\r?\n$/, '') : undefined,
+  );
   add('the body gained a trailing LF (echo, an editor, a heredoc); sign and send the same bytes', body + '\n');
-  add('the body\'s line ends changed from CRLF to LF (git, an editor); sign and send the same bytes', body.includes('\r\n') ? body.replace(/\r\n/g, '\n') : undefined);
-  add('the body\'s line ends changed from LF to CRLF (a Windows tool); sign and send the same bytes', body.includes('\n') && !body.includes('\r\n') ? body.replace(/\n/g, '\r\n') : undefined);
+  add(
+    "the body's line ends changed from CRLF to LF (git, an editor); sign and send the same bytes",
+    body.includes('\r\n') ? body.replace(/\r\n/g, '\n') : undefined,
+  );
+  add(
+    "the body's line ends changed from LF to CRLF (a Windows tool); sign and send the same bytes",
+    body.includes('\n') && !body.includes('\r\n') ? body.replace(/\n/g, '\r\n') : undefined,
+  );
   if (/[^\x00-\x7f]/.test(body)) {
     const utf8 = Buffer.from(body, 'utf8');
-    add(`the body's UTF-8 bytes were read as latin1 on the signer's side (mojibake: ${JSON.stringify(firstNonAscii(body))} became ${JSON.stringify(firstNonAscii(utf8.toString('latin1')))}); decode and send the body as UTF-8`, utf8.toString('latin1'));
-    add(`the body's UTF-8 bytes were read as windows-1252 on the signer's side (mojibake: ${JSON.stringify(firstNonAscii(body))} became ${JSON.stringify(firstNonAscii(CP1252.decode(utf8)))}); decode and send the body as UTF-8`, CP1252.decode(utf8));
+    add(
+      `the body's UTF-8 bytes were read as latin1 on the signer's side (mojibake: ${JSON.stringify(firstNonAscii(body))} became ${JSON.stringify(firstNonAscii(utf8.toString('latin1')))}); decode and send the body as UTF-8`,
+      utf8.toString('latin1'),
+    );
+    add(
+      `the body's UTF-8 bytes were read as windows-1252 on the signer's side (mojibake: ${JSON.stringify(firstNonAscii(body))} became ${JSON.stringify(firstNonAscii(CP1252.decode(utf8)))}); decode and send the body as UTF-8`,
+      CP1252.decode(utf8),
+    );
     const unmangled = fromLatin1Mojibake(body);
     if (unmangled !== undefined) {
-      add(`the body here is mojibake: UTF-8 that was read as latin1 somewhere on the way (${JSON.stringify(firstNonAscii(body))} is ${JSON.stringify(firstNonAscii(unmangled))}); verify the raw bytes, decoded as UTF-8`, unmangled);
+      add(
+        `the body here is mojibake: UTF-8 that was read as latin1 somewhere on the way (${JSON.stringify(firstNonAscii(body))} is ${JSON.stringify(firstNonAscii(unmangled))}); verify the raw bytes, decoded as UTF-8`,
+        unmangled,
+      );
     }
   }
   let value: unknown;
@@ -141,10 +204,19 @@ export function bodyVariants(body: string): Array<[cause: string, body: string]>
     return out;
   }
   const compact = JSON.stringify(value);
-  add('the body was re-serialized (parsed and written again with JSON.stringify); sign and verify the raw text as sent', compact);
-  add('non-ASCII text was escaped as \\u4f60-style escapes on one side only (the usual cause when only some interfaces fail); sign the bytes as sent', escapeNonAscii(compact));
+  add(
+    'the body was re-serialized (parsed and written again with JSON.stringify); sign and verify the raw text as sent',
+    compact,
+  );
+  add(
+    'non-ASCII text was escaped as \\u4f60-style escapes on one side only (the usual cause when only some interfaces fail); sign the bytes as sent',
+    escapeNonAscii(compact),
+  );
   add('"/" was escaped as \\/ on one side only; sign the bytes as sent', compact.replace(/\//g, '\\/'));
-  add('the JSON keys were reordered (bound to a typed object or a sorted map); sign and verify the raw text as sent', JSON.stringify(sortKeys(value)));
+  add(
+    'the JSON keys were reordered (bound to a typed object or a sorted map); sign and verify the raw text as sent',
+    JSON.stringify(sortKeys(value)),
+  );
   add('the body was pretty-printed on one side only; sign the bytes as sent', JSON.stringify(value, null, 2));
   add('the body was pretty-printed on one side only; sign the bytes as sent', JSON.stringify(value, null, 4));
   return out;

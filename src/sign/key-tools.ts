@@ -28,7 +28,8 @@ export function keyFingerprint(key: KeyInput): string {
  */
 export function exportKey(key: KeyInput, to: KeyEncoding): string {
   if (to === 'spki') return loadPublicKey(key).export({ format: 'pem', type: 'spki' }) as string;
-  if (to !== 'pkcs1' && to !== 'pkcs8') throw new TypeError(`a key converts to pkcs1, pkcs8 or spki, got ${JSON.stringify(to)}`);
+  if (to !== 'pkcs1' && to !== 'pkcs8')
+    throw new TypeError(`a key converts to pkcs1, pkcs8 or spki, got ${JSON.stringify(to)}`);
   return loadPrivateKey(key).export({ format: 'pem', type: to }) as string;
 }
 
@@ -95,7 +96,14 @@ export function inspectKey(input: KeyInput): KeyReport {
       report.format = 'keyobject';
     } else {
       let bytes = typeof input === 'string' ? undefined : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-      if (typeof input === 'string' && !input.includes('-----') && input.length < 4096 && !/[\r\n]/.test(input.trim()) && isFile(input.trim())) bytes = readFileSync(input.trim());
+      if (
+        typeof input === 'string' &&
+        !input.includes('-----') &&
+        input.length < 4096 &&
+        !/[\r\n]/.test(input.trim()) &&
+        isFile(input.trim())
+      )
+        bytes = readFileSync(input.trim());
       const source: string | Buffer = bytes ?? (input as string);
       describeText(source, report);
       key = parse(source, 'public');
@@ -114,13 +122,21 @@ export function inspectKey(input: KeyInput): KeyReport {
     report.problems.push((error as Error).message);
   }
   if (report.kind === 'public' && report.encoding === 'pkcs1') {
-    report.problems.push('the upload needs the SPKI encoding (BEGIN PUBLIC KEY), not BEGIN RSA PUBLIC KEY: cloudfn keys convert --in <file> --to spki');
+    report.problems.push(
+      'the upload needs the SPKI encoding (BEGIN PUBLIC KEY), not BEGIN RSA PUBLIC KEY: cloudfn keys convert --in <file> --to spki',
+    );
   }
   if (report.kind === 'public' && report.encoding === 'spki' && report.problems.length === 0) {
     report.notes.push('this is the text to upload: the whole PEM, BEGIN PUBLIC KEY through END PUBLIC KEY');
   }
-  if (report.kind === 'private' && report.encoding === 'pkcs1') report.notes.push('PKCS1 suits Go-style runtimes; Java-style runtimes need PKCS8: cloudfn keys convert --in <file> --to pkcs8');
-  if (report.kind === 'private' && report.encoding === 'pkcs8') report.notes.push('PKCS8 suits node and Java-style runtimes; Go-style runtimes need PKCS1: cloudfn keys convert --in <file> --to pkcs1');
+  if (report.kind === 'private' && report.encoding === 'pkcs1')
+    report.notes.push(
+      'PKCS1 suits Go-style runtimes; Java-style runtimes need PKCS8: cloudfn keys convert --in <file> --to pkcs8',
+    );
+  if (report.kind === 'private' && report.encoding === 'pkcs8')
+    report.notes.push(
+      'PKCS8 suits node and Java-style runtimes; Go-style runtimes need PKCS1: cloudfn keys convert --in <file> --to pkcs1',
+    );
   report.ok = report.problems.length === 0;
   return report;
 }
@@ -134,7 +150,10 @@ function describeText(input: string | Buffer, report: KeyReport): void {
   const text = Buffer.isBuffer(input) ? input.toString('utf8') : input;
   if (text.startsWith('\uFEFF')) report.notes.push('starts with a byte order mark (tolerated)');
   if (text.includes('\r\n')) report.notes.push('has CRLF line ends (tolerated)');
-  if (/\\n/.test(text)) report.notes.push('line breaks are written as \\n (tolerated; in a shell use double quotes, or keep the key in a file)');
+  if (/\\n/.test(text))
+    report.notes.push(
+      'line breaks are written as \\n (tolerated; in a shell use double quotes, or keep the key in a file)',
+    );
   const label = /-----BEGIN ([A-Z0-9 ]+)-----/.exec(text)?.[1];
   if (label === undefined) {
     report.format = 'base64';

@@ -39,7 +39,8 @@ const PARSED_MAX = 64;
  */
 export function loadPrivateKey(input: KeyInput): KeyObject {
   if (input instanceof KeyObject && checked.has(input)) {
-    if (input.type !== 'private') throw signError('SIGN_BAD_KEY', `got a ${input.type} key; signing needs the private key (app_private_key.pem)`);
+    if (input.type !== 'private')
+      throw signError('SIGN_BAD_KEY', `got a ${input.type} key; signing needs the private key (app_private_key.pem)`);
     return input;
   }
   return load(input, 'private');
@@ -80,7 +81,10 @@ function load(input: KeyInput, want: 'private' | 'public'): KeyObject {
     throw new TypeError(`a key must be PEM text, DER bytes, a file path or a KeyObject, got ${describe(input)}`);
   }
   const cache = parsed[want];
-  const cacheKey = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1');
+  const cacheKey =
+    typeof input === 'string'
+      ? input
+      : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1');
   const hit = cache.get(cacheKey);
   if (hit !== undefined) return hit;
   const parsedKey = parse(input, want);
@@ -105,7 +109,8 @@ export function parse(input: string | Uint8Array, want: 'private' | 'public'): K
 
 function parseText(raw: string, want: 'private' | 'public', mayBePath: boolean): KeyObject {
   let text = raw.replace(/^\uFEFF/, '').trim();
-  if (text === '') throw signError('SIGN_BAD_KEY', 'the key text is empty; pass the PEM text, a file path or a KeyObject');
+  if (text === '')
+    throw signError('SIGN_BAD_KEY', 'the key text is empty; pass the PEM text, a file path or a KeyObject');
   if (text.includes('-----BEGIN')) return parsePem(text, want);
   // A path may hold blanks ("/Users/Jane Doe/app.pem"); base64 or PEM text never fits on one short line.
   if (mayBePath && text.length < 4096 && !/[\r\n]/.test(text) && isFile(text)) {
@@ -141,27 +146,44 @@ const ARMOUR = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
  */
 function parsePem(text: string, want: 'private' | 'public'): KeyObject {
   const match = ARMOUR.exec(text.replace(/\\r\\n|\\n|\\r/g, '\n'));
-  if (match === null) throw signError('SIGN_BAD_KEY', 'the PEM text has a BEGIN line without a matching END line; copy the whole key, both armour lines included');
+  if (match === null)
+    throw signError(
+      'SIGN_BAD_KEY',
+      'the PEM text has a BEGIN line without a matching END line; copy the whole key, both armour lines included',
+    );
   const label = match[1]!;
   const inner = match[2]!;
   if (label === 'ENCRYPTED PRIVATE KEY' || inner.includes('ENCRYPTED')) {
-    throw signError('SIGN_BAD_KEY', 'the private key is encrypted; decrypt it once: openssl pkey -in key.pem -out app_private_key.pem');
+    throw signError(
+      'SIGN_BAD_KEY',
+      'the private key is encrypted; decrypt it once: openssl pkey -in key.pem -out app_private_key.pem',
+    );
   }
   if (label === 'CERTIFICATE') {
-    if (want === 'private') throw signError('SIGN_BAD_KEY', 'got a certificate; signing needs the private key (app_private_key.pem)');
+    if (want === 'private')
+      throw signError('SIGN_BAD_KEY', 'got a certificate; signing needs the private key (app_private_key.pem)');
   } else if (!KNOWN_LABELS.has(label)) {
-    throw signError('SIGN_BAD_KEY', `the PEM label "${label}" is not a key; use RSA PRIVATE KEY, PRIVATE KEY, PUBLIC KEY or RSA PUBLIC KEY`);
+    throw signError(
+      'SIGN_BAD_KEY',
+      `the PEM label "${label}" is not a key; use RSA PRIVATE KEY, PRIVATE KEY, PUBLIC KEY or RSA PUBLIC KEY`,
+    );
   }
   const body = inner.replace(/\s/g, '');
   const pem = `-----BEGIN ${label}-----\n${body.replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END ${label}-----\n`;
   const isPrivate = label.includes('PRIVATE');
   if (want === 'private' && !isPrivate) {
-    throw signError('SIGN_BAD_KEY', `got a public key (${label}); signing needs the private key (app_private_key.pem), not the key you upload`);
+    throw signError(
+      'SIGN_BAD_KEY',
+      `got a public key (${label}); signing needs the private key (app_private_key.pem), not the key you upload`,
+    );
   }
   try {
     return isPrivate ? createPrivateKey(pem) : createPublicKey(pem);
   } catch (error) {
-    throw signError('SIGN_BAD_KEY', `the ${label} block does not decode (${(error as Error).message}); copy it again, whole`);
+    throw signError(
+      'SIGN_BAD_KEY',
+      `the ${label} block does not decode (${(error as Error).message}); copy it again, whole`,
+    );
   }
 }
 
@@ -184,10 +206,17 @@ function parseDer(der: Buffer, want: 'private' | 'public'): KeyObject {
       // try the next encoding
     }
     if (key === undefined) continue;
-    if (want === 'private') throw signError('SIGN_BAD_KEY', 'got a public key; signing needs the private key (app_private_key.pem), not the key you upload');
+    if (want === 'private')
+      throw signError(
+        'SIGN_BAD_KEY',
+        'got a public key; signing needs the private key (app_private_key.pem), not the key you upload',
+      );
     return key;
   }
-  throw signError('SIGN_BAD_KEY', `${der.length} bytes of DER that are no ${want === 'private' ? 'PKCS8 or PKCS1 private' : 'SPKI or PKCS1 public'} key`);
+  throw signError(
+    'SIGN_BAD_KEY',
+    `${der.length} bytes of DER that are no ${want === 'private' ? 'PKCS8 or PKCS1 private' : 'SPKI or PKCS1 public'} key`,
+  );
 }
 
 /** Throws unless `key` is a plain RSA key of 2048 bits, saying what was found. */

@@ -48,7 +48,8 @@ export class MemoryNonceStore implements NonceStore {
 
   constructor(options: MemoryNonceStoreOptions = {}) {
     const max = options.max ?? 100_000;
-    if (!Number.isInteger(max) || max < 1) throw new TypeError(`option max must be a positive integer, got ${String(max)}`);
+    if (!Number.isInteger(max) || max < 1)
+      throw new TypeError(`option max must be a positive integer, got ${String(max)}`);
     this.max = max;
   }
 

@@ -56,11 +56,16 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
 export function createPlatformKeyStore(options: PlatformKeyStoreOptions): PlatformKeyStore {
   const { dir, load, ttlMs = 300_000 } = options;
   if ((dir === undefined) === (load === undefined)) {
-    throw new TypeError('createPlatformKeyStore needs one of dir (a folder of <appid>.pem files) or load (appid) => key(s)');
+    throw new TypeError(
+      'createPlatformKeyStore needs one of dir (a folder of <appid>.pem files) or load (appid) => key(s)',
+    );
   }
-  if (dir !== undefined && (typeof dir !== 'string' || dir === '')) throw new TypeError(`option dir must be a folder path, got ${JSON.stringify(dir)}`);
-  if (load !== undefined && typeof load !== 'function') throw new TypeError(`option load must be a function (appid) => key(s), got ${typeof load}`);
-  if (!Number.isFinite(ttlMs) || ttlMs < 0) throw new TypeError(`option ttlMs must be milliseconds, 0 or more, got ${String(ttlMs)}`);
+  if (dir !== undefined && (typeof dir !== 'string' || dir === ''))
+    throw new TypeError(`option dir must be a folder path, got ${JSON.stringify(dir)}`);
+  if (load !== undefined && typeof load !== 'function')
+    throw new TypeError(`option load must be a function (appid) => key(s), got ${typeof load}`);
+  if (!Number.isFinite(ttlMs) || ttlMs < 0)
+    throw new TypeError(`option ttlMs must be milliseconds, 0 or more, got ${String(ttlMs)}`);
   const cache = new Map<string, { keys: Promise<KeyObject[]>; until: number }>();
   const fetchKeys = async (appid: string): Promise<KeyObject[]> => {
     if (dir !== undefined) return parseKeys(appid, await readKeyFile(dir, appid));
@@ -68,7 +73,8 @@ export function createPlatformKeyStore(options: PlatformKeyStoreOptions): Platfo
   };
   return {
     keys(appid) {
-      if (typeof appid !== 'string' || appid === '') return Promise.reject(signError('SIGN_NO_APPID', 'the appid is empty'));
+      if (typeof appid !== 'string' || appid === '')
+        return Promise.reject(signError('SIGN_NO_APPID', 'the appid is empty'));
       const now = Date.now();
       const hit = cache.get(appid);
       if (hit !== undefined && (ttlMs === 0 || hit.until > now)) return hit.keys;
@@ -88,7 +94,12 @@ export function createPlatformKeyStore(options: PlatformKeyStoreOptions): Platfo
 }
 
 async function readKeyFile(dir: string, appid: string): Promise<string | undefined> {
-  if (!APPID.test(appid)) throw signError('SIGN_UNKNOWN_APPID', appid, `an appid is letters, digits, _ and -; ${JSON.stringify(appid)} cannot name a file in ${dir}`);
+  if (!APPID.test(appid))
+    throw signError(
+      'SIGN_UNKNOWN_APPID',
+      appid,
+      `an appid is letters, digits, _ and -; ${JSON.stringify(appid)} cannot name a file in ${dir}`,
+    );
   try {
     return await readFile(join(dir, `${appid}.pem`), 'utf8');
   } catch (error) {
@@ -117,13 +128,18 @@ function parseKeys(appid: string, found: PlatformKeyResult): KeyObject[] {
 export async function platformKeysOf(source: PlatformKeySource, appid: string): Promise<KeyObject[]> {
   if (typeof source === 'function') return parseKeys(appid, await source(appid));
   if (source !== null && typeof source === 'object' && typeof source.keys === 'function') return source.keys(appid);
-  throw new TypeError(`platformKeys must be a function (appid) => key(s) or a key store (createPlatformKeyStore), got ${typeof source}`);
+  throw new TypeError(
+    `platformKeys must be a function (appid) => key(s) or a key store (createPlatformKeyStore), got ${typeof source}`,
+  );
 }
 
 /** One key or several, parsed: what `publicKey` options accept. */
 export function publicKeyList(input: KeyInput | readonly KeyInput[]): KeyObject[] {
   if (Array.isArray(input)) {
-    if (input.length === 0) throw new TypeError('publicKey is an empty list; give the platform public key, or the old and new keys during a rotation');
+    if (input.length === 0)
+      throw new TypeError(
+        'publicKey is an empty list; give the platform public key, or the old and new keys during a rotation',
+      );
     return (input as readonly KeyInput[]).map((key) => loadPublicKey(key));
   }
   return [loadPublicKey(input as KeyInput)];
@@ -144,6 +160,10 @@ export function bodyAppid(body: string): string | undefined {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const record = value as Record<string, unknown>;
-  const appid = Object.hasOwn(record, 'app_id') ? record.app_id : Object.hasOwn(record, 'appid') ? record.appid : undefined;
+  const appid = Object.hasOwn(record, 'app_id')
+    ? record.app_id
+    : Object.hasOwn(record, 'appid')
+      ? record.appid
+      : undefined;
   return typeof appid === 'string' && appid !== '' ? appid : undefined;
 }

@@ -39,7 +39,9 @@ export function createHeaderProfile(overrides: Partial<HeaderProfile> = {}): Rea
   for (const [name, value] of Object.entries(overrides) as Array<[keyof HeaderProfile, string | undefined]>) {
     if (value === undefined) continue;
     if (!Object.hasOwn(defaultHeaderProfile, name)) {
-      throw new TypeError(`header profile has no entry ${name}; the entries are ${Object.keys(defaultHeaderProfile).join(', ')}`);
+      throw new TypeError(
+        `header profile has no entry ${name}; the entries are ${Object.keys(defaultHeaderProfile).join(', ')}`,
+      );
     }
     if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) {
       throw new TypeError(`header profile entry ${name} must be a header name, got ${JSON.stringify(value)}`);
@@ -51,7 +53,9 @@ export function createHeaderProfile(overrides: Partial<HeaderProfile> = {}): Rea
 
 /** Resolves an optional partial profile. */
 export function resolveProfile(profile: Partial<HeaderProfile> | undefined): Readonly<HeaderProfile> {
-  return profile === undefined || profile === defaultHeaderProfile ? defaultHeaderProfile : createHeaderProfile(profile);
+  return profile === undefined || profile === defaultHeaderProfile
+    ? defaultHeaderProfile
+    : createHeaderProfile(profile);
 }
 
 /** Headers as a fetch `Headers`, node's `IncomingHttpHeaders`, or a plain object with keys in any case. */
@@ -83,6 +87,7 @@ export function readHeader(headers: HeadersInput, name: string): string | undefi
   if (typeof value === 'number') return String(value);
   if (typeof value === 'string') return value;
   const distinct = [...new Set(value)];
-  if (distinct.length > 1) throw new TypeError(`header ${name} is repeated with different values (${distinct.join(' | ')}); send it once`);
+  if (distinct.length > 1)
+    throw new TypeError(`header ${name} is repeated with different values (${distinct.join(' | ')}); send it once`);
   return distinct[0];
 }

@@ -7,9 +7,26 @@ import { formatAuthorization, parseAuthorization, type AuthorizationParts } from
 import { signError } from './errors.js';
 import { loadPrivateKey, loadPublicKey, type KeyInput } from './keys.js';
 import { defaultNonceStore, generateNonce, type NonceStore } from './nonce.js';
-import { bodyBuffer, linesBytes, methodText, nonceText, rawBodyError, receivedPath, signedPath, timestampText, type RawBody } from './string-to-sign.js';
+import {
+  bodyBuffer,
+  linesBytes,
+  methodText,
+  nonceText,
+  rawBodyError,
+  receivedPath,
+  signedPath,
+  timestampText,
+  type RawBody,
+} from './string-to-sign.js';
 import { checkSignatureText, nonceField } from './signature.js';
-import { checkTimestamp, clockSeconds, DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_FUTURE_SKEW_SECONDS, windowOption, type Clock } from './window.js';
+import {
+  checkTimestamp,
+  clockSeconds,
+  DEFAULT_MAX_AGE_SECONDS,
+  DEFAULT_MAX_FUTURE_SKEW_SECONDS,
+  windowOption,
+  type Clock,
+} from './window.js';
 
 /** Options of `signRequest`. */
 export interface SignRequestOptions {
@@ -57,13 +74,20 @@ export interface SignedRequest {
  */
 export function signRequest(options: SignRequestOptions): SignedRequest {
   const key = loadPrivateKey(options.privateKey);
-  const timestamp = options.timestamp === undefined ? String(Math.floor(Date.now() / 1000)) : timestampText(options.timestamp);
+  const timestamp =
+    options.timestamp === undefined ? String(Math.floor(Date.now() / 1000)) : timestampText(options.timestamp);
   const nonce = options.nonce === undefined ? generateNonce() : nonceText(options.nonce);
   const body = sendableBody(options.body);
   const path = signedPath(options.url);
   const data = linesBytes(methodText(options.method), path, timestamp, nonce, body);
   const signature = sign('sha256', data, key).toString('base64');
-  const authorization = formatAuthorization({ appid: options.appid, nonce, timestamp, keyVersion: String(options.keyVersion), signature });
+  const authorization = formatAuthorization({
+    appid: options.appid,
+    nonce,
+    timestamp,
+    keyVersion: String(options.keyVersion),
+    signature,
+  });
   return { authorization, path, body, timestamp, nonce, signature, stringToSign: data.toString('utf8') };
 }
 
@@ -126,12 +150,22 @@ export function verifyRequest(options: VerifyRequestOptions): Promise<VerifiedRe
   // sparing the extra awaits keeps verification within a few percent of bare crypto.verify.
   try {
     const body = options.body;
-    if (body !== undefined && body !== null && typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
+    if (
+      body !== undefined &&
+      body !== null &&
+      typeof body === 'object' &&
+      !(body instanceof Uint8Array) &&
+      !(body instanceof ArrayBuffer)
+    ) {
       throw rawBodyError(body, 'body');
     }
     const parts = parseAuthorization(options.authorization);
     const maxAge = windowOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_MAX_AGE_SECONDS);
-    const maxFuture = windowOption(options.maxFutureSkewSeconds, 'maxFutureSkewSeconds', DEFAULT_MAX_FUTURE_SKEW_SECONDS);
+    const maxFuture = windowOption(
+      options.maxFutureSkewSeconds,
+      'maxFutureSkewSeconds',
+      DEFAULT_MAX_FUTURE_SKEW_SECONDS,
+    );
     const now = clockSeconds(options.now);
     const checked: Checked = {
       parts,
@@ -160,15 +194,27 @@ interface Checked {
 }
 
 /** The signature over the five lines, then replay: a nonce is only recorded once its signature holds. */
-function finish(options: VerifyRequestOptions, checked: Checked, input: KeyInput | undefined | null): Promise<VerifiedRequest> {
+function finish(
+  options: VerifyRequestOptions,
+  checked: Checked,
+  input: KeyInput | undefined | null,
+): Promise<VerifiedRequest> {
   const { parts, nonce } = checked;
   if (input === undefined || input === null) throw signError('SIGN_UNKNOWN_KEY_VERSION', parts.appid, parts.keyVersion);
   const key = loadPublicKey(input);
   const data = linesBytes(methodText(options.method), receivedPath(options.url), parts.timestamp, nonce, options.body);
   if (!verify('sha256', data, key, checked.signature)) {
-    throw signError('SIGN_BAD_SIGNATURE', 'the five lines (method, path and query, timestamp, nonce, body) differ from what was signed, or the private key is not the pair of this key_version');
+    throw signError(
+      'SIGN_BAD_SIGNATURE',
+      'the five lines (method, path and query, timestamp, nonce, body) differ from what was signed, or the private key is not the pair of this key_version',
+    );
   }
-  const result: VerifiedRequest = { appid: parts.appid, keyVersion: parts.keyVersion, timestamp: checked.timestamp, nonce };
+  const result: VerifiedRequest = {
+    appid: parts.appid,
+    keyVersion: parts.keyVersion,
+    timestamp: checked.timestamp,
+    nonce,
+  };
   const store = options.nonceStore === undefined ? defaultNonceStore : options.nonceStore;
   if (store === false) return Promise.resolve(result);
   const seen = store.seen(`${parts.appid}:${nonce}`, checked.ttl, checked.now);
@@ -183,11 +229,17 @@ function finish(options: VerifyRequestOptions, checked: Checked, input: KeyInput
 }
 
 /** The key input for a key_version, or a promise of it from an async resolver. */
-function lookupPublicKey(keys: PublicKeys, appid: string, keyVersion: string): KeyInput | undefined | null | Promise<KeyInput | undefined | null> {
+function lookupPublicKey(
+  keys: PublicKeys,
+  appid: string,
+  keyVersion: string,
+): KeyInput | undefined | null | Promise<KeyInput | undefined | null> {
   if (typeof keys === 'function') return keys(appid, keyVersion);
   if (keys instanceof Map) return keys.get(keyVersion);
   if (keys !== null && typeof keys === 'object') {
     return Object.hasOwn(keys, keyVersion) ? (keys as Readonly<Record<string, KeyInput>>)[keyVersion] : undefined;
   }
-  throw new TypeError(`publicKeys must be a Map or object from key_version to key, or a function (appid, keyVersion) => key, got ${typeof keys}`);
+  throw new TypeError(
+    `publicKeys must be a Map or object from key_version to key, or a function (appid, keyVersion) => key, got ${typeof keys}`,
+  );
 }

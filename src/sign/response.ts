@@ -11,7 +11,14 @@ import { generateNonce } from './nonce.js';
 import { readHeader, resolveProfile, type HeaderProfile, type HeadersInput } from './profile.js';
 import { checkSignatureText, nonceField } from './signature.js';
 import { nonceText, rawBodyError, responseBytes, timestampText, type RawBody } from './string-to-sign.js';
-import { checkTimestamp, clockSeconds, DEFAULT_MAX_FUTURE_SKEW_SECONDS, DEFAULT_RESPONSE_MAX_AGE_SECONDS, windowOption, type Clock } from './window.js';
+import {
+  checkTimestamp,
+  clockSeconds,
+  DEFAULT_MAX_FUTURE_SKEW_SECONDS,
+  DEFAULT_RESPONSE_MAX_AGE_SECONDS,
+  windowOption,
+  type Clock,
+} from './window.js';
 
 /** Options of `signResponse`. */
 export interface SignResponseOptions {
@@ -37,10 +44,17 @@ export interface SignResponseOptions {
 export function signResponse(options: SignResponseOptions): Record<string, string> {
   const key = loadPrivateKey(options.privateKey);
   const body = options.body;
-  if (body !== undefined && body !== null && typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
+  if (
+    body !== undefined &&
+    body !== null &&
+    typeof body === 'object' &&
+    !(body instanceof Uint8Array) &&
+    !(body instanceof ArrayBuffer)
+  ) {
     throw rawBodyError(body, 'body');
   }
-  const timestamp = options.timestamp === undefined ? String(Math.floor(Date.now() / 1000)) : timestampText(options.timestamp);
+  const timestamp =
+    options.timestamp === undefined ? String(Math.floor(Date.now() / 1000)) : timestampText(options.timestamp);
   const nonce = options.nonce === undefined ? generateNonce() : nonceText(options.nonce);
   const signature = sign('sha256', responseBytes(timestamp, nonce, body), key).toString('base64');
   const profile = resolveProfile(options.profile);
@@ -103,7 +117,13 @@ export interface VerifiedResponse {
  */
 export function verifyResponse(options: VerifyResponseOptions): VerifiedResponse {
   const body = options.body;
-  if (body !== undefined && body !== null && typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
+  if (
+    body !== undefined &&
+    body !== null &&
+    typeof body === 'object' &&
+    !(body instanceof Uint8Array) &&
+    !(body instanceof ArrayBuffer)
+  ) {
     throw rawBodyError(body, 'body');
   }
   const profile = resolveProfile(options.profile);
@@ -115,9 +135,25 @@ export function verifyResponse(options: VerifyResponseOptions): VerifiedResponse
     if (ok) throw signError('SIGN_UNSIGNED_RESPONSE', options.status, profile.signature);
     return { signed: false };
   }
-  const maxAge = options.maxAgeSeconds === false ? Number.POSITIVE_INFINITY : windowOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_RESPONSE_MAX_AGE_SECONDS);
-  const maxFuture = options.maxAgeSeconds === false && options.maxFutureSkewSeconds === undefined ? Number.POSITIVE_INFINITY : options.maxFutureSkewSeconds;
-  const checked = checkSigned(profile, timestamp, nonce, signature, body, publicKeyList(options.publicKey), maxAge, options.now, maxFuture);
+  const maxAge =
+    options.maxAgeSeconds === false
+      ? Number.POSITIVE_INFINITY
+      : windowOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_RESPONSE_MAX_AGE_SECONDS);
+  const maxFuture =
+    options.maxAgeSeconds === false && options.maxFutureSkewSeconds === undefined
+      ? Number.POSITIVE_INFINITY
+      : options.maxFutureSkewSeconds;
+  const checked = checkSigned(
+    profile,
+    timestamp,
+    nonce,
+    signature,
+    body,
+    publicKeyList(options.publicKey),
+    maxAge,
+    options.now,
+    maxFuture,
+  );
   return { signed: true, timestamp: checked.timestamp, nonce: checked.nonce, keyIndex: checked.keyIndex };
 }
 
@@ -140,13 +176,17 @@ export function checkSigned(
   if (!nonce) throw signError('SIGN_MISSING_HEADER', profile.nonce);
   if (!signature) throw signError('SIGN_MISSING_HEADER', profile.signature);
   const nowSeconds = clockSeconds(now);
-  const maxFuture = maxFutureSkewSeconds === Number.POSITIVE_INFINITY ? maxFutureSkewSeconds : windowOption(maxFutureSkewSeconds, 'maxFutureSkewSeconds', DEFAULT_MAX_FUTURE_SKEW_SECONDS);
+  const maxFuture =
+    maxFutureSkewSeconds === Number.POSITIVE_INFINITY
+      ? maxFutureSkewSeconds
+      : windowOption(maxFutureSkewSeconds, 'maxFutureSkewSeconds', DEFAULT_MAX_FUTURE_SKEW_SECONDS);
   const seconds = checkTimestamp(timestamp.trim(), nowSeconds, maxAgeSeconds, maxFuture);
   const nonceValue = nonceField(nonce.trim());
   const signatureBytes = checkSignatureText(signature.trim());
   const data = responseBytes(timestamp.trim(), nonceValue, body);
   for (let i = 0; i < keys.length; i++) {
-    if (verify('sha256', data, keys[i]!, signatureBytes)) return { timestamp: seconds, nonce: nonceValue, now: nowSeconds, keyIndex: i };
+    if (verify('sha256', data, keys[i]!, signatureBytes))
+      return { timestamp: seconds, nonce: nonceValue, now: nowSeconds, keyIndex: i };
   }
   throw signError(
     'SIGN_BAD_SIGNATURE',

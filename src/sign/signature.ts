@@ -21,7 +21,10 @@ export function checkSignatureText(text: string): Buffer {
   }
   const bytes = Buffer.from(text, 'base64');
   if (bytes.length !== SIGNATURE_BYTES) {
-    throw signError('SIGN_BAD_SIGNATURE', `the signature decodes to ${bytes.length} bytes, an RSA-2048 signature has ${SIGNATURE_BYTES}`);
+    throw signError(
+      'SIGN_BAD_SIGNATURE',
+      `the signature decodes to ${bytes.length} bytes, an RSA-2048 signature has ${SIGNATURE_BYTES}`,
+    );
   }
   return bytes;
 }

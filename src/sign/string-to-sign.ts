@@ -97,10 +97,13 @@ const LF = Buffer.from('\n');
 
 /** Checks a timestamp is decimal digits and gives it as text. */
 export function timestampText(timestamp: number | string): string {
-  const text = typeof timestamp === 'number' ? (Number.isSafeInteger(timestamp) ? String(timestamp) : '') : String(timestamp);
+  const text =
+    typeof timestamp === 'number' ? (Number.isSafeInteger(timestamp) ? String(timestamp) : '') : String(timestamp);
   if (!/^\d{1,12}$/.test(text)) {
     const ms = /^\d{13}$/.test(text) ? `, which looks like milliseconds; use Math.floor(Date.now() / 1000)` : '';
-    throw new TypeError(`timestamp must be whole seconds since 1970 in decimal digits, got ${JSON.stringify(timestamp)}${ms}`);
+    throw new TypeError(
+      `timestamp must be whole seconds since 1970 in decimal digits, got ${JSON.stringify(timestamp)}${ms}`,
+    );
   }
   return text;
 }
@@ -114,7 +117,9 @@ const NONCE = /^[\x21\x23-\x2b\x2d-\x5b\x5d-\x7e]{1,128}$/;
 /** Checks a nonce can go on its line and inside the quoted header field. */
 export function nonceText(nonce: string): string {
   if (typeof nonce !== 'string' || !NONCE.test(nonce)) {
-    throw new TypeError(`nonce must be 1 to 128 printable ASCII characters without blanks, quotes, backslashes or commas, got ${JSON.stringify(nonce)}`);
+    throw new TypeError(
+      `nonce must be 1 to 128 printable ASCII characters without blanks, quotes, backslashes or commas, got ${JSON.stringify(nonce)}`,
+    );
   }
   return nonce;
 }
@@ -124,14 +129,21 @@ export function nonceText(nonce: string): string {
  * @example requestBytes({ method: 'GET', url: '/v1/x', timestamp: 1700000000, nonce: 'n' })
  */
 export function requestBytes(parts: RequestSigningParts): Buffer {
-  return linesBytes(methodText(parts.method), signedPath(parts.url), timestampText(parts.timestamp), nonceText(parts.nonce), parts.body);
+  return linesBytes(
+    methodText(parts.method),
+    signedPath(parts.url),
+    timestampText(parts.timestamp),
+    nonceText(parts.nonce),
+    parts.body,
+  );
 }
 
 /** The method line: upper case, a token. The usual methods skip the regex. */
 export function methodText(method: string): string {
   if (method === 'POST' || method === 'GET' || method === 'PUT') return method;
   const upper = String(method).toUpperCase();
-  if (!METHOD.test(upper)) throw new TypeError(`method must be a token such as GET or POST, got ${JSON.stringify(method)}`);
+  if (!METHOD.test(upper))
+    throw new TypeError(`method must be a token such as GET or POST, got ${JSON.stringify(method)}`);
   return upper;
 }
 
@@ -142,7 +154,8 @@ export function methodText(method: string): string {
 export function linesBytes(method: string, path: string, timestamp: string, nonce: string, body: RawBody): Buffer {
   const head = method + '\n' + path + '\n' + timestamp + '\n' + nonce + '\n';
   // Text bodies are the common case: one string, one encode.
-  if (body === undefined || body === null || typeof body === 'string') return Buffer.from(head + (body ?? '') + '\n', 'utf8');
+  if (body === undefined || body === null || typeof body === 'string')
+    return Buffer.from(head + (body ?? '') + '\n', 'utf8');
   return Buffer.concat([Buffer.from(head, 'utf8'), bodyBuffer(body), LF]);
 }
 
@@ -162,7 +175,8 @@ export function stringToSign(parts: RequestSigningParts): string {
  */
 export function responseBytes(timestamp: number | string, nonce: string, body: RawBody, name = 'body'): Buffer {
   const head = `${timestampText(timestamp)}\n${nonceText(nonce)}\n`;
-  if (body === undefined || body === null || typeof body === 'string') return Buffer.from(head + (body ?? '') + '\n', 'utf8');
+  if (body === undefined || body === null || typeof body === 'string')
+    return Buffer.from(head + (body ?? '') + '\n', 'utf8');
   return Buffer.concat([Buffer.from(head, 'utf8'), bodyBuffer(body, name), LF]);
 }
 

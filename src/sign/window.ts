@@ -34,16 +34,19 @@ export function clockSeconds(now: Clock | undefined): number {
   if (now === undefined) return Math.floor(Date.now() / 1000);
   const value = typeof now === 'function' ? now() : now;
   const ms = value instanceof Date ? value.getTime() : value;
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new TypeError(`now must be a Date or milliseconds since 1970, got ${String(value)}`);
+  if (typeof ms !== 'number' || !Number.isFinite(ms))
+    throw new TypeError(`now must be a Date or milliseconds since 1970, got ${String(value)}`);
   // Seconds given where milliseconds are meant would put every timestamp far in the future.
-  if (ms < 1e11 && ms > 0) throw new TypeError(`now is in milliseconds like Date.now(), got ${ms}, which looks like seconds; pass ${ms}000`);
+  if (ms < 1e11 && ms > 0)
+    throw new TypeError(`now is in milliseconds like Date.now(), got ${ms}, which looks like seconds; pass ${ms}000`);
   return Math.floor(ms / 1000);
 }
 
 /** Checks a numeric option of the window. */
 export function windowOption(value: number | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0) throw new TypeError(`option ${name} must be a number of seconds, 0 or more, got ${String(value)}`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new TypeError(`option ${name} must be a number of seconds, 0 or more, got ${String(value)}`);
   return value;
 }
 

@@ -72,7 +72,18 @@ export interface FakeService extends Service {
   readonly recorded: RecordedResponse;
 }
 
-const METHODS: readonly Methods[] = ['set', 'remove', 'setCookie', 'clearCookie', 'status', 'log', 'debug', 'info', 'warn', 'error'];
+const METHODS: readonly Methods[] = [
+  'set',
+  'remove',
+  'setCookie',
+  'clearCookie',
+  'status',
+  'log',
+  'debug',
+  'info',
+  'warn',
+  'error',
+];
 
 function lowerCased(headers: FakeRequest['headers']): Record<string, string | string[] | undefined> {
   const out: Record<string, string | string[] | undefined> = {};
@@ -88,7 +99,8 @@ function lowerCased(headers: FakeRequest['headers']): Record<string, string | st
 
 function encodeQuery(query: Record<string, string | string[]>): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) for (const item of Array.isArray(value) ? value : [value]) params.append(key, item);
+  for (const [key, value] of Object.entries(query))
+    for (const item of Array.isArray(value) ? value : [value]) params.append(key, item);
   return params.toString();
 }
 
@@ -102,7 +114,8 @@ function encodeQuery(query: Record<string, string | string[]>): string {
  */
 export function createFakeService(overrides: FakeServiceOverrides = {}): FakeService {
   const headers = lowerCased(overrides.headers);
-  if (overrides.cookies !== undefined && headers.cookie === undefined) headers.cookie = stringifyCookie(overrides.cookies);
+  if (overrides.cookies !== undefined && headers.cookie === undefined)
+    headers.cookie = stringifyCookie(overrides.cookies);
   let url = overrides.url;
   if (url === undefined) {
     const search = overrides.query === undefined ? '' : encodeQuery(overrides.query);
@@ -133,10 +146,12 @@ export function createFakeService(overrides: FakeServiceOverrides = {}): FakeSer
   x.fn = resolveFunction(host.options, { name, file: name, handler: () => undefined });
   if (overrides.routeParams !== undefined) x.routeParams = overrides.routeParams;
   if (overrides.rawBody !== undefined) x.rawBody = Buffer.from(overrides.rawBody);
-  const query = overrides.query === undefined ? undefined : (Object.assign(Object.create(null), overrides.query) as QueryParams);
+  const query =
+    overrides.query === undefined ? undefined : (Object.assign(Object.create(null), overrides.query) as QueryParams);
   const service = new RequestService(x, query) as RequestService & { recorded: RecordedResponse };
 
-  if (overrides.signal !== undefined) Object.defineProperty(service, 'signal', { value: overrides.signal, enumerable: true });
+  if (overrides.signal !== undefined)
+    Object.defineProperty(service, 'signal', { value: overrides.signal, enumerable: true });
   for (const method of METHODS) {
     const given = overrides[method];
     if (given !== undefined) Object.defineProperty(service, method, { value: given, enumerable: true, writable: true });

@@ -7,7 +7,18 @@
  * const res = await invoke('functions/hello.ts', { query: { name: 'Ada' } });
  */
 export { invoke } from './invoke.js';
-export type { AnyHandler, InvokeModule, InvokeOptions, InvokeResult, InvokeSpec, InvokeTarget, Jsonified, JsonOf, ParamsOf, RuntimeOverrides } from './invoke.js';
+export type {
+  AnyHandler,
+  InvokeModule,
+  InvokeOptions,
+  InvokeResult,
+  InvokeSpec,
+  InvokeTarget,
+  Jsonified,
+  JsonOf,
+  ParamsOf,
+  RuntimeOverrides,
+} from './invoke.js';
 export type { BodyFor, InvokeRequest, QueryFor, QueryValue } from './request.js';
 export { createFakeService } from './fake-service.js';
 export type { FakeRequest, FakeService, FakeServiceOverrides, RecordedResponse } from './fake-service.js';

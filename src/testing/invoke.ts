@@ -92,7 +92,11 @@ export type Jsonified<T> = T extends string | number | boolean | null
         : T extends readonly (infer E)[]
           ? Jsonified<E>[]
           : T extends object
-            ? { [K in keyof T as T[K] extends undefined | symbol | ((...args: any[]) => unknown) ? never : K]: Jsonified<T[K]> }
+            ? {
+                [K in keyof T as T[K] extends undefined | symbol | ((...args: any[]) => unknown)
+                  ? never
+                  : K]: Jsonified<T[K]>;
+              }
             : unknown;
 
 /** The JSON body a handler answers with, from its declared result. */
@@ -118,7 +122,11 @@ async function mount(target: InvokeTarget, request: InvokeRequest, options: Invo
   } else if (typeof target === 'object' && target !== null && 'default' in target) {
     // A module namespace: the runtime's own rules find the handler and check its config.
     const name = options.name ?? nameFromPath(request.path ?? '/');
-    spec = functionFromModule(target as unknown as Record<string, unknown>, name, `the module given to invoke (${name})`);
+    spec = functionFromModule(
+      target as unknown as Record<string, unknown>,
+      name,
+      `the module given to invoke (${name})`,
+    );
   } else {
     throw new TypeError(
       `invoke needs a path such as 'functions/hello.ts', a handler, a module (import * as hello from './functions/hello.js') or { handler, config }; got ${target === null ? 'null' : typeof target === 'object' ? `an object with keys ${Object.keys(target).join(', ') || '(none)'}` : typeof target}`,
@@ -127,11 +135,16 @@ async function mount(target: InvokeTarget, request: InvokeRequest, options: Invo
   const name = options.name ?? spec.name;
   const perFunction = (config['functions'] as Record<string, FunctionConfig> | undefined)?.[spec.name];
   const routes: Record<string, string> = {};
-  for (const [pattern, fn] of Object.entries((config['routes'] as Record<string, string> | undefined) ?? {})) if (fn === spec.name) routes[pattern] = name;
+  for (const [pattern, fn] of Object.entries((config['routes'] as Record<string, string> | undefined) ?? {}))
+    if (fn === spec.name) routes[pattern] = name;
   if (options.route !== undefined) routes[options.route] = name;
   const { routes: _r, functions: _f, ...fileOptions } = config;
   const base = resolveOptions({ config: fileOptions });
-  const runtime = { ...base, ...options.runtime, limits: { ...base.limits, ...options.runtime?.limits } } as RuntimeOptions;
+  const runtime = {
+    ...base,
+    ...options.runtime,
+    limits: { ...base.limits, ...options.runtime?.limits },
+  } as RuntimeOptions;
   if (request.trigger !== undefined) runtime.trigger = request.trigger;
   const fn: FunctionSpec = { ...spec, name, config: { ...perFunction, ...spec.config, ...options.config } };
   return { fn, routes, runtime };
@@ -174,7 +187,11 @@ export function invoke<T = never, H extends AnyHandler = AnyHandler>(
   request?: InvokeRequest<ParamsOf<H>>,
   options?: InvokeOptions,
 ): Promise<InvokeResult<[T] extends [never] ? JsonOf<H> : T>>;
-export async function invoke(target: InvokeTarget, request: InvokeRequest = {}, options: InvokeOptions = {}): Promise<InvokeResult<unknown>> {
+export async function invoke(
+  target: InvokeTarget,
+  request: InvokeRequest = {},
+  options: InvokeOptions = {},
+): Promise<InvokeResult<unknown>> {
   const { fn, routes, runtime } = await mount(target, request, options);
   const wire = await toWireRequest(request, fn.name === 'index' ? '/' : `/${fn.name}`);
   const sink = createMemorySink();
@@ -196,7 +213,16 @@ export async function invoke(target: InvokeTarget, request: InvokeRequest = {}, 
   const started = performance.now();
   try {
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpRequest({ createConnection: () => client as never, method: wire.method, path: wire.path, headers: wire.headers, signal: request.signal ?? undefined }, resolve);
+      const req = httpRequest(
+        {
+          createConnection: () => client as never,
+          method: wire.method,
+          path: wire.path,
+          headers: wire.headers,
+          signal: request.signal ?? undefined,
+        },
+        resolve,
+      );
       req.on('error', reject);
       req.end(wire.body);
     });

@@ -36,7 +36,10 @@ export function functionNameOf(root: string, file: string): string {
   const rel = relative(join(root, 'functions'), file);
   const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
   const path = inside ? rel : basename(file);
-  const name = path.slice(0, path.length - ext.length).split(sep).join('/');
+  const name = path
+    .slice(0, path.length - ext.length)
+    .split(sep)
+    .join('/');
   if (name.endsWith('/index')) return name.slice(0, -'/index'.length);
   return name === '' ? 'index' : name;
 }
@@ -52,7 +55,9 @@ function hookFor(root: string): Promise<CompileHook> {
   let hook = hooks.get(root);
   if (hook === undefined) {
     // esbuild loads only when a TypeScript file is invoked; a test of handlers never pays for it.
-    hook = import('../build/compile.js').then(({ createCompileHook }) => createCompileHook(root, join(root, '.cloudfn', 'testing')));
+    hook = import('../build/compile.js').then(({ createCompileHook }) =>
+      createCompileHook(root, join(root, '.cloudfn', 'testing')),
+    );
     hooks.set(root, hook);
   }
   return hook;
@@ -63,13 +68,21 @@ function hookFor(root: string): Promise<CompileHook> {
  * nearest folder with a package.json, and `functions/videos/list.ts` is named `videos/list`.
  * @example const spec = await loadTarget('functions/hello.ts', process.cwd())
  */
-export async function loadTarget(path: string, cwd: string, root?: string): Promise<{ spec: FunctionSpec; root: string }> {
+export async function loadTarget(
+  path: string,
+  cwd: string,
+  root?: string,
+): Promise<{ spec: FunctionSpec; root: string }> {
   const file = resolve(cwd, path);
   let stat;
   try {
     stat = statSync(file);
   } catch {
-    throw createError('CLOUDFN_BAD_CONFIG', path, `there is no such file (looked in ${cwd}); pass a path such as 'functions/hello.ts' relative to the working folder`);
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      path,
+      `there is no such file (looked in ${cwd}); pass a path such as 'functions/hello.ts' relative to the working folder`,
+    );
   }
   const projectRoot = root ?? findProjectRoot(dirname(file));
   const name = functionNameOf(projectRoot, file);

@@ -16,12 +16,25 @@ export type QueryValue = string | number | boolean | readonly (string | number |
  * object body must be one (typos in field names are type errors); bytes, text, forms and
  * `FormData` are always allowed, since they are parsed by Content-Type.
  */
-export type BodyFor<P> = RequestInit['body'] | Buffer | (unknown extends P ? Record<string, unknown> | readonly unknown[] : P extends object ? P : Record<string, unknown> | readonly unknown[]);
+export type BodyFor<P> =
+  | RequestInit['body']
+  | Buffer
+  | (unknown extends P
+      ? Record<string, unknown> | readonly unknown[]
+      : P extends object
+        ? P
+        : Record<string, unknown> | readonly unknown[]);
 
 /** The query a test may send to a handler taking params `P`: its keys, when it declares them. */
 export type QueryFor<P> =
   | URLSearchParams
-  | (unknown extends P ? Record<string, QueryValue | undefined> : P extends readonly unknown[] | Buffer | Uint8Array ? Record<string, QueryValue | undefined> : P extends object ? { [K in keyof P]?: QueryValue } : Record<string, QueryValue | undefined>);
+  | (unknown extends P
+      ? Record<string, QueryValue | undefined>
+      : P extends readonly unknown[] | Buffer | Uint8Array
+        ? Record<string, QueryValue | undefined>
+        : P extends object
+          ? { [K in keyof P]?: QueryValue }
+          : Record<string, QueryValue | undefined>);
 
 export interface InvokeRequest<P = unknown> {
   /** The HTTP method. @default 'POST' when there is a body, else 'GET' */
@@ -100,10 +113,16 @@ export async function toWireRequest(request: InvokeRequest, defaultPath: string)
       body = Buffer.from(JSON.stringify(given));
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     } else if (typeof given === 'number' || typeof given === 'boolean' || typeof given === 'bigint') {
-      throw new TypeError(`request.body cannot be a ${typeof given} (${String(given)}); send JSON as an object, or text as a string`);
+      throw new TypeError(
+        `request.body cannot be a ${typeof given} (${String(given)}); send JSON as an object, or text as a string`,
+      );
     } else {
       // fetch's own encoder: the same bytes and Content-Type (boundary included) a browser sends.
-      const encoded = new Request('http://cloudfn.invalid/', { method: 'POST', body: given as RequestInit['body'], duplex: 'half' } as RequestInit);
+      const encoded = new Request('http://cloudfn.invalid/', {
+        method: 'POST',
+        body: given as RequestInit['body'],
+        duplex: 'half',
+      } as RequestInit);
       body = Buffer.from(await encoded.arrayBuffer());
       const type = encoded.headers.get('content-type');
       if (type !== null && !headers.has('content-type')) headers.set('content-type', type);

@@ -9,14 +9,23 @@ import { findTypeScript } from './find-typescript.js';
 import type { TypeDiagnostic } from './format.js';
 
 /** The outcome: the errors found, or why nothing was checked. */
-export type CheckResult = { checked: true; diagnostics: TypeDiagnostic[]; ms: number } | { checked: false; reason: string };
+export type CheckResult =
+  | { checked: true; diagnostics: TypeDiagnostic[]; ms: number }
+  | { checked: false; reason: string };
 
 /** The members of the compiler API a one-shot check calls. */
 interface TsCompiler extends TsApi {
   sys: unknown;
   readConfigFile(file: string, read: (path: string) => string | undefined): { config?: unknown; error?: unknown };
-  parseJsonConfigFileContent(config: unknown, host: unknown, base: string): { options: Record<string, unknown>; fileNames: string[]; errors: unknown[] };
-  createProgram(files: string[], options: Record<string, unknown>): { getConfigFileParsingDiagnostics?(): readonly unknown[] } & Record<string, unknown>;
+  parseJsonConfigFileContent(
+    config: unknown,
+    host: unknown,
+    base: string,
+  ): { options: Record<string, unknown>; fileNames: string[]; errors: unknown[] };
+  createProgram(
+    files: string[],
+    options: Record<string, unknown>,
+  ): { getConfigFileParsingDiagnostics?(): readonly unknown[] } & Record<string, unknown>;
   getPreEmitDiagnostics(program: unknown): readonly unknown[];
 }
 
@@ -31,7 +40,8 @@ export async function checkProject(root: string): Promise<CheckResult> {
   const ts = createRequire(setup.typescript)(setup.typescript) as TsCompiler;
   const sys = ts.sys as { readFile(path: string): string | undefined };
   const read = ts.readConfigFile(setup.tsconfig, (path) => sys.readFile(path));
-  if (read.error !== undefined) return { checked: true, diagnostics: toTypeDiagnostics(ts, [read.error], root), ms: performance.now() - started };
+  if (read.error !== undefined)
+    return { checked: true, diagnostics: toTypeDiagnostics(ts, [read.error], root), ms: performance.now() - started };
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(setup.tsconfig));
   const program = ts.createProgram(parsed.fileNames, { ...parsed.options, noEmit: true });
   const diagnostics = toTypeDiagnostics(ts, [...parsed.errors, ...ts.getPreEmitDiagnostics(program)], root);

@@ -7,7 +7,11 @@ import type { TypeDiagnostic } from './format.js';
 
 /** The few members of a diagnostic this module reads (structurally, from any TypeScript 4.x/5.x). */
 interface TsDiagnostic {
-  file?: { fileName: string; text: string; getLineAndCharacterOfPosition(pos: number): { line: number; character: number } };
+  file?: {
+    fileName: string;
+    text: string;
+    getLineAndCharacterOfPosition(pos: number): { line: number; character: number };
+  };
   start?: number;
   length?: number;
   code: number;
@@ -37,7 +41,15 @@ export function toTypeDiagnostics(ts: TsApi, diagnostics: readonly unknown[], ro
     }
     const { line, character } = raw.file.getLineAndCharacterOfPosition(raw.start);
     const lineText = raw.file.text.split(/\r?\n/)[line] ?? '';
-    out.push({ file: relative(root, raw.file.fileName).split(sep).join('/'), line: line + 1, column: character + 1, code, message, lineText, length: raw.length ?? 1 });
+    out.push({
+      file: relative(root, raw.file.fileName).split(sep).join('/'),
+      line: line + 1,
+      column: character + 1,
+      code,
+      message,
+      lineText,
+      length: raw.length ?? 1,
+    });
   }
   return out;
 }

@@ -15,11 +15,15 @@ export type TypeScriptSetup = { ok: true; tsconfig: string; typescript: string }
  */
 export function findTypeScript(root: string): TypeScriptSetup {
   const tsconfig = join(root, 'tsconfig.json');
-  if (!existsSync(tsconfig)) return { ok: false, reason: `no tsconfig.json in ${root} (add one to have types checked)` };
+  if (!existsSync(tsconfig))
+    return { ok: false, reason: `no tsconfig.json in ${root} (add one to have types checked)` };
   try {
     const typescript = createRequire(join(root, 'package.json')).resolve('typescript');
     return { ok: true, tsconfig, typescript };
   } catch {
-    return { ok: false, reason: `typescript is not installed in ${root} (npm install -D typescript to have types checked)` };
+    return {
+      ok: false,
+      reason: `typescript is not installed in ${root} (npm install -D typescript to have types checked)`,
+    };
   }
 }

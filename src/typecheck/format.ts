@@ -27,7 +27,9 @@ export interface TypeDiagnostic {
 export function formatDiagnostic(d: TypeDiagnostic): string {
   if (d.file === '') return `${d.message} ${d.code}`;
   const gutter = ' '.repeat(String(d.line).length);
-  const pointer = ' '.repeat(Math.max(0, d.column - 1)) + '^'.repeat(Math.max(1, Math.min(d.length, d.lineText.length - d.column + 1)));
+  const pointer =
+    ' '.repeat(Math.max(0, d.column - 1)) +
+    '^'.repeat(Math.max(1, Math.min(d.length, d.lineText.length - d.column + 1)));
   return `${d.file}:${d.line}:${d.column}: ${d.message} ${d.code}\n  ${d.line} | ${d.lineText}\n  ${gutter} | ${pointer}`;
 }
 

@@ -68,12 +68,18 @@ export function watchTypes(options: WatchTypesOptions): TypeWatcher {
   let closing = false;
   child.on('message', (message: { type: string; diagnostics?: TypeDiagnostic[]; ms?: number }) => {
     if (message.type === 'checking') options.onChecking?.();
-    else if (message.type === 'report') options.onReport({ diagnostics: message.diagnostics ?? [], ms: message.ms ?? 0 });
+    else if (message.type === 'report')
+      options.onReport({ diagnostics: message.diagnostics ?? [], ms: message.ms ?? 0 });
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
-    if (!closing) options.onExit?.(`exited (${signal ?? `code ${String(code)}`})${stderr === '' ? '' : `: ${stderr.trim().split('\n')[0]}`}`);
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      if (!closing)
+        options.onExit?.(
+          `exited (${signal ?? `code ${String(code)}`})${stderr === '' ? '' : `: ${stderr.trim().split('\n')[0]}`}`,
+        );
+      resolve();
+    }),
+  );
   // The server must be able to exit without waiting for the checker.
   child.unref();
   (child as unknown as { channel?: { unref(): void } }).channel?.unref();

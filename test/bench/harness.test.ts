@@ -44,14 +44,35 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
     const out = join(dir, 'results.json');
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [join(ROOT, 'test/bench/run.mjs'), '--load', 'autocannon', '--rounds', '3', '--seconds', '0.2', '--warmup', '0', '--only', 'get,sign', '--out', out, '--quiet'],
+      [
+        join(ROOT, 'test/bench/run.mjs'),
+        '--load',
+        'autocannon',
+        '--rounds',
+        '3',
+        '--seconds',
+        '0.2',
+        '--warmup',
+        '0',
+        '--only',
+        'get,sign',
+        '--out',
+        out,
+        '--quiet',
+      ],
       { timeout: 60_000 },
     );
     const header = stdout.split('\n').find((line) => line.startsWith('| benchmark'));
-    expect(header).toBe('| benchmark | cloudfn (median) | baseline (median) | ratio | goal | met | ratio by CPU time |');
+    expect(header).toBe(
+      '| benchmark | cloudfn (median) | baseline (median) | ratio | goal | met | ratio by CPU time |',
+    );
     for (const name of BENCHMARKS) expect(stdout).toContain(`| ${name} |`);
 
-    const results = JSON.parse(readFileSync(out, 'utf8')) as { machine: { nproc: number; cpu: string; node: string }; rows: Row[]; table: string };
+    const results = JSON.parse(readFileSync(out, 'utf8')) as {
+      machine: { nproc: number; cpu: string; node: string };
+      rows: Row[];
+      table: string;
+    };
     expect(results.machine.node).toBe(process.version);
     expect(results.machine.nproc).toBeGreaterThan(0);
     expect(results.rows.map((row) => row.benchmark).sort()).toEqual([...BENCHMARKS].sort());

@@ -12,40 +12,135 @@ function linesOf(run: (logger: Logger) => void): string[] {
   const sink = createJsonSink((text) => writes.push(text));
   run(new Logger(sink));
   sink.flush();
-  return writes.join('').split('\n').filter((line) => line !== '');
+  return writes
+    .join('')
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 describe('the request line built as text', () => {
   const cases: [string, string, string, number, number, number, string, string | undefined][] = [
     ['hello', 'GET', '/hello', 200, 0.3, 17, 'online', undefined],
-    ['videos/list', 'POST', '/videos/list/x', 413, 12.5, 180, 'ide_debug', 'CLOUDFN_BODY_TOO_LARGE: the body is larger than 10 bytes, the limit set by maxBodySize; send less, or raise that limit'],
-    ['we"ird\\name', 'GET', '/a"b\\c/%E4%BD%A0\u00e9', 500, 0, 0, 'console_debug', 'quote " backslash \\ newline \n tab \t nul \u0000 and 你好'],
+    [
+      'videos/list',
+      'POST',
+      '/videos/list/x',
+      413,
+      12.5,
+      180,
+      'ide_debug',
+      'CLOUDFN_BODY_TOO_LARGE: the body is larger than 10 bytes, the limit set by maxBodySize; send less, or raise that limit',
+    ],
+    [
+      'we"ird\\name',
+      'GET',
+      '/a"b\\c/%E4%BD%A0\u00e9',
+      500,
+      0,
+      0,
+      'console_debug',
+      'quote " backslash \\ newline \n tab \t nul \u0000 and 你好',
+    ],
   ];
 
-  it.each(cases)('is byte for byte the serialized record (%s)', (fn, method, path, status, ms, bytes, trigger, error) => {
-    const [line] = linesOf((logger) => logger.request({ level: status >= 500 ? 'error' : 'info', logid: 'L1', fn, method, path, status, durationMs: ms, bytes, trigger, error }));
-    const parsed = JSON.parse(line!) as LogRecord;
-    const expected: Record<string, unknown> = { level: parsed.level, time: parsed.time, method, path, status, durationMs: ms, bytes, trigger };
-    if (error !== undefined) expected['error'] = error;
-    expected['logid'] = 'L1';
-    expected['function'] = fn;
-    expected['msg'] = `${method} ${path} ${status} ${ms} ms ${bytes} B`;
-    expect(line).toBe(serializeRecord(expected as LogRecord));
-    expect(typeof parsed.time).toBe('number');
-  });
+  it.each(cases)(
+    'is byte for byte the serialized record (%s)',
+    (fn, method, path, status, ms, bytes, trigger, error) => {
+      const [line] = linesOf((logger) =>
+        logger.request({
+          level: status >= 500 ? 'error' : 'info',
+          logid: 'L1',
+          fn,
+          method,
+          path,
+          status,
+          durationMs: ms,
+          bytes,
+          trigger,
+          error,
+        }),
+      );
+      const parsed = JSON.parse(line!) as LogRecord;
+      const expected: Record<string, unknown> = {
+        level: parsed.level,
+        time: parsed.time,
+        method,
+        path,
+        status,
+        durationMs: ms,
+        bytes,
+        trigger,
+      };
+      if (error !== undefined) expected['error'] = error;
+      expected['logid'] = 'L1';
+      expected['function'] = fn;
+      expected['msg'] = `${method} ${path} ${status} ${ms} ms ${bytes} B`;
+      expect(line).toBe(serializeRecord(expected as LogRecord));
+      expect(typeof parsed.time).toBe('number');
+    },
+  );
 
   it('gives a record sink the same fields as a record', () => {
     const memory = createMemorySink();
-    new Logger(memory).request({ level: 'warn', logid: 'L2', fn: 'hello', method: 'GET', path: '/hello', status: 404, durationMs: 1.5, bytes: 99, trigger: 'online', error: 'CLOUDFN_NOT_FOUND: x' });
+    new Logger(memory).request({
+      level: 'warn',
+      logid: 'L2',
+      fn: 'hello',
+      method: 'GET',
+      path: '/hello',
+      status: 404,
+      durationMs: 1.5,
+      bytes: 99,
+      trigger: 'online',
+      error: 'CLOUDFN_NOT_FOUND: x',
+    });
     expect(memory.records).toHaveLength(1);
     const { time, ...rest } = memory.records[0]!;
     expect(typeof time).toBe('number');
-    expect(Object.keys(memory.records[0]!)).toEqual(['level', 'time', 'method', 'path', 'status', 'durationMs', 'bytes', 'trigger', 'error', 'logid', 'function', 'msg']);
-    expect(rest).toEqual({ level: 'warn', method: 'GET', path: '/hello', status: 404, durationMs: 1.5, bytes: 99, trigger: 'online', error: 'CLOUDFN_NOT_FOUND: x', logid: 'L2', function: 'hello', msg: 'GET /hello 404 1.5 ms 99 B' });
+    expect(Object.keys(memory.records[0]!)).toEqual([
+      'level',
+      'time',
+      'method',
+      'path',
+      'status',
+      'durationMs',
+      'bytes',
+      'trigger',
+      'error',
+      'logid',
+      'function',
+      'msg',
+    ]);
+    expect(rest).toEqual({
+      level: 'warn',
+      method: 'GET',
+      path: '/hello',
+      status: 404,
+      durationMs: 1.5,
+      bytes: 99,
+      trigger: 'online',
+      error: 'CLOUDFN_NOT_FOUND: x',
+      logid: 'L2',
+      function: 'hello',
+      msg: 'GET /hello 404 1.5 ms 99 B',
+    });
   });
 
   it('falls back to a cut, marked record when the line is too long', () => {
-    const [line] = linesOf((logger) => logger.request({ level: 'info', logid: 'L3', fn: 'f', method: 'GET', path: '/' + 'x'.repeat(1024 * 1024), status: 200, durationMs: 1, bytes: 1, trigger: 'online', error: undefined }));
+    const [line] = linesOf((logger) =>
+      logger.request({
+        level: 'info',
+        logid: 'L3',
+        fn: 'f',
+        method: 'GET',
+        path: '/' + 'x'.repeat(1024 * 1024),
+        status: 200,
+        durationMs: 1,
+        bytes: 1,
+        trigger: 'online',
+        error: undefined,
+      }),
+    );
     expect(JSON.parse(line!)).toMatchObject({ truncated: true, logid: 'L3', function: 'f' });
   });
 });
@@ -78,31 +173,90 @@ describe('multipart: large parts skip busboy and come back as views of the body'
     out.write(`\r\n--${B.slice(0, 5)}\r\n`, Math.floor(n / 2), 'latin1');
     return out;
   };
-  const part = (headers: string, content: Buffer | string): Buffer => Buffer.concat([Buffer.from(`--${B}\r\n${headers}\r\n\r\n`, 'latin1'), Buffer.from(content as Buffer), Buffer.from('\r\n', 'latin1')]);
+  const part = (headers: string, content: Buffer | string): Buffer =>
+    Buffer.concat([
+      Buffer.from(`--${B}\r\n${headers}\r\n\r\n`, 'latin1'),
+      Buffer.from(content as Buffer),
+      Buffer.from('\r\n', 'latin1'),
+    ]);
   const body = (...parts: Buffer[]): Buffer => Buffer.concat([...parts, Buffer.from(`--${B}--\r\n`, 'latin1')]);
   const file = (name: string, filename: string, content: Buffer, mime = 'application/octet-stream'): Buffer =>
     part(`Content-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${mime}`, content);
-  const field = (name: string, value: Buffer | string, extra = ''): Buffer => part(`Content-Disposition: form-data; name="${name}"${extra}`, value);
+  const field = (name: string, value: Buffer | string, extra = ''): Buffer =>
+    part(`Content-Disposition: form-data; name="${name}"${extra}`, value);
   const limits = { ...defaultLimits };
 
   const cases: [string, Buffer, typeof limits][] = [
     ['one large file', body(file('video', 'a.bin', big(200_000))), limits],
-    ['files and fields in order, a repeated key', body(field('title', 'hi'), file('f', 'a.bin', big(70_000, 1)), field('tag', 'x'), field('tag', 'y'), file('f', 'b.bin', big(90_000, 2)), file('g', 'small.txt', Buffer.from('tiny'))), limits],
-    ['a large text field (read again by busboy)', body(field('text', 'é'.repeat(40_000)), file('f', 'a.bin', big(80_000))), limits],
-    ['a large UTF-16 field', body(field('text', Buffer.from('你好'.repeat(20_000), 'utf16le'), '\r\nContent-Type: text/plain; charset=utf-16le')), limits],
+    [
+      'files and fields in order, a repeated key',
+      body(
+        field('title', 'hi'),
+        file('f', 'a.bin', big(70_000, 1)),
+        field('tag', 'x'),
+        field('tag', 'y'),
+        file('f', 'b.bin', big(90_000, 2)),
+        file('g', 'small.txt', Buffer.from('tiny')),
+      ),
+      limits,
+    ],
+    [
+      'a large text field (read again by busboy)',
+      body(field('text', 'é'.repeat(40_000)), file('f', 'a.bin', big(80_000))),
+      limits,
+    ],
+    [
+      'a large UTF-16 field',
+      body(
+        field('text', Buffer.from('你好'.repeat(20_000), 'utf16le'), '\r\nContent-Type: text/plain; charset=utf-16le'),
+      ),
+      limits,
+    ],
     ['a file over maxFileSize', body(file('f', 'a.bin', big(100_000))), { ...limits, maxFileSize: 99_999 }],
     ['a file of exactly maxFileSize', body(file('f', 'a.bin', big(100_000))), { ...limits, maxFileSize: 100_000 }],
-    ['a large part without Content-Disposition', body(part('Content-Type: application/octet-stream', big(70_000)), field('a', '1')), limits],
+    [
+      'a large part without Content-Disposition',
+      body(part('Content-Type: application/octet-stream', big(70_000)), field('a', '1')),
+      limits,
+    ],
     ['a large file named __proto__', body(file('__proto__', 'a.bin', big(70_000)), field('a', '1')), limits],
-    ['octet-stream without a filename', body(part('Content-Disposition: form-data; name="raw"\r\nContent-Type: application/octet-stream', big(70_000))), limits],
-    ['a UTF-8 filename*', body(part(`Content-Disposition: form-data; name="f"; filename*=UTF-8''%E4%BD%A0%E5%A5%BD.bin`, big(70_000))), limits],
-    ['more files than maxFiles', body(file('a', '1.bin', big(70_000)), file('b', '2.bin', big(70_000)), file('c', '3.bin', big(70_000))), { ...limits, maxFiles: 2 }],
-    ['a body cut inside a large part', body(file('a', '1.bin', big(70_000)), file('b', '2.bin', big(70_000))).subarray(0, 120_000), limits],
-    ['a preamble and an epilogue', Buffer.concat([Buffer.from('preamble\r\n'), body(file('a', '1.bin', big(70_000))), Buffer.from('epilogue')]), limits],
-    ['an empty file input beside a large file', body(file('empty', '', Buffer.alloc(0)), file('a', '1.bin', big(70_000))), limits],
+    [
+      'octet-stream without a filename',
+      body(part('Content-Disposition: form-data; name="raw"\r\nContent-Type: application/octet-stream', big(70_000))),
+      limits,
+    ],
+    [
+      'a UTF-8 filename*',
+      body(part(`Content-Disposition: form-data; name="f"; filename*=UTF-8''%E4%BD%A0%E5%A5%BD.bin`, big(70_000))),
+      limits,
+    ],
+    [
+      'more files than maxFiles',
+      body(file('a', '1.bin', big(70_000)), file('b', '2.bin', big(70_000)), file('c', '3.bin', big(70_000))),
+      { ...limits, maxFiles: 2 },
+    ],
+    [
+      'a body cut inside a large part',
+      body(file('a', '1.bin', big(70_000)), file('b', '2.bin', big(70_000))).subarray(0, 120_000),
+      limits,
+    ],
+    [
+      'a preamble and an epilogue',
+      Buffer.concat([Buffer.from('preamble\r\n'), body(file('a', '1.bin', big(70_000))), Buffer.from('epilogue')]),
+      limits,
+    ],
+    [
+      'an empty file input beside a large file',
+      body(file('empty', '', Buffer.alloc(0)), file('a', '1.bin', big(70_000))),
+      limits,
+    ],
   ];
 
-  const settle = (p: Promise<unknown>) => p.then((value) => ({ value }), (error: { code?: string; message?: string }) => ({ error: `${error.code}: ${error.message}` }));
+  const settle = (p: Promise<unknown>) =>
+    p.then(
+      (value) => ({ value }),
+      (error: { code?: string; message?: string }) => ({ error: `${error.code}: ${error.message}` }),
+    );
 
   it.each(cases)('%s: the same result as busboy alone', async (_name, raw, caseLimits) => {
     const fast = await settle(parseMultipartWith(type, raw, caseLimits, true));
@@ -113,7 +267,10 @@ describe('multipart: large parts skip busboy and come back as views of the body'
   it('hands a large file over as a view of the body, not a copy', async () => {
     const content = big(300_000);
     const raw = body(file('f', 'a.bin', content));
-    const form = (await parseMultipartWith(type, raw, limits, true)) as Record<string, { buffer: Buffer; size: number }>;
+    const form = (await parseMultipartWith(type, raw, limits, true)) as Record<
+      string,
+      { buffer: Buffer; size: number }
+    >;
     expect(form['f']!.size).toBe(300_000);
     expect(form['f']!.buffer.equals(content)).toBe(true);
     expect(form['f']!.buffer.buffer).toBe(raw.buffer);
@@ -133,11 +290,30 @@ describe('the request line while paths and functions alternate', () => {
       ['c', '/a', 'info', 'GET', 'online'],
     ];
     const lines = linesOf((logger) => {
-      for (const [fn, path, level, method, trigger] of calls) logger.request({ level, logid: 'L', fn, method, path, status: 200, durationMs: 1, bytes: 2, trigger, error: undefined });
+      for (const [fn, path, level, method, trigger] of calls)
+        logger.request({
+          level,
+          logid: 'L',
+          fn,
+          method,
+          path,
+          status: 200,
+          durationMs: 1,
+          bytes: 2,
+          trigger,
+          error: undefined,
+        });
     });
     const records = lines.map((line) => JSON.parse(line) as LogRecord);
     expect(records.map((r) => [r.function, r['path'], r.level, r['method'], r['trigger'], r.msg])).toEqual(
-      calls.map(([fn, path, level, method, trigger]) => [fn, path, level, method, trigger, `${method} ${path} 200 1 ms 2 B`]),
+      calls.map(([fn, path, level, method, trigger]) => [
+        fn,
+        path,
+        level,
+        method,
+        trigger,
+        `${method} ${path} 200 1 ms 2 B`,
+      ]),
     );
   });
 });
@@ -165,35 +341,47 @@ describe('the stdout sink', async () => {
     [false, 65536],
     [true, 4096],
     [false, 4096],
-  ])('writes every line once, in order, whole (synchronous stream: %s, batches of %i bytes)', async (sync, batchBytes) => {
-    const { chunks, stream } = capture(sync);
-    const sink = createStdoutSink({ stream: () => stream, batchBytes });
-    const lines: string[] = [];
-    for (let i = 0; i < 2000; i++) {
-      const line = JSON.stringify({ i, text: i % 500 === 3 ? 'z'.repeat(2000) : i % 7 === 0 ? '你好 é'.repeat(i % 50) : 'x'.repeat(i % 300) });
-      lines.push(line);
-      sink.writeLine(line);
-      if (i % 97 === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-    const huge = JSON.stringify({ huge: 'y'.repeat(100_000) });
-    sink.writeLine(huge);
-    lines.push(huge);
-    sink.flush();
-    await new Promise((resolve) => stream.end(resolve));
-    expect(Buffer.concat(chunks).toString('utf8')).toBe(lines.join('\n') + '\n');
-    // Every write is whole lines, and within the batch size unless it is one long line.
-    for (const chunk of chunks) {
-      expect(chunk[chunk.length - 1]).toBe(0x0a);
-      if (chunk.length > batchBytes) expect(chunk.indexOf(0x0a)).toBe(chunk.length - 1);
-    }
-  });
+  ])(
+    'writes every line once, in order, whole (synchronous stream: %s, batches of %i bytes)',
+    async (sync, batchBytes) => {
+      const { chunks, stream } = capture(sync);
+      const sink = createStdoutSink({ stream: () => stream, batchBytes });
+      const lines: string[] = [];
+      for (let i = 0; i < 2000; i++) {
+        const line = JSON.stringify({
+          i,
+          text: i % 500 === 3 ? 'z'.repeat(2000) : i % 7 === 0 ? '你好 é'.repeat(i % 50) : 'x'.repeat(i % 300),
+        });
+        lines.push(line);
+        sink.writeLine(line);
+        if (i % 97 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      const huge = JSON.stringify({ huge: 'y'.repeat(100_000) });
+      sink.writeLine(huge);
+      lines.push(huge);
+      sink.flush();
+      await new Promise((resolve) => stream.end(resolve));
+      expect(Buffer.concat(chunks).toString('utf8')).toBe(lines.join('\n') + '\n');
+      // Every write is whole lines, and within the batch size unless it is one long line.
+      for (const chunk of chunks) {
+        expect(chunk[chunk.length - 1]).toBe(0x0a);
+        if (chunk.length > batchBytes) expect(chunk.indexOf(0x0a)).toBe(chunk.length - 1);
+      }
+    },
+  );
 
   it('is what createJsonSink gives without a write function, and takes records', () => {
     const { chunks, stream } = capture(true);
     const sink = createStdoutSink({ stream: () => stream });
     sink.write({ level: 'info', time: 1, logid: 'L', function: 'f', msg: 'hi' });
     sink.flush();
-    expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).toEqual({ level: 'info', time: 1, logid: 'L', function: 'f', msg: 'hi' });
+    expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).toEqual({
+      level: 'info',
+      time: 1,
+      logid: 'L',
+      function: 'f',
+      msg: 'hi',
+    });
   });
 });
 
@@ -237,6 +425,11 @@ const log = new Logger(createJsonSink());
 for (let i = 0; i < 3; i++) log.request({ level: 'info', logid: 'L' + i, fn: 'hello', method: 'GET', path: '/hello', status: 200, durationMs: 1, bytes: 2, trigger: 'online', error: undefined });
 process.exit(0);`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(out.trim().split('\n').map((line) => (JSON.parse(line) as LogRecord).logid)).toEqual(['L0', 'L1', 'L2']);
+    expect(
+      out
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as LogRecord).logid),
+    ).toEqual(['L0', 'L1', 'L2']);
   });
 });

@@ -42,18 +42,24 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const warmup = Number(values.warmup);
-if (!Number.isInteger(rounds) || rounds < 3) fail(`--rounds must be an integer of at least 3 (the table shows medians), got ${values.rounds}`);
+if (!Number.isInteger(rounds) || rounds < 3)
+  fail(`--rounds must be an integer of at least 3 (the table shows medians), got ${values.rounds}`);
 const load = values.load;
 if (load !== 'wrk' && load !== 'autocannon') fail(`--load must be wrk or autocannon, got ${load}`);
 // wrk counts whole seconds only.
 const whole = (n) => load === 'autocannon' || Number.isInteger(n);
-if (!(seconds > 0) || !whole(seconds)) fail(`--seconds must be a positive ${load === 'wrk' ? 'whole ' : ''}number, got ${values.seconds}`);
-if (!(warmup >= 0) || !whole(warmup)) fail(`--warmup must be zero or more ${load === 'wrk' ? 'whole ' : ''}seconds, got ${values.warmup}`);
+if (!(seconds > 0) || !whole(seconds))
+  fail(`--seconds must be a positive ${load === 'wrk' ? 'whole ' : ''}number, got ${values.seconds}`);
+if (!(warmup >= 0) || !whole(warmup))
+  fail(`--warmup must be zero or more ${load === 'wrk' ? 'whole ' : ''}seconds, got ${values.warmup}`);
 const only = values.only === undefined ? GROUPS : values.only.split(',').map((g) => g.trim());
 for (const group of only) if (!GROUPS.includes(group)) fail(`--only takes ${GROUPS.join(', ')}; got ${group}`);
 if (!existsSync(join(ROOT, 'dist/runtime/index.js'))) fail('dist/ is missing: run npm run build first');
 const stale = staleSources();
-if (stale.length > 0) process.stderr.write(`bench: warning: dist/ is older than ${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ` and ${stale.length - 3} more` : ''}; run npm run build to measure them\n`);
+if (stale.length > 0)
+  process.stderr.write(
+    `bench: warning: dist/ is older than ${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ` and ${stale.length - 3} more` : ''}; run npm run build to measure them\n`,
+  );
 
 /** Sources of runtime/ and src/ newer than their build output. */
 function staleSources() {
@@ -112,7 +118,12 @@ function cpuOf(subject, base) {
 try {
   if (only.includes('get')) {
     log('GET /hello?name=world: raw node:http, cloudfn, functions-framework');
-    const r = await measureKinds({ ...http, kinds: ['raw', 'cloudfn', 'gcf'], path: '/hello?name=world', connections: 64 });
+    const r = await measureKinds({
+      ...http,
+      kinds: ['raw', 'cloudfn', 'gcf'],
+      path: '/hello?name=world',
+      connections: 64,
+    });
     const problems = problemsOf(r.raw, r.cloudfn);
     rows.push(
       ratioRow({
@@ -151,7 +162,13 @@ try {
   }
   if (only.includes('json')) {
     log('POST /echo, 1 KB of JSON: raw node:http, cloudfn');
-    const r = await measureKinds({ ...http, kinds: ['raw', 'cloudfn'], path: '/echo', request: bodies.json, connections: 64 });
+    const r = await measureKinds({
+      ...http,
+      kinds: ['raw', 'cloudfn'],
+      path: '/echo',
+      request: bodies.json,
+      connections: 64,
+    });
     rows.push(
       ratioRow({
         id: 'json',
@@ -168,7 +185,13 @@ try {
   }
   if (only.includes('upload')) {
     log('POST /upload, multipart with one 8 MiB file: raw node:http (no parsing), cloudfn');
-    const r = await measureKinds({ ...http, kinds: ['raw', 'cloudfn'], path: '/upload', request: bodies.upload, connections: 4 });
+    const r = await measureKinds({
+      ...http,
+      kinds: ['raw', 'cloudfn'],
+      path: '/upload',
+      request: bodies.upload,
+      connections: 4,
+    });
     const mib = bodies.upload.bytes / 2 ** 20;
     rows.push(
       ratioRow({
@@ -186,13 +209,33 @@ try {
   }
   if (only.includes('sign')) {
     log('signRequest vs crypto.sign, verifyResponse vs crypto.verify');
-    const ms = Math.max(100, Math.round(seconds * 1000 / 3));
-    const [command, args] = pinned('server', process.execPath, [join(ROOT, 'test/bench/sign-bench.mjs'), String(rounds), String(ms)]);
+    const ms = Math.max(100, Math.round((seconds * 1000) / 3));
+    const [command, args] = pinned('server', process.execPath, [
+      join(ROOT, 'test/bench/sign-bench.mjs'),
+      String(rounds),
+      String(ms),
+    ]);
     const out = execFileSync(command, args, { encoding: 'utf8' });
     const s = JSON.parse(out.trim().split('\n').pop());
     rows.push(
-      ratioRow({ id: 'sign', benchmark: 'signRequest', baseline: 'crypto.sign, KeyObject', unit: 'ops/s', subject: s.signRequest, base: s.cryptoSign, goal: { op: '>=', value: 0.95 } }),
-      ratioRow({ id: 'verify', benchmark: 'verifyResponse', baseline: 'crypto.verify, KeyObject', unit: 'ops/s', subject: s.verifyResponse, base: s.cryptoVerify, goal: { op: '>=', value: 0.9 } }),
+      ratioRow({
+        id: 'sign',
+        benchmark: 'signRequest',
+        baseline: 'crypto.sign, KeyObject',
+        unit: 'ops/s',
+        subject: s.signRequest,
+        base: s.cryptoSign,
+        goal: { op: '>=', value: 0.95 },
+      }),
+      ratioRow({
+        id: 'verify',
+        benchmark: 'verifyResponse',
+        baseline: 'crypto.verify, KeyObject',
+        unit: 'ops/s',
+        subject: s.verifyResponse,
+        base: s.cryptoVerify,
+        goal: { op: '>=', value: 0.9 },
+      }),
     );
   }
   if (only.includes('cold')) {
@@ -225,7 +268,8 @@ const NOT_RUN = {
 };
 for (const group of GROUPS) {
   if (only.includes(group)) continue;
-  for (const [id, benchmark, baseline, goal] of NOT_RUN[group]) rows.push(skippedRow({ id, benchmark, baseline, goal, reason: `not run (--only ${values.only})` }));
+  for (const [id, benchmark, baseline, goal] of NOT_RUN[group])
+    rows.push(skippedRow({ id, benchmark, baseline, goal, reason: `not run (--only ${values.only})` }));
 }
 const ORDER = ['get', 'json', 'upload', 'sign', 'verify', 'cold', 'reload', 'memory', 'peer'];
 rows.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
@@ -235,7 +279,13 @@ const table = formatTable(rows);
 const results = {
   date: new Date().toISOString(),
   machine: info,
-  settings: { rounds, seconds, warmup, loadGenerator: load === 'wrk' ? 'wrk 4.1, 1 thread' : 'autocannon, in the runner process', connections: { get: 64, json: 64, upload: 4 } },
+  settings: {
+    rounds,
+    seconds,
+    warmup,
+    loadGenerator: load === 'wrk' ? 'wrk 4.1, 1 thread' : 'autocannon, in the runner process',
+    connections: { get: 64, json: 64, upload: 4 },
+  },
   durationSeconds: Math.round((Date.now() - started) / 1000),
   rows,
   table,
@@ -243,7 +293,9 @@ const results = {
 writeFileSync(values.out, JSON.stringify(results, null, 2) + '\n');
 const loader = load === 'wrk' ? 'wrk (one thread)' : 'autocannon (in the runner)';
 const where = `${info.nproc} cores (${info.cpu}), node ${info.node}; ${info.pinned ? `each server pinned to core ${info.nproc - 1}, ${loader} on core 0` : `no CPU pinning, ${loader} shares the cores`}`;
-process.stdout.write(`\n${table}\n\n${where}. ${rounds} rounds of ${seconds} s per side, medians; results in ${values.out}\n`);
+process.stdout.write(
+  `\n${table}\n\n${where}. ${rounds} rounds of ${seconds} s per side, medians; results in ${values.out}\n`,
+);
 
 if (values.doc) {
   const doc = join(ROOT, 'docs/performance.md');

@@ -7,13 +7,28 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
 
 const [rounds = 3, ms = 1000] = process.argv.slice(2).map(Number);
-const { signRequest, verifyResponse, signResponse, loadPrivateKey, loadPublicKey, defaultHeaderProfile, responseStringToSign } = await import('../../dist/src/sign/index.js');
+const {
+  signRequest,
+  verifyResponse,
+  signResponse,
+  loadPrivateKey,
+  loadPublicKey,
+  defaultHeaderProfile,
+  responseStringToSign,
+} = await import('../../dist/src/sign/index.js');
 
 const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const privateKey = loadPrivateKey(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }));
 const publicKey = loadPublicKey(pair.publicKey.export({ type: 'spki', format: 'pem' }));
 
-const requestOptions = { privateKey, appid: 'wx1234567890abcdef', keyVersion: '1', method: 'POST', url: '/v1/videos?page=1', body: JSON.stringify({ title: 'bench', tags: ['a', 'b'] }) };
+const requestOptions = {
+  privateKey,
+  appid: 'wx1234567890abcdef',
+  keyVersion: '1',
+  method: 'POST',
+  url: '/v1/videos?page=1',
+  body: JSON.stringify({ title: 'bench', tags: ['a', 'b'] }),
+};
 const signed = signRequest(requestOptions);
 const requestData = Buffer.from(signed.stringToSign, 'utf8');
 
@@ -25,7 +40,8 @@ const responseSignature = Buffer.from(responseHeaders[defaultHeaderProfile.signa
 const timestamp = responseHeaders[defaultHeaderProfile.timestamp];
 const nonce = responseHeaders[defaultHeaderProfile.nonce];
 const responseData = Buffer.from(responseStringToSign({ timestamp, nonce, body: responseBody }), 'utf8');
-if (!verify('sha256', responseData, publicKey, responseSignature)) throw new Error('the bare verify baseline does not check the same bytes as verifyResponse');
+if (!verify('sha256', responseData, publicKey, responseSignature))
+  throw new Error('the bare verify baseline does not check the same bytes as verifyResponse');
 
 const cases = {
   signRequest: () => signRequest(requestOptions),
@@ -52,7 +68,10 @@ for (const fn of Object.values(cases)) opsPerSecond(fn, Math.min(200, ms));
 const result = { signRequest: [], cryptoSign: [], verifyResponse: [], cryptoVerify: [] };
 for (let r = 0; r < rounds; r++) {
   // Alternate which side goes first so a drift of the machine does not favour one side.
-  const pairs = [['signRequest', 'cryptoSign'], ['verifyResponse', 'cryptoVerify']];
+  const pairs = [
+    ['signRequest', 'cryptoSign'],
+    ['verifyResponse', 'cryptoVerify'],
+  ];
   for (const [a, b] of pairs) {
     for (const name of r % 2 === 0 ? [a, b] : [b, a]) result[name].push(opsPerSecond(cases[name], ms));
   }

@@ -45,8 +45,10 @@ const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const only = values.only === undefined ? PHASES : values.only.split(',').map((p) => p.trim());
 for (const phase of only) if (!PHASES.includes(phase)) fail(`--only takes ${PHASES.join(', ')}; got ${phase}`);
-if (!(seconds >= 11)) fail(`--seconds must be at least 11 (RSS is compared with RSS after 10 s), got ${values.seconds}`);
-if (!Number.isInteger(connections) || connections < 1) fail(`--connections must be a whole number from 1, got ${values.connections}`);
+if (!(seconds >= 11))
+  fail(`--seconds must be at least 11 (RSS is compared with RSS after 10 s), got ${values.seconds}`);
+if (!Number.isInteger(connections) || connections < 1)
+  fail(`--connections must be a whole number from 1, got ${values.connections}`);
 if (!existsSync(join(ROOT, 'dist/src/cli/index.js'))) fail('dist/ is missing: run npm run build first');
 
 function fail(message) {
@@ -119,17 +121,45 @@ async function mixedPhase() {
     sampledLogidsMissingFromLog: missing.length,
   };
   log(`  ${total} requests (${round(total / elapsed, 0)}/s): ${JSON.stringify(stats)}`);
-  check('mixed: zero socket errors', socketErrors === 0, `${socketErrors} socket errors${failures.length ? `; first: ${failures.slice(0, 3).join(' | ')}` : ''}`);
-  check('mixed: only the expected answers', wrong === 0, `${wrong} unexpected answers${wrong ? `; first: ${failures.filter((f) => !f.includes('socket error')).slice(0, 3).join(' | ')}` : ''}`);
-  check('mixed: RSS at the end within 10% of RSS after 10 s', Math.abs(growth) <= 0.1, `${round(afterTen.rss / 2 ** 20, 1)} MB after 10 s, ${round(rssEnd / 2 ** 20, 1)} MB at the end (${(growth * 100).toFixed(1)}%)`);
-  check('mixed: one request line per answer, with its logid', requestLines >= total - socketErrors && missing.length === 0, `${requestLines} request lines for ${total - socketErrors} answers; ${missing.length} of ${sampledLogids.length} sampled logids missing`);
+  check(
+    'mixed: zero socket errors',
+    socketErrors === 0,
+    `${socketErrors} socket errors${failures.length ? `; first: ${failures.slice(0, 3).join(' | ')}` : ''}`,
+  );
+  check(
+    'mixed: only the expected answers',
+    wrong === 0,
+    `${wrong} unexpected answers${
+      wrong
+        ? `; first: ${failures
+            .filter((f) => !f.includes('socket error'))
+            .slice(0, 3)
+            .join(' | ')}`
+        : ''
+    }`,
+  );
+  check(
+    'mixed: RSS at the end within 10% of RSS after 10 s',
+    Math.abs(growth) <= 0.1,
+    `${round(afterTen.rss / 2 ** 20, 1)} MB after 10 s, ${round(rssEnd / 2 ** 20, 1)} MB at the end (${(growth * 100).toFixed(1)}%)`,
+  );
+  check(
+    'mixed: one request line per answer, with its logid',
+    requestLines >= total - socketErrors && missing.length === 0,
+    `${requestLines} request lines for ${total - socketErrors} answers; ${missing.length} of ${sampledLogids.length} sampled logids missing`,
+  );
 }
 
 async function sigtermPhase() {
   const deadline = 5000;
   log(`SIGTERM under load (shutdown deadline ${deadline} ms)`);
   const logFile = join(work, 'sigterm.log');
-  const server = await startCli({ cli: values.cli, project, logFile, env: { CLOUDFN_SHUTDOWN_TIMEOUT: String(deadline) } });
+  const server = await startCli({
+    cli: values.cli,
+    project,
+    logFile,
+    env: { CLOUDFN_SHUTDOWN_TIMEOUT: String(deadline) },
+  });
   const records = [];
   let stop = false;
   const loop = async (spec) => {
@@ -163,7 +193,9 @@ async function sigtermPhase() {
   const fresh = records.filter((r) => r.sentAt >= signalAt + 50 && r.sentAt <= exit.at - 50);
   const afterExit = records.filter((r) => r.sentAt > exit.at - 50);
   const fresh503 = fresh.filter((r) => r.status === 503 && r.headers?.connection === 'close');
-  const freshOther = fresh.filter((r) => r.error === undefined && !(r.status === 503 && r.headers?.connection === 'close'));
+  const freshOther = fresh.filter(
+    (r) => r.error === undefined && !(r.status === 503 && r.headers?.connection === 'close'),
+  );
   const freshErrors = {};
   for (const r of fresh) if (r.error !== undefined) freshErrors[r.error] = (freshErrors[r.error] ?? 0) + 1;
   results.phases.sigterm = {
@@ -180,13 +212,21 @@ async function sigtermPhase() {
     newSocketErrors: freshErrors,
     sentAfterExit: afterExit.length,
   };
-  check('sigterm: requests in flight complete', inFlight.length > 0 && inFlightOk.length === inFlight.length, `${inFlightOk.length} of ${inFlight.length} answered 200`);
+  check(
+    'sigterm: requests in flight complete',
+    inFlight.length > 0 && inFlightOk.length === inFlight.length,
+    `${inFlightOk.length} of ${inFlight.length} answered 200`,
+  );
   check(
     'sigterm: new requests (sent between the signal and the exit) get 503 with Connection: close',
     fresh.length > 0 && fresh503.length === fresh.length,
     `${fresh503.length} of ${fresh.length} got 503 + close; other answers ${JSON.stringify(freshOther.map((r) => r.status))}; socket errors ${JSON.stringify(freshErrors)}`,
   );
-  check('sigterm: exits 0 within the deadline', exit.code === 0 && exitMs <= deadline + 500, `exit code ${exit.code}${exit.signal ? ` (${exit.signal})` : ''} after ${round(exitMs, 0)} ms (deadline ${deadline} ms)`);
+  check(
+    'sigterm: exits 0 within the deadline',
+    exit.code === 0 && exitMs <= deadline + 500,
+    `exit code ${exit.code}${exit.signal ? ` (${exit.signal})` : ''} after ${round(exitMs, 0)} ms (deadline ${deadline} ms)`,
+  );
 }
 
 async function workersPhase() {
@@ -203,19 +243,24 @@ async function workersPhase() {
   for (let round_ = 0; round_ < rounds; round_++) {
     const servers = {};
     try {
-      for (const n of [1, 2]) servers[n] = await startCli({ cli: values.cli, project, logFile, args: ['--workers', String(n)] });
-      for (const n of [1, 2]) await runWrk({ url: `${servers[n].url}/hello?name=w`, connections: 64, seconds: 1, pin: false });
+      for (const n of [1, 2])
+        servers[n] = await startCli({ cli: values.cli, project, logFile, args: ['--workers', String(n)] });
+      for (const n of [1, 2])
+        await runWrk({ url: `${servers[n].url}/hello?name=w`, connections: 64, seconds: 1, pin: false });
       const totals = { 1: { requests: 0, seconds: 0 }, 2: { requests: 0, seconds: 0 } };
       for (let turn = 0; turn < 3; turn++) {
         for (const n of (round_ + turn) % 2 === 0 ? [1, 2] : [2, 1]) {
           const run = await runWrk({ url: `${servers[n].url}/hello?name=w`, connections: 64, seconds: 1, pin: false });
-          if (run.non2xx || run.socketErrors) throw new Error(`--workers ${n}: ${run.non2xx} non-2xx, ${run.socketErrors} socket errors`);
+          if (run.non2xx || run.socketErrors)
+            throw new Error(`--workers ${n}: ${run.non2xx} non-2xx, ${run.socketErrors} socket errors`);
           totals[n].requests += run.requests;
           totals[n].seconds += run.requests / run.rps;
         }
       }
       for (const n of [1, 2]) kinds[n].push(totals[n].requests / totals[n].seconds);
-      log(`  round ${round_ + 1}: 1 worker ${Math.round(kinds[1].at(-1))} req/s, 2 workers ${Math.round(kinds[2].at(-1))} req/s`);
+      log(
+        `  round ${round_ + 1}: 1 worker ${Math.round(kinds[1].at(-1))} req/s, 2 workers ${Math.round(kinds[2].at(-1))} req/s`,
+      );
     } finally {
       for (const server of Object.values(servers)) await server.stop();
     }
@@ -246,15 +291,27 @@ if (values.doc) writeDoc();
 /** Writes the checks and figures between the soak markers of docs/performance.md. */
 function writeDoc() {
   const m = results.machine;
-  const lines = [`Measured ${results.date.slice(0, 10)} on ${m.nproc} cores (${m.cpu}), node ${m.node}, with \`npm run soak\`.`, '', '| check | result |', '|---|---|'];
-  for (const c of checks) lines.push(`| ${c.name} | ${c.ok ? 'pass' : '**fail**'}: ${c.detail.replaceAll('|', '\\|')} |`);
+  const lines = [
+    `Measured ${results.date.slice(0, 10)} on ${m.nproc} cores (${m.cpu}), node ${m.node}, with \`npm run soak\`.`,
+    '',
+    '| check | result |',
+    '|---|---|',
+  ];
+  for (const c of checks)
+    lines.push(`| ${c.name} | ${c.ok ? 'pass' : '**fail**'}: ${c.detail.replaceAll('|', '\\|')} |`);
   const mixed = results.phases.mixed;
   if (mixed !== undefined) {
-    lines.push('', `Mixed traffic: ${mixed.requests.toLocaleString('en-US')} requests in ${mixed.seconds} s (${mixed.requestsPerSecond.toLocaleString('en-US')}/s) at ${mixed.connections} connections, the load generator in the same 2 cores; RSS ${mixed.rssAfter10sMB} MB after 10 s and ${mixed.rssEndMB} MB at the end.`);
+    lines.push(
+      '',
+      `Mixed traffic: ${mixed.requests.toLocaleString('en-US')} requests in ${mixed.seconds} s (${mixed.requestsPerSecond.toLocaleString('en-US')}/s) at ${mixed.connections} connections, the load generator in the same 2 cores; RSS ${mixed.rssAfter10sMB} MB after 10 s and ${mixed.rssEndMB} MB at the end.`,
+    );
   }
   const workers = results.phases.workers;
   if (workers?.ratio !== undefined) {
-    lines.push('', `\`cloudfn start --workers 2\`: ${workers.twoWorkers.median.toLocaleString('en-US')} req/s against ${workers.oneWorker.median.toLocaleString('en-US')} with \`--workers 1\`, **${workers.ratio.toFixed(2)}×** (${workers.note}).`);
+    lines.push(
+      '',
+      `\`cloudfn start --workers 2\`: ${workers.twoWorkers.median.toLocaleString('en-US')} req/s against ${workers.oneWorker.median.toLocaleString('en-US')} with \`--workers 1\`, **${workers.ratio.toFixed(2)}×** (${workers.note}).`,
+    );
   } else if (workers?.skipped !== undefined) lines.push('', `Workers: ${workers.skipped}.`);
   const doc = join(ROOT, 'docs/performance.md');
   const text = readFileSync(doc, 'utf8');

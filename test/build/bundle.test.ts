@@ -28,7 +28,11 @@ export default (_params: unknown, service: { routeParams: Record<string, string>
   'node_modules/fake-dep/index.js': `const { createHash } = require('node:crypto');
 const here = __dirname;
 exports.digest = (text) => createHash('sha256').update(text).digest('hex').slice(0, 8) + (typeof here === 'string' ? '' : '!');`,
-  'cloudfn.config.json': JSON.stringify({ routes: { '/v/:vid': 'videos/get' }, limits: { maxBodySize: 64 }, functions: { upload: { maxBodySize: 16 } } }),
+  'cloudfn.config.json': JSON.stringify({
+    routes: { '/v/:vid': 'videos/get' },
+    limits: { maxBodySize: 64 },
+    functions: { upload: { maxBodySize: 16 } },
+  }),
 });
 let result: BuildResult;
 
@@ -47,9 +51,14 @@ describe('cloudfn build', () => {
     expect(existsSync(join(dist, 'server.mjs'))).toBe(true);
     expect(existsSync(join(dist, 'server.mjs.map'))).toBe(true);
     expect(readFileSync(join(dist, 'hello/index.mjs'), 'utf8')).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
-    const manifest = JSON.parse(readFileSync(join(dist, 'cloudfn-build.json'), 'utf8')) as { functions: string[]; files: string[] };
+    const manifest = JSON.parse(readFileSync(join(dist, 'cloudfn-build.json'), 'utf8')) as {
+      functions: string[];
+      files: string[];
+    };
     expect(manifest.functions).toEqual(['crash', 'hello', 'upload', 'videos/get']);
-    expect(manifest.files.sort()).toEqual(['crash', 'hello', 'server.mjs', 'server.mjs.map', 'upload', 'videos'].sort());
+    expect(manifest.files.sort()).toEqual(
+      ['crash', 'hello', 'server.mjs', 'server.mjs.map', 'upload', 'videos'].sort(),
+    );
   });
 
   it('reports the size, gzip size and time of every bundle, and prints them as a table', () => {
@@ -64,7 +73,11 @@ describe('cloudfn build', () => {
     const table = formatBuildTable(result).split('\n');
     expect(table[0]).toMatch(/^function\s+size\s+gzip\s+time$/);
     const hello = result.bundles.find((b) => b.name === 'hello')!;
-    expect(table.find((line) => line.startsWith('hello '))).toMatch(new RegExp(`^hello\\s+${(hello.bytes / 1000).toFixed(1)} kB\\s+${(hello.gzipBytes / 1000).toFixed(1)} kB\\s+${hello.ms} ms$`));
+    expect(table.find((line) => line.startsWith('hello '))).toMatch(
+      new RegExp(
+        `^hello\\s+${(hello.bytes / 1000).toFixed(1)} kB\\s+${(hello.gzipBytes / 1000).toFixed(1)} kB\\s+${hello.ms} ms$`,
+      ),
+    );
   });
 
   it('bundles the runtime, the function, its helpers and its dependencies: it runs alone in an empty folder', async () => {
@@ -107,16 +120,25 @@ describe('cloudfn build', () => {
     const server = await spawnServer(['dist/server.mjs'], { cwd: project.root });
     try {
       expect(await (await fetch(`${server.url}/v/v42`)).json()).toMatchObject({ vid: 'v42' });
-      expect(await (await fetch(`${server.url}/hello?name=x`)).json()).toEqual({ hello: 'X', path: '/hello', fn: 'hello' });
+      expect(await (await fetch(`${server.url}/hello?name=x`)).json()).toEqual({
+        hello: 'X',
+        path: '/hello',
+        fn: 'hello',
+      });
       expect((await fetch(`${server.url}/nothing-here`)).status).toBe(404);
       // limits.maxBodySize 64 globally, functions.upload.maxBodySize 16.
       expect((await fetch(`${server.url}/hello`, { method: 'POST', body: 'x'.repeat(100) })).status).toBe(413);
       expect((await fetch(`${server.url}/upload`, { method: 'POST', body: 'x'.repeat(20) })).status).toBe(413);
-      expect(await (await fetch(`${server.url}/upload`, { method: 'POST', body: Buffer.alloc(10) })).json()).toEqual({ size: 10 });
+      expect(await (await fetch(`${server.url}/upload`, { method: 'POST', body: Buffer.alloc(10) })).json()).toEqual({
+        size: 10,
+      });
     } finally {
       expect(await server.stop()).toBe(0);
     }
-    const raised = await spawnServer(['dist/server.mjs'], { cwd: project.root, env: { CLOUDFN_MAX_BODY_SIZE: '1000' } });
+    const raised = await spawnServer(['dist/server.mjs'], {
+      cwd: project.root,
+      env: { CLOUDFN_MAX_BODY_SIZE: '1000' },
+    });
     try {
       expect((await fetch(`${raised.url}/hello`, { method: 'POST', body: 'x'.repeat(100) })).status).toBe(200);
     } finally {
@@ -132,7 +154,10 @@ describe('cloudfn build', () => {
     } finally {
       await server.stop();
     }
-    const line = server.stdout().split('\n').find((l) => l.includes('the function failed'))!;
+    const line = server
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('the function failed'))!;
     expect((JSON.parse(line) as { stack: string }).stack).toMatch(/functions\/crash\.ts:3:\d+/);
   });
 
@@ -158,13 +183,24 @@ describe('cloudfn build: options and failures', () => {
   });
 
   it('removes the outputs of the previous build, and refuses a folder it did not write', async () => {
-    const p = tempProject({ 'functions/a.ts': 'export default () => 1;', 'functions/b.ts': 'export default () => 2;', 'other/keep.txt': 'mine' });
+    const p = tempProject({
+      'functions/a.ts': 'export default () => 1;',
+      'functions/b.ts': 'export default () => 2;',
+      'other/keep.txt': 'mine',
+    });
     try {
       await buildProject(p.root);
       rmSync(join(p.root, 'functions/b.ts'));
       await buildProject(p.root);
-      expect(readdirSync(join(p.root, 'dist')).sort()).toEqual(['a', 'cloudfn-build.json', 'server.mjs', 'server.mjs.map']);
-      await expect(buildProject(p.root, { outdir: 'other' })).rejects.toThrow(/other: exists and was not written by cloudfn build \(no cloudfn-build\.json\); remove it or pass another --outdir/);
+      expect(readdirSync(join(p.root, 'dist')).sort()).toEqual([
+        'a',
+        'cloudfn-build.json',
+        'server.mjs',
+        'server.mjs.map',
+      ]);
+      await expect(buildProject(p.root, { outdir: 'other' })).rejects.toThrow(
+        /other: exists and was not written by cloudfn build \(no cloudfn-build\.json\); remove it or pass another --outdir/,
+      );
       expect(readFileSync(join(p.root, 'other/keep.txt'), 'utf8')).toBe('mine');
     } finally {
       p.remove();
@@ -172,7 +208,10 @@ describe('cloudfn build: options and failures', () => {
   });
 
   it('fails without a default export with the one-line message of start-up, before writing anything', async () => {
-    const p = tempProject({ 'functions/ok.ts': 'export default () => 1;', 'functions/nodefault.ts': 'export const handler = () => 1;' });
+    const p = tempProject({
+      'functions/ok.ts': 'export default () => 1;',
+      'functions/nodefault.ts': 'export const handler = () => 1;',
+    });
     try {
       await expect(buildProject(p.root)).rejects.toThrow(
         /^functions\/nodefault\.ts has no default export: export default async function \(params, service\) \{ \.\.\. \} \(or module\.exports = async \(params, service\) => \{ \.\.\. \}\)$/,
@@ -186,16 +225,23 @@ describe('cloudfn build: options and failures', () => {
   it('fails on a compile error with file:line:column and a code frame', async () => {
     const p = tempProject({ 'functions/broken.ts': 'export default () => {\n  return 1 +;\n};' });
     try {
-      await expect(buildProject(p.root)).rejects.toThrow(/functions\/broken\.ts:2:\d+: Unexpected ";"\n\s+2 \|\s+return 1 \+;/);
+      await expect(buildProject(p.root)).rejects.toThrow(
+        /functions\/broken\.ts:2:\d+: Unexpected ";"\n\s+2 \|\s+return 1 \+;/,
+      );
     } finally {
       p.remove();
     }
   });
 
   it('fails on a route to a function that does not exist, as start-up does', async () => {
-    const p = tempProject({ 'functions/a.ts': 'export default () => 1;', 'cloudfn.config.json': JSON.stringify({ routes: { '/x/:id': 'missing' } }) });
+    const p = tempProject({
+      'functions/a.ts': 'export default () => 1;',
+      'cloudfn.config.json': JSON.stringify({ routes: { '/x/:id': 'missing' } }),
+    });
     try {
-      await expect(buildProject(p.root)).rejects.toThrow('cloudfn.config routes "/x/:id": no function is named "missing" (functions: a)');
+      await expect(buildProject(p.root)).rejects.toThrow(
+        'cloudfn.config routes "/x/:id": no function is named "missing" (functions: a)',
+      );
     } finally {
       p.remove();
     }
@@ -206,11 +252,19 @@ describe('cloudfn build: options and failures', () => {
       'functions/img.ts': `import { resize } from 'fake-native';\nexport default () => ({ resized: resize(2) });`,
       'functions/addon.ts': `import { version } from 'fake-addon';\nexport default () => ({ version });`,
       // Recognised by its manifest: binding.gyp (or gypfile, or a dependency on bindings).
-      'node_modules/fake-native/package.json': JSON.stringify({ name: 'fake-native', version: '1.0.0', main: 'index.js' }),
+      'node_modules/fake-native/package.json': JSON.stringify({
+        name: 'fake-native',
+        version: '1.0.0',
+        main: 'index.js',
+      }),
       'node_modules/fake-native/binding.gyp': '{ "targets": [] }',
       'node_modules/fake-native/index.js': `exports.resize = (n) => n * 10;`,
       // Recognised only when esbuild meets its .node file.
-      'node_modules/fake-addon/package.json': JSON.stringify({ name: 'fake-addon', version: '2.0.0', main: 'index.js' }),
+      'node_modules/fake-addon/package.json': JSON.stringify({
+        name: 'fake-addon',
+        version: '2.0.0',
+        main: 'index.js',
+      }),
       'node_modules/fake-addon/index.js': `let addon; try { addon = require('./build/Release/addon.node'); } catch { addon = { version: 'js fallback' }; }\nmodule.exports = addon;`,
     });
     try {

@@ -16,7 +16,10 @@ export interface Spawned {
  * Runs `node <args>` and resolves once a JSON line with `"url"` is printed.
  * @example const server = await spawnServer(['dist/hello/index.mjs'], { cwd })
  */
-export function spawnServer(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; urlPattern?: RegExp }): Promise<Spawned> {
+export function spawnServer(
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; urlPattern?: RegExp },
+): Promise<Spawned> {
   const child = spawn(process.execPath, args, {
     cwd: options.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...options.env },

@@ -6,7 +6,14 @@ import { createMemorySink } from '../../runtime/log/sinks.js';
 import { serve, type RunningServer } from '../../runtime/serve/start.js';
 import type { Handler, UploadFile } from '../../runtime/types.js';
 import { DEV_TRIGGER_HEADER, startDevServer, type DevServer } from '../../src/dev/index.js';
-import { ContainerCallError, TRIGGER_HEADER, callContainer, createContainerClient, type ContainerFailure, type ContainerResponse } from '../../src/client/index.js';
+import {
+  ContainerCallError,
+  TRIGGER_HEADER,
+  callContainer,
+  createContainerClient,
+  type ContainerFailure,
+  type ContainerResponse,
+} from '../../src/client/index.js';
 import { tempProject } from '../testing/project.js';
 
 const echo: Handler = (params, service) => {
@@ -21,7 +28,14 @@ const echo: Handler = (params, service) => {
     trigger: service.trigger,
   };
 };
-type Echo = { params: unknown; method: string; url: string; type: string | null; custom: string | null; trigger: string };
+type Echo = {
+  params: unknown;
+  method: string;
+  url: string;
+  type: string | null;
+  custom: string | null;
+  trigger: string;
+};
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -31,11 +45,23 @@ beforeAll(async () => {
       { name: 'text', handler: () => 'plain words' },
       { name: 'bytes', handler: () => Buffer.from([1, 2, 3]) },
       { name: 'empty', handler: () => undefined },
-      { name: 'missing', handler: () => { throw new HttpError(404, 'no such video'); } },
+      {
+        name: 'missing',
+        handler: () => {
+          throw new HttpError(404, 'no such video');
+        },
+      },
       { name: 'slow', handler: () => new Promise((resolve) => setTimeout(() => resolve('late'), 500)) },
     ],
     // As the dev server does: a trusted trigger header, ide_debug otherwise.
-    { flags: { port: '0', host: '127.0.0.1' }, env: {}, overrides: { trigger: 'ide_debug', triggerHeader: TRIGGER_HEADER }, logger: new Logger(createMemorySink()), handleSignals: false, keepServing: false },
+    {
+      flags: { port: '0', host: '127.0.0.1' },
+      env: {},
+      overrides: { trigger: 'ide_debug', triggerHeader: TRIGGER_HEADER },
+      logger: new Logger(createMemorySink()),
+      handleSignals: false,
+      keepServing: false,
+    },
   );
 });
 afterAll(() => server.close());
@@ -49,11 +75,21 @@ describe('callContainer: the promise form', () => {
     expect(res.header['x-echo']).toBe('yes');
     expect(res.header['content-type']).toBe('application/json; charset=utf-8');
     expect(res.cookies).toEqual(['seen=1']);
-    expect(res.data).toEqual({ params: { name: 'Ada' }, method: 'GET', url: '/echo?name=Ada', type: null, custom: null, trigger: 'online' });
+    expect(res.data).toEqual({
+      params: { name: 'Ada' },
+      method: 'GET',
+      url: '/echo?name=Ada',
+      type: null,
+      custom: null,
+      trigger: 'online',
+    });
   });
 
   it('puts an object body of a GET into the query, as mini-program requests do', async () => {
-    const res = await client().callContainer<Echo>({ path: '/echo?a=1', init: { method: 'GET', body: { b: 2, c: ['x', 'y'] } } });
+    const res = await client().callContainer<Echo>({
+      path: '/echo?a=1',
+      init: { method: 'GET', body: { b: 2, c: ['x', 'y'] } },
+    });
     expect(res.data.url).toBe('/echo?a=1&b=2&c=x&c=y');
   });
 
@@ -63,11 +99,24 @@ describe('callContainer: the promise form', () => {
     expect(json.data).toMatchObject({ params: { name: 'Ada' }, method: 'POST', type: 'application/json' });
     const text = await c.callContainer<Echo>({ path: '/echo', init: { method: 'POST', body: 'hello' } });
     expect(text.data).toMatchObject({ params: 'hello', type: 'text/plain;charset=utf-8' });
-    const bytes = await c.callContainer<Echo>({ path: '/echo', init: { method: 'POST', body: new Uint8Array([1, 2, 3, 4]).buffer } });
+    const bytes = await c.callContainer<Echo>({
+      path: '/echo',
+      init: { method: 'POST', body: new Uint8Array([1, 2, 3, 4]).buffer },
+    });
     expect(bytes.data).toMatchObject({ params: { bytes: 4 }, type: 'application/octet-stream' });
-    const form = await c.callContainer<Echo>({ path: '/echo', init: { method: 'POST', header: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: { a: 1, b: 'x y' } } });
+    const form = await c.callContainer<Echo>({
+      path: '/echo',
+      init: {
+        method: 'POST',
+        header: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: { a: 1, b: 'x y' },
+      },
+    });
     expect(form.data.params).toEqual({ a: '1', b: 'x y' });
-    const custom = await c.callContainer<Echo>({ path: '/echo', init: { method: 'POST', header: { 'X-Custom': 'v' }, body: {} } });
+    const custom = await c.callContainer<Echo>({
+      path: '/echo',
+      init: { method: 'POST', header: { 'X-Custom': 'v' }, body: {} },
+    });
     expect(custom.data.custom).toBe('v');
   });
 
@@ -87,10 +136,14 @@ describe('callContainer: the promise form', () => {
   });
 
   it('rejects on timeout with errMsg and code', async () => {
-    const error = await client().callContainer({ path: '/slow', init: { timeout: 50 } }).catch((e: unknown) => e);
+    const error = await client()
+      .callContainer({ path: '/slow', init: { timeout: 50 } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContainerCallError);
     expect((error as ContainerCallError).code).toBe('CLIENT_TIMEOUT');
-    expect((error as ContainerCallError).errMsg).toMatch(/^callContainer:fail timeout: no answer from http:\/\/127\.0\.0\.1:\d+\/slow within 50 ms; raise init.timeout/);
+    expect((error as ContainerCallError).errMsg).toMatch(
+      /^callContainer:fail timeout: no answer from http:\/\/127\.0\.0\.1:\d+\/slow within 50 ms; raise init.timeout/,
+    );
   });
 
   it('rejects on a network error naming the URL', async () => {
@@ -98,17 +151,29 @@ describe('callContainer: the promise form', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as { port: number }).port;
     await new Promise((resolve) => closed.close(resolve));
-    const error = (await createContainerClient({ baseUrl: `http://127.0.0.1:${port}` }).callContainer({ path: '/x' }).catch((e: unknown) => e)) as ContainerCallError;
+    const error = (await createContainerClient({ baseUrl: `http://127.0.0.1:${port}` })
+      .callContainer({ path: '/x' })
+      .catch((e: unknown) => e)) as ContainerCallError;
     expect(error.code).toBe('CLIENT_NETWORK');
-    expect(error.errMsg).toBe(`callContainer:fail network error calling http://127.0.0.1:${port}/x: ECONNREFUSED; is the server running at that base URL?`);
+    expect(error.errMsg).toBe(
+      `callContainer:fail network error calling http://127.0.0.1:${port}/x: ECONNREFUSED; is the server running at that base URL?`,
+    );
   });
 
   it('refuses bad options with a parameter error', async () => {
     const c = client();
-    await expect(c.callContainer({ path: 'echo' })).rejects.toThrow('callContainer:fail parameter error: path must be a string starting with "/", got "echo"');
-    await expect(c.callContainer({ path: '/echo', init: { timeout: -1 } })).rejects.toThrow(/init\.timeout must be a positive whole number of milliseconds, got -1/);
-    await expect(c.callContainer({ path: '/echo', init: { body: 'text on a GET' } })).rejects.toThrow(/a GET call carries no body/);
-    expect(() => createContainerClient({ baseUrl: 'localhost:8000' })).toThrow('baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8000, got "localhost:8000"');
+    await expect(c.callContainer({ path: 'echo' })).rejects.toThrow(
+      'callContainer:fail parameter error: path must be a string starting with "/", got "echo"',
+    );
+    await expect(c.callContainer({ path: '/echo', init: { timeout: -1 } })).rejects.toThrow(
+      /init\.timeout must be a positive whole number of milliseconds, got -1/,
+    );
+    await expect(c.callContainer({ path: '/echo', init: { body: 'text on a GET' } })).rejects.toThrow(
+      /a GET call carries no body/,
+    );
+    expect(() => createContainerClient({ baseUrl: 'localhost:8000' })).toThrow(
+      'baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8000, got "localhost:8000"',
+    );
     expect(() => createContainerClient({ baseUrl: 'ftp://x' })).toThrow(/got "ftp:\/\/x"/);
   });
 
@@ -119,7 +184,11 @@ describe('callContainer: the promise form', () => {
       calls.push(String(input));
       return fetch(String(input).replace('/prefix', ''), init);
     };
-    const res = await createContainerClient({ baseUrl: `${base}/prefix/`, fetch: spy, trigger: false }).callContainer<Echo>({ path: '/echo' });
+    const res = await createContainerClient({
+      baseUrl: `${base}/prefix/`,
+      fetch: spy,
+      trigger: false,
+    }).callContainer<Echo>({ path: '/echo' });
     expect(calls).toEqual([`${base}/prefix/echo`]);
     expect(res.data.trigger).toBe('ide_debug');
   });
@@ -179,7 +248,10 @@ describe('callContainer against cloudfn dev', () => {
 
   it('asks for trigger online through the header the dev server trusts', async () => {
     expect(TRIGGER_HEADER).toBe(DEV_TRIGGER_HEADER);
-    const res = await createContainerClient({ baseUrl: dev.url }).callContainer({ path: '/hello', init: { method: 'POST', body: { name: 'Ada' } } });
+    const res = await createContainerClient({ baseUrl: dev.url }).callContainer({
+      path: '/hello',
+      init: { method: 'POST', body: { name: 'Ada' } },
+    });
     expect(res.data).toEqual({ hello: 'Ada', trigger: 'online' });
     const direct = await fetch(`${dev.url}/hello`);
     expect(await direct.json()).toEqual({ hello: 'world', trigger: 'ide_debug' });

@@ -7,7 +7,12 @@ import { expectTypeOf, it } from 'vitest';
 import type { RequestInfo } from '../../runtime/types.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import type { FunctionStatus } from '../../src/dev/reloader.js';
-import type { FunctionInfo, LogRecord as PageLogRecord, RequestInfo as PageRequestInfo, TypecheckInfo } from '../../src/dev/console/page/api.js';
+import type {
+  FunctionInfo,
+  LogRecord as PageLogRecord,
+  RequestInfo as PageRequestInfo,
+  TypecheckInfo,
+} from '../../src/dev/console/page/api.js';
 import type { TypecheckEvent } from '../../src/dev/type-errors.js';
 
 it('declares the same shapes the dev server sends', () => {

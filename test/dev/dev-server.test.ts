@@ -37,7 +37,11 @@ describe('cloudfn dev over a real socket', () => {
 
   it('lets the trusted header set console_debug, and nothing else', async () => {
     const post = (trigger: string) =>
-      p.get('/echo', { method: 'POST', headers: { 'content-type': 'application/json', [DEV_TRIGGER_HEADER]: trigger }, body: '{"a":1}' });
+      p.get('/echo', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [DEV_TRIGGER_HEADER]: trigger },
+        body: '{"a":1}',
+      });
     expect((await post('console_debug')).json).toMatchObject({ trigger: 'console_debug', params: { a: 1 } });
     expect((await post('root')).json).toMatchObject({ trigger: 'ide_debug' });
   });
@@ -46,7 +50,10 @@ describe('cloudfn dev over a real socket', () => {
     const answer = await p.get('/hello?name=cy', { headers: { 'x-platform-logid': 'dev-line-1' } });
     expect(answer.headers.get('x-platform-logid')).toBe('dev-line-1');
     const lines = p.records.filter((r) => r.logid === 'dev-line-1');
-    expect(lines.map((r) => r.msg)).toEqual(['greeting cy', expect.stringMatching(/^GET \/hello 200 [\d.]+ ms \d+ B$/)]);
+    expect(lines.map((r) => r.msg)).toEqual([
+      'greeting cy',
+      expect.stringMatching(/^GET \/hello 200 [\d.]+ ms \d+ B$/),
+    ]);
     expect(lines[1]).toMatchObject({ function: 'hello', trigger: 'ide_debug', status: 200 });
   });
 
@@ -62,7 +69,10 @@ describe('cloudfn dev over a real socket', () => {
 
   it('reloads every function that imports a changed helper', async () => {
     const reloaded = p.next(reloadEvent('reloaded', 'hello'));
-    p.write('functions/_lib/greet.ts', 'export function greet(name: string): string {\n  return `hi there, ${name}`;\n}\n');
+    p.write(
+      'functions/_lib/greet.ts',
+      'export function greet(name: string): string {\n  return `hi there, ${name}`;\n}\n',
+    );
     await reloaded;
     expect((await p.get('/hello?name=di')).json).toMatchObject({ message: 'hi there, di' });
     // A helper is not a function: nothing is served at its path.
@@ -73,7 +83,10 @@ describe('cloudfn dev over a real socket', () => {
     const slow = p.get('/slow?ms=400');
     await until(() => (p.dev.app.inflight > 0 ? true : undefined), 2000, 'the slow request to start');
     const reloaded = p.next(reloadEvent('reloaded', 'slow'));
-    p.write('functions/slow.ts', "export const version = 'two';\nexport default async function slow() {\n  return { version };\n}\n");
+    p.write(
+      'functions/slow.ts',
+      "export const version = 'two';\nexport default async function slow() {\n  return { version };\n}\n",
+    );
     await reloaded;
     expect((await p.get('/slow')).json).toEqual({ version: 'two' });
     expect((await slow).json).toEqual({ version: 'one' });
@@ -89,7 +102,10 @@ describe('cloudfn dev over a real socket', () => {
     expect(answer.json.error.code).toBe('CLOUDFN_COMPILE_ERROR');
     expect(answer.json.error.message).toContain('functions/hello.ts:5:26: Unexpected ";"');
     expect(answer.json.error.message).toMatch(/5 \|\s+const broken: number = ;\n\s+\| \s+\^/);
-    expect(p.dev.functions().find((fn) => fn.name === 'hello')).toMatchObject({ status: 'error', error: expect.stringContaining('Unexpected ";"') });
+    expect(p.dev.functions().find((fn) => fn.name === 'hello')).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('Unexpected ";"'),
+    });
     // Every other function keeps working.
     expect((await p.get('/legacy')).status).toBe(200);
     expect((await p.get('/echo?x=1')).json).toMatchObject({ params: { x: '1' } });
@@ -103,7 +119,10 @@ describe('cloudfn dev over a real socket', () => {
   it('answers a function that throws while loading, or has no default export, with that error', async () => {
     let failed = p.next(failure('hello'));
     await withNodeStacks(async () => {
-      p.write('functions/hello.ts', "const table: Record<string, number> = {};\nif (table.x === undefined) throw new Error('cannot start: no table');\nexport default () => 1;\n");
+      p.write(
+        'functions/hello.ts',
+        "const table: Record<string, number> = {};\nif (table.x === undefined) throw new Error('cannot start: no table');\nexport default () => 1;\n",
+      );
       await failed;
     });
     let answer = await p.get('/hello');
@@ -117,13 +136,21 @@ describe('cloudfn dev over a real socket', () => {
     p.write('functions/hello.ts', 'export const notAHandler = 1;\n');
     await failed;
     answer = await p.get('/hello');
-    expect(answer.json.error).toMatchObject({ code: 'CLOUDFN_NO_DEFAULT_EXPORT', message: expect.stringContaining('functions/hello.ts has no default export') });
+    expect(answer.json.error).toMatchObject({
+      code: 'CLOUDFN_NO_DEFAULT_EXPORT',
+      message: expect.stringContaining('functions/hello.ts has no default export'),
+    });
 
     failed = p.next((r) => failure('hello')(r) && r['code'] === 'CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION');
     p.write('functions/hello.ts', "export default { hello: 'world' };\n");
     await failed;
     answer = await p.get('/hello');
-    expect(answer.json.error).toMatchObject({ code: 'CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', message: expect.stringContaining('functions/hello.ts: its default export (or module.exports) is an object with keys hello, not a function') });
+    expect(answer.json.error).toMatchObject({
+      code: 'CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION',
+      message: expect.stringContaining(
+        'functions/hello.ts: its default export (or module.exports) is an object with keys hello, not a function',
+      ),
+    });
 
     const fixed = p.next(reloadEvent('reloaded', 'hello'));
     p.write('functions/hello.ts', HELLO(5));

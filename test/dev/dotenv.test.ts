@@ -28,7 +28,10 @@ describe('parseDotenv', () => {
   it('reports lines it cannot read, with their numbers, and keeps the rest', () => {
     const parsed = parseDotenv('A=1\nnot an assignment\nB="open\nC=3');
     expect({ ...parsed.values }).toEqual({ A: '1', C: '3' });
-    expect(parsed.problems).toEqual(['line 2: expected KEY=value, got "not an assignment"', 'line 3: the value of B opens a " quote that is never closed']);
+    expect(parsed.problems).toEqual([
+      'line 2: expected KEY=value, got "not an assignment"',
+      'line 3: the value of B opens a " quote that is never closed',
+    ]);
   });
 
   it('counts lines across multi-line values', () => {

@@ -10,7 +10,10 @@ describe('.env in cloudfn dev', () => {
     p = await startProject({ env: { DEV_FIXTURE_INJECTED: 'injected' } });
   });
   afterAll(() => {
-    for (const [key, value] of [['DEV_FIXTURE_BOTH', saved.both], ['DEV_FIXTURE_INJECTED', saved.injected]] as const) {
+    for (const [key, value] of [
+      ['DEV_FIXTURE_BOTH', saved.both],
+      ['DEV_FIXTURE_INJECTED', saved.injected],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
@@ -81,7 +84,12 @@ describe('the console API', () => {
     expect(answer.json.logidHeader).toBe('x-platform-logid');
     expect(answer.json.triggerHeader).toBe('x-cloudfn-trigger');
     expect(answer.json.consoleTrigger).toBe('console_debug');
-    expect(answer.json.functions.find((fn: { name: string }) => fn.name === 'hello')).toMatchObject({ file: 'functions/hello.ts', path: '/hello', status: 'ok', version: 1 });
+    expect(answer.json.functions.find((fn: { name: string }) => fn.name === 'hello')).toMatchObject({
+      file: 'functions/hello.ts',
+      path: '/hello',
+      status: 'ok',
+      version: 1,
+    });
   });
 
   it('serves the page, its script and style', async () => {
@@ -106,7 +114,10 @@ describe('the console API', () => {
   it('answers unknown paths 404 and other methods 405, in the error shape', async () => {
     const missing = await p.get('/_cloudfn/api/nope');
     expect(missing.status).toBe(404);
-    expect(missing.json.error).toMatchObject({ code: 'CLOUDFN_DEV_CONSOLE_NOT_FOUND', message: expect.stringContaining('/_cloudfn/api/nope') });
+    expect(missing.json.error).toMatchObject({
+      code: 'CLOUDFN_DEV_CONSOLE_NOT_FOUND',
+      message: expect.stringContaining('/_cloudfn/api/nope'),
+    });
     const post = await p.get('/_cloudfn/api/functions', { method: 'POST', body: '{}' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
@@ -118,8 +129,14 @@ describe('the console API', () => {
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const events = readEvents(res.body!);
     try {
-      await p.get('/hello?name=sse', { headers: { 'x-platform-logid': 'sse-1', 'x-cloudfn-trigger': 'console_debug' } });
-      await until(() => (events.some((e) => e.event === 'request' && e.data.logid === 'sse-1') ? true : undefined), 3000, 'the request event');
+      await p.get('/hello?name=sse', {
+        headers: { 'x-platform-logid': 'sse-1', 'x-cloudfn-trigger': 'console_debug' },
+      });
+      await until(
+        () => (events.some((e) => e.event === 'request' && e.data.logid === 'sse-1') ? true : undefined),
+        3000,
+        'the request event',
+      );
       const mine = events.filter((e) => e.data.logid === 'sse-1');
       expect(mine.map((e) => [e.event, e.data.msg ?? e.data.status])).toEqual([
         ['log', 'greeting sse'],
@@ -144,6 +161,9 @@ describe('the console API', () => {
   it('keeps the lines of recent requests for the page to fetch by logid', async () => {
     await p.get('/hello?name=kept', { headers: { 'x-platform-logid': 'kept-1' } });
     const answer = await p.get('/_cloudfn/api/logs?logid=kept-1');
-    expect(answer.json.records.map((r: { msg: string }) => r.msg)).toEqual(['greeting kept', expect.stringMatching(/^GET \/hello 200/)]);
+    expect(answer.json.records.map((r: { msg: string }) => r.msg)).toEqual([
+      'greeting kept',
+      expect.stringMatching(/^GET \/hello 200/),
+    ]);
   });
 });

@@ -19,17 +19,48 @@ const request: LogRecord = {
 describe('the pretty sink', () => {
   it('prints the request line as POST /hello 200 3.1 ms 512 B logid=…', () => {
     expect(formatRecord(request, false)).toBe('POST /hello 200 3.1 ms 512 B logid=0193a1b2c3d4e5f6a7000001');
-    expect(formatRecord({ ...request, trigger: 'console_debug', status: 400, error: 'CLOUDFN_BAD_JSON: the body is not valid JSON\nmore' }, false)).toBe(
+    expect(
+      formatRecord(
+        {
+          ...request,
+          trigger: 'console_debug',
+          status: 400,
+          error: 'CLOUDFN_BAD_JSON: the body is not valid JSON\nmore',
+        },
+        false,
+      ),
+    ).toBe(
       'POST /hello 400 3.1 ms 512 B logid=0193a1b2c3d4e5f6a7000001 from console CLOUDFN_BAD_JSON: the body is not valid JSON',
     );
   });
 
   it('prints function lines with the function, level, message, fields and logid', () => {
-    expect(formatRecord({ level: 'warn', time: 0, logid: 'L1', function: 'hello', msg: 'slow query' }, false)).toBe('hello warn  slow query logid=L1');
-    expect(formatRecord({ level: 'info', time: 0, logid: 'L1', function: 'hello', user: 'ann', n: 2, tags: ['a'] }, false)).toBe("hello info  user=ann n=2 tags=[ 'a' ] logid=L1");
-    const crash = formatRecord({ level: 'error', time: 0, logid: 'L2', function: 'crash', msg: 'the function failed: boom', stack: 'Error: boom\n    at crash (functions/crash.ts:7:9)' }, false);
-    expect(crash).toBe('crash error the function failed: boom logid=L2\n  Error: boom\n      at crash (functions/crash.ts:7:9)');
-    expect(formatRecord({ level: 'info', time: 0, logid: '', function: 'cloudfn', msg: 'reloaded hello in 9 ms', event: 'reloaded' }, false)).toBe('cloudfn reloaded hello in 9 ms');
+    expect(formatRecord({ level: 'warn', time: 0, logid: 'L1', function: 'hello', msg: 'slow query' }, false)).toBe(
+      'hello warn  slow query logid=L1',
+    );
+    expect(
+      formatRecord({ level: 'info', time: 0, logid: 'L1', function: 'hello', user: 'ann', n: 2, tags: ['a'] }, false),
+    ).toBe("hello info  user=ann n=2 tags=[ 'a' ] logid=L1");
+    const crash = formatRecord(
+      {
+        level: 'error',
+        time: 0,
+        logid: 'L2',
+        function: 'crash',
+        msg: 'the function failed: boom',
+        stack: 'Error: boom\n    at crash (functions/crash.ts:7:9)',
+      },
+      false,
+    );
+    expect(crash).toBe(
+      'crash error the function failed: boom logid=L2\n  Error: boom\n      at crash (functions/crash.ts:7:9)',
+    );
+    expect(
+      formatRecord(
+        { level: 'info', time: 0, logid: '', function: 'cloudfn', msg: 'reloaded hello in 9 ms', event: 'reloaded' },
+        false,
+      ),
+    ).toBe('cloudfn reloaded hello in 9 ms');
   });
 
   it('colours only when asked', () => {

@@ -26,7 +26,11 @@ export interface DevProject {
 }
 
 /** Waits until `check` returns a value other than undefined. */
-export async function until<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+export async function until<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -79,7 +83,9 @@ export async function startProject(options: Partial<DevServerOptions> = {}, fixt
         const waiter = { test, resolve: (r: LogRecord) => (clearTimeout(timer), resolve(r)) };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`no matching log record within ${timeoutMs} ms; last: ${JSON.stringify(records.slice(-3))}`));
+          reject(
+            new Error(`no matching log record within ${timeoutMs} ms; last: ${JSON.stringify(records.slice(-3))}`),
+          );
         }, timeoutMs);
         waiters.add(waiter);
       });

@@ -70,7 +70,9 @@ describe(`memory over ${RELOADS} reloads`, () => {
     // to +30 MB in the second half on 24.21, +4 to +16 on 20.20; flat after ~600 reloads). It is a
     // coarse guard against native leaks; the exact signals are the live count and the heap.
     const rssGrowthMb = (end.rss - mid.rss) / 1e6;
-    console.log(`after ${RELOADS} reloads: ${live()} live instances, heap ${(warm.heapUsed / 1e6).toFixed(1)} -> ${(end.heapUsed / 1e6).toFixed(1)} MB, rss ${(warm.rss / 1e6).toFixed(1)} -> ${(mid.rss / 1e6).toFixed(1)} -> ${(end.rss / 1e6).toFixed(1)} MB`);
+    console.log(
+      `after ${RELOADS} reloads: ${live()} live instances, heap ${(warm.heapUsed / 1e6).toFixed(1)} -> ${(end.heapUsed / 1e6).toFixed(1)} MB, rss ${(warm.rss / 1e6).toFixed(1)} -> ${(mid.rss / 1e6).toFixed(1)} -> ${(end.rss / 1e6).toFixed(1)} MB`,
+    );
     // Only the instance being served (and at most one the collector has not reached) is alive.
     expect(live()).toBeLessThanOrEqual(2);
     // A module kept per reload would add about 270 x 120 KB = 32 MB of heap.

@@ -44,7 +44,9 @@ describe('save-to-served', () => {
     }
     const sorted = [...times].sort((a, b) => a - b);
     const median = percentile(sorted, 50);
-    console.log(`save-to-served over ${SAVES} saves: median ${median.toFixed(1)} ms, p90 ${percentile(sorted, 90).toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms; ${stale} polls answered by the old code`);
+    console.log(
+      `save-to-served over ${SAVES} saves: median ${median.toFixed(1)} ms, p90 ${percentile(sorted, 90).toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms; ${stale} polls answered by the old code`,
+    );
     expect(median).toBeLessThan(250);
   });
 });

@@ -20,7 +20,10 @@ let platformUrl = '';
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cloudfn-dev-platform-'));
   cpSync(starter, root, { recursive: true, filter: (source) => !/[/\\](node_modules|\.cloudfn|dist)$/.test(source) });
-  child = spawn(process.execPath, [cli, 'dev', root, '--platform', '--port', '0', '--platform-port', '0'], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [cli, 'dev', root, '--platform', '--port', '0', '--platform-port', '0'], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -49,7 +52,11 @@ it('runs the starter media tour: a real upload, transcode and playback on the em
   expect(body.transcode.run_status).toBe(10);
   const media = await fetch(body.play[0]!.url, { headers: { range: 'bytes=0-7' } });
   expect(media.status).toBe(206);
-  expect(Buffer.from(await media.arrayBuffer()).subarray(4, 8).toString('latin1')).toBe('ftyp');
+  expect(
+    Buffer.from(await media.arrayBuffer())
+      .subarray(4, 8)
+      .toString('latin1'),
+  ).toBe('ftyp');
   // The function's media calls were logged with its request's logid.
   expect(output).toMatch(/media-tour info\s+media=start_work_flow status=200/);
 }, 90_000);
@@ -67,7 +74,9 @@ it('registered a dev app key, so an unsigned call is refused (the tour was signe
     body: JSON.stringify({ page_size: 1, page_number: 0 }),
   });
   expect(unsigned.status).toBe(401);
-  expect(readFileSync(join(root, '.cloudfn/platform/dev-app-key/app_public_key.pem'), 'utf8')).toContain('BEGIN PUBLIC KEY');
+  expect(readFileSync(join(root, '.cloudfn/platform/dev-app-key/app_public_key.pem'), 'utf8')).toContain(
+    'BEGIN PUBLIC KEY',
+  );
 });
 
 it('exits 0 on SIGTERM', async () => {

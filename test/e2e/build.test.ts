@@ -9,7 +9,13 @@ import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { tempProject } from '../testing/project.js';
 
 const CLI = join(REPO, 'dist/src/cli/index.js');
-const cli = (args: string[], cwd: string) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } });
+const cli = (args: string[], cwd: string) =>
+  spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+  });
 
 beforeAll(() => ensureDist(), 120_000);
 
@@ -26,12 +32,15 @@ describe('cloudfn build (CLI)', () => {
     expect(run.status).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toMatch(/^function\s+size\s+gzip\s+time$/);
-    for (const name of ['hello', 'videos/list', 'server.mjs']) expect(lines.find((l) => l.startsWith(name + ' '))).toMatch(/\d+(\.\d)? kB\s+\d+(\.\d)? kB\s+\d+ ms$/);
+    for (const name of ['hello', 'videos/list', 'server.mjs'])
+      expect(lines.find((l) => l.startsWith(name + ' '))).toMatch(/\d+(\.\d)? kB\s+\d+(\.\d)? kB\s+\d+ ms$/);
     expect(run.stdout).toMatch(/3 bundles in out \(\d+ ms\)/);
     expect(run.stdout).toMatch(/^ok {4}out\/hello\/index\.mjs \(\d+ ms\)$/m);
     expect(run.stdout).toMatch(/^ok {4}out\/server\.mjs \(\d+ ms\)$/m);
     // No tsconfig.json here: one line says types were not checked, after the table.
-    expect(run.stdout).toContain(`\ntype check off: no tsconfig.json in ${project.root} (add one to have types checked)\n`);
+    expect(run.stdout).toContain(
+      `\ntype check off: no tsconfig.json in ${project.root} (add one to have types checked)\n`,
+    );
   });
 
   it('shows its options with --help and refuses unknown flags in one line', () => {
@@ -48,7 +57,9 @@ describe('cloudfn build (CLI)', () => {
       const start = cli(['start'], broken.root);
       expect(build.status).toBe(1);
       expect(start.status).toBe(1);
-      expect(build.stderr).toBe('cloudfn: functions/nodefault.ts has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })\n');
+      expect(build.stderr).toBe(
+        'cloudfn: functions/nodefault.ts has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })\n',
+      );
       expect(build.stderr).toBe(start.stderr);
       expect(build.stdout).toBe('');
     } finally {

@@ -13,7 +13,16 @@ import { failure, startProject, type DevProject } from '../dev/project.js';
 import { REPO } from '../testing/ensure-dist.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+];
 const shots = process.env['CLOUDFN_SCREENSHOTS'];
 
 async function shoot(page: Page, name: string): Promise<void> {
@@ -55,7 +64,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     await expect.poll(() => page.textContent('#response-status')).toBe('200 OK');
 
     const body = JSON.parse((await page.textContent('#response-body')) ?? '') as Record<string, unknown>;
-    expect(body).toEqual({ method: 'POST', trigger: 'console_debug', contentType: 'application/json', params: { name: 'ann', tags: ['a', 'b'] } });
+    expect(body).toEqual({
+      method: 'POST',
+      trigger: 'console_debug',
+      contentType: 'application/json',
+      params: { name: 'ann', tags: ['a', 'b'] },
+    });
     const logid = await page.textContent('#response-logid');
     expect(logid).toMatch(/^console-[0-9a-f]{16}$/);
 
@@ -84,15 +98,25 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     await page.click('#body-parts-add');
     await rows.nth(1).locator('select.kind').selectOption('file');
     await rows.nth(1).locator('input.name').fill('video');
-    await rows.nth(1).locator('input[type=file]').setInputFiles({ name: 'clip.txt', mimeType: 'text/plain', buffer: Buffer.from('frames of a holiday') });
+    await rows
+      .nth(1)
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'clip.txt', mimeType: 'text/plain', buffer: Buffer.from('frames of a holiday') });
     await expect.poll(() => rows.nth(1).locator('.file-name').textContent()).toBe('clip.txt (19 B)');
     await page.click('#send');
     await expect.poll(() => page.textContent('#response-status')).toBe('200 OK');
 
-    const body = JSON.parse((await page.textContent('#response-body')) ?? '') as { contentType: string; params: Record<string, unknown>; trigger: string };
+    const body = JSON.parse((await page.textContent('#response-body')) ?? '') as {
+      contentType: string;
+      params: Record<string, unknown>;
+      trigger: string;
+    };
     expect(body.trigger).toBe('console_debug');
     expect(body.contentType).toMatch(/^multipart\/form-data; boundary=/);
-    expect(body.params).toEqual({ title: 'holiday clip', video: { file: 'clip.txt', type: 'text/plain', size: 19, text: 'frames of a holiday' } });
+    expect(body.params).toEqual({
+      title: 'holiday clip',
+      video: { file: 'clip.txt', type: 'text/plain', size: 19, text: 'frames of a holiday' },
+    });
     await expect.poll(() => page.locator('#logs .log').count()).toBe(2);
     expect((await page.locator('#logs .log .log-msg').first().textContent()) ?? '').toContain('multipart/form-data');
     await shoot(page, '2-multipart');
@@ -105,7 +129,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     const before = p.records.filter((r) => r['method'] === 'POST' && r['durationMs'] !== undefined).length;
     // Replay the JSON POST (the older entry): the same request goes out again.
     await entries.nth(1).locator('.replay').click();
-    await expect.poll(() => p.records.filter((r) => r['method'] === 'POST' && r['durationMs'] !== undefined).length).toBe(before + 1);
+    await expect
+      .poll(() => p.records.filter((r) => r['method'] === 'POST' && r['durationMs'] !== undefined).length)
+      .toBe(before + 1);
     await expect.poll(() => page.textContent('#response-body')).toContain('"ann"');
     expect(await page.locator('#body-json').inputValue()).toContain('"ann"');
     await expect.poll(() => entries.count()).toBe(3);
@@ -115,7 +141,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     await page.click('#functions [data-fn="bytes"]');
     await page.click('#send');
     await expect.poll(() => page.textContent('#response-status')).toBe('200 OK');
-    expect(await page.textContent('#response-body')).toBe('00000000  00 01 02 ff 68 65 6c 6c  6f                       |....hello|');
+    expect(await page.textContent('#response-body')).toBe(
+      '00000000  00 01 02 ff 68 65 6c 6c  6f                       |....hello|',
+    );
 
     await page.click('#functions [data-fn="hello"]');
     await page.selectOption('#method', 'GET');
@@ -142,7 +170,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
 
   it('keeps two object records logged in the same millisecond (de-duplicated on the server sequence)', async () => {
     const added = p.next((r) => String(r.msg).includes('twice'));
-    p.write('functions/twice.ts', "export default (_p: unknown, service: any) => {\n  const at = Date.now();\n  service.log({ step: 'uploaded', at });\n  service.log({ step: 'uploaded', at });\n  service.log({ step: 'transcoded', at });\n  return { ok: true };\n};\n");
+    p.write(
+      'functions/twice.ts',
+      "export default (_p: unknown, service: any) => {\n  const at = Date.now();\n  service.log({ step: 'uploaded', at });\n  service.log({ step: 'uploaded', at });\n  service.log({ step: 'transcoded', at });\n  return { ok: true };\n};\n",
+    );
     await added;
     await page.locator('#functions .fn[data-fn="twice"]').click();
     await page.click('#send');
@@ -150,7 +181,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     // Three records of the function (two identical but for their place) and the request line.
     await expect.poll(() => page.locator('#logs .log').count()).toBe(4);
     const lines = await page.locator('#logs .log .log-msg').allTextContents();
-    expect(lines.slice(0, 3).map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { step: string }).step)).toEqual(['uploaded', 'uploaded', 'transcoded']);
+    expect(lines.slice(0, 3).map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { step: string }).step)).toEqual([
+      'uploaded',
+      'uploaded',
+      'transcoded',
+    ]);
     p.remove('functions/twice.ts');
   });
 
@@ -159,7 +194,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
     mkdirSync(join(root, 'functions'));
     writeFileSync(join(root, 'package.json'), '{ "type": "module" }');
-    writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', types: [] }, include: ['functions'] }));
+    writeFileSync(
+      join(root, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', types: [] },
+        include: ['functions'],
+      }),
+    );
     const good = 'export default (params: { name?: string }) => ({ hello: params.name ?? "world" });\n';
     writeFileSync(join(root, 'functions/hello.ts'), good);
     const dev = await startDevServer({ root, port: 0, typecheck: true, sink: { write() {} } });
@@ -170,7 +211,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
       writeFileSync(join(root, 'functions/hello.ts'), 'const count: number = "three";\n' + good);
       await typed.waitForSelector('#type-errors:not([hidden])', { timeout: 10_000 });
       expect(await typed.textContent('#type-errors h2')).toBe('1 type error');
-      expect(await typed.textContent('#type-errors-list')).toContain("functions/hello.ts:1:7: Type 'string' is not assignable to type 'number'. TS2322");
+      expect(await typed.textContent('#type-errors-list')).toContain(
+        "functions/hello.ts:1:7: Type 'string' is not assignable to type 'number'. TS2322",
+      );
       expect(await typed.locator('#functions .fn .type-flag').count()).toBe(1);
       await shoot(typed, '9-type-errors');
       writeFileSync(join(root, 'functions/hello.ts'), good);

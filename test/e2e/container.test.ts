@@ -20,7 +20,13 @@ const enabled = process.env['CLOUDFN_CONTAINER_TEST'] === '1';
 const run = promisify(execFile);
 const CLI = join(REPO, 'dist/src/cli/index.js');
 const CONTAINERS_CONF = join(REPO, 'test/setup/containers.conf');
-const env = { ...process.env, CONTAINERS_CONF, npm_config_loglevel: 'error', npm_config_fund: 'false', npm_config_audit: 'false' };
+const env = {
+  ...process.env,
+  CONTAINERS_CONF,
+  npm_config_loglevel: 'error',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+};
 const tag = `localhost/cloudfn-container-test:${process.pid}`;
 const name = `cloudfn-container-test-${process.pid}`;
 
@@ -33,7 +39,9 @@ function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -61,7 +69,14 @@ function vendorCloudfn(dir: string, work: string): void {
   writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
   const dockerfile = join(dir, 'Dockerfile');
   const text = readFileSync(dockerfile, 'utf8');
-  if (!text.includes('COPY vendor')) writeFileSync(dockerfile, text.replace('COPY package.json package-lock.json ./', 'COPY package.json package-lock.json ./\nCOPY vendor ./vendor'));
+  if (!text.includes('COPY vendor'))
+    writeFileSync(
+      dockerfile,
+      text.replace(
+        'COPY package.json package-lock.json ./',
+        'COPY package.json package-lock.json ./\nCOPY vendor ./vendor',
+      ),
+    );
 }
 
 describe.skipIf(!enabled)('the starter image in a real container engine', () => {
@@ -70,16 +85,28 @@ describe.skipIf(!enabled)('the starter image in a real container engine', () => 
 
   beforeAll(async () => {
     ensureDist();
-    const setup = spawnSync(process.execPath, [join(REPO, 'test/setup/container-image.mjs')], { env, encoding: 'utf8' });
+    const setup = spawnSync(process.execPath, [join(REPO, 'test/setup/container-image.mjs')], {
+      env,
+      encoding: 'utf8',
+    });
     if (setup.status !== 0) throw new Error(`container set-up failed:\n${setup.stdout}${setup.stderr}`);
     work = mkdtempSync(join(tmpdir(), 'cloudfn-container-'));
     const dir = join(work, 'app');
     execFileSync(process.execPath, [CLI, 'init', dir, '--template', 'starter'], { env, stdio: 'ignore' });
     // A function that waits, to see SIGTERM let it finish.
-    writeFileSync(join(dir, 'functions/slow.ts'), "export default async () => { await new Promise((r) => setTimeout(r, 1500)); return { slow: 'done' }; };\n");
+    writeFileSync(
+      join(dir, 'functions/slow.ts'),
+      "export default async () => { await new Promise((r) => setTimeout(r, 1500)); return { slow: 'done' }; };\n",
+    );
     vendorCloudfn(dir, work);
-    if (!existsSync(join(dir, 'package-lock.json'))) await run('npm', ['install', '--package-lock-only'], { cwd: dir, env, timeout: 180_000 });
-    await run('podman', ['build', '--pull=never', '-t', tag, '.'], { cwd: dir, env, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+    if (!existsSync(join(dir, 'package-lock.json')))
+      await run('npm', ['install', '--package-lock-only'], { cwd: dir, env, timeout: 180_000 });
+    await run('podman', ['build', '--pull=never', '-t', tag, '.'], {
+      cwd: dir,
+      env,
+      timeout: 600_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     port = await freePort();
     podman('run', '-d', '--name', name, '-e', `PORT=${port}`, tag);
   }, 900_000);
@@ -91,23 +118,35 @@ describe.skipIf(!enabled)('the starter image in a real container engine', () => 
   });
 
   it('answers its health path, then a function, logging JSON lines on stdout', async () => {
-    const health = await until(async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/_cloudfn/health`);
-      return res.status === 200 ? ((await res.json()) as unknown) : undefined;
-    }, 30_000, 'the health path');
+    const health = await until(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/_cloudfn/health`);
+        return res.status === 200 ? ((await res.json()) as unknown) : undefined;
+      },
+      30_000,
+      'the health path',
+    );
     expect(health).toEqual({ status: 'ok', inflight: 0 });
     const res = await fetch(`http://127.0.0.1:${port}/hello?name=Ada`);
     expect(res.status).toBe(200);
     const logid = res.headers.get('x-platform-logid');
     expect(await res.json()).toMatchObject({ hello: 'Ada', trigger: 'online', logid });
-    const lines = await until(async () => {
-      const found = podman('logs', name)
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      return found.some((r) => r['logid'] === logid && r['status'] === 200) ? found : undefined;
-    }, 5_000, 'the request line');
-    expect(lines.find((r) => r['logid'] === logid && r['status'] === 200)).toMatchObject({ method: 'GET', path: '/hello', function: 'hello' });
+    const lines = await until(
+      async () => {
+        const found = podman('logs', name)
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+        return found.some((r) => r['logid'] === logid && r['status'] === 200) ? found : undefined;
+      },
+      5_000,
+      'the request line',
+    );
+    expect(lines.find((r) => r['logid'] === logid && r['status'] === 200)).toMatchObject({
+      method: 'GET',
+      path: '/hello',
+      function: 'hello',
+    });
   });
 
   it('runs as an unprivileged user', () => {
@@ -116,16 +155,24 @@ describe.skipIf(!enabled)('the starter image in a real container engine', () => 
 
   it('on SIGTERM finishes the request in flight, answers new ones 503 and exits 0', async () => {
     const slow = fetch(`http://127.0.0.1:${port}/slow`);
-    await until(async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/_cloudfn/health`);
-      const body = (await res.json()) as { inflight: number };
-      return body.inflight > 0 ? true : undefined;
-    }, 5_000, 'the slow request to start');
+    await until(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/_cloudfn/health`);
+        const body = (await res.json()) as { inflight: number };
+        return body.inflight > 0 ? true : undefined;
+      },
+      5_000,
+      'the slow request to start',
+    );
     podman('kill', '--signal', 'TERM', name);
-    const refused = await until(async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/hello`);
-      return res.status === 503 ? res : undefined;
-    }, 3_000, 'a 503 while draining');
+    const refused = await until(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/hello`);
+        return res.status === 503 ? res : undefined;
+      },
+      3_000,
+      'a 503 while draining',
+    );
     expect(refused.headers.get('connection')).toBe('close');
     const finished = await slow;
     expect(finished.status).toBe(200);

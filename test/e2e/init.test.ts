@@ -21,8 +21,15 @@ const TEMPLATES = ['starter', 'media', 'callback'];
 /** The environment of a user's shell: nothing of the vitest running this file. */
 function userEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(VITEST|__VITEST|NODE_ENV$|TEST$|CLOUDFN_)/.test(key)) env[key] = value;
-  return { ...env, npm_config_loglevel: 'error', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' };
+  for (const [key, value] of Object.entries(process.env))
+    if (!/^(VITEST|__VITEST|NODE_ENV$|TEST$|CLOUDFN_)/.test(key)) env[key] = value;
+  return {
+    ...env,
+    npm_config_loglevel: 'error',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    npm_config_update_notifier: 'false',
+  };
 }
 
 let work: string;
@@ -35,19 +42,32 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('cloudfn init', () => {
   for (const template of TEMPLATES) {
-    it.concurrent(`creates a ${template} project that installs cloudfn from vendor/, and whose tests, type check and build pass`, async ({ expect }) => {
+    it.concurrent(`creates a ${template} project that installs cloudfn from vendor/, and whose tests, type check and build pass`, async ({
+      expect,
+    }) => {
       const dir = join(work, `${template}-app`);
-      const created = await run(process.execPath, [CLI, 'init', dir, '--template', template], { env: userEnv(), timeout: 120_000 });
+      const created = await run(process.execPath, [CLI, 'init', dir, '--template', template], {
+        env: userEnv(),
+        timeout: 120_000,
+      });
       expect(created.stdout).toContain(`Created ${template}-app in`);
-      expect(created.stdout).toContain('cloudfn 0.1.0 is not on the npm registry, so it was packed into vendor/cloudfn-0.1.0.tgz');
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
+      expect(created.stdout).toContain(
+        'cloudfn 0.1.0 is not on the npm registry, so it was packed into vendor/cloudfn-0.1.0.tgz',
+      );
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name: string;
+        dependencies: Record<string, string>;
+      };
       expect(pkg.name).toBe(`${template}-app`);
       expect(pkg.dependencies.cloudfn).toBe('file:vendor/cloudfn-0.1.0.tgz');
       expect(existsSync(join(dir, 'vendor/cloudfn-0.1.0.tgz'))).toBe(true);
       expect(readFileSync(join(dir, 'deploy/knative-service.yaml'), 'utf8')).toContain(`name: ${template}-app`);
       expect(readdirSync(dir)).toContain('.gitignore');
 
-      const npm = (args: string[], cwd = dir) => run('npm', args, { cwd, env: userEnv(), timeout: 120_000 }).catch((error: { stdout: string; stderr: string }) => error);
+      const npm = (args: string[], cwd = dir) =>
+        run('npm', args, { cwd, env: userEnv(), timeout: 120_000 }).catch(
+          (error: { stdout: string; stderr: string }) => error,
+        );
       const installed = await npm(['install', '--prefer-offline']);
       expect(installed.stderr).not.toMatch(/ERR/);
       const lock = readFileSync(join(dir, 'package-lock.json'), 'utf8');
@@ -55,7 +75,9 @@ describe('cloudfn init', () => {
       const tests = await npm(['test', '--', '--reporter=dot']);
       expect(tests.stdout + tests.stderr).toMatch(/Tests\s+.*\d+ passed/);
       expect(tests.stdout + tests.stderr).not.toMatch(/failed/);
-      const types = await run('npx', ['tsc', '--noEmit'], { cwd: dir, env: userEnv(), timeout: 120_000 }).catch((error: { stdout: string; stderr: string }) => error);
+      const types = await run('npx', ['tsc', '--noEmit'], { cwd: dir, env: userEnv(), timeout: 120_000 }).catch(
+        (error: { stdout: string; stderr: string }) => error,
+      );
       expect(types.stdout).toBe('');
       const built = await npm(['run', 'build']);
       expect(built.stdout).toMatch(/\d+ bundles in dist/);
@@ -65,24 +87,41 @@ describe('cloudfn init', () => {
       // The Dockerfile's build stage: npm ci sees package.json, the lock file and vendor/ only.
       const image = join(work, 'image');
       mkdirSync(image);
-      for (const file of ['package.json', 'package-lock.json', 'vendor']) cpSync(join(dir, file), join(image, file), { recursive: true });
+      for (const file of ['package.json', 'package-lock.json', 'vendor'])
+        cpSync(join(dir, file), join(image, file), { recursive: true });
       const ci = await npm(['ci', '--prefer-offline'], image);
       expect(ci.stderr).not.toMatch(/ERR/);
-      for (const file of ['functions', 'tsconfig.json']) cpSync(join(dir, file), join(image, file), { recursive: true });
-      const bundled = await run('npx', ['cloudfn', 'build', '--minify', '--check'], { cwd: image, env: userEnv(), timeout: 120_000 });
+      for (const file of ['functions', 'tsconfig.json'])
+        cpSync(join(dir, file), join(image, file), { recursive: true });
+      const bundled = await run('npx', ['cloudfn', 'build', '--minify', '--check'], {
+        cwd: image,
+        env: userEnv(),
+        timeout: 120_000,
+      });
       expect(bundled.stdout).toMatch(/ok +dist\/server\.mjs/);
     }, 300_000);
   }
 
   it('refuses a folder that is not empty, and an unknown template, in one line', () => {
     const dir = join(work, 'taken');
-    const first = spawnSync(process.execPath, [CLI, 'init', dir], { encoding: 'utf8', env: userEnv(), timeout: 120_000 });
+    const first = spawnSync(process.execPath, [CLI, 'init', dir], {
+      encoding: 'utf8',
+      env: userEnv(),
+      timeout: 120_000,
+    });
     expect(first.status).toBe(0);
     const again = spawnSync(process.execPath, [CLI, 'init', dir], { encoding: 'utf8', env: userEnv() });
     expect(again.status).toBe(1);
-    expect(again.stderr).toBe(`cloudfn: ${dir}: exists and is not empty; choose a new folder name (cloudfn init never overwrites files)\n`);
-    const unknown = spawnSync(process.execPath, [CLI, 'init', join(work, 'x'), '--template', 'blog'], { encoding: 'utf8', env: userEnv() });
+    expect(again.stderr).toBe(
+      `cloudfn: ${dir}: exists and is not empty; choose a new folder name (cloudfn init never overwrites files)\n`,
+    );
+    const unknown = spawnSync(process.execPath, [CLI, 'init', join(work, 'x'), '--template', 'blog'], {
+      encoding: 'utf8',
+      env: userEnv(),
+    });
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toBe('cloudfn: --template: there is no template "blog"; choose one of callback, media, starter\n');
+    expect(unknown.stderr).toBe(
+      'cloudfn: --template: there is no template "blog"; choose one of callback, media, starter\n',
+    );
   });
 });

@@ -15,7 +15,11 @@ const CLI = join(REPO, 'dist/src/cli/index.js');
 const work = mkdtempSync(join(tmpdir(), 'cloudfn-hygiene-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+async function until<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -59,27 +63,42 @@ function startUnderParent(name: string, args: string[]): { parent: ReturnType<ty
 describe('process hygiene', () => {
   it.each([
     ['dev', ['dev', FIXTURE, '--port', '0', '--no-typecheck'], /dev server on http:\/\/127\.0\.0\.1:(\d+)/],
-    ['platform', ['platform', '--port', '0', '--data', join(work, 'platform-data'), '--no-ffmpeg'], /cloudfn platform listening on http:\/\/127\.0\.0\.1:(\d+)/],
-  ])('%s exits and frees its port when its parent is killed by PID', async (name, args, listening) => {
-    ensureDist();
-    const { parent, log } = startUnderParent(name, args as string[]);
-    const port = Number(await until(() => listening.exec(readFileSync(log, 'utf8'))?.[1], 15_000, `${name} to listen`));
-    const child = Number(/child pid (\d+)/.exec(readFileSync(log, 'utf8'))![1]);
-    expect(await portOpen(port)).toBe(true);
-    const killed = Date.now();
-    parent.kill('SIGKILL');
-    await until(async () => ((await portOpen(port)) ? undefined : true), 5000, 'the port to be freed');
-    await until(() => (alive(child) ? undefined : true), 5000, 'the child to exit');
-    console.log(`${name}: parent killed -> port freed and child gone in ${Date.now() - killed} ms`);
-  }, 30_000);
+    [
+      'platform',
+      ['platform', '--port', '0', '--data', join(work, 'platform-data'), '--no-ffmpeg'],
+      /cloudfn platform listening on http:\/\/127\.0\.0\.1:(\d+)/,
+    ],
+  ])(
+    '%s exits and frees its port when its parent is killed by PID',
+    async (name, args, listening) => {
+      ensureDist();
+      const { parent, log } = startUnderParent(name, args as string[]);
+      const port = Number(
+        await until(() => listening.exec(readFileSync(log, 'utf8'))?.[1], 15_000, `${name} to listen`),
+      );
+      const child = Number(/child pid (\d+)/.exec(readFileSync(log, 'utf8'))![1]);
+      expect(await portOpen(port)).toBe(true);
+      const killed = Date.now();
+      parent.kill('SIGKILL');
+      await until(async () => ((await portOpen(port)) ? undefined : true), 5000, 'the port to be freed');
+      await until(() => (alive(child) ? undefined : true), 5000, 'the child to exit');
+      console.log(`${name}: parent killed -> port freed and child gone in ${Date.now() - killed} ms`);
+    },
+    30_000,
+  );
 
   it('dev stops on SIGHUP as on SIGTERM, exit code 0, port freed', async () => {
     ensureDist();
-    const child = spawn(process.execPath, [CLI, 'dev', FIXTURE, '--port', '0', '--no-typecheck'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [CLI, 'dev', FIXTURE, '--port', '0', '--no-typecheck'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const port = Number(await until(() => /dev server on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1], 15_000, 'dev to listen'));
+    const port = Number(
+      await until(() => /dev server on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1], 15_000, 'dev to listen'),
+    );
     child.kill('SIGHUP');
     expect(await exited).toBe(0);
     expect(out).toContain('SIGHUP received: stopping the dev server');

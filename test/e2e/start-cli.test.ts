@@ -21,7 +21,10 @@ interface Started {
 
 function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'start', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'start', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines: Record<string, unknown>[] = [];
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     let buffer = '';
@@ -34,7 +37,8 @@ function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started>
         const line = JSON.parse(buffer.slice(0, newline)) as Record<string, unknown>;
         buffer = buffer.slice(newline + 1);
         lines.push(line);
-        if (typeof line['url'] === 'string') resolve({ child, url: (line['url'] as string).replace('localhost', '127.0.0.1'), lines, exited });
+        if (typeof line['url'] === 'string')
+          resolve({ child, url: (line['url'] as string).replace('localhost', '127.0.0.1'), lines, exited });
       }
     });
     void exited.then((code) => reject(new Error(`cloudfn start exited ${code}: ${stderr}`)));
@@ -52,23 +56,40 @@ describe('cloudfn start', () => {
   });
 
   it('logs a start-up line naming the functions', () => {
-    expect(server.lines[0]).toMatchObject({ level: 'info', function: 'cloudfn', functions: ['hello', 'legacy', 'nested', 'videos/get', 'videos/list'] });
+    expect(server.lines[0]).toMatchObject({
+      level: 'info',
+      function: 'cloudfn',
+      functions: ['hello', 'legacy', 'nested', 'videos/get', 'videos/list'],
+    });
   });
 
   it('serves TypeScript, CommonJS and ESM functions and the config file routes', async () => {
     const hello = await sendHttp(server.url, { path: '/hello?name=Ada' });
     expect(JSON.parse(hello.body.toString())).toEqual({ hello: 'Ada', trigger: 'online' });
-    const legacy = await sendHttp(server.url, { method: 'POST', path: '/legacy', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const legacy = await sendHttp(server.url, {
+      method: 'POST',
+      path: '/legacy',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(JSON.parse(legacy.body.toString())).toEqual({ style: 'commonjs', method: 'POST' });
     expect(JSON.parse((await sendHttp(server.url, { path: '/v/abc' })).body.toString())).toEqual({ vid: 'abc' });
     expect((await sendHttp(server.url, { path: '/nested' })).body.toString()).toBe('nested index');
     // functions.videos/list.maxBodySize = 1024 in cloudfn.config.json
-    const big = await sendHttp(server.url, { method: 'POST', path: '/videos/list', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(2000) });
+    const big = await sendHttp(server.url, {
+      method: 'POST',
+      path: '/videos/list',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x'.repeat(2000),
+    });
     expect(big.status).toBe(413);
   });
 
   it('writes JSON lines with logid and function for logs and requests', async () => {
-    const answer = await sendHttp(server.url, { path: '/hello?name=Log', headers: { 'x-platform-logid': 'e2e-log-1' } });
+    const answer = await sendHttp(server.url, {
+      path: '/hello?name=Log',
+      headers: { 'x-platform-logid': 'e2e-log-1' },
+    });
     expect(answer.headers['x-platform-logid']).toBe('e2e-log-1');
     await new Promise((r) => setTimeout(r, 100));
     const mine = server.lines.filter((l) => l['logid'] === 'e2e-log-1');
@@ -91,7 +112,10 @@ describe('cloudfn start stack traces', () => {
   it('name the TypeScript line of a crash, not the compiled file', async () => {
     const root = mkdtempSync(join(tmpdir(), 'cloudfn-stack-'));
     mkdirSync(join(root, 'functions'));
-    writeFileSync(join(root, 'functions/boom.ts'), "type Input = { n?: number };\n\nexport default function boom(params: Input): never {\n  throw new Error(`boom ${params.n ?? 0}`);\n}\n");
+    writeFileSync(
+      join(root, 'functions/boom.ts'),
+      'type Input = { n?: number };\n\nexport default function boom(params: Input): never {\n  throw new Error(`boom ${params.n ?? 0}`);\n}\n',
+    );
     const started = await startCli([root, '--port', '0', '--host', '127.0.0.1']);
     try {
       expect((await sendHttp(started.url, { path: '/boom' })).status).toBe(500);
@@ -116,12 +140,23 @@ async function until<T>(check: () => T | undefined, timeoutMs = 5000): Promise<T
 
 describe('cloudfn start refuses bad input in one line', () => {
   it.each([
-    [[fixture, '--port', 'abc'], {}, 'cloudfn: option port is invalid: must be an integer from 0 to 65535, got "abc" (from --port)\n'],
-    [[fixture], { PORT: '99999' }, 'cloudfn: option port is invalid: must be an integer from 0 to 65535, got "99999" (from PORT)\n'],
+    [
+      [fixture, '--port', 'abc'],
+      {},
+      'cloudfn: option port is invalid: must be an integer from 0 to 65535, got "abc" (from --port)\n',
+    ],
+    [
+      [fixture],
+      { PORT: '99999' },
+      'cloudfn: option port is invalid: must be an integer from 0 to 65535, got "99999" (from PORT)\n',
+    ],
     [[fixture, '--prot', '1'], {}, /^cloudfn: unknown option --prot; did you mean --port\?\n$/],
     [['/nonexistent/project'], {}, /^cloudfn: \/nonexistent\/project\/functions: there is no functions folder/],
   ])('%j %j', (args, env, message) => {
-    const result = spawnSync(process.execPath, [cli, 'start', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [cli, 'start', ...args], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(1);
     if (typeof message === 'string') expect(result.stderr).toBe(message);
     else expect(result.stderr).toMatch(message);

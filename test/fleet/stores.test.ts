@@ -4,7 +4,14 @@
  * and the token store's lock, publish and compare-and-delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeRedisClients, RedisNonceStore, RedisRateLimiter, RedisTokenStore, resolveRedisSettings, type RedisSettings } from '../../src/fleet/index.js';
+import {
+  closeRedisClients,
+  RedisNonceStore,
+  RedisRateLimiter,
+  RedisTokenStore,
+  resolveRedisSettings,
+  type RedisSettings,
+} from '../../src/fleet/index.js';
 import { hasRedis, RedisServer } from './redis-server.js';
 
 describe('resolveRedisSettings', () => {
@@ -13,16 +20,38 @@ describe('resolveRedisSettings', () => {
   });
 
   it('takes the option, then CLOUDFN_REDIS_URL, then REDIS_ADDRESS with its credentials', () => {
-    const env = { CLOUDFN_REDIS_URL: 'redis://a:6379', REDIS_ADDRESS: 'b:6380', REDIS_USERNAME: 'u', REDIS_PASSWORD: 'p@ss' };
-    expect(resolveRedisSettings({ option: 'redis://opt:1', env })).toMatchObject({ url: 'redis://opt:1', source: 'option' });
-    expect(resolveRedisSettings({ env })).toMatchObject({ url: 'redis://a:6379', source: 'CLOUDFN_REDIS_URL', commandTimeoutMs: 300, keyPrefix: 'cloudfn:' });
-    expect(resolveRedisSettings({ env: { ...env, CLOUDFN_REDIS_URL: '' } })).toMatchObject({ url: 'redis://u:p%40ss@b:6380', source: 'REDIS_ADDRESS' });
+    const env = {
+      CLOUDFN_REDIS_URL: 'redis://a:6379',
+      REDIS_ADDRESS: 'b:6380',
+      REDIS_USERNAME: 'u',
+      REDIS_PASSWORD: 'p@ss',
+    };
+    expect(resolveRedisSettings({ option: 'redis://opt:1', env })).toMatchObject({
+      url: 'redis://opt:1',
+      source: 'option',
+    });
+    expect(resolveRedisSettings({ env })).toMatchObject({
+      url: 'redis://a:6379',
+      source: 'CLOUDFN_REDIS_URL',
+      commandTimeoutMs: 300,
+      keyPrefix: 'cloudfn:',
+    });
+    expect(resolveRedisSettings({ env: { ...env, CLOUDFN_REDIS_URL: '' } })).toMatchObject({
+      url: 'redis://u:p%40ss@b:6380',
+      source: 'REDIS_ADDRESS',
+    });
   });
 
   it('names a bad value and the fix', () => {
-    expect(() => resolveRedisSettings({ env: { CLOUDFN_REDIS_URL: 'localhost:6379' } })).toThrow('CLOUDFN_REDIS_URL must start with redis:// or rediss://, got "localhost:6379"');
-    expect(() => resolveRedisSettings({ env: { REDIS_ADDRESS: 'http://x' } })).toThrow('REDIS_ADDRESS must be host or host:port, got "http://x"');
-    expect(() => resolveRedisSettings({ env: { CLOUDFN_REDIS_URL: 'redis://x', CLOUDFN_REDIS_TIMEOUT: 'soon' } })).toThrow('CLOUDFN_REDIS_TIMEOUT must be a whole number of milliseconds from 1 to 60000, got "soon"');
+    expect(() => resolveRedisSettings({ env: { CLOUDFN_REDIS_URL: 'localhost:6379' } })).toThrow(
+      'CLOUDFN_REDIS_URL must start with redis:// or rediss://, got "localhost:6379"',
+    );
+    expect(() => resolveRedisSettings({ env: { REDIS_ADDRESS: 'http://x' } })).toThrow(
+      'REDIS_ADDRESS must be host or host:port, got "http://x"',
+    );
+    expect(() =>
+      resolveRedisSettings({ env: { CLOUDFN_REDIS_URL: 'redis://x', CLOUDFN_REDIS_TIMEOUT: 'soon' } }),
+    ).toThrow('CLOUDFN_REDIS_TIMEOUT must be a whole number of milliseconds from 1 to 60000, got "soon"');
   });
 });
 
@@ -34,7 +63,9 @@ describe.skipIf(!hasRedis)('the stores on a real redis-server', () => {
 
   beforeAll(async () => {
     await server.start();
-    settings = resolveRedisSettings({ env: { CLOUDFN_REDIS_URL: server.url, CLOUDFN_REDIS_PREFIX: `t${process.pid}:` } })!;
+    settings = resolveRedisSettings({
+      env: { CLOUDFN_REDIS_URL: server.url, CLOUDFN_REDIS_PREFIX: `t${process.pid}:` },
+    })!;
   });
   afterAll(async () => {
     await closeRedisClients();
@@ -60,7 +91,9 @@ describe.skipIf(!hasRedis)('the stores on a real redis-server', () => {
     const one = new RedisRateLimiter(settings, { warn, marginMs: 0 });
     const two = new RedisRateLimiter(settings, { warn, marginMs: 0 });
     const started = Date.now();
-    const waits = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? one : two).reserve('start_work_flow:tt1', 20)));
+    const waits = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? one : two).reserve('start_work_flow:tt1', 20)),
+    );
     const slots = waits.map((wait) => started + wait!).sort((a, b) => a - b);
     expect(waits.filter((wait) => wait === 0).length).toBeLessThanOrEqual(20);
     for (let i = 20; i < slots.length; i++) expect(slots[i]! - slots[i - 20]!).toBeGreaterThanOrEqual(1000 - 5);

@@ -14,15 +14,33 @@ describe('initProject', () => {
     const dir = join(work, 'My Shop');
     const result = initProject(dir, { ...published, template: 'starter' });
     expect(result).toMatchObject({ dir, template: 'starter', name: 'my-shop' });
-    expect(result.files).toEqual(expect.arrayContaining(['.gitignore', '.dockerignore', '.vscode/launch.json', 'Dockerfile', 'README.md', 'functions/hello.ts', 'functions/upload.ts', 'package.json', 'test/hello.test.ts', 'tsconfig.json']));
+    expect(result.files).toEqual(
+      expect.arrayContaining([
+        '.gitignore',
+        '.dockerignore',
+        '.vscode/launch.json',
+        'Dockerfile',
+        'README.md',
+        'functions/hello.ts',
+        'functions/upload.ts',
+        'package.json',
+        'test/hello.test.ts',
+        'tsconfig.json',
+      ]),
+    );
     expect(result.files).not.toContain('gitignore');
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies: Record<string, string>;
+    };
     expect(pkg.name).toBe('my-shop');
     expect(pkg.dependencies.cloudfn).toBe('^0.1.0');
     expect(result.cloudfn).toEqual({ version: '0.1.0', from: 'registry', spec: '^0.1.0' });
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toMatch(/^# my-shop\n/);
     expect(readFileSync(join(dir, 'deploy/knative-service.yaml'), 'utf8')).toContain('name: my-shop\n');
-    expect(readFileSync(join(dir, 'functions/hello.ts'), 'utf8')).toBe(readFileSync(join(templatesDir(), 'starter/functions/hello.ts'), 'utf8'));
+    expect(readFileSync(join(dir, 'functions/hello.ts'), 'utf8')).toBe(
+      readFileSync(join(templatesDir(), 'starter/functions/hello.ts'), 'utf8'),
+    );
   });
 
   it('takes a name, and an empty existing folder', () => {
@@ -48,9 +66,13 @@ describe('initProject', () => {
     const dir = join(work, 'taken');
     mkdirSync(dir);
     writeFileSync(join(dir, 'notes.txt'), 'mine');
-    expect(() => initProject(dir, published)).toThrow(`${dir}: exists and is not empty; choose a new folder name (cloudfn init never overwrites files)`);
+    expect(() => initProject(dir, published)).toThrow(
+      `${dir}: exists and is not empty; choose a new folder name (cloudfn init never overwrites files)`,
+    );
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
-    expect(() => initProject(join(work, 'x'), { ...published, template: 'blog' })).toThrow('--template: there is no template "blog"; choose one of callback, media, starter');
+    expect(() => initProject(join(work, 'x'), { ...published, template: 'blog' })).toThrow(
+      '--template: there is no template "blog"; choose one of callback, media, starter',
+    );
   });
 
   it('asks whether its own version is published, and vendors nothing when it is', () => {

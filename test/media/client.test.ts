@@ -4,7 +4,13 @@
  * every error form.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMediaClient, MediaApiError, MediaErrNo, MediaError, MediaValidationError } from '../../src/media/index.js';
+import {
+  createMediaClient,
+  MediaApiError,
+  MediaErrNo,
+  MediaError,
+  MediaValidationError,
+} from '../../src/media/index.js';
 import type { MediaClientOptions } from '../../src/media/index.js';
 import { FakeClock, makeKeys, MediaServer, sampleResponder } from './media-server.js';
 import type { Keys } from './media-server.js';
@@ -55,15 +61,45 @@ describe('every call', () => {
     const start_time = String(nowS() - 86_400);
     const end_time = String(nowS());
     const calls: Array<[string, () => Promise<unknown>, unknown]> = [
-      ['get_video_list', () => media.getVideoList({ page_size: 20, page_number: 0, video_name: '第一集' }), { page_size: 20, page_number: 0, video_name: '第一集' }],
+      [
+        'get_video_list',
+        () => media.getVideoList({ page_size: 20, page_number: 0, video_name: '第一集' }),
+        { page_size: 20, page_number: 0, video_name: '第一集' },
+      ],
       ['delete_video', () => media.deleteVideo({ vid: 'v1', env_id: 'env-1' }), { vid: 'v1', env_id: 'env-1' }],
-      ['get_video_by_vid', () => media.getVideoByVid({ vid: 'v1', expire_time: 7200 }), { vid: 'v1', expire_time: 7200 }],
-      ['upload_video_by_urls', () => media.uploadVideoByUrls({ url_sets: [{ source_url: 'https://cdn.example.com/ep1.mp4', file_name: 'ep1' }] }), { url_sets: [{ source_url: 'https://cdn.example.com/ep1.mp4', file_name: 'ep1' }] }],
-      ['get_upload_job_info', () => media.getUploadJobInfo({ job_ids: ['job-1', 'job-404'] }), { job_ids: ['job-1', 'job-404'] }],
-      ['start_work_flow', () => media.startWorkFlow({ vid: 'v1', trans_code_type: '5' }), { vid: 'v1', trans_code_type: '5' }],
+      [
+        'get_video_by_vid',
+        () => media.getVideoByVid({ vid: 'v1', expire_time: 7200 }),
+        { vid: 'v1', expire_time: 7200 },
+      ],
+      [
+        'upload_video_by_urls',
+        () =>
+          media.uploadVideoByUrls({ url_sets: [{ source_url: 'https://cdn.example.com/ep1.mp4', file_name: 'ep1' }] }),
+        { url_sets: [{ source_url: 'https://cdn.example.com/ep1.mp4', file_name: 'ep1' }] },
+      ],
+      [
+        'get_upload_job_info',
+        () => media.getUploadJobInfo({ job_ids: ['job-1', 'job-404'] }),
+        { job_ids: ['job-1', 'job-404'] },
+      ],
+      [
+        'start_work_flow',
+        () => media.startWorkFlow({ vid: 'v1', trans_code_type: '5' }),
+        { vid: 'v1', trans_code_type: '5' },
+      ],
       ['get_work_flow_exection', () => media.getWorkFlowExecution({ run_id: 'run-1' }), { run_id: 'run-1' }],
-      ['describe_vod_played_top_data', () => media.describeVodPlayedTopData({ env_id: 'env-1', order_type: 5, start_time, end_time }), { env_id: 'env-1', order_type: 5, start_time, end_time }],
-      ['describe_vod_played_static_data', () => media.describeVodPlayedStaticData({ env_id: 'env-1', vid_list: ['v1'], order_type: 2, start_time, end_time }), { env_id: 'env-1', vid_list: ['v1'], order_type: 2, start_time, end_time }],
+      [
+        'describe_vod_played_top_data',
+        () => media.describeVodPlayedTopData({ env_id: 'env-1', order_type: 5, start_time, end_time }),
+        { env_id: 'env-1', order_type: 5, start_time, end_time },
+      ],
+      [
+        'describe_vod_played_static_data',
+        () =>
+          media.describeVodPlayedStaticData({ env_id: 'env-1', vid_list: ['v1'], order_type: 2, start_time, end_time }),
+        { env_id: 'env-1', vid_list: ['v1'], order_type: 2, start_time, end_time },
+      ],
     ];
     for (const [operation, run, body] of calls) {
       const result = (await run()) as { err_no: unknown };
@@ -118,8 +154,19 @@ describe('every call', () => {
   it('logs each call with its log_id through the logger', async () => {
     const lines: unknown[] = [];
     const log = (...v: unknown[]) => lines.push(...v);
-    await client({ logger: { debug: log, info: log, warn: log, error: log } }).getVideoList({ page_size: 20, page_number: 0 });
-    expect(lines).toEqual([expect.objectContaining({ media: 'get_video_list', status: 200, err_no: 0, log_id: '20240101120000ABCDEF', attempts: 1 })]);
+    await client({ logger: { debug: log, info: log, warn: log, error: log } }).getVideoList({
+      page_size: 20,
+      page_number: 0,
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        media: 'get_video_list',
+        status: 200,
+        err_no: 0,
+        log_id: '20240101120000ABCDEF',
+        attempts: 1,
+      }),
+    ]);
     expect(JSON.stringify(lines)).not.toContain('tok-static');
   });
 });
@@ -130,7 +177,10 @@ describe('scoped', () => {
     const scoped: unknown[] = [];
     const media = client({ logger: { debug: () => {}, info: (v) => base.push(v), warn: () => {}, error: () => {} } });
     const controller = new AbortController();
-    const m = media.scoped({ logger: { debug: () => {}, info: (v) => scoped.push(v), warn: () => {}, error: () => {} }, signal: controller.signal });
+    const m = media.scoped({
+      logger: { debug: () => {}, info: (v) => scoped.push(v), warn: () => {}, error: () => {} },
+      signal: controller.signal,
+    });
     await m.getVideoList({ page_size: 20, page_number: 0 });
     expect(scoped).toHaveLength(1);
     expect(base).toHaveLength(0);
@@ -148,13 +198,26 @@ describe('normalization of the samples', () => {
     expect(list.total_num).toBe(2);
     expect(list.err_no).toBe(0);
     expect(list.log_id).toBe('20240101120000ABCDEF');
-    expect(list.data?.[1]).toEqual({ video_name: 'episode 2', vid: 'v0d00fg10000bbbb', size: 2097152, upload_time: 1700000100, business_status: 99, trans_code_status: 1, source_type: 1, video_open_id: 'open-2' });
+    expect(list.data?.[1]).toEqual({
+      video_name: 'episode 2',
+      vid: 'v0d00fg10000bbbb',
+      size: 2097152,
+      upload_time: 1700000100,
+      business_status: 99,
+      trans_code_status: 1,
+      source_type: 1,
+      video_open_id: 'open-2',
+    });
   });
 
   it('get_video_by_vid: err_no "0" is success and becomes 0', async () => {
     const res = await client().getVideoByVid({ vid: 'v1' });
     expect(res.err_no).toBe(0);
-    expect(res.data?.[0]).toMatchObject({ main_play_url: 'https://play.example.com/main.mp4', size: 1048576.5, is_original: true });
+    expect(res.data?.[0]).toMatchObject({
+      main_play_url: 'https://play.example.com/main.mp4',
+      size: 1048576.5,
+      is_original: true,
+    });
   });
 
   it('get_upload_job_info: a single file_type string becomes a list', async () => {
@@ -167,8 +230,16 @@ describe('normalization of the samples', () => {
 
   it('get_work_flow_exection: run_status "10" becomes 10; statistics counts become numbers', async () => {
     const media = client();
-    expect(await media.getWorkFlowExecution({ run_id: 'run-1' })).toMatchObject({ run_status: 10, run_status_msg: 'success' });
-    const top = await media.describeVodPlayedTopData({ env_id: 'e', order_type: 6, start_time: nowS() - 60, end_time: nowS() });
+    expect(await media.getWorkFlowExecution({ run_id: 'run-1' })).toMatchObject({
+      run_status: 10,
+      run_status_msg: 'success',
+    });
+    const top = await media.describeVodPlayedTopData({
+      env_id: 'e',
+      order_type: 6,
+      start_time: nowS() - 60,
+      end_time: nowS(),
+    });
     expect(top.play_static_infos[0]!.play_count).toBe(42);
   });
 
@@ -187,10 +258,21 @@ describe('error forms', () => {
     [200, 401002, 'space not exist', MediaErrNo.SPACE_NOT_EXIST],
     [200, 401003, 'video not exist', MediaErrNo.VIDEO_NOT_EXIST],
   ])('HTTP %i with err_no %i → MediaApiError', async (status, errNo, errMsg, constant) => {
-    server.responder = () => ({ status, body: { err_no: errNo, err_msg: errMsg, log_id: 'LOG123', data: null }, sign: status === 200 });
+    server.responder = () => ({
+      status,
+      body: { err_no: errNo, err_msg: errMsg, log_id: 'LOG123', data: null },
+      sign: status === 200,
+    });
     const error = (await rejection(client().getVideoList({ page_size: 20, page_number: 0 }))) as MediaApiError;
     expect(error).toBeInstanceOf(MediaApiError);
-    expect(error).toMatchObject({ code: 'MEDIA_API_ERROR', operation: 'get_video_list', status, errNo: constant, errMsg, logId: 'LOG123' });
+    expect(error).toMatchObject({
+      code: 'MEDIA_API_ERROR',
+      operation: 'get_video_list',
+      status,
+      errNo: constant,
+      errMsg,
+      logId: 'LOG123',
+    });
     expect(error.message).toBe(`get_video_list failed: ${errNo} ${errMsg} (log_id LOG123)`);
   });
 
@@ -223,7 +305,9 @@ describe('error forms', () => {
 
   it('a 2xx signed by another key is refused as forged', async () => {
     const other = makeKeys();
-    const error = await rejection(client({ platformPublicKey: other.platformPublic }).getVideoList({ page_size: 20, page_number: 0 }));
+    const error = await rejection(
+      client({ platformPublicKey: other.platformPublic }).getVideoList({ page_size: 20, page_number: 0 }),
+    );
     expect(error.code).toBe('MEDIA_FORGED_RESPONSE');
   });
 
@@ -245,13 +329,17 @@ describe('error forms', () => {
     const started = Date.now();
     const error = await rejection(client({ timeoutMs: 100 }).getVideoList({ page_size: 20, page_number: 0 }));
     expect(error.code).toBe('MEDIA_TIMEOUT');
-    expect(error.message).toBe('get_video_list: no response within 100 ms; raise timeoutMs (CLOUDFN_MEDIA_TIMEOUT_MS) or retry later');
+    expect(error.message).toBe(
+      'get_video_list: no response within 100 ms; raise timeoutMs (CLOUDFN_MEDIA_TIMEOUT_MS) or retry later',
+    );
     expect(Date.now() - started).toBeLessThan(380);
   });
 
   it('a per-call timeoutMs overrides the client option', async () => {
     server.responder = () => ({ delayMs: 300, body: { err_no: 0 } });
-    const error = await rejection(client({ timeoutMs: 5000 }).getVideoList({ page_size: 20, page_number: 0 }, { timeoutMs: 50 }));
+    const error = await rejection(
+      client({ timeoutMs: 5000 }).getVideoList({ page_size: 20, page_number: 0 }, { timeoutMs: 50 }),
+    );
     expect(error.code).toBe('MEDIA_TIMEOUT');
   });
 
@@ -259,13 +347,17 @@ describe('error forms', () => {
     server.responder = () => ({ delayMs: 400, body: { err_no: 0 } });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('client went away')), 50);
-    const error = await rejection(client().getVideoList({ page_size: 20, page_number: 0 }, { signal: controller.signal }));
+    const error = await rejection(
+      client().getVideoList({ page_size: 20, page_number: 0 }, { signal: controller.signal }),
+    );
     expect(error.code).toBe('MEDIA_ABORTED');
     expect(error.message).toContain('client went away');
   });
 
   it('an already aborted signal sends nothing', async () => {
-    const error = await rejection(client().getVideoList({ page_size: 20, page_number: 0 }, { signal: AbortSignal.abort() }));
+    const error = await rejection(
+      client().getVideoList({ page_size: 20, page_number: 0 }, { signal: AbortSignal.abort() }),
+    );
     expect(error.code).toBe('MEDIA_ABORTED');
     expect(server.received).toHaveLength(0);
   });

@@ -10,21 +10,64 @@ describe('cloudfn/media', () => {
   it('exports exactly these values', () => {
     expect(Object.keys(media).sort()).toEqual(
       [
-        'API_PREFIX', 'BusinessStatus', 'JobState', 'MAX_APP_ID_LIST', 'MAX_EXPIRE_TIME', 'MAX_JOB_IDS', 'MAX_PAGE_SIZE', 'MAX_URL_SETS',
-        'MAX_VID_LIST', 'MEDIA_ERR_MSG', 'MIN_EXPIRE_TIME', 'MediaApiError', 'MediaErrNo', 'MediaError', 'MediaValidationError', 'OPERATIONS',
-        'RATE_LIMITED_OPERATIONS', 'RunStatus', 'STATS_WINDOW_SECONDS', 'SourceType', 'StaticOrderType', 'TOKEN_ERROR_ERR_NOS', 'TokenBucket',
-        'TopOrderType', 'TransCodeStatus', 'TransCodeType', 'createMediaClient', 'createMediaError', 'defaultClientTokenFetcher', 'isOperation',
-        'mediaErrors', 'normalizeResponse', 'resolveMediaOptions', 'systemClock', 'validateRequest',
+        'API_PREFIX',
+        'BusinessStatus',
+        'JobState',
+        'MAX_APP_ID_LIST',
+        'MAX_EXPIRE_TIME',
+        'MAX_JOB_IDS',
+        'MAX_PAGE_SIZE',
+        'MAX_URL_SETS',
+        'MAX_VID_LIST',
+        'MEDIA_ERR_MSG',
+        'MIN_EXPIRE_TIME',
+        'MediaApiError',
+        'MediaErrNo',
+        'MediaError',
+        'MediaValidationError',
+        'OPERATIONS',
+        'RATE_LIMITED_OPERATIONS',
+        'RunStatus',
+        'STATS_WINDOW_SECONDS',
+        'SourceType',
+        'StaticOrderType',
+        'TOKEN_ERROR_ERR_NOS',
+        'TokenBucket',
+        'TopOrderType',
+        'TransCodeStatus',
+        'TransCodeType',
+        'createMediaClient',
+        'createMediaError',
+        'defaultClientTokenFetcher',
+        'isOperation',
+        'mediaErrors',
+        'normalizeResponse',
+        'resolveMediaOptions',
+        'systemClock',
+        'validateRequest',
       ].sort(),
     );
   });
 
   it('names the nine operations as documented', () => {
     expect(media.OPERATIONS).toEqual([
-      'get_video_list', 'delete_video', 'get_video_by_vid', 'upload_video_by_urls', 'get_upload_job_info',
-      'start_work_flow', 'get_work_flow_exection', 'describe_vod_played_top_data', 'describe_vod_played_static_data',
+      'get_video_list',
+      'delete_video',
+      'get_video_by_vid',
+      'upload_video_by_urls',
+      'get_upload_job_info',
+      'start_work_flow',
+      'get_work_flow_exection',
+      'describe_vod_played_top_data',
+      'describe_vod_played_static_data',
     ]);
-    expect(media.MediaErrNo).toMatchObject({ NO_USER_AUTHORITY: 41050, PARAM_ERROR: 40001, INPUT_PARAMS_INVALID: 401001, SPACE_NOT_EXIST: 401002, VIDEO_NOT_EXIST: 401003 });
+    expect(media.MediaErrNo).toMatchObject({
+      NO_USER_AUTHORITY: 41050,
+      PARAM_ERROR: 40001,
+      INPUT_PARAMS_INVALID: 401001,
+      SPACE_NOT_EXIST: 401002,
+      VIDEO_NOT_EXIST: 401003,
+    });
     expect(Object.values(media.RunStatus)).toEqual([1, 2, 9, 10]);
     expect(Object.values(media.TransCodeType)).toEqual(['3', '4', '5']);
   });

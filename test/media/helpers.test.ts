@@ -21,7 +21,8 @@ beforeEach(() => {
   clock = new FakeClock();
 });
 
-const client = (extra: MediaClientOptions = {}) => createMediaClient({ baseUrl: server.url, accessToken: 't', clock, env: {}, retries: 0, ...extra });
+const client = (extra: MediaClientOptions = {}) =>
+  createMediaClient({ baseUrl: server.url, accessToken: 't', clock, env: {}, retries: 0, ...extra });
 const op = (req: Received) => req.path.replace('/api/cloud_voc/', '');
 const body = (req: Received) => req.json as Record<string, unknown>;
 
@@ -30,7 +31,13 @@ describe('listVideos', () => {
     server.responder = (req): Reply => {
       const { page_size, page_number } = body(req) as { page_size: number; page_number: number };
       const from = page_size * page_number;
-      const data = Array.from({ length: Math.max(0, Math.min(page_size, total - from)) }, (_, i) => ({ video_name: `v${from + i}`, vid: `vid-${from + i}`, size: 1, upload_time: 1, business_status: 99 }));
+      const data = Array.from({ length: Math.max(0, Math.min(page_size, total - from)) }, (_, i) => ({
+        video_name: `v${from + i}`,
+        vid: `vid-${from + i}`,
+        size: 1,
+        upload_time: 1,
+        business_status: 99,
+      }));
       return { body: { err_no: 0, err_msg: 'success', total_num: String(total), data } };
     };
   }
@@ -40,7 +47,9 @@ describe('listVideos', () => {
     const vids: string[] = [];
     for await (const video of client().listVideos({ business_status: 99 })) vids.push(video.vid);
     expect(vids).toEqual(Array.from({ length: 45 }, (_, i) => `vid-${i}`));
-    expect(server.received.map((r) => body(r))).toEqual([0, 1, 2].map((page_number) => ({ business_status: 99, page_size: 20, page_number })));
+    expect(server.received.map((r) => body(r))).toEqual(
+      [0, 1, 2].map((page_number) => ({ business_status: 99, page_size: 20, page_number })),
+    );
   });
 
   it('stops at total_num without asking for an empty page', async () => {
@@ -63,7 +72,19 @@ describe('listVideos', () => {
     server.responder = (req): Reply => {
       const { page_number } = body(req) as { page_number: number };
       const size = page_number < 2 ? 20 : 3;
-      return { body: { err_no: 0, err_msg: 'success', data: Array.from({ length: size }, (_, i) => ({ video_name: 'v', vid: `p${page_number}-${i}`, size: 1, upload_time: 1, business_status: 98 })) } };
+      return {
+        body: {
+          err_no: 0,
+          err_msg: 'success',
+          data: Array.from({ length: size }, (_, i) => ({
+            video_name: 'v',
+            vid: `p${page_number}-${i}`,
+            size: 1,
+            upload_time: 1,
+            business_status: 98,
+          })),
+        },
+      };
     };
     let n = 0;
     for await (const _ of client().listVideos()) n++;
@@ -79,7 +100,10 @@ describe('listVideos', () => {
 });
 
 describe('uploadAndWait', () => {
-  const sets: UrlSet[] = Array.from({ length: 25 }, (_, i) => ({ source_url: `https://cdn.example.com/ep${i}.mp4`, file_name: `ep${i}` }));
+  const sets: UrlSet[] = Array.from({ length: 25 }, (_, i) => ({
+    source_url: `https://cdn.example.com/ep${i}.mp4`,
+    file_name: `ep${i}`,
+  }));
 
   /** Jobs finish on the second poll: ep3 fails, ep4's job is unknown, the rest succeed. */
   function uploads(finishOnPoll = 2, requestsPerPoll = 2) {
@@ -105,7 +129,14 @@ describe('uploadAndWait', () => {
           if (id === 'job-ep3') return { ...base, state: 'fail' };
           return { ...base, state: 'success', vid: `vid-${n}`, source_info: { file_type: 'video', duration: '12.5' } };
         });
-      return { body: { err_no: 0, err_msg: 'success', log_id: 'J', data: { video_infos, not_exist_job_ids: ids.includes('job-ep4') ? ['job-ep4'] : [] } } };
+      return {
+        body: {
+          err_no: 0,
+          err_msg: 'success',
+          log_id: 'J',
+          data: { video_infos, not_exist_job_ids: ids.includes('job-ep4') ? ['job-ep4'] : [] },
+        },
+      };
     };
   }
 
@@ -115,13 +146,22 @@ describe('uploadAndWait', () => {
     expect(server.to('upload_video_by_urls').map((r) => (body(r).url_sets as unknown[]).length)).toEqual([20, 5]);
     expect(server.to('get_upload_job_info').every((r) => (body(r).job_ids as unknown[]).length <= 20)).toBe(true);
     expect(results).toHaveLength(25);
-    expect(results[0]).toEqual({ ok: true, source_url: sets[0]!.source_url, file_name: 'ep0', job_id: 'job-ep0', vid: 'vid-0', source_info: { file_type: ['video'], duration: 12.5 } });
+    expect(results[0]).toEqual({
+      ok: true,
+      source_url: sets[0]!.source_url,
+      file_name: 'ep0',
+      job_id: 'job-ep0',
+      vid: 'vid-0',
+      source_info: { file_type: ['video'], duration: 12.5 },
+    });
     expect(results[24]).toMatchObject({ ok: true, vid: 'vid-24' });
     const failed = results[3]!;
     expect(failed.ok).toBe(false);
     if (!failed.ok) {
       expect(failed.error.code).toBe('MEDIA_UPLOAD_FAILED');
-      expect(failed.error.message).toContain('https://cdn.example.com/ep3.mp4 failed: job job-ep3 ended in state fail (log_id J)');
+      expect(failed.error.message).toContain(
+        'https://cdn.example.com/ep3.mp4 failed: job job-ep3 ended in state fail (log_id J)',
+      );
       expect(failed.state).toBe('fail');
     }
     const unknown = results[4]!;
@@ -146,7 +186,9 @@ describe('uploadAndWait', () => {
 
   it('refuses a bad URL anywhere before sending anything', async () => {
     const bad = [...sets, { source_url: 'ftp://cdn.example.com/x.mp4', file_name: 'x' }];
-    const error = await client().uploadAndWait(bad).catch((e: unknown) => e);
+    const error = await client()
+      .uploadAndWait(bad)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MediaValidationError);
     expect((error as MediaValidationError).field).toBe('url_sets[25].source_url');
     expect((error as Error).message).toContain('url_sets[25].source_url must be an http or https URL');
@@ -156,7 +198,10 @@ describe('uploadAndWait', () => {
   it('a refused submission becomes the outcome of its URLs', async () => {
     server.responder = () => ({ status: 400, body: { err_no: 40001, err_msg: 'param error' }, sign: false });
     const results = await client().uploadAndWait(sets.slice(0, 2));
-    expect(results.map((r) => !r.ok && r.error.message)).toEqual(['upload_video_by_urls failed: 40001 param error (log_id hdr-logid-1)', 'upload_video_by_urls failed: 40001 param error (log_id hdr-logid-1)']);
+    expect(results.map((r) => !r.ok && r.error.message)).toEqual([
+      'upload_video_by_urls failed: 40001 param error (log_id hdr-logid-1)',
+      'upload_video_by_urls failed: 40001 param error (log_id hdr-logid-1)',
+    ]);
   });
 });
 
@@ -164,9 +209,18 @@ describe('transcodeAndWait', () => {
   function runs(statuses: Array<number | string>) {
     let i = 0;
     server.responder = (req): Reply => {
-      if (op(req) === 'start_work_flow') return { body: { err_no: 0, err_msg: 'success', log_id: 'S', run_id: 'run-9' } };
+      if (op(req) === 'start_work_flow')
+        return { body: { err_no: 0, err_msg: 'success', log_id: 'S', run_id: 'run-9' } };
       const run_status = statuses[Math.min(i++, statuses.length - 1)];
-      return { body: { err_no: 0, err_msg: 'success', log_id: 'E', run_status, run_status_msg: run_status === 9 ? 'source broken' : 'ok' } };
+      return {
+        body: {
+          err_no: 0,
+          err_msg: 'success',
+          log_id: 'E',
+          run_status,
+          run_status_msg: run_status === 9 ? 'source broken' : 'ok',
+        },
+      };
     };
   }
 
@@ -181,15 +235,21 @@ describe('transcodeAndWait', () => {
 
   it('rejects with MEDIA_TRANSCODE_FAILED on run_status 9', async () => {
     runs([2, 9]);
-    const error = await client().transcodeAndWait('vid-1').catch((e: unknown) => e);
+    const error = await client()
+      .transcodeAndWait('vid-1')
+      .catch((e: unknown) => e);
     expect((error as MediaError).code).toBe('MEDIA_TRANSCODE_FAILED');
-    expect((error as Error).message).toContain('transcoding of vid vid-1 failed: run run-9 ended with run_status 9 (source broken)');
+    expect((error as Error).message).toContain(
+      'transcoding of vid vid-1 failed: run run-9 ended with run_status 9 (source broken)',
+    );
     expect(body(server.to('start_work_flow')[0]!)).toEqual({ vid: 'vid-1' });
   });
 
   it('rejects with MEDIA_WAIT_TIMEOUT', async () => {
     runs([2]);
-    const error = await client().transcodeAndWait('vid-1', '3', { timeoutMs: 3000 }).catch((e: unknown) => e);
+    const error = await client()
+      .transcodeAndWait('vid-1', '3', { timeoutMs: 3000 })
+      .catch((e: unknown) => e);
     expect((error as MediaError).code).toBe('MEDIA_WAIT_TIMEOUT');
     expect((error as Error).message).toContain('(last seen: run_status 2 ok)');
   });
@@ -197,7 +257,11 @@ describe('transcodeAndWait', () => {
   it('an abort stops the polling', async () => {
     runs([2]);
     const controller = new AbortController();
-    const slow = { now: () => 0, sleep: (_: number, signal?: AbortSignal) => new Promise<void>((_r, reject) => signal?.addEventListener('abort', () => reject(signal.reason))) };
+    const slow = {
+      now: () => 0,
+      sleep: (_: number, signal?: AbortSignal) =>
+        new Promise<void>((_r, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+    };
     const waiting = client({ clock: slow }).transcodeAndWait('vid-1', '3', { signal: controller.signal });
     await new Promise((r) => setTimeout(r, 50));
     controller.abort(new Error('function timed out'));
@@ -216,7 +280,16 @@ describe('statistics over more than 100 vids', () => {
       const rows = vid_list.flatMap((vid) =>
         apps.map((app_id) => {
           const n = Number(vid.slice(4));
-          return { vid, app_id, name: vid, size: 1, duration: 1, create_time: '2024-01-01', play_count: String(n % 17), traffic: n };
+          return {
+            vid,
+            app_id,
+            name: vid,
+            size: 1,
+            duration: 1,
+            create_time: '2024-01-01',
+            play_count: String(n % 17),
+            traffic: n,
+          };
         }),
       );
       rows.sort((a, b) => Number(b.play_count) - Number(a.play_count));
@@ -224,7 +297,10 @@ describe('statistics over more than 100 vids', () => {
     };
   }
 
-  const window = () => ({ start_time: Math.floor(clock.now() / 1000) - 3600, end_time: Math.floor(clock.now() / 1000) });
+  const window = () => ({
+    start_time: Math.floor(clock.now() / 1000) - 3600,
+    end_time: Math.floor(clock.now() / 1000),
+  });
 
   it('getPlayStats splits into 100 + 100 + 50 and merges, sorted again by order_type', async () => {
     stats();
@@ -240,7 +316,13 @@ describe('statistics over more than 100 vids', () => {
 
   it('getPlayTotals sums each vid over mini-programs', async () => {
     stats();
-    const totals = await client().getPlayTotals({ env_id: 'e', vid_list: vids, app_id_list: ['tt1', 'tt2'], order_type: 4, ...window() });
+    const totals = await client().getPlayTotals({
+      env_id: 'e',
+      vid_list: vids,
+      app_id_list: ['tt1', 'tt2'],
+      order_type: 4,
+      ...window(),
+    });
     expect(totals.size).toBe(250);
     expect(totals.get('vid-120')).toEqual({ play_count: 2 * (120 % 17), traffic: 240 });
   });
@@ -249,14 +331,20 @@ describe('statistics over more than 100 vids', () => {
     stats();
     const bad = [...vids];
     bad[150] = '';
-    const error = await client().getPlayStats({ env_id: 'e', vid_list: bad, order_type: 2, ...window() }).catch((e: unknown) => e);
+    const error = await client()
+      .getPlayStats({ env_id: 'e', vid_list: bad, order_type: 2, ...window() })
+      .catch((e: unknown) => e);
     expect((error as MediaValidationError).field).toBe('vid_list[150]');
     expect(server.received).toHaveLength(0);
   });
 
   it('a plain describeVodPlayedStaticData call still refuses 101 vids', async () => {
-    const error = await client().describeVodPlayedStaticData({ env_id: 'e', vid_list: vids.slice(0, 101), order_type: 2, ...window() }).catch((e: unknown) => e);
-    expect((error as Error).message).toBe('describe_vod_played_static_data: vid_list must have at most 100 entries, got 101; nothing was sent');
+    const error = await client()
+      .describeVodPlayedStaticData({ env_id: 'e', vid_list: vids.slice(0, 101), order_type: 2, ...window() })
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      'describe_vod_played_static_data: vid_list must have at most 100 entries, got 101; nothing was sent',
+    );
   });
 
   it('rate limiting paces many chunks', async () => {

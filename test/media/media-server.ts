@@ -62,7 +62,9 @@ export const sampleResponder: Responder = (req) => {
   if (req.path === '/oauth/client_token/') return { body: { data: { access_token: 'tok-1', expires_in: 7200 } } };
   const operation = req.path.replace('/api/cloud_voc/', '');
   const sample = samples[operation];
-  return sample === undefined ? { status: 404, body: { err_no: 40001, err_msg: 'param error' }, sign: false } : { body: sample };
+  return sample === undefined
+    ? { status: 404, body: { err_no: 40001, err_msg: 'param error' }, sign: false }
+    : { body: sample };
 };
 
 export class MediaServer {
@@ -83,12 +85,18 @@ export class MediaServer {
           (reply) => {
             if (res.destroyed) return;
             const status = reply.status ?? 200;
-            const text = typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
+            const text =
+              typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
             const sign = reply.sign ?? (status >= 200 && status < 300);
             const signed = sign ? signResponse({ privateKey: this.keys.platformPrivate, body: text }) : {};
             // Tampering changes one digit after signing: still valid JSON, no longer the signed bytes.
             const sent = reply.tamper === true ? text.replace(/\d/, (d) => String((Number(d) + 1) % 10)) : text;
-            res.writeHead(status, { 'content-type': 'application/json', 'x-platform-logid': 'hdr-logid-1', ...signed, ...reply.headers });
+            res.writeHead(status, {
+              'content-type': 'application/json',
+              'x-platform-logid': 'hdr-logid-1',
+              ...signed,
+              ...reply.headers,
+            });
             res.end(sent);
           },
           (error: unknown) => {
@@ -110,7 +118,14 @@ export class MediaServer {
     const authorization = headers['platform-authorization'];
     if (typeof authorization === 'string') {
       try {
-        verified = await verifyRequest({ authorization, method, url: path, body: raw, publicKeys: { '7': this.keys.appPublic }, nonceStore: this.nonces });
+        verified = await verifyRequest({
+          authorization,
+          method,
+          url: path,
+          body: raw,
+          publicKeys: { '7': this.keys.appPublic },
+          nonceStore: this.nonces,
+        });
       } catch (error) {
         verified = error as Error;
       }

@@ -26,7 +26,17 @@ function optionsError(options: MediaClientOptions): string {
 describe('defaults', () => {
   it('fills every default', () => {
     const r = resolveMediaOptions({ baseUrl: 'https://open.example.com/', accessToken: 't', env: {} });
-    expect(r).toMatchObject({ baseUrl: 'https://open.example.com', timeoutMs: 10_000, retries: 2, retryDelayMs: 200, maxRetryDelayMs: 5000, tokenRefreshMarginMs: 60_000, signing: undefined, platformPublicKey: undefined, envId: undefined });
+    expect(r).toMatchObject({
+      baseUrl: 'https://open.example.com',
+      timeoutMs: 10_000,
+      retries: 2,
+      retryDelayMs: 200,
+      maxRetryDelayMs: 5000,
+      tokenRefreshMarginMs: 60_000,
+      signing: undefined,
+      platformPublicKey: undefined,
+      envId: undefined,
+    });
     expect(r.token).toEqual({ kind: 'static', token: 't' });
     expect([...r.tokenErrorCodes]).toEqual([...TOKEN_ERROR_ERR_NOS]);
     expect([...r.rateLimits]).toEqual([
@@ -61,7 +71,12 @@ describe('env vars', () => {
   it('reads every option from its variable', () => {
     const r = resolveMediaOptions({ env });
     expect(r.baseUrl).toBe('https://open.example.com/gw');
-    expect(r.token).toMatchObject({ kind: 'credentials', clientKey: 'ck', clientSecret: 'cs', tokenUrl: 'https://auth.example.com/token' });
+    expect(r.token).toMatchObject({
+      kind: 'credentials',
+      clientKey: 'ck',
+      clientSecret: 'cs',
+      tokenUrl: 'https://auth.example.com/token',
+    });
     expect(r.tokenRefreshMarginMs).toBe(30_000);
     expect([...r.tokenErrorCodes]).toEqual([1, 2]);
     expect(r.signing?.appid).toBe('tt-app');
@@ -77,16 +92,33 @@ describe('env vars', () => {
 
   it('the token URL defaults to {baseUrl}/oauth/client_token/', () => {
     const { CLOUDFN_MEDIA_TOKEN_URL: _, ...rest } = env;
-    expect(resolveMediaOptions({ env: rest }).token).toMatchObject({ tokenUrl: 'https://open.example.com/gw/oauth/client_token/' });
+    expect(resolveMediaOptions({ env: rest }).token).toMatchObject({
+      tokenUrl: 'https://open.example.com/gw/oauth/client_token/',
+    });
   });
 
   it('CLOUDFN_MEDIA_ACCESS_TOKEN wins over client credentials in env', () => {
-    expect(resolveMediaOptions({ env: { ...env, CLOUDFN_MEDIA_ACCESS_TOKEN: 'fixed' } }).token).toEqual({ kind: 'static', token: 'fixed' });
+    expect(resolveMediaOptions({ env: { ...env, CLOUDFN_MEDIA_ACCESS_TOKEN: 'fixed' } }).token).toEqual({
+      kind: 'static',
+      token: 'fixed',
+    });
   });
 
   it('options in code win over env vars', () => {
-    const r = resolveMediaOptions({ env, baseUrl: 'http://127.0.0.1:1', accessToken: 'code', timeoutMs: 99, envId: 'code-env', rateLimit: false });
-    expect(r).toMatchObject({ baseUrl: 'http://127.0.0.1:1', token: { kind: 'static', token: 'code' }, timeoutMs: 99, envId: 'code-env' });
+    const r = resolveMediaOptions({
+      env,
+      baseUrl: 'http://127.0.0.1:1',
+      accessToken: 'code',
+      timeoutMs: 99,
+      envId: 'code-env',
+      rateLimit: false,
+    });
+    expect(r).toMatchObject({
+      baseUrl: 'http://127.0.0.1:1',
+      token: { kind: 'static', token: 'code' },
+      timeoutMs: 99,
+      envId: 'code-env',
+    });
     expect([...r.rateLimits]).toEqual([['start_work_flow', 3]]);
   });
 
@@ -98,7 +130,9 @@ describe('env vars', () => {
     try {
       const file = join(dir, 'app_private_key.pem');
       writeFileSync(file, privatePem);
-      expect(resolveMediaOptions({ env: { ...env, CLOUDFN_MEDIA_PRIVATE_KEY: file } }).signing?.privateKey.type).toBe('private');
+      expect(resolveMediaOptions({ env: { ...env, CLOUDFN_MEDIA_PRIVATE_KEY: file } }).signing?.privateKey.type).toBe(
+        'private',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -110,16 +144,51 @@ describe('errors name the option and the fix', () => {
     [{ env: {} }, 'media option baseUrl is invalid: it is required; pass baseUrl or set CLOUDFN_MEDIA_BASE_URL'],
     [{ env: { CLOUDFN_MEDIA_BASE_URL: 'open.example.com' } }, '"open.example.com" is not an absolute URL'],
     [{ baseUrl: 'ftp://x', env: {} }, '"ftp://x" must use http or https'],
-    [{ baseUrl: 'https://x', env: {} }, 'no token source; pass accessToken, tokenProvider or credentials, or set CLOUDFN_MEDIA_ACCESS_TOKEN'],
-    [{ baseUrl: 'https://x', accessToken: 't', credentials: { clientKey: 'a', clientSecret: 'b' }, env: {} }, 'media option accessToken and credentials is invalid: give only one'],
-    [{ baseUrl: 'https://x', env: { CLOUDFN_MEDIA_CLIENT_KEY: 'a' } }, 'CLOUDFN_MEDIA_CLIENT_SECRET is invalid: is empty while CLOUDFN_MEDIA_CLIENT_KEY is set'],
-    [{ baseUrl: 'https://x', accessToken: 't', env: { CLOUDFN_MEDIA_TIMEOUT_MS: 'soon' } }, 'media option CLOUDFN_MEDIA_TIMEOUT_MS is invalid: must be a number of at least 1, got "soon"'],
-    [{ baseUrl: 'https://x', accessToken: 't', retries: -1, env: {} }, 'media option retries is invalid: must be a number of at least 0, got -1'],
-    [{ baseUrl: 'https://x', accessToken: 't', env: { CLOUDFN_MEDIA_APPID: 'tt' } }, 'CLOUDFN_MEDIA_PRIVATE_KEY is invalid: is empty while other signing variables are set; set CLOUDFN_MEDIA_PRIVATE_KEY and CLOUDFN_MEDIA_KEY_VERSION too'],
-    [{ baseUrl: 'https://x', accessToken: 't', signing: { appid: 'tt', privateKey: publicPem, keyVersion: '1' }, env: {} }, 'media option signing.privateKey is invalid: the key cannot be read: got a public key'],
-    [{ baseUrl: 'https://x', accessToken: 't', env: { CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY: 'not a key' } }, 'media option CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY is invalid'],
-    [{ baseUrl: 'https://x', accessToken: 't', env: { CLOUDFN_MEDIA_RATE_LIMITS: 'start_work_flow:3' } }, '"start_work_flow:3" is not operation=number'],
-    [{ baseUrl: 'https://x', accessToken: 't', rateLimits: { get_work_flow_execution: 3 } as never, env: {} }, 'rateLimits.get_work_flow_execution is invalid'],
+    [
+      { baseUrl: 'https://x', env: {} },
+      'no token source; pass accessToken, tokenProvider or credentials, or set CLOUDFN_MEDIA_ACCESS_TOKEN',
+    ],
+    [
+      { baseUrl: 'https://x', accessToken: 't', credentials: { clientKey: 'a', clientSecret: 'b' }, env: {} },
+      'media option accessToken and credentials is invalid: give only one',
+    ],
+    [
+      { baseUrl: 'https://x', env: { CLOUDFN_MEDIA_CLIENT_KEY: 'a' } },
+      'CLOUDFN_MEDIA_CLIENT_SECRET is invalid: is empty while CLOUDFN_MEDIA_CLIENT_KEY is set',
+    ],
+    [
+      { baseUrl: 'https://x', accessToken: 't', env: { CLOUDFN_MEDIA_TIMEOUT_MS: 'soon' } },
+      'media option CLOUDFN_MEDIA_TIMEOUT_MS is invalid: must be a number of at least 1, got "soon"',
+    ],
+    [
+      { baseUrl: 'https://x', accessToken: 't', retries: -1, env: {} },
+      'media option retries is invalid: must be a number of at least 0, got -1',
+    ],
+    [
+      { baseUrl: 'https://x', accessToken: 't', env: { CLOUDFN_MEDIA_APPID: 'tt' } },
+      'CLOUDFN_MEDIA_PRIVATE_KEY is invalid: is empty while other signing variables are set; set CLOUDFN_MEDIA_PRIVATE_KEY and CLOUDFN_MEDIA_KEY_VERSION too',
+    ],
+    [
+      {
+        baseUrl: 'https://x',
+        accessToken: 't',
+        signing: { appid: 'tt', privateKey: publicPem, keyVersion: '1' },
+        env: {},
+      },
+      'media option signing.privateKey is invalid: the key cannot be read: got a public key',
+    ],
+    [
+      { baseUrl: 'https://x', accessToken: 't', env: { CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY: 'not a key' } },
+      'media option CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY is invalid',
+    ],
+    [
+      { baseUrl: 'https://x', accessToken: 't', env: { CLOUDFN_MEDIA_RATE_LIMITS: 'start_work_flow:3' } },
+      '"start_work_flow:3" is not operation=number',
+    ],
+    [
+      { baseUrl: 'https://x', accessToken: 't', rateLimits: { get_work_flow_execution: 3 } as never, env: {} },
+      'rateLimits.get_work_flow_execution is invalid',
+    ],
   ])('%j', (options, fragment) => {
     expect(optionsError(options)).toContain(fragment);
   });

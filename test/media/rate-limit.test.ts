@@ -20,9 +20,15 @@ beforeEach(() => {
   clock = new FakeClock();
 });
 
-const client = (extra: MediaClientOptions = {}) => createMediaClient({ baseUrl: server.url, accessToken: 't', clock, env: {}, retries: 0, ...extra });
+const client = (extra: MediaClientOptions = {}) =>
+  createMediaClient({ baseUrl: server.url, accessToken: 't', clock, env: {}, retries: 0, ...extra });
 const top = (m: ReturnType<typeof client>) =>
-  m.describeVodPlayedTopData({ env_id: 'e', order_type: 5, start_time: Math.floor(clock.now() / 1000) - 60, end_time: Math.floor(clock.now() / 1000) });
+  m.describeVodPlayedTopData({
+    env_id: 'e',
+    order_type: 5,
+    start_time: Math.floor(clock.now() / 1000) - 60,
+    end_time: Math.floor(clock.now() / 1000),
+  });
 
 describe('TokenBucket', () => {
   it('lets 20 through at once, then one every 50 ms, in order', async () => {
@@ -93,13 +99,22 @@ describe('client rate limits', () => {
   });
 
   it('CLOUDFN_MEDIA_RATE_LIMIT sets the rate', async () => {
-    const media = createMediaClient({ baseUrl: server.url, accessToken: 't', clock, env: { CLOUDFN_MEDIA_RATE_LIMIT: '10' } });
+    const media = createMediaClient({
+      baseUrl: server.url,
+      accessToken: 't',
+      clock,
+      env: { CLOUDFN_MEDIA_RATE_LIMIT: '10' },
+    });
     await Promise.all(Array.from({ length: 11 }, () => media.startWorkFlow({ vid: 'v1' })));
     expect(clock.sleeps).toEqual([100]);
   });
 
   it('an abort while waiting for a slot sends nothing', async () => {
-    const never = { now: () => 0, sleep: (_ms: number, signal?: AbortSignal) => new Promise<void>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))) };
+    const never = {
+      now: () => 0,
+      sleep: (_ms: number, signal?: AbortSignal) =>
+        new Promise<void>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+    };
     const media = client({ clock: never, rateLimit: 1 });
     await media.startWorkFlow({ vid: 'v1' });
     const controller = new AbortController();

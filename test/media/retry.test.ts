@@ -46,7 +46,8 @@ function client(extra: MediaClientOptions = {}) {
 /** Answers from a list, the last one repeating. */
 function script(...replies: Reply[]): (req: Received) => Reply | Promise<Reply> {
   let i = 0;
-  return (req) => (req.path === '/oauth/client_token/' ? sampleResponder(req) : (replies[Math.min(i++, replies.length - 1)] as Reply));
+  return (req) =>
+    req.path === '/oauth/client_token/' ? sampleResponder(req) : (replies[Math.min(i++, replies.length - 1)] as Reply);
 }
 const fail = (status: number): Reply => ({ status, body: { err_no: status, err_msg: 'busy' }, sign: false });
 const ok = (operation: string): Reply => ({ body: samples[operation] });
@@ -74,7 +75,12 @@ describe('retries', () => {
   it('jitter spreads the delay over [0, ceiling), capped by maxRetryDelayMs', async () => {
     server.responder = script(fail(500));
     const draws = [0.99, 0.1, 0.99, 0.99];
-    await rejection(client({ retries: 4, retryDelayMs: 1000, maxRetryDelayMs: 3000, random: () => draws.shift() ?? 0 }).getVideoList({ page_size: 20, page_number: 0 }));
+    await rejection(
+      client({ retries: 4, retryDelayMs: 1000, maxRetryDelayMs: 3000, random: () => draws.shift() ?? 0 }).getVideoList({
+        page_size: 20,
+        page_number: 0,
+      }),
+    );
     expect(clock.sleeps).toEqual([990, 200, 2970, 2970]);
     expect(server.received).toHaveLength(5);
   });
@@ -93,14 +99,19 @@ describe('retries', () => {
   });
 
   it('does not retry a parameter error', async () => {
-    server.responder = script({ status: 400, body: { err_no: 40001, err_msg: 'param error' }, sign: false }, ok('get_video_list'));
+    server.responder = script(
+      { status: 400, body: { err_no: 40001, err_msg: 'param error' }, sign: false },
+      ok('get_video_list'),
+    );
     await rejection(client().getVideoList({ page_size: 20, page_number: 0 }));
     expect(server.received).toHaveLength(1);
   });
 
   it('retries a read after a timeout', async () => {
     server.responder = script({ ...ok('get_video_list'), delayMs: 300 }, ok('get_video_list'));
-    await expect(client({ timeoutMs: 80 }).getVideoList({ page_size: 20, page_number: 0 })).resolves.toMatchObject({ total_num: 2 });
+    await expect(client({ timeoutMs: 80 }).getVideoList({ page_size: 20, page_number: 0 })).resolves.toMatchObject({
+      total_num: 2,
+    });
     expect(server.received).toHaveLength(2);
   });
 
@@ -109,7 +120,9 @@ describe('retries', () => {
     const fetch: typeof globalThis.fetch = (input, init) => {
       if (first) {
         first = false;
-        return Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }));
+        return Promise.reject(
+          new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }),
+        );
       }
       return globalThis.fetch(input, init);
     };
@@ -120,7 +133,12 @@ describe('retries', () => {
 
   it.each([
     ['deleteVideo', 'delete_video', (m: ReturnType<typeof client>) => m.deleteVideo({ vid: 'v1', env_id: 'e' })],
-    ['uploadVideoByUrls', 'upload_video_by_urls', (m: ReturnType<typeof client>) => m.uploadVideoByUrls({ url_sets: [{ source_url: 'https://cdn.example.com/a.mp4', file_name: 'a' }] })],
+    [
+      'uploadVideoByUrls',
+      'upload_video_by_urls',
+      (m: ReturnType<typeof client>) =>
+        m.uploadVideoByUrls({ url_sets: [{ source_url: 'https://cdn.example.com/a.mp4', file_name: 'a' }] }),
+    ],
     ['startWorkFlow', 'start_work_flow', (m: ReturnType<typeof client>) => m.startWorkFlow({ vid: 'v1' })],
   ])('%s is never resent once it may have reached the platform', async (_name, operation, run) => {
     for (const reply of [fail(503), fail(500), fail(429)]) {
@@ -137,7 +155,9 @@ describe('retries', () => {
     let calls = 0;
     const reset: typeof globalThis.fetch = () => {
       calls++;
-      return Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }));
+      return Promise.reject(
+        new TypeError('fetch failed', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }),
+      );
     };
     expect((await rejection(run(client({ fetch: reset })))).code).toBe('MEDIA_NETWORK');
     expect(calls).toBe(1);
@@ -153,7 +173,9 @@ describe('retries', () => {
       calls++;
       return globalThis.fetch(input, init);
     };
-    const error = await rejection(client({ baseUrl: `http://127.0.0.1:${port}`, fetch: counting }).startWorkFlow({ vid: 'v1' }));
+    const error = await rejection(
+      client({ baseUrl: `http://127.0.0.1:${port}`, fetch: counting }).startWorkFlow({ vid: 'v1' }),
+    );
     expect(error.code).toBe('MEDIA_NETWORK');
     expect(error.message).toContain('ECONNREFUSED');
     expect(calls).toBe(3);
@@ -162,10 +184,18 @@ describe('retries', () => {
 
 describe('token', () => {
   /** Token endpoint hands out tok-1, tok-2, ...; operations refuse tokens listed in `refused`. */
-  function tokenPlatform(refused: Set<string>, refusal: Reply = { status: 401, body: { err_no: 28001008, err_msg: 'access_token expired' }, sign: false }, tokenDelayMs = 0) {
+  function tokenPlatform(
+    refused: Set<string>,
+    refusal: Reply = { status: 401, body: { err_no: 28001008, err_msg: 'access_token expired' }, sign: false },
+    tokenDelayMs = 0,
+  ) {
     let issued = 0;
     server.responder = (req) => {
-      if (req.path === '/oauth/client_token/') return { body: { err_no: 0, data: { access_token: `tok-${++issued}`, expires_in: 7200 } }, delayMs: tokenDelayMs };
+      if (req.path === '/oauth/client_token/')
+        return {
+          body: { err_no: 0, data: { access_token: `tok-${++issued}`, expires_in: 7200 } },
+          delayMs: tokenDelayMs,
+        };
       if (refused.has(String(req.headers['access-token']))) return refusal;
       return sampleResponder(req);
     };
@@ -224,12 +254,18 @@ describe('token', () => {
     const before = tokenCalls().length;
     tokenPlatform(new Set(['tok-1', 'tok-2']));
     server.responder = ((inner) => (req: Received) => {
-      if (req.path === '/oauth/client_token/') return { body: { data: { access_token: 'tok-3', expires_in: 7200 } }, delayMs: 30 };
+      if (req.path === '/oauth/client_token/')
+        return { body: { data: { access_token: 'tok-3', expires_in: 7200 } }, delayMs: 30 };
       return inner(req);
     })(server.responder);
     await Promise.all(Array.from({ length: 5 }, () => media.getVideoList({ page_size: 20, page_number: 0 })));
     expect(tokenCalls().length - before).toBe(1);
-    expect(server.to('get_video_list').slice(-5).map((r) => r.headers['access-token'])).toEqual(Array(5).fill('tok-3'));
+    expect(
+      server
+        .to('get_video_list')
+        .slice(-5)
+        .map((r) => r.headers['access-token']),
+    ).toEqual(Array(5).fill('tok-3'));
   });
 
   it('a 401 without err_no is a token error; a 401 naming another err_no is not', async () => {
@@ -238,8 +274,14 @@ describe('token', () => {
     expect(server.to('get_video_list')).toHaveLength(2);
 
     server.received.length = 0;
-    tokenPlatform(new Set(['tok-1']), { status: 401, body: { err_no: 40104, err_msg: 'Platform-Authorization was refused' }, sign: false });
-    const error = (await rejection(client(credentials).getVideoList({ page_size: 20, page_number: 0 }))) as MediaApiError;
+    tokenPlatform(new Set(['tok-1']), {
+      status: 401,
+      body: { err_no: 40104, err_msg: 'Platform-Authorization was refused' },
+      sign: false,
+    });
+    const error = (await rejection(
+      client(credentials).getVideoList({ page_size: 20, page_number: 0 }),
+    )) as MediaApiError;
     expect(error).toMatchObject({ status: 401, errNo: 40104 });
     expect(server.to('get_video_list')).toHaveLength(1);
     expect(tokenCalls()).toHaveLength(1);
@@ -247,7 +289,9 @@ describe('token', () => {
 
   it('refreshes only once: a second refusal is thrown', async () => {
     tokenPlatform(new Set(['tok-1', 'tok-2', 'tok-3']));
-    const error = (await rejection(client(credentials).getVideoList({ page_size: 20, page_number: 0 }))) as MediaApiError;
+    const error = (await rejection(
+      client(credentials).getVideoList({ page_size: 20, page_number: 0 }),
+    )) as MediaApiError;
     expect(error).toMatchObject({ status: 401, errNo: 28001008 });
     expect(server.to('get_video_list')).toHaveLength(2);
     expect(tokenCalls()).toHaveLength(2);
@@ -262,7 +306,10 @@ describe('token', () => {
   it('a tokenProvider is asked again with forceRefresh after a refusal', async () => {
     tokenPlatform(new Set(['p-1']));
     const asked: boolean[] = [];
-    const media = client({ accessToken: undefined, tokenProvider: ({ forceRefresh }) => (asked.push(forceRefresh), `p-${asked.length}`) });
+    const media = client({
+      accessToken: undefined,
+      tokenProvider: ({ forceRefresh }) => (asked.push(forceRefresh), `p-${asked.length}`),
+    });
     await media.getVideoList({ page_size: 20, page_number: 0 });
     expect(asked).toEqual([false, true]);
     expect(server.to('get_video_list').map((r) => r.headers['access-token'])).toEqual(['p-1', 'p-2']);
@@ -270,7 +317,10 @@ describe('token', () => {
 
   it('a tokenProvider returning { accessToken, expiresIn } is cached', async () => {
     let asked = 0;
-    const media = client({ accessToken: undefined, tokenProvider: async () => ({ accessToken: `p-${++asked}`, expiresIn: 600 }) });
+    const media = client({
+      accessToken: undefined,
+      tokenProvider: async () => ({ accessToken: `p-${++asked}`, expiresIn: 600 }),
+    });
     await media.getVideoList({ page_size: 20, page_number: 0 });
     await media.getVideoList({ page_size: 20, page_number: 0 });
     expect(asked).toBe(1);
@@ -285,14 +335,18 @@ describe('token', () => {
         return { accessToken: (body as { token: string }).token, expiresIn: 60 };
       },
     });
-    server.responder = (req) => (req.path === '/custom/token' ? { body: { token: 'custom-tok' } } : sampleResponder(req));
+    server.responder = (req) =>
+      req.path === '/custom/token' ? { body: { token: 'custom-tok' } } : sampleResponder(req);
     await media.getVideoList({ page_size: 20, page_number: 0 });
     expect(server.received[0]).toMatchObject({ path: '/custom/token', json: { key: 'ck' } });
     expect(server.received[1]!.headers['access-token']).toBe('custom-tok');
   });
 
   it('a refused credential exchange is MEDIA_TOKEN and the operation is not sent', async () => {
-    server.responder = (req) => (req.path === '/oauth/client_token/' ? { body: { err_no: 10008, err_msg: 'bad client_secret', data: null } } : sampleResponder(req));
+    server.responder = (req) =>
+      req.path === '/oauth/client_token/'
+        ? { body: { err_no: 10008, err_msg: 'bad client_secret', data: null } }
+        : sampleResponder(req);
     const error = await rejection(client(credentials).getVideoList({ page_size: 20, page_number: 0 }));
     expect(error.code).toBe('MEDIA_TOKEN');
     expect(error.message).toContain('err_no 10008 bad client_secret');

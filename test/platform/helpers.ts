@@ -34,16 +34,35 @@ export function tempDir(prefix = 'cloudfn-platform-'): { dir: string; remove: ()
 export function makeMp4(dir: string, name = 'clip.mp4', seconds = 2): string {
   const out = join(dir, name);
   execFileSync('ffmpeg', [
-    '-v', 'error', '-y',
-    '-f', 'lavfi', '-i', `testsrc=size=320x240:rate=25:duration=${seconds}`,
-    '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', out,
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=320x240:rate=25:duration=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:duration=${seconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-shortest',
+    out,
   ]);
   return out;
 }
 
 /** Serves the files of `dir` at `/<name>` on 127.0.0.1, and counts requests. */
-export async function fileServer(dir: string): Promise<{ url: string; requests: string[]; close: () => Promise<void> }> {
+export async function fileServer(
+  dir: string,
+): Promise<{ url: string; requests: string[]; close: () => Promise<void> }> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     requests.push(req.url ?? '');
@@ -66,7 +85,9 @@ export interface ReceivedCallback {
 }
 
 /** A callback receiver; `fail` first answers that many requests with 500. */
-export async function callbackReceiver(fail = 0): Promise<{ url: string; received: ReceivedCallback[]; close: () => Promise<void> }> {
+export async function callbackReceiver(
+  fail = 0,
+): Promise<{ url: string; received: ReceivedCallback[]; close: () => Promise<void> }> {
   const received: ReceivedCallback[] = [];
   let failures = fail;
   const server = createServer((req, res) => {
@@ -103,7 +124,10 @@ export type LogLines = string[];
  * Starts an emulator on port 0 with fast delays and collected logs.
  * @example const { platform, log } = await startPlatform(dir, { ffmpeg: false })
  */
-export async function startPlatform(dataDir: string, options: PlatformOptions = {}): Promise<{ platform: Platform; log: LogLines }> {
+export async function startPlatform(
+  dataDir: string,
+  options: PlatformOptions = {},
+): Promise<{ platform: Platform; log: LogLines }> {
   const log: LogLines = [];
   const platform = await createPlatform({
     port: 0,
@@ -119,8 +143,16 @@ export async function startPlatform(dataDir: string, options: PlatformOptions = 
 }
 
 /** POSTs JSON to the emulator and returns status, headers, raw text and parsed body. */
-export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: Record<string, unknown> }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: Record<string, unknown> }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await response.text();
   let json: Record<string, unknown> = {};
   try {
@@ -133,7 +165,11 @@ export async function post(url: string, body: unknown, headers: Record<string, s
 
 /** A token from the emulator for `clientKey`. */
 export async function tokenFor(baseUrl: string, clientKey = 'tt-test-app', clientSecret = 'secret'): Promise<string> {
-  const { json } = await post(`${baseUrl}/oauth/client_token/`, { client_key: clientKey, client_secret: clientSecret, grant_type: 'client_credential' });
+  const { json } = await post(`${baseUrl}/oauth/client_token/`, {
+    client_key: clientKey,
+    client_secret: clientSecret,
+    grant_type: 'client_credential',
+  });
   return (json['data'] as { access_token: string }).access_token;
 }
 
@@ -167,7 +203,10 @@ export function opensslVerify(publicKeyPath: string, data: string, signatureBase
   const signatureFile = join(dir, `sig-${process.pid}-${Math.random().toString(36).slice(2)}.bin`);
   writeFileSync(signatureFile, Buffer.from(signatureBase64, 'base64'));
   try {
-    execFileSync('openssl', ['dgst', '-sha256', '-verify', publicKeyPath, '-signature', signatureFile], { input: data, stdio: ['pipe', 'ignore', 'ignore'] });
+    execFileSync('openssl', ['dgst', '-sha256', '-verify', publicKeyPath, '-signature', signatureFile], {
+      input: data,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     return true;
   } catch {
     return false;
@@ -180,7 +219,12 @@ export function opensslVerify(publicKeyPath: string, data: string, signatureBase
  * Checks a signed response or callback with openssl: the three lines timestamp, nonce, body
  * (platform contract, Signing: verifying a response).
  */
-export function verifySignedWithOpenssl(publicKeyPath: string, headers: { get(name: string): string | null }, body: string, dir: string): boolean {
+export function verifySignedWithOpenssl(
+  publicKeyPath: string,
+  headers: { get(name: string): string | null },
+  body: string,
+  dir: string,
+): boolean {
   const timestamp = headers.get('platform-timestamp');
   const nonce = headers.get('platform-nonce-str');
   const signature = headers.get('platform-signature');
@@ -192,9 +236,20 @@ export function verifySignedWithOpenssl(publicKeyPath: string, headers: { get(na
  * The Platform-Authorization header of a request, signed by the openssl CLI over the five
  * lines of the signing scheme (method, path and query, timestamp, nonce, body).
  */
-export function opensslAuthorization(options: { privateKeyPath: string; appid: string; keyVersion: string; path: string; body: string; timestamp?: number; nonce?: string }): string {
+export function opensslAuthorization(options: {
+  privateKeyPath: string;
+  appid: string;
+  keyVersion: string;
+  path: string;
+  body: string;
+  timestamp?: number;
+  nonce?: string;
+}): string {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const nonce = options.nonce ?? Math.random().toString(36).slice(2) + Date.now().toString(36);
-  const signature = opensslSign(options.privateKeyPath, `POST\n${options.path}\n${timestamp}\n${nonce}\n${options.body}\n`);
+  const signature = opensslSign(
+    options.privateKeyPath,
+    `POST\n${options.path}\n${timestamp}\n${nonce}\n${options.body}\n`,
+  );
   return `SHA256-RSA2048 appid="${options.appid}",nonce_str="${nonce}",timestamp="${timestamp}",key_version="${options.keyVersion}",signature="${signature}"`;
 }

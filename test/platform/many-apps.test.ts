@@ -13,7 +13,12 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { run } from '../../src/cli/platform.js';
 import { createMediaClient, MediaError } from '../../src/media/index.js';
 import { addAppKey, SAMPLE_PATH, type Platform } from '../../src/platform/index.js';
-import { callbackMiddleware, createPlatformKeyStore, keyFingerprint, type CallbackRequest } from '../../src/sign/index.js';
+import {
+  callbackMiddleware,
+  createPlatformKeyStore,
+  keyFingerprint,
+  type CallbackRequest,
+} from '../../src/sign/index.js';
 import { startPlatform, tempDir } from './helpers.js';
 
 const appids = ['wxaaa', 'wxbbb', 'wxccc'];
@@ -31,7 +36,10 @@ beforeAll(async () => {
   const dataDir = join(tmp.dir, 'data');
   // The provider's one app key, uploaded for each mini-program it acts for.
   for (const appid of appids) await addAppKey(dataDir, appid, '1', appPublicPem);
-  const verify = callbackMiddleware({ platformKeys: createPlatformKeyStore({ dir: join(dataDir, 'platform_keys', 'public') }), nonceStore: false });
+  const verify = callbackMiddleware({
+    platformKeys: createPlatformKeyStore({ dir: join(dataDir, 'platform_keys', 'public') }),
+    nonceStore: false,
+  });
   receiver = createServer((req, res) =>
     verify(req, res, () => {
       const { callback, body } = req as CallbackRequest;
@@ -42,7 +50,13 @@ beforeAll(async () => {
   receiver.on('request', (req, res) => res.on('finish', () => res.statusCode === 401 && refused.push(req.url ?? '')));
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/notify`;
-  ({ platform } = await startPlatform(dataDir, { ffmpeg: false, appids, callbackUrl, callbackBackoffMs: 10, callbackRetries: 0 }));
+  ({ platform } = await startPlatform(dataDir, {
+    ffmpeg: false,
+    appids,
+    callbackUrl,
+    callbackBackoffMs: 10,
+    callbackRetries: 0,
+  }));
 });
 afterAll(async () => {
   await platform.close();
@@ -54,7 +68,9 @@ afterAll(async () => {
 describe('three mini-programs, three platform keys, one client and one callback endpoint', () => {
   test('the emulator has a distinct key pair per appid, in a folder a key store reads', () => {
     expect([...platform.appPublicKeys.keys()]).toEqual(appids);
-    const fingerprints = appids.map((appid) => keyFingerprint(readFileSync(join(platform.platformKeysDir, `${appid}.pem`), 'utf8')));
+    const fingerprints = appids.map((appid) =>
+      keyFingerprint(readFileSync(join(platform.platformKeysDir, `${appid}.pem`), 'utf8')),
+    );
     expect(new Set([...fingerprints, keyFingerprint(platform.publicKeyPem)]).size).toBe(4);
   });
 
@@ -68,7 +84,12 @@ describe('three mini-programs, three platform keys, one client and one callback 
       env: {},
     });
     for (const appid of appids) {
-      const [outcome] = await media.forApp(appid).uploadAndWait([{ source_url: platform.url + SAMPLE_PATH, file_name: appid }], { pollIntervalMs: 10, timeoutMs: 20_000 });
+      const [outcome] = await media
+        .forApp(appid)
+        .uploadAndWait([{ source_url: platform.url + SAMPLE_PATH, file_name: appid }], {
+          pollIntervalMs: 10,
+          timeoutMs: 20_000,
+        });
       expect(outcome).toMatchObject({ ok: true });
       // The video belongs to the signed appid.
       const list = await media.getVideoList({ page_size: 20, page_number: 0 }, { appid });
@@ -76,9 +97,16 @@ describe('three mini-programs, three platform keys, one client and one callback 
     }
     await platform.idle();
     expect(refused).toEqual([]);
-    expect(notified.filter((n) => n.event === 'upload.finished').map((n) => n.appid).sort()).toEqual(appids);
+    expect(
+      notified
+        .filter((n) => n.event === 'upload.finished')
+        .map((n) => n.appid)
+        .sort(),
+    ).toEqual(appids);
     // Without an appid the client cannot sign or pick a key, and says how to give one.
-    await expect(media.getVideoList({ page_size: 1, page_number: 0 })).rejects.toThrow(/needs the appid of the mini-program it acts for: media.forApp/);
+    await expect(media.getVideoList({ page_size: 1, page_number: 0 })).rejects.toThrow(
+      /needs the appid of the mini-program it acts for: media.forApp/,
+    );
   });
 
   test("an answer verified with another mini-program's key is refused as forged", async () => {
@@ -91,7 +119,10 @@ describe('three mini-programs, three platform keys, one client and one callback 
       env: {},
     });
     expect((await swapped.forApp('wxbbb').getVideoList({ page_size: 1, page_number: 0 })).err_no).toBe(0);
-    const error = await swapped.forApp('wxaaa').getVideoList({ page_size: 1, page_number: 0 }).catch((e: unknown) => e);
+    const error = await swapped
+      .forApp('wxaaa')
+      .getVideoList({ page_size: 1, page_number: 0 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MediaError);
     expect(error).toMatchObject({ code: 'MEDIA_FORGED_RESPONSE' });
   });
@@ -108,14 +139,22 @@ describe('three mini-programs, three platform keys, one client and one callback 
       retries: 0,
       env: {},
     });
-    const start = (appid: string) => media.forApp(appid).startWorkFlow({ vid: 'v1', trans_code_type: '3' }).catch(() => undefined);
+    const start = (appid: string) =>
+      media
+        .forApp(appid)
+        .startWorkFlow({ vid: 'v1', trans_code_type: '3' })
+        .catch(() => undefined);
     await start('wxaaa');
     await start('wxbbb');
     expect(sleeps).toEqual([]);
     await start('wxaaa');
     expect(sleeps).toEqual([1000]);
     const seconds = Math.floor(clockNow.t / 1000);
-    const top = (appid: string) => media.forApp(appid).describeVodPlayedTopData({ env_id: 'e', start_time: seconds - 100, end_time: seconds - 10, order_type: 5 }).catch(() => undefined);
+    const top = (appid: string) =>
+      media
+        .forApp(appid)
+        .describeVodPlayedTopData({ env_id: 'e', start_time: seconds - 100, end_time: seconds - 10, order_type: 5 })
+        .catch(() => undefined);
     sleeps.length = 0;
     await top('wxccc');
     await top('wxaaa');
@@ -130,7 +169,10 @@ describe('cloudfn platform keys', () => {
       expect(await run(['keys', '--data', platform.dataDir])).toBe(0);
       const out = write.mock.calls.map((c) => String(c[0])).join('');
       expect(out).toMatch(/^\* \(default\)  sha256:[0-9a-f]{64}  .*platform_public_key\.pem$/m);
-      for (const appid of appids) expect(out).toContain(`${appid}  ${keyFingerprint(platform.appPublicKeys.get(appid)!)}  ${join(platform.platformKeysDir, `${appid}.pem`)}`);
+      for (const appid of appids)
+        expect(out).toContain(
+          `${appid}  ${keyFingerprint(platform.appPublicKeys.get(appid)!)}  ${join(platform.platformKeysDir, `${appid}.pem`)}`,
+        );
     } finally {
       write.mockRestore();
     }

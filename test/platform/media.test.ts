@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMediaClient, type MediaClient } from '../../src/media/index.js';
 import type { Platform } from '../../src/platform/index.js';
-import { callbackReceiver, fileServer, hasFfmpeg, makeMp4, startPlatform, tempDir, verifySignedWithOpenssl } from './helpers.js';
+import {
+  callbackReceiver,
+  fileServer,
+  hasFfmpeg,
+  makeMp4,
+  startPlatform,
+  tempDir,
+  verifySignedWithOpenssl,
+} from './helpers.js';
 
 const reason = 'ffmpeg/ffprobe are not installed (apt-get install ffmpeg); the emulator simulates media without them';
 
@@ -29,8 +37,19 @@ describe.skipIf(!hasFfmpeg)(`real media through ffmpeg${hasFfmpeg ? '' : ` (skip
     clip = makeMp4(tmp.dir);
     files = await fileServer(tmp.dir);
     callbacks = await callbackReceiver();
-    ({ platform } = await startPlatform(join(tmp.dir, 'data'), { jobDelayMs: 150, transcodeDelayMs: 30, callbackUrl: callbacks.url, callbackBackoffMs: 10 }));
-    media = createMediaClient({ baseUrl: platform.url, credentials: { clientKey: 'tt-media', clientSecret: 's' }, platformPublicKey: platform.publicKeyPem, env: {}, retries: 0 });
+    ({ platform } = await startPlatform(join(tmp.dir, 'data'), {
+      jobDelayMs: 150,
+      transcodeDelayMs: 30,
+      callbackUrl: callbacks.url,
+      callbackBackoffMs: 10,
+    }));
+    media = createMediaClient({
+      baseUrl: platform.url,
+      credentials: { clientKey: 'tt-media', clientSecret: 's' },
+      platformPublicKey: platform.publicKeyPem,
+      env: {},
+      retries: 0,
+    });
   });
   afterAll(async () => {
     await platform?.close();
@@ -44,7 +63,9 @@ describe.skipIf(!hasFfmpeg)(`real media through ffmpeg${hasFfmpeg ? '' : ` (skip
   });
 
   test('an upload goes init → process → success and ffprobe fills source_info', async () => {
-    const submitted = await media.uploadVideoByUrls({ url_sets: [{ source_url: `${files.url}/clip.mp4`, file_name: 'Test pattern' }] });
+    const submitted = await media.uploadVideoByUrls({
+      url_sets: [{ source_url: `${files.url}/clip.mp4`, file_name: 'Test pattern' }],
+    });
     const jobId = submitted.data!.url_jobs![0]!.job_id;
     const seen: string[] = [];
     for (;;) {
@@ -63,7 +84,14 @@ describe.skipIf(!hasFfmpeg)(`real media through ffmpeg${hasFfmpeg ? '' : ` (skip
     expect(video).toMatchObject({ vid, source_type: 2, business_status: 99, trans_code_status: 1 });
     const bytes = readFileSync(clip);
     const info = (await media.getUploadJobInfo({ job_ids: [jobId] })).data!.video_infos![0]!.source_info!;
-    expect(info).toMatchObject({ md5: createHash('md5').update(bytes).digest('hex'), size: bytes.length, width: 320, height: 240, format: 'mp4', file_type: ['video', 'audio'] });
+    expect(info).toMatchObject({
+      md5: createHash('md5').update(bytes).digest('hex'),
+      size: bytes.length,
+      width: 320,
+      height: 240,
+      format: 'mp4',
+      file_type: ['video', 'audio'],
+    });
     expect(info.duration).toBeGreaterThan(1.9);
     expect(info.duration).toBeLessThan(2.2);
     expect(info.bitrate).toBeGreaterThan(0);
@@ -86,8 +114,11 @@ describe.skipIf(!hasFfmpeg)(`real media through ffmpeg${hasFfmpeg ? '' : ` (skip
       expect(link.bitrate).toBeGreaterThan(10);
     }
     // ffprobe reads the renditions back through their links (asynchronously: the emulator runs in this process).
-    const probe = async (url: string, entries: string[]) => (await promisify(execFile)('ffprobe', ['-v', 'error', ...entries, '-of', 'csv=p=0', url])).stdout.trim();
-    expect(await probe(links[1]!.main_play_url, ['-select_streams', 'v:0', '-show_entries', 'stream=codec_name'])).toBe('hevc');
+    const probe = async (url: string, entries: string[]) =>
+      (await promisify(execFile)('ffprobe', ['-v', 'error', ...entries, '-of', 'csv=p=0', url])).stdout.trim();
+    expect(await probe(links[1]!.main_play_url, ['-select_streams', 'v:0', '-show_entries', 'stream=codec_name'])).toBe(
+      'hevc',
+    );
     expect(await probe(links[2]!.main_play_url, ['-show_entries', 'format=format_name'])).toBe('hls');
   });
 
@@ -121,20 +152,37 @@ describe.skipIf(!hasFfmpeg)(`real media through ffmpeg${hasFfmpeg ? '' : ` (skip
   test('callbacks for the upload and each transcode are signed with the platform key', async () => {
     await platform.idle();
     const events = callbacks.received.map((c) => (JSON.parse(c.body) as { event: string }).event);
-    expect(events.sort()).toEqual(['transcode.finished', 'transcode.finished', 'transcode.finished', 'upload.finished']);
+    expect(events.sort()).toEqual([
+      'transcode.finished',
+      'transcode.finished',
+      'transcode.finished',
+      'upload.finished',
+    ]);
     for (const callback of callbacks.received) {
-      expect(verifySignedWithOpenssl(platform.publicKeyPath, new Headers(callback.headers as Record<string, string>), callback.body, tmp.dir)).toBe(true);
+      expect(
+        verifySignedWithOpenssl(
+          platform.publicKeyPath,
+          new Headers(callback.headers as Record<string, string>),
+          callback.body,
+          tmp.dir,
+        ),
+      ).toBe(true);
     }
   });
 
   test('a missing file, or one that is not a video, fails its job with a reason', async () => {
-    const [outcome] = await media.uploadAndWait([{ source_url: `${files.url}/clip.mp4.txt`, file_name: 'none' }], { pollIntervalMs: 20 });
+    const [outcome] = await media.uploadAndWait([{ source_url: `${files.url}/clip.mp4.txt`, file_name: 'none' }], {
+      pollIntervalMs: 20,
+    });
     expect(outcome?.ok).toBe(false);
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(tmp.dir, 'fake.mp4'), 'ftyp but really just text');
-    const submitted = await media.uploadVideoByUrls({ url_sets: [{ source_url: `${files.url}/fake.mp4`, file_name: 'fake' }] });
+    const submitted = await media.uploadVideoByUrls({
+      url_sets: [{ source_url: `${files.url}/fake.mp4`, file_name: 'fake' }],
+    });
     await platform.idle();
-    const job = (await media.getUploadJobInfo({ job_ids: [submitted.data!.url_jobs![0]!.job_id] })).data!.video_infos![0]! as { state: string; fail_reason?: string };
+    const job = (await media.getUploadJobInfo({ job_ids: [submitted.data!.url_jobs![0]!.job_id] })).data!
+      .video_infos![0]! as { state: string; fail_reason?: string };
     expect(job.state).toBe('fail');
     expect(job.fail_reason).toMatch(/^not a video: ffprobe cannot read the file/);
   });
@@ -148,8 +196,14 @@ describe.skipIf(!hasFfmpeg)(`the sample video${hasFfmpeg ? '' : ` (skipped: ${re
       const { mediaClientEnv } = await import('../../src/platform/index.js');
       const env = mediaClientEnv(platform);
       const client = createMediaClient({ env, retries: 0 });
-      const [outcome] = await client.uploadAndWait([{ source_url: env['CLOUDFN_PLATFORM_SAMPLE_URL']!, file_name: 'sample' }], { pollIntervalMs: 20 });
-      expect(outcome).toMatchObject({ ok: true, source_info: { width: 640, height: 360, format: 'mp4', file_type: ['video', 'audio'] } });
+      const [outcome] = await client.uploadAndWait(
+        [{ source_url: env['CLOUDFN_PLATFORM_SAMPLE_URL']!, file_name: 'sample' }],
+        { pollIntervalMs: 20 },
+      );
+      expect(outcome).toMatchObject({
+        ok: true,
+        source_info: { width: 640, height: 360, format: 'mp4', file_type: ['video', 'audio'] },
+      });
     } finally {
       await platform.close();
       tmp.remove();

@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMediaClient, MediaApiError, type MediaClient } from '../../src/media/index.js';
 import type { Platform } from '../../src/platform/index.js';
-import { callbackReceiver, fileServer, post, startPlatform, tempDir, until, verifySignedWithOpenssl } from './helpers.js';
+import {
+  callbackReceiver,
+  fileServer,
+  post,
+  startPlatform,
+  tempDir,
+  until,
+  verifySignedWithOpenssl,
+} from './helpers.js';
 
 /** Bytes that start like an MP4 (an `ftyp` box), enough for the emulator without ffprobe. */
 function fakeMp4(size: number): Buffer {
@@ -79,11 +87,19 @@ describe('every operation through the media client', () => {
     const ok = outcomes[0]!;
     if (!ok.ok) throw ok.error;
     vid = ok.vid;
-    expect(ok.source_info).toMatchObject({ md5: createHash('md5').update(source).digest('hex'), size: 4000, format: 'mp4', file_type: ['video'] });
+    expect(ok.source_info).toMatchObject({
+      md5: createHash('md5').update(source).digest('hex'),
+      size: 4000,
+      format: 'mp4',
+      file_type: ['video'],
+    });
     const ids = outcomes.map((o) => o.job_id!);
     const info = await media.getUploadJobInfo({ job_ids: [...ids, 'job-unknown'] });
     expect(info.data?.not_exist_job_ids).toEqual(['job-unknown']);
-    const reasons = (info.data?.video_infos ?? []).map((j) => [j.state, (j as { fail_reason?: string }).fail_reason ?? '']);
+    const reasons = (info.data?.video_infos ?? []).map((j) => [
+      j.state,
+      (j as { fail_reason?: string }).fail_reason ?? '',
+    ]);
     expect(reasons[0]).toEqual(['success', '']);
     expect(reasons[1]![1]).toMatch(/^download failed: HTTP 404/);
     expect(reasons[2]![1]).toMatch(/^not a video/);
@@ -93,7 +109,14 @@ describe('every operation through the media client', () => {
   test('get_video_list: the new video, its states, filters and paging', async () => {
     const list = await media.getVideoList({ page_size: 20, page_number: 0 });
     expect(list.total_num).toBe(1);
-    expect(list.data?.[0]).toMatchObject({ vid, video_name: 'Episode 1', size: 4000, source_type: 2, business_status: 99, trans_code_status: 1 });
+    expect(list.data?.[0]).toMatchObject({
+      vid,
+      video_name: 'Episode 1',
+      size: 4000,
+      source_type: 2,
+      business_status: 99,
+      trans_code_status: 1,
+    });
     expect((await media.getVideoList({ page_size: 20, page_number: 0, video_name: 'Episode' })).total_num).toBe(1);
     expect((await media.getVideoList({ page_size: 20, page_number: 0, video_name: 'nothing' })).total_num).toBe(0);
     expect((await media.getVideoList({ page_size: 20, page_number: 1 })).data).toEqual([]);
@@ -111,7 +134,11 @@ describe('every operation through the media client', () => {
   test('start_work_flow and get_work_flow_exection: 1 → 2 → 10, the video follows', async () => {
     const done = await media.transcodeAndWait(vid, '5', wait);
     expect(done).toMatchObject({ run_status: 10, run_status_msg: 'success' });
-    expect(await media.getWorkFlowExecution({ run_id: done.run_id })).toMatchObject({ err_no: 0, run_status: 10, run_status_msg: 'success' });
+    expect(await media.getWorkFlowExecution({ run_id: done.run_id })).toMatchObject({
+      err_no: 0,
+      run_status: 10,
+      run_status_msg: 'success',
+    });
     const mp4 = await media.transcodeAndWait(vid, undefined, wait);
     expect(mp4.run_status).toBe(10);
     const [video] = (await media.getVideoList({ page_size: 1, page_number: 0 })).data ?? [];
@@ -149,7 +176,10 @@ describe('every operation through the media client', () => {
 
     const local = await media.getVideoByVid({ vid, domain: `localhost:${platform.port}` });
     expect(local.data![0]!.main_play_url.startsWith(`http://localhost:${platform.port}/`)).toBe(true);
-    await expect(media.getVideoByVid({ vid, domain: 'cdn.example.com' })).rejects.toMatchObject({ errNo: 40001, status: 400 });
+    await expect(media.getVideoByVid({ vid, domain: 'cdn.example.com' })).rejects.toMatchObject({
+      errNo: 40001,
+      status: 400,
+    });
   });
 
   test('describe_vod_played_top_data and describe_vod_played_static_data count the plays above', async () => {
@@ -160,27 +190,50 @@ describe('every operation through the media client', () => {
     expect(top.play_static_infos).toHaveLength(1);
     // Plays: the full GET of the original and the HLS playlist; the Range GET from 100 and the segment add traffic only.
     // Traffic: the original (4000), the range (100), the playlist and its one segment (a 4000-byte copy when simulated).
-    expect(top.play_static_infos[0]).toMatchObject({ vid, app_id: '', name: 'Episode 1', size: 4000, play_count: 2, traffic: 4000 + 100 + playlistBytes + 4000 });
+    expect(top.play_static_infos[0]).toMatchObject({
+      vid,
+      app_id: '',
+      name: 'Episode 1',
+      size: 4000,
+      play_count: 2,
+      traffic: 4000 + 100 + playlistBytes + 4000,
+    });
     expect(top.play_static_infos[0]!.create_time).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
-    const split = await media.describeVodPlayedStaticData({ vid_list: [vid], app_id_list: ['tt-app-1', 'tt-other'], order_type: 2, ...range });
+    const split = await media.describeVodPlayedStaticData({
+      vid_list: [vid],
+      app_id_list: ['tt-app-1', 'tt-other'],
+      order_type: 2,
+      ...range,
+    });
     expect(split.play_static_infos.map((r) => [r.app_id, r.play_count])).toEqual([
       ['tt-app-1', 2],
       ['tt-other', 0],
     ]);
-    const past = await media.describeVodPlayedStaticData({ vid_list: [vid], order_type: 1, start_time: now - 7200, end_time: now - 3600 });
+    const past = await media.describeVodPlayedStaticData({
+      vid_list: [vid],
+      order_type: 1,
+      start_time: now - 7200,
+      end_time: now - 3600,
+    });
     expect(past.play_static_infos[0]).toMatchObject({ play_count: 0, traffic: 0 });
   });
 
   test('signed callbacks announce each upload and transcode end, retried after failures', async () => {
     await platform.idle();
-    const bodies = callbacks.received.map((c) => JSON.parse(c.body) as { event: string; data: Record<string, unknown> });
+    const bodies = callbacks.received.map(
+      (c) => JSON.parse(c.body) as { event: string; data: Record<string, unknown> },
+    );
     // The receiver refused the first two attempts; those events were delivered by a retry.
     const attempts = platform.context.callbacks.attempts;
     expect(attempts.filter((a) => !a.ok).map((a) => a.status)).toEqual([500, 500]);
     expect(attempts.filter((a) => a.ok && a.attempt > 1).length).toBeGreaterThanOrEqual(1);
     expect(bodies).toHaveLength(attempts.length);
     const delivered = attempts.filter((a) => a.ok);
-    expect(delivered.map((a) => a.event).sort()).toEqual(['transcode.finished', 'transcode.finished', ...Array(4).fill('upload.finished')]);
+    expect(delivered.map((a) => a.event).sort()).toEqual([
+      'transcode.finished',
+      'transcode.finished',
+      ...Array(4).fill('upload.finished'),
+    ]);
     const success = bodies.find((b) => b.event === 'upload.finished' && b.data['state'] === 'success');
     expect(success?.data).toMatchObject({ vid, state: 'success' });
     for (const callback of callbacks.received) {
@@ -216,7 +269,11 @@ describe('every operation through the media client', () => {
 
 describe('the token interface', () => {
   test('answers a signed envelope with access_token and expires_in', async () => {
-    const response = await post(`${platform.url}/oauth/client_token/`, { client_key: 'tt-x', client_secret: 's', grant_type: 'client_credential' });
+    const response = await post(`${platform.url}/oauth/client_token/`, {
+      client_key: 'tt-x',
+      client_secret: 's',
+      grant_type: 'client_credential',
+    });
     expect(response.status).toBe(200);
     expect(response.json).toMatchObject({ err_no: 0, err_msg: 'success', data: { expires_in: 7200 } });
     expect((response.json['data'] as { access_token: string }).access_token).toMatch(/^clt\./);
@@ -226,11 +283,21 @@ describe('the token interface', () => {
   });
 
   test('an expired token is refused with 401 28001008 and the client renews it by itself', async () => {
-    const token = (await post(`${platform.url}/oauth/client_token/`, { client_key: 'tt-app-1', client_secret: 's', grant_type: 'client_credential' })).json;
+    const token = (
+      await post(`${platform.url}/oauth/client_token/`, {
+        client_key: 'tt-app-1',
+        client_secret: 's',
+        grant_type: 'client_credential',
+      })
+    ).json;
     const accessToken = (token['data'] as { access_token: string }).access_token;
     clockOffset = 7201 * 1000;
     try {
-      const refused = await post(`${platform.url}/api/cloud_voc/get_video_list`, { page_size: 1, page_number: 0 }, { 'access-token': accessToken });
+      const refused = await post(
+        `${platform.url}/api/cloud_voc/get_video_list`,
+        { page_size: 1, page_number: 0 },
+        { 'access-token': accessToken },
+      );
       expect(refused.status).toBe(401);
       expect(refused.json).toMatchObject({ err_no: 28001008, data: null });
       expect(String(refused.json['err_msg'])).toMatch(/access-token expired at .*; get a new one/);
@@ -246,9 +313,16 @@ describe('pointing a client at the emulator', () => {
   test('mediaClientEnv configures createMediaClient() with no options, and the sample video uploads', async () => {
     const { mediaClientEnv } = await import('../../src/platform/index.js');
     const env = mediaClientEnv(platform);
-    expect(env).toMatchObject({ CLOUDFN_MEDIA_BASE_URL: platform.url, CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY: platform.publicKeyPath, CLOUDFN_MEDIA_ENV_ID: 'env-1' });
+    expect(env).toMatchObject({
+      CLOUDFN_MEDIA_BASE_URL: platform.url,
+      CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY: platform.publicKeyPath,
+      CLOUDFN_MEDIA_ENV_ID: 'env-1',
+    });
     const client = createMediaClient({ env, retries: 0 });
-    const [outcome] = await client.uploadAndWait([{ source_url: env['CLOUDFN_PLATFORM_SAMPLE_URL']!, file_name: 'sample' }], wait);
+    const [outcome] = await client.uploadAndWait(
+      [{ source_url: env['CLOUDFN_PLATFORM_SAMPLE_URL']!, file_name: 'sample' }],
+      wait,
+    );
     expect(outcome).toMatchObject({ ok: true, source_info: { format: 'mp4' } });
     const sample = await fetch(env['CLOUDFN_PLATFORM_SAMPLE_URL']!);
     expect(sample.headers.get('content-type')).toBe('video/mp4');

@@ -50,13 +50,17 @@ test('a restart keeps videos, runs, tokens, plays and links, and resumes unfinis
   const first = (await startPlatform(dataDir, { ffmpeg: false })).platform;
   const token = await tokenFor(first.url, 'tt-restart');
   const media = (url: string) => createMediaClient({ baseUrl: url, accessToken: token, env: {}, retries: 0 });
-  const [uploaded] = await media(first.url).uploadAndWait([{ source_url: sourceUrl, file_name: 'kept' }], { pollIntervalMs: 20 });
+  const [uploaded] = await media(first.url).uploadAndWait([{ source_url: sourceUrl, file_name: 'kept' }], {
+    pollIntervalMs: 20,
+  });
   if (!uploaded?.ok) throw new Error('upload failed');
   const run = await media(first.url).transcodeAndWait(uploaded.vid, '3', { pollIntervalMs: 20 });
   const link = (await media(first.url).getVideoByVid({ vid: uploaded.vid })).data![1]!;
   expect(link.is_original).toBe(true);
   expect((await fetch(link.main_play_url)).status).toBe(200);
-  const pending = await media(first.url).uploadVideoByUrls({ url_sets: [{ source_url: hangingUrl, file_name: 'interrupted' }] });
+  const pending = await media(first.url).uploadVideoByUrls({
+    url_sets: [{ source_url: hangingUrl, file_name: 'interrupted' }],
+  });
   const pendingJob = pending.data!.url_jobs![0]!.job_id;
   // Close only once the download is under way, so the restart must really resume it.
   await hanging;
@@ -75,7 +79,13 @@ test('a restart keeps videos, runs, tokens, plays and links, and resumes unfinis
     expect(again.status).toBe(206);
     expect(Buffer.from(await again.arrayBuffer()).equals(bytes.subarray(0, 10))).toBe(true);
     const now = Math.floor(Date.now() / 1000);
-    const stats = await client.describeVodPlayedStaticData({ env_id: 'e', vid_list: [uploaded.vid], order_type: 1, start_time: now - 600, end_time: now + 60 });
+    const stats = await client.describeVodPlayedStaticData({
+      env_id: 'e',
+      vid_list: [uploaded.vid],
+      order_type: 1,
+      start_time: now - 600,
+      end_time: now + 60,
+    });
     expect(stats.play_static_infos[0]).toMatchObject({ play_count: 2, traffic: bytes.length + 10 });
     const resumed = await until(async () => {
       const info = await client.getUploadJobInfo({ job_ids: [pendingJob] });
@@ -91,10 +101,22 @@ test('a restart keeps videos, runs, tokens, plays and links, and resumes unfinis
   const reset = (await startPlatform(dataDir, { ffmpeg: false, reset: true })).platform;
   try {
     expect(reset.publicKeyPem).toBe(publicKey);
-    const refused = await post(`${reset.url}/api/cloud_voc/get_video_list`, { page_size: 1, page_number: 0 }, { 'access-token': token });
+    const refused = await post(
+      `${reset.url}/api/cloud_voc/get_video_list`,
+      { page_size: 1, page_number: 0 },
+      { 'access-token': token },
+    );
     expect(refused.json).toMatchObject({ err_no: 28001003 });
     const fresh = await tokenFor(reset.url, 'tt-restart');
-    expect((await post(`${reset.url}/api/cloud_voc/get_video_list`, { page_size: 1, page_number: 0 }, { 'access-token': fresh })).json).toMatchObject({ total_num: 0 });
+    expect(
+      (
+        await post(
+          `${reset.url}/api/cloud_voc/get_video_list`,
+          { page_size: 1, page_number: 0 },
+          { 'access-token': fresh },
+        )
+      ).json,
+    ).toMatchObject({ total_num: 0 });
     expect(existsSync(join(dataDir, 'media', uploaded.vid))).toBe(false);
   } finally {
     await reset.close();

@@ -60,7 +60,10 @@ describe('faults', () => {
     expect(() => parseFaults('latency=0.1:fast')).toThrow(/latency "fast" must be whole milliseconds/);
   });
   test('rate 1 always fires, rate 0 never, others follow the dice', () => {
-    expect(drawFaults({ error500: { rate: 1 }, rateLimit: { rate: 0 } }, () => 0.99)).toMatchObject({ error500: true, rateLimit: false });
+    expect(drawFaults({ error500: { rate: 1 }, rateLimit: { rate: 0 } }, () => 0.99)).toMatchObject({
+      error500: true,
+      rateLimit: false,
+    });
     expect(drawFaults({ latency: { rate: 0.5, ms: 30 } }, () => 0.4).delayMs).toBe(30);
     expect(drawFaults({ latency: { rate: 0.5, ms: 30 } }, () => 0.6).delayMs).toBe(0);
   });
@@ -83,7 +86,9 @@ describe('state on disk', () => {
     const d = dir();
     const file = join(d, 'a.json');
     await writeFileAtomic(file, 'old');
-    await Promise.all(Array.from({ length: 20 }, (_, i) => writeFileAtomic(file, JSON.stringify({ i, pad: 'x'.repeat(10_000) }))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => writeFileAtomic(file, JSON.stringify({ i, pad: 'x'.repeat(10_000) }))),
+    );
     expect(readdirSync(d)).toEqual(['a.json']);
     expect(JSON.parse(readFileSync(file, 'utf8')).pad).toHaveLength(10_000);
   });
@@ -116,15 +121,25 @@ describe('media links', () => {
     const path = mediaPath(secret, link);
     expect(checkMediaPath(secret, path, 1_900_000_000_000)).toEqual({ ok: true, link });
     const segment = path.replace(/index\.m3u8$/, 'seg_000.ts');
-    expect(checkMediaPath(secret, segment, 1_900_000_000_000)).toMatchObject({ ok: true, link: { file: 'seg_000.ts' } });
+    expect(checkMediaPath(secret, segment, 1_900_000_000_000)).toMatchObject({
+      ok: true,
+      link: { file: 'seg_000.ts' },
+    });
   });
   test('expired, tampered, other secret and traversal are refused', () => {
     const path = mediaPath(secret, link);
-    expect(checkMediaPath(secret, path, 2_000_000_000_000)).toEqual({ ok: false, reason: 'expired', expires: 2_000_000_000 });
+    expect(checkMediaPath(secret, path, 2_000_000_000_000)).toEqual({
+      ok: false,
+      reason: 'expired',
+      expires: 2_000_000_000,
+    });
     expect(checkMediaPath(secret, path.replace('/v1/', '/v2/'), 0).ok).toBe(false);
     expect(checkMediaPath(secret, path.replace('2000000000', '2000000001'), 0).ok).toBe(false);
     expect(checkMediaPath('other', path, 0)).toEqual({ ok: false, reason: 'invalid' });
-    expect(checkMediaPath(secret, path.replace('index.m3u8', '..%2Fstate.json'), 0)).toEqual({ ok: false, reason: 'invalid' });
+    expect(checkMediaPath(secret, path.replace('index.m3u8', '..%2Fstate.json'), 0)).toEqual({
+      ok: false,
+      reason: 'invalid',
+    });
   });
 });
 
@@ -141,13 +156,19 @@ describe('tokens', () => {
     expect(() => tokens.issue({ client_key: 'tt1', client_secret: 'wrong', grant_type: 'client_credential' })).toThrow(
       expect.objectContaining({ code: 'PLATFORM_BAD_CLIENT', status: 401 }),
     );
-    expect(() => tokens.issue({ client_key: 'tt1', client_secret: 'right', grant_type: 'password' })).toThrow(/grant_type must be "client_credential", got "password"/);
+    expect(() => tokens.issue({ client_key: 'tt1', client_secret: 'right', grant_type: 'password' })).toThrow(
+      /grant_type must be "client_credential", got "password"/,
+    );
     const issued = tokens.issue({ client_key: 'tt1', client_secret: 'right', grant_type: 'client_credential' });
     expect(issued.expires_in).toBe(60);
     expect(tokens.check(issued.access_token).clientKey).toBe('tt1');
     now += 60_000;
-    expect(() => tokens.check(issued.access_token)).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_EXPIRED', errNo: 28001008 }));
-    expect(() => tokens.check('nope')).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_INVALID', errNo: 28001003 }));
+    expect(() => tokens.check(issued.access_token)).toThrow(
+      expect.objectContaining({ code: 'PLATFORM_TOKEN_EXPIRED', errNo: 28001008 }),
+    );
+    expect(() => tokens.check('nope')).toThrow(
+      expect.objectContaining({ code: 'PLATFORM_TOKEN_INVALID', errNo: 28001003 }),
+    );
     expect(() => tokens.check(undefined)).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_MISSING' }));
   });
 
@@ -155,7 +176,8 @@ describe('tokens', () => {
     let now = 1_700_000_000_000;
     const store = await StateStore.open(dir());
     const tokens = new TokenIssuer(store, { clients: {}, ttlSeconds: 7200, retireSeconds: 300 }, () => now);
-    const fetch = () => tokens.issue({ client_key: 'tt1', client_secret: 's', grant_type: 'client_credential' }).access_token;
+    const fetch = () =>
+      tokens.issue({ client_key: 'tt1', client_secret: 's', grant_type: 'client_credential' }).access_token;
     const other = tokens.issue({ client_key: 'tt2', client_secret: 's', grant_type: 'client_credential' }).access_token;
     const first = fetch();
     now += 1000;
@@ -166,7 +188,9 @@ describe('tokens', () => {
     now += 1000;
     const third = fetch();
     // Only the latest two: the first is retired at once, the second in 300 s.
-    expect(() => tokens.check(first)).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_RETIRED', errNo: 28001003, status: 401 }));
+    expect(() => tokens.check(first)).toThrow(
+      expect.objectContaining({ code: 'PLATFORM_TOKEN_RETIRED', errNo: 28001003, status: 401 }),
+    );
     expect(() => tokens.check(first)).toThrow(/share one token across instances \(CLOUDFN_REDIS_URL\)/);
     expect(tokens.check(second).clientKey).toBe('tt1');
     now += 300_000;
@@ -179,10 +203,16 @@ describe('tokens', () => {
   test('more than fetchLimit fetches per window are refused with err_no 10020', async () => {
     let now = 1_700_000_000_000;
     const store = await StateStore.open(dir());
-    const tokens = new TokenIssuer(store, { clients: {}, ttlSeconds: 7200, fetchLimit: 3, fetchWindowSeconds: 300 }, () => now);
+    const tokens = new TokenIssuer(
+      store,
+      { clients: {}, ttlSeconds: 7200, fetchLimit: 3, fetchWindowSeconds: 300 },
+      () => now,
+    );
     const fetch = () => tokens.issue({ client_key: 'tt1', client_secret: 's', grant_type: 'client_credential' });
     for (let i = 0; i < 3; i++) fetch();
-    expect(() => fetch()).toThrow(expect.objectContaining({ code: 'PLATFORM_TOKEN_FETCH_LIMIT', errNo: 10020, status: 429 }));
+    expect(() => fetch()).toThrow(
+      expect.objectContaining({ code: 'PLATFORM_TOKEN_FETCH_LIMIT', errNo: 10020, status: 429 }),
+    );
     expect(() => fetch()).toThrow(/fetched more than 3 tokens in 300 s; cache the token/);
     now += 300_001;
     expect(fetch().access_token).toMatch(/^clt\./);
@@ -196,7 +226,9 @@ describe('app keys', () => {
     expect(normalizeAppPublicKey(spki)).toBe(spki);
     const pkcs1 = publicKey.export({ type: 'pkcs1', format: 'pem' }).toString();
     expect(() => normalizeAppPublicKey(pkcs1)).toThrow(/got "BEGIN RSA PUBLIC KEY"/);
-    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .publicKey.export({ type: 'spki', format: 'pem' })
+      .toString();
     expect(() => normalizeAppPublicKey(small)).toThrow(PlatformError);
     expect(() => normalizeAppPublicKey('hello')).toThrow(/no PEM armour found/);
   });
@@ -228,7 +260,9 @@ test('the job queue runs at most `concurrency` tasks and aborts them on close', 
   await queue.idle();
   expect(peak).toBe(2);
   let aborted = false;
-  queue.push((signal) => new Promise((resolve) => signal.addEventListener('abort', () => ((aborted = true), resolve()))));
+  queue.push(
+    (signal) => new Promise((resolve) => signal.addEventListener('abort', () => ((aborted = true), resolve()))),
+  );
   await queue.close();
   expect(aborted).toBe(true);
   expect(errors).toEqual([]);

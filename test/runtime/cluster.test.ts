@@ -33,13 +33,18 @@ function pidOf(url: string): Promise<number> {
     }).on('error', reject);
   });
 }
-const listeningLines = (server: Spawned): number => server.stdout().split('\n').filter((l) => l.includes('"msg":"listening on')).length;
+const listeningLines = (server: Spawned): number =>
+  server
+    .stdout()
+    .split('\n')
+    .filter((l) => l.includes('"msg":"listening on')).length;
 
 async function startWorkers(workers: string): Promise<Spawned> {
   const server = await spawnServer([CLI, 'start', project.root, '--workers', workers], { cwd: project.root });
   // The first line is a worker's; wait for all of them.
   const expected = workers === 'auto' ? availableParallelism() : Number(workers);
-  for (let i = 0; i < 200 && listeningLines(server) < expected; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  for (let i = 0; i < 200 && listeningLines(server) < expected; i++)
+    await new Promise((resolve) => setTimeout(resolve, 25));
   return server;
 }
 
@@ -55,7 +60,8 @@ describe('cloudfn start --workers', () => {
       expect((await fetch(`${server.url}/_cloudfn/health`)).status).toBe(200);
 
       await pidOf(`${server.url}/pid?crash=1`);
-      for (let i = 0; i < 200 && listeningLines(server) < 3; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      for (let i = 0; i < 200 && listeningLines(server) < 3; i++)
+        await new Promise((resolve) => setTimeout(resolve, 25));
       expect(server.stdout()).toMatch(/"msg":"worker \d+ exited \(code 3\); starting another"/);
       const after = new Set<number>();
       for (let i = 0; i < 6; i++) after.add(await pidOf(`${server.url}/pid`));
@@ -94,9 +100,15 @@ describe('cloudfn start --workers', () => {
   it('reports a function without a default export once, as one line, and forks nothing', () => {
     const broken = tempProject({ 'functions/nodefault.ts': 'export const handler = () => 1;' });
     try {
-      const run = spawnSync(process.execPath, [CLI, 'start', broken.root, '--workers', '2'], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, PORT: '0' } });
+      const run = spawnSync(process.execPath, [CLI, 'start', broken.root, '--workers', '2'], {
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: { ...process.env, PORT: '0' },
+      });
       expect(run.status).toBe(1);
-      expect(run.stderr).toBe('cloudfn: functions/nodefault.ts has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })\n');
+      expect(run.stderr).toBe(
+        'cloudfn: functions/nodefault.ts has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })\n',
+      );
       expect(run.stdout).toBe('');
     } finally {
       broken.remove();
@@ -104,9 +116,15 @@ describe('cloudfn start --workers', () => {
   });
 
   it('stops with exit code 1 when the workers fail to start', () => {
-    const broken = tempProject({ 'functions/boom.ts': "throw new Error('DATABASE_URL is not set');\nexport default () => 1;" });
+    const broken = tempProject({
+      'functions/boom.ts': "throw new Error('DATABASE_URL is not set');\nexport default () => 1;",
+    });
     try {
-      const run = spawnSync(process.execPath, [CLI, 'start', broken.root, '--workers', '2'], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, PORT: '0' } });
+      const run = spawnSync(process.execPath, [CLI, 'start', broken.root, '--workers', '2'], {
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: { ...process.env, PORT: '0' },
+      });
       expect(run.status).toBe(1);
       expect(run.stderr).toContain('cloudfn: functions/boom.ts: failed to load: DATABASE_URL is not set');
       expect(run.stdout).toMatch(/exited \(code 1\) before serving; stopping/);
@@ -117,9 +135,14 @@ describe('cloudfn start --workers', () => {
 
   it('refuses a bad --workers value in one line', () => {
     for (const value of ['0', 'two', '1000']) {
-      const run = spawnSync(process.execPath, [CLI, 'start', project.root, '--workers', value], { encoding: 'utf8', timeout: 10_000 });
+      const run = spawnSync(process.execPath, [CLI, 'start', project.root, '--workers', value], {
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
       expect(run.status).toBe(1);
-      expect(run.stderr).toBe(`cloudfn: --workers must be a whole number from 1 to 256, or auto (one per CPU), got ${JSON.stringify(value)}\n`);
+      expect(run.stderr).toBe(
+        `cloudfn: --workers must be a whole number from 1 to 256, or auto (one per CPU), got ${JSON.stringify(value)}\n`,
+      );
     }
   });
 });

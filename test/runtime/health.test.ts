@@ -12,7 +12,14 @@ afterEach(async () => {
 
 async function start(routes?: Record<string, string>) {
   const sink = createMemorySink();
-  running = await serve([{ name: 'index', handler: () => ({ fn: true }) }], { flags: { port: '0', host: '127.0.0.1' }, env: {}, routes, logger: new Logger(sink), handleSignals: false, keepServing: false });
+  running = await serve([{ name: 'index', handler: () => ({ fn: true }) }], {
+    flags: { port: '0', host: '127.0.0.1' },
+    env: {},
+    routes,
+    logger: new Logger(sink),
+    handleSignals: false,
+    keepServing: false,
+  });
   return { running, sink, url: running.url.replace('localhost', '127.0.0.1') };
 }
 
@@ -23,7 +30,9 @@ describe('the health path', () => {
     expect(healthPathFrom({})).toBe('/_cloudfn/health');
     expect(healthPathFrom({ CLOUDFN_HEALTH_PATH: '/healthz' })).toBe('/healthz');
     expect(healthPathFrom({ CLOUDFN_HEALTH_PATH: 'off' })).toBeUndefined();
-    expect(() => healthPathFrom({ CLOUDFN_HEALTH_PATH: 'healthz' })).toThrow('option healthPath is invalid: must be a path starting with "/" (or off), got "healthz" (from CLOUDFN_HEALTH_PATH)');
+    expect(() => healthPathFrom({ CLOUDFN_HEALTH_PATH: 'healthz' })).toThrow(
+      'option healthPath is invalid: must be a path starting with "/" (or off), got "healthz" (from CLOUDFN_HEALTH_PATH)',
+    );
   });
 
   it('answers before routing, even when a route catches every path, and is not logged', async () => {
@@ -36,7 +45,9 @@ describe('the health path', () => {
     expect(head.status).toBe(200);
     expect(await (await fetch(`${url}/_cloudfn/healthy`)).json()).toEqual({ fn: true });
     expect(await (await fetch(`${url}/anything`)).json()).toEqual({ fn: true });
-    expect(sink.records.filter((r) => String(r.path ?? '').includes('health') && r.path !== '/_cloudfn/healthy')).toEqual([]);
+    expect(
+      sink.records.filter((r) => String(r.path ?? '').includes('health') && r.path !== '/_cloudfn/healthy'),
+    ).toEqual([]);
   });
 
   it('answers 503 while the server shuts down, so traffic moves elsewhere', async () => {

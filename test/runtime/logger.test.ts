@@ -10,7 +10,12 @@ describe('toRecord (platform contract, logging rule)', () => {
   });
 
   it('treats the JSON text of an object like the object', () => {
-    expect(toRecord('warn', 'L2', 'f', ['{"a":1,"logid":"x"}'])).toMatchObject({ a: 1, logid: 'L2', function: 'f', level: 'warn' });
+    expect(toRecord('warn', 'L2', 'f', ['{"a":1,"logid":"x"}'])).toMatchObject({
+      a: 1,
+      logid: 'L2',
+      function: 'f',
+      level: 'warn',
+    });
   });
 
   it('formats other values as console.log would, all arguments, with logid and function', () => {
@@ -52,12 +57,20 @@ describe('sinks', () => {
     logger.values('info', 'b', 'f', ['two']);
     expect(writes).toEqual([]);
     await new Promise((r) => setImmediate(r));
-    const lines = writes.join('').trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    const lines = writes
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string });
     expect(lines.map((l) => l.msg)).toEqual(['one', 'two']);
   });
 
   it('never lets a failing sink break the caller', () => {
-    const logger = new Logger({ write: () => { throw new Error('disk full'); } });
+    const logger = new Logger({
+      write: () => {
+        throw new Error('disk full');
+      },
+    });
     expect(() => logger.values('info', 'a', 'f', ['x'])).not.toThrow();
     const memory = createMemorySink();
     new Logger(memory).line('warn', 'id', 'fn', 'msg', { extra: 1 });

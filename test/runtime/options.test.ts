@@ -5,14 +5,26 @@ import { generateLogid, pickLogid } from '../../runtime/log/logid.js';
 describe('resolveOptions: flag, then env, then config file, then default', () => {
   it('gives the documented defaults', () => {
     const options = resolveOptions();
-    expect(options).toMatchObject({ port: 8000, host: '0.0.0.0', timeout: 60000, shutdownTimeout: 10000, logidHeader: 'x-platform-logid', trigger: 'online', protoAction: 'error' });
+    expect(options).toMatchObject({
+      port: 8000,
+      host: '0.0.0.0',
+      timeout: 60000,
+      shutdownTimeout: 10000,
+      logidHeader: 'x-platform-logid',
+      trigger: 'online',
+      protoAction: 'error',
+    });
     expect(options.triggerHeader).toBeUndefined();
     expect(options.limits).toEqual(defaultLimits);
     expect(options.limits.maxBodySize).toBe(10 * 1024 * 1024);
   });
 
   it('takes the most specific source', () => {
-    const sources = { flags: { port: '3000' }, env: { PORT: '4000', HOST: '127.0.0.1', CLOUDFN_MAX_BODY_SIZE: '2048' }, config: { port: 5000, host: '::', timeout: 1234, limits: { maxBodySize: 99, maxFiles: 3 } } };
+    const sources = {
+      flags: { port: '3000' },
+      env: { PORT: '4000', HOST: '127.0.0.1', CLOUDFN_MAX_BODY_SIZE: '2048' },
+      config: { port: 5000, host: '::', timeout: 1234, limits: { maxBodySize: 99, maxFiles: 3 } },
+    };
     const options = resolveOptions(sources);
     expect(options.port).toBe(3000);
     expect(options.host).toBe('127.0.0.1');
@@ -22,15 +34,23 @@ describe('resolveOptions: flag, then env, then config file, then default', () =>
   });
 
   it('lower-cases configured header names', () => {
-    expect(resolveOptions({ env: { CLOUDFN_LOGID_HEADER: 'X-Request-Id', CLOUDFN_TRIGGER_HEADER: 'X-Gateway-Trigger' } })).toMatchObject({ logidHeader: 'x-request-id', triggerHeader: 'x-gateway-trigger' });
+    expect(
+      resolveOptions({ env: { CLOUDFN_LOGID_HEADER: 'X-Request-Id', CLOUDFN_TRIGGER_HEADER: 'X-Gateway-Trigger' } }),
+    ).toMatchObject({ logidHeader: 'x-request-id', triggerHeader: 'x-gateway-trigger' });
   });
 
   it.each([
-    [{ flags: { port: 'abc' } }, /option port is invalid: must be an integer from 0 to 65535, got "abc" \(from --port\)/],
+    [
+      { flags: { port: 'abc' } },
+      /option port is invalid: must be an integer from 0 to 65535, got "abc" \(from --port\)/,
+    ],
     [{ env: { PORT: '70000' } }, /option port is invalid: .*"70000" \(from PORT\)/],
     [{ config: { timeout: -1 } }, /option timeout is invalid: .*got -1 \(from cloudfn.config timeout\)/],
     [{ env: { CLOUDFN_LOGID_HEADER: 'bad header' } }, /option logidHeader is invalid: must be an HTTP header name/],
-    [{ env: { CLOUDFN_PROTO_ACTION: 'ignore' } }, /option protoAction is invalid: must be one of error, remove, got "ignore"/],
+    [
+      { env: { CLOUDFN_PROTO_ACTION: 'ignore' } },
+      /option protoAction is invalid: must be one of error, remove, got "ignore"/,
+    ],
     [{ config: { limits: { maxFiles: 1.5 } } }, /option maxFiles is invalid/],
   ])('refuses a bad value with one line naming it: %j', (sources, message) => {
     expect(() => resolveOptions(sources)).toThrow(message);
@@ -49,6 +69,7 @@ describe('logids', () => {
 
   it('echoes a safe incoming id and replaces anything else', () => {
     expect(pickLogid('abc-123_x.y:z')).toBe('abc-123_x.y:z');
-    for (const bad of ['a b', 'x\r\ny', '', 'é', 'a'.repeat(129), ['a', 'b']]) expect(pickLogid(bad)).toMatch(/^[0-9a-f]{24}$/);
+    for (const bad of ['a b', 'x\r\ny', '', 'é', 'a'.repeat(129), ['a', 'b']])
+      expect(pickLogid(bad)).toMatch(/^[0-9a-f]{24}$/);
   });
 });

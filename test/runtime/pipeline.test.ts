@@ -8,7 +8,8 @@ export function check(answer: Answer, expected: CaseExpect): void {
   expect(answer.status).toBe(expected.status);
   const text = answer.body.toString('utf8');
   if (expected.json !== undefined) expect(JSON.parse(text)).toEqual(expected.json);
-  if (expected.text !== undefined) expect(answer.body.toString('latin1') === expected.text || text === expected.text).toBe(true);
+  if (expected.text !== undefined)
+    expect(answer.body.toString('latin1') === expected.text || text === expected.text).toBe(true);
   for (const [name, value] of Object.entries(expected.headers ?? {})) {
     const got = answer.headers[name];
     const joined = Array.isArray(got) ? got.join(', ') : got;
@@ -19,7 +20,9 @@ export function check(answer: Answer, expected: CaseExpect): void {
   if (expected.cookies !== undefined) {
     const got = answer.headers['set-cookie'] ?? [];
     expect(got).toHaveLength(expected.cookies.length);
-    expected.cookies.forEach((cookie, i) => (cookie instanceof RegExp ? expect(got[i]).toMatch(cookie) : expect(got[i]).toBe(cookie)));
+    expected.cookies.forEach((cookie, i) =>
+      cookie instanceof RegExp ? expect(got[i]).toMatch(cookie) : expect(got[i]).toBe(cookie),
+    );
   }
   // Every answer carries the logid; every error answer names its code and the same logid.
   const logid = answer.headers['x-platform-logid'];
@@ -78,8 +81,16 @@ describe('runtime through cloudfn/testing invoke (the public in-process entry)',
     const spec = functions.find((f) => f.name === name)!;
     // invoke infers a Content-Type as fetch does (a string is text/plain), so bytes the case sends
     // without one go as a Buffer, which fetch sends with no Content-Type.
-    const body = typeof c.request.body === 'string' && c.request.headers?.['content-type'] === undefined ? Buffer.from(c.request.body) : c.request.body;
-    const result = await invoke(spec, { method: c.request.method ?? 'GET', path: c.request.path, headers: c.request.headers, body });
+    const body =
+      typeof c.request.body === 'string' && c.request.headers?.['content-type'] === undefined
+        ? Buffer.from(c.request.body)
+        : c.request.body;
+    const result = await invoke(spec, {
+      method: c.request.method ?? 'GET',
+      path: c.request.path,
+      headers: c.request.headers,
+      body,
+    });
     const headers: Record<string, string | string[]> = {};
     result.headers.forEach((value, key) => (headers[key] = value));
     if (result.headers.getSetCookie().length > 0) headers['set-cookie'] = result.headers.getSetCookie();

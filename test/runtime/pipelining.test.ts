@@ -20,7 +20,11 @@ const RUNS = Number(process.env['CLOUDFN_PROPERTY_RUNS'] ?? 300);
 let server: RunningServer;
 
 const functions: FunctionSpec[] = [
-  { name: 'echo', handler: (params: unknown) => ({ got: Buffer.isBuffer(params) ? params.length : params }), config: { maxBodySize: 1024 } },
+  {
+    name: 'echo',
+    handler: (params: unknown) => ({ got: Buffer.isBuffer(params) ? params.length : params }),
+    config: { maxBodySize: 1024 },
+  },
   {
     name: 'stream',
     handler: () => {
@@ -32,12 +36,23 @@ const functions: FunctionSpec[] = [
       });
     },
   },
-  { name: 'liar', handler: (_p: unknown, service: Service) => (service.set('Content-Length', '5'), Readable.from([Buffer.from('twenty-one bytes here')])) },
+  {
+    name: 'liar',
+    handler: (_p: unknown, service: Service) => (
+      service.set('Content-Length', '5'), Readable.from([Buffer.from('twenty-one bytes here')])
+    ),
+  },
   { name: 'wait', handler: () => new Promise((resolve) => setTimeout(() => resolve({ waited: true }), 15)) },
 ];
 
 beforeAll(async () => {
-  server = await serve(functions, { flags: { port: '0', host: '127.0.0.1' }, env: {}, logger: new Logger(createMemorySink()), handleSignals: false, keepServing: false });
+  server = await serve(functions, {
+    flags: { port: '0', host: '127.0.0.1' },
+    env: {},
+    logger: new Logger(createMemorySink()),
+    handleSignals: false,
+    keepServing: false,
+  });
 });
 afterAll(() => server.close());
 
@@ -53,11 +68,21 @@ interface Step {
   slow: boolean;
 }
 
-const json = (body: string): string => `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const json = (body: string): string =>
+  `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 const steps: fc.Arbitrary<Omit<Step, 'slow'>>[] = [
-  fc.nat(999).map((n) => ({ name: 'get', bytes: `GET /echo?a=${n} HTTP/1.1\r\nHost: x\r\n\r\n`, status: 200, closes: false })),
-  fc.json({ maxDepth: 2 }).map((body) => ({ name: 'json', bytes: json(body), status: Buffer.byteLength(body) > 1024 ? 413 : 200, closes: Buffer.byteLength(body) > 1024 })),
+  fc
+    .nat(999)
+    .map((n) => ({ name: 'get', bytes: `GET /echo?a=${n} HTTP/1.1\r\nHost: x\r\n\r\n`, status: 200, closes: false })),
+  fc
+    .json({ maxDepth: 2 })
+    .map((body) => ({
+      name: 'json',
+      bytes: json(body),
+      status: Buffer.byteLength(body) > 1024 ? 413 : 200,
+      closes: Buffer.byteLength(body) > 1024,
+    })),
   fc.constant({ name: 'bad json', bytes: json('{"a":'), status: 400, closes: false }),
   fc.constant({ name: 'stream', bytes: 'GET /stream HTTP/1.1\r\nHost: x\r\n\r\n', status: 200, closes: false }),
   fc.constant({ name: 'wait', bytes: 'GET /wait HTTP/1.1\r\nHost: x\r\n\r\n', status: 200, closes: false }),
@@ -65,10 +90,30 @@ const steps: fc.Arbitrary<Omit<Step, 'slow'>>[] = [
   fc.constant({ name: '405', bytes: 'DELETE /echo HTTP/1.1\r\nHost: x\r\n\r\n', status: 405, closes: false }),
   fc.constant({ name: 'no host', bytes: 'GET /echo HTTP/1.1\r\n\r\n', status: 400, closes: true }),
   fc.constant({ name: 'garbage', bytes: 'HELLO THERE\r\n\r\n', status: 400, closes: true }),
-  fc.constant({ name: 'big header', bytes: `GET /echo HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, status: 431, closes: true }),
-  fc.constant({ name: 'over length', bytes: 'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\n', status: 413, closes: true }),
-  fc.constant({ name: 'over chunked', bytes: `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n${'x'.repeat(2048)}\r\n`, status: 413, closes: true }),
-  fc.constant({ name: 'bad chunk', bytes: 'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', status: 400, closes: true }),
+  fc.constant({
+    name: 'big header',
+    bytes: `GET /echo HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    status: 431,
+    closes: true,
+  }),
+  fc.constant({
+    name: 'over length',
+    bytes: 'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\n',
+    status: 413,
+    closes: true,
+  }),
+  fc.constant({
+    name: 'over chunked',
+    bytes: `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n${'x'.repeat(2048)}\r\n`,
+    status: 413,
+    closes: true,
+  }),
+  fc.constant({
+    name: 'bad chunk',
+    bytes: 'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+    status: 400,
+    closes: true,
+  }),
   fc.constant({ name: 'liar', bytes: 'GET /liar HTTP/1.1\r\nHost: x\r\n\r\n', status: undefined, closes: true }),
 ];
 
@@ -106,7 +151,9 @@ async function send(steps: Step[]): Promise<void> {
   );
   const read = readResponses(seen.bytes);
   const cutAtEnd = closes && answered.at(-1)!.status === undefined;
-  expect(read.error, `llhttp error after ${read.responses.length} responses`).toBe(cutAtEnd && read.error === 'HPE_INVALID_EOF_STATE' ? read.error : undefined);
+  expect(read.error, `llhttp error after ${read.responses.length} responses`).toBe(
+    cutAtEnd && read.error === 'HPE_INVALID_EOF_STATE' ? read.error : undefined,
+  );
   expect(read.responses.map((r) => r.status)).toEqual(expected);
   if (!cutAtEnd) expect(read.truncated).toBe(false);
   for (const response of read.responses) {
@@ -125,8 +172,10 @@ it(`answers random pipelined sequences in order, each once, with nothing else on
     { numRuns: RUNS },
   );
   await pause(100);
-  expect(server.app.inflight, "requests left in flight").toBe(0);
+  expect(server.app.inflight, 'requests left in flight').toBe(0);
   // Still serving.
-  const after = await talk(server.port, (s) => s.write('GET /echo?ok=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+  const after = await talk(server.port, (s) =>
+    s.write('GET /echo?ok=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+  );
   expect(readResponses(after.bytes).responses.map((r) => r.status)).toEqual([200]);
 }, 600_000);

@@ -28,7 +28,13 @@ afterAll(() => {
 
 describe('discoverFunctions', () => {
   it('names functions by their path and skips helpers and tests', () => {
-    expect(discoverFunctions(fixture).map((f) => f.name)).toEqual(['hello', 'legacy', 'nested', 'videos/get', 'videos/list']);
+    expect(discoverFunctions(fixture).map((f) => f.name)).toEqual([
+      'hello',
+      'legacy',
+      'nested',
+      'videos/get',
+      'videos/list',
+    ]);
   });
 
   it('refuses two files with the same name, naming both', () => {
@@ -49,7 +55,9 @@ describe('a cloudfn.config.json with a syntax error', () => {
         '  3 |   "limits": { "maxBodySize": 1024, },\n' +
         '    |                                    ^',
     );
-    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{\n  // the port\n  "port": 3000\n}' }))).rejects.toThrow(
+    await expect(
+      loadConfigFile(temp({ 'cloudfn.config.json': '{\n  // the port\n  "port": 3000\n}' })),
+    ).rejects.toThrow(
       /^cloudfn.config.json:2:3: is not valid JSON: unexpected "\/" \(JSON has no comments; use cloudfn.config.mjs for them\)\n  2 \|   \/\/ the port\n    \|   \^$/,
     );
   });
@@ -57,8 +65,14 @@ describe('a cloudfn.config.json with a syntax error', () => {
 
 describe('functions in cloudfn.config', () => {
   it('stops start-up when it names a function the project does not have, listing the real ones', async () => {
-    const dir = temp({ 'functions/hello.mjs': 'export default () => 1;', 'functions/upload.mjs': 'export default () => 2;', 'cloudfn.config.json': '{ "functions": { "helo": { "timeout": 5 } } }' });
-    await expect(startProject(dir, { flags: { port: '0', host: '127.0.0.1' }, handleSignals: false, keepServing: false })).rejects.toThrow(
+    const dir = temp({
+      'functions/hello.mjs': 'export default () => 1;',
+      'functions/upload.mjs': 'export default () => 2;',
+      'cloudfn.config.json': '{ "functions": { "helo": { "timeout": 5 } } }',
+    });
+    await expect(
+      startProject(dir, { flags: { port: '0', host: '127.0.0.1' }, handleSignals: false, keepServing: false }),
+    ).rejects.toThrow(
       'cloudfn.config.json: functions.helo names no function of this project (the functions are hello, upload); use a name from functions/, e.g. functions/videos/list.ts is "videos/list"',
     );
   });
@@ -69,7 +83,10 @@ describe('loading', () => {
     const specs = await loadProjectFunctions(fixture, createCompileHook(fixture));
     const byName = Object.fromEntries(specs.map((s) => [s.name, s]));
     expect(byName['hello']?.config).toEqual({ timeout: 5000 });
-    expect(await byName['legacy']!.handler({}, { log() {}, httpMethod: 'GET' } as never)).toEqual({ style: 'commonjs', method: 'GET' });
+    expect(await byName['legacy']!.handler({}, { log() {}, httpMethod: 'GET' } as never)).toEqual({
+      style: 'commonjs',
+      method: 'GET',
+    });
     expect(byName['videos/list']!.handler({ page: '2' }, {} as never)).toEqual({ page: 2 });
   });
 
@@ -84,26 +101,41 @@ describe('loading', () => {
     const fn = () => 1;
     expect(functionFromModule({ default: fn }, 'a', 'a.js').handler).toBe(fn);
     expect(functionFromModule({ default: { default: fn } }, 'a', 'a.js').handler).toBe(fn);
-    expect(() => functionFromModule({ default: { __esModule: true, main: fn } }, 'a', 'a.js')).toThrow(/no default export/);
-    expect(() => functionFromModule({ default: { main: fn } }, 'a', 'a.js')).toThrow('a.js: its default export (or module.exports) is an object with keys main, not a function');
+    expect(() => functionFromModule({ default: { __esModule: true, main: fn } }, 'a', 'a.js')).toThrow(
+      /no default export/,
+    );
+    expect(() => functionFromModule({ default: { main: fn } }, 'a', 'a.js')).toThrow(
+      'a.js: its default export (or module.exports) is an object with keys main, not a function',
+    );
   });
 
   it('says what a default export that is not a function is, and how to fix it', async () => {
-    const dir = temp({ 'functions/obj.ts': "export default { hello: 'world' };\n", 'functions/text.mjs': "export default 'hi';\n" });
-    await expect(loadFunction(join(dir, 'functions/obj.ts'), 'obj', 'functions/obj.ts', createCompileHook(dir))).rejects.toThrow(
+    const dir = temp({
+      'functions/obj.ts': "export default { hello: 'world' };\n",
+      'functions/text.mjs': "export default 'hi';\n",
+    });
+    await expect(
+      loadFunction(join(dir, 'functions/obj.ts'), 'obj', 'functions/obj.ts', createCompileHook(dir)),
+    ).rejects.toThrow(
       'functions/obj.ts: its default export (or module.exports) is an object with keys hello, not a function: export default async function (params, service) { return ...; }',
     );
-    await expect(loadFunction(join(dir, 'functions/text.mjs'), 'text', 'functions/text.mjs')).rejects.toThrow(/is the string "hi", not a function/);
+    await expect(loadFunction(join(dir, 'functions/text.mjs'), 'text', 'functions/text.mjs')).rejects.toThrow(
+      /is the string "hi", not a function/,
+    );
     expect(() => functionFromModule({ default: null }, 'a', 'a.js')).toThrow(/is null, not a function/);
   });
 
   it('reports a compile error with file, line, column and a code frame', async () => {
     const dir = temp({ 'functions/broken.ts': 'export default async (p: string => 1\n' });
-    await expect(loadProjectFunctions(dir, createCompileHook(dir))).rejects.toThrow(/functions\/broken\.ts:1:\d+: Expected "\)" but found "=>"\n\s+1 \| export default/);
+    await expect(loadProjectFunctions(dir, createCompileHook(dir))).rejects.toThrow(
+      /functions\/broken\.ts:1:\d+: Expected "\)" but found "=>"\n\s+1 \| export default/,
+    );
   });
 
   it('refuses TypeScript without a compile hook, saying what to run', async () => {
-    await expect(loadFunction(join(fixture, 'functions/hello.ts'), 'hello', 'functions/hello.ts')).rejects.toThrow(/run it with cloudfn start or cloudfn dev/);
+    await expect(loadFunction(join(fixture, 'functions/hello.ts'), 'hello', 'functions/hello.ts')).rejects.toThrow(
+      /run it with cloudfn start or cloudfn dev/,
+    );
   });
 
   it.each([
@@ -124,16 +156,25 @@ describe('cloudfn.config', () => {
   });
 
   it('refuses unknown keys and bad routes', async () => {
-    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"rootes":{}}' }))).rejects.toThrow(/rootes is not an option/);
-    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"routes":' }))).rejects.toThrow(/^cloudfn.config.json:1:11: is not valid JSON: unexpected end of file\n/);
-    await expect(loadConfigFile(temp({ 'cloudfn.config.mjs': 'export default { functions: { a: { timeout: 0 } } }' }))).rejects.toThrow(/functions.a: config.timeout must be a whole number/);
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"rootes":{}}' }))).rejects.toThrow(
+      /rootes is not an option/,
+    );
+    await expect(loadConfigFile(temp({ 'cloudfn.config.json': '{"routes":' }))).rejects.toThrow(
+      /^cloudfn.config.json:1:11: is not valid JSON: unexpected end of file\n/,
+    );
+    await expect(
+      loadConfigFile(temp({ 'cloudfn.config.mjs': 'export default { functions: { a: { timeout: 0 } } }' })),
+    ).rejects.toThrow(/functions.a: config.timeout must be a whole number/);
   });
 });
 
 describe('Router', () => {
   const fn = (name: string) => ({ name, file: name, handler: () => name, config: {}, limits: {} as never, timeout: 1 });
   it('matches custom routes, then the longest function name', () => {
-    const router = new Router([fn('videos'), fn('videos/get'), fn('index')], { '/v/:vid': 'videos/get', '/files/*rest': 'videos' });
+    const router = new Router([fn('videos'), fn('videos/get'), fn('index')], {
+      '/v/:vid': 'videos/get',
+      '/files/*rest': 'videos',
+    });
     expect(router.match('/v/abc', '/v/abc')).toMatchObject({ fn: { name: 'videos/get' }, params: { vid: 'abc' } });
     expect(router.match('/files/a/b', '/files/a/b')?.params).toEqual({ rest: ['a', 'b'] });
     expect(router.match('/videos/get/x', '/videos/get/x')?.fn.name).toBe('videos/get');

@@ -26,13 +26,37 @@ const contentTypes = fc.constantFrom(
 const bodies = fc.oneof(
   fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)),
   fc.string({ maxLength: 512 }).map((text) => Buffer.from(text)),
-  fc.array(fc.constantFrom('--XyZ\r\n', 'Content-Disposition: form-data; name="a"', '; filename="f"', '\r\n\r\n', 'value', '--XyZ--', '%', '&', '=', '{', '"__proto__"', ':', '}'), { maxLength: 30 }).map((parts) => Buffer.from(parts.join(''))),
+  fc
+    .array(
+      fc.constantFrom(
+        '--XyZ\r\n',
+        'Content-Disposition: form-data; name="a"',
+        '; filename="f"',
+        '\r\n\r\n',
+        'value',
+        '--XyZ--',
+        '%',
+        '&',
+        '=',
+        '{',
+        '"__proto__"',
+        ':',
+        '}',
+      ),
+      { maxLength: 30 },
+    )
+    .map((parts) => Buffer.from(parts.join(''))),
 );
 
 it('never crashes on random bodies and always answers 2xx or 4xx', async () => {
   await fc.assert(
     fc.asyncProperty(contentTypes, bodies, async (contentType, body) => {
-      const answer = await transport.send({ method: 'POST', path: '/echo', headers: { 'content-type': contentType }, body });
+      const answer = await transport.send({
+        method: 'POST',
+        path: '/echo',
+        headers: { 'content-type': contentType },
+        body,
+      });
       expect(answer.status >= 200 && answer.status < 500).toBe(true);
       expect(answer.headers['x-platform-logid']).toBeTypeOf('string');
     }),

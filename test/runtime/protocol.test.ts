@@ -25,7 +25,14 @@ afterEach(async () => {
 
 async function start(functions: FunctionSpec[], overrides: Partial<RuntimeOptions> = {}): Promise<RunningServer> {
   sink = createMemorySink();
-  running = await serve(functions, { flags: { port: '0', host: '127.0.0.1' }, env: {}, overrides, logger: new Logger(sink), handleSignals: false, keepServing: false });
+  running = await serve(functions, {
+    flags: { port: '0', host: '127.0.0.1' },
+    env: {},
+    overrides,
+    logger: new Logger(sink),
+    handleSignals: false,
+    keepServing: false,
+  });
   return running;
 }
 
@@ -48,12 +55,17 @@ function raw(server: RunningServer, write: (socket: Socket) => void, waitMs = 30
   });
 }
 
-const echo: FunctionSpec = { name: 'echo', handler: (params: unknown) => ({ got: Buffer.isBuffer(params) ? params.length : params }) };
+const echo: FunctionSpec = {
+  name: 'echo',
+  handler: (params: unknown) => ({ got: Buffer.isBuffer(params) ? params.length : params }),
+};
 
 describe('protocol limits', () => {
   it('answers 431 with a logid when the headers are too large', async () => {
     const server = await start([echo], { maxHeaderSize: 2048 });
-    const text = await raw(server, (s) => s.write(`GET /echo HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(4096)}\r\n\r\n`));
+    const text = await raw(server, (s) =>
+      s.write(`GET /echo HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(4096)}\r\n\r\n`),
+    );
     expect(text).toMatch(/^HTTP\/1\.1 431 /);
     expect(text).toMatch(/x-platform-logid: [0-9a-f]{24}/);
     expect(text).toContain('CLOUDFN_HEADERS_TOO_LARGE');
@@ -76,7 +88,9 @@ describe('protocol limits', () => {
 
   it('answers 413 before reading when Content-Length is over the limit, and closes', async () => {
     const server = await start([{ ...echo, config: { maxBodySize: 100 } }]);
-    const text = await raw(server, (s) => s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n'));
+    const text = await raw(server, (s) =>
+      s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n'),
+    );
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(text).toMatch(/connection: close/i);
     expect(text).toContain("larger than 100 bytes, the limit set by the function's config.maxBodySize");
@@ -99,7 +113,9 @@ describe('protocol limits', () => {
     const text = await raw(
       server,
       (s) => {
-        s.write(`POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        s.write(
+          `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        );
         s.write('GET /echo?b=2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       },
       3000,
@@ -157,7 +173,13 @@ describe('faults', () => {
   });
 
   it('ignores what a handler returns after its timeout', async () => {
-    const server = await start([{ name: 'late', handler: () => new Promise((r) => setTimeout(() => r({ late: true }), 150)), config: { timeout: 50 } }]);
+    const server = await start([
+      {
+        name: 'late',
+        handler: () => new Promise((r) => setTimeout(() => r({ late: true }), 150)),
+        config: { timeout: 50 },
+      },
+    ]);
     const answer = await sendHttp(server.url, { path: '/late' });
     expect(answer.status).toBe(504);
     await new Promise((r) => setTimeout(r, 200));
@@ -178,7 +200,9 @@ describe('faults', () => {
     try {
       expect((await sendHttp(server.url, { path: '/stray' })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 20));
-      expect(sink.records.some((r) => String(r.msg).includes('unhandled rejection (kept serving): nobody awaited me'))).toBe(true);
+      expect(
+        sink.records.some((r) => String(r.msg).includes('unhandled rejection (kept serving): nobody awaited me')),
+      ).toBe(true);
       expect((await sendHttp(server.url, { path: '/stray' })).status).toBe(200);
     } finally {
       remove();
@@ -189,7 +213,10 @@ describe('faults', () => {
 describe('graceful shutdown', () => {
   it('finishes in-flight requests with Connection: close and closes idle keep-alive sockets at once', async () => {
     let release: () => void = () => {};
-    const server = await start([{ name: 'hold', handler: () => new Promise((r) => (release = () => r({ finished: true }))) }, echo]);
+    const server = await start([
+      { name: 'hold', handler: () => new Promise((r) => (release = () => r({ finished: true }))) },
+      echo,
+    ]);
     // A keep-alive socket that has been served once and now waits for its next request.
     const idle = connect(server.port, '127.0.0.1', () => idle.write('GET /echo HTTP/1.1\r\nHost: x\r\n\r\n'));
     const idleClosed = new Promise((r) => idle.on('close', r));
@@ -222,7 +249,10 @@ describe('graceful shutdown', () => {
 
   it('answers a request on a new connection 503 while in-flight requests drain, then closes the port', async () => {
     let release: () => void = () => {};
-    const server = await start([{ name: 'hold', handler: () => new Promise((r) => (release = () => r({ finished: true }))) }, echo]);
+    const server = await start([
+      { name: 'hold', handler: () => new Promise((r) => (release = () => r({ finished: true }))) },
+      echo,
+    ]);
     const inflight = sendHttp(server.url, { path: '/hold' });
     await new Promise((r) => setTimeout(r, 50));
     const done = shutdown(server.app, server.server, 5000);
@@ -243,7 +273,9 @@ describe('graceful shutdown', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(await shutdown(server.app, server.server, 100)).toBe(false);
     expect(await pending).toBeInstanceOf(Error);
-    expect(sink.records.some((r) => String(r.msg).includes('shutdown deadline of 100 ms passed with 1 requests in flight'))).toBe(true);
+    expect(
+      sink.records.some((r) => String(r.msg).includes('shutdown deadline of 100 ms passed with 1 requests in flight')),
+    ).toBe(true);
     running = undefined;
   });
 });

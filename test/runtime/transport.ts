@@ -29,19 +29,28 @@ export interface Transport {
 /** Sends one request with node:http and collects the answer. */
 export function sendHttp(base: string, request: CaseRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(base + request.path, { method: request.method ?? 'GET', headers: request.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      base + request.path,
+      { method: request.method ?? 'GET', headers: request.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(request.body);
   });
 }
 
 /** A real server on 127.0.0.1, port 0, logging into memory. */
-export async function socketTransport(functions: FunctionSpec[], routes: Record<string, string>): Promise<Transport & { server: RunningServer }> {
+export async function socketTransport(
+  functions: FunctionSpec[],
+  routes: Record<string, string>,
+): Promise<Transport & { server: RunningServer }> {
   const sink = createMemorySink();
   const server = await serve(functions, {
     routes,
@@ -78,15 +87,23 @@ export function inProcessTransport(functions: FunctionSpec[], routes: Record<str
       new Promise((resolve, reject) => {
         const [client, serverEnd] = memoryConnection();
         server.emit('connection', serverEnd);
-        const req = httpRequest({ createConnection: () => client as never, method: request.method ?? 'GET', path: request.path, headers: request.headers }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            client.destroy();
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-          });
-          res.on('error', reject);
-        });
+        const req = httpRequest(
+          {
+            createConnection: () => client as never,
+            method: request.method ?? 'GET',
+            path: request.path,
+            headers: request.headers,
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+              client.destroy();
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+            });
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end(request.body);
       }),

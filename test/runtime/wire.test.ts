@@ -22,11 +22,21 @@ afterEach(async () => {
 
 async function start(functions: FunctionSpec[], overrides: Partial<RuntimeOptions> = {}): Promise<RunningServer> {
   sink = createMemorySink();
-  running = await serve(functions, { flags: { port: '0', host: '127.0.0.1' }, env: {}, overrides, logger: new Logger(sink), handleSignals: false, keepServing: false });
+  running = await serve(functions, {
+    flags: { port: '0', host: '127.0.0.1' },
+    env: {},
+    overrides,
+    logger: new Logger(sink),
+    handleSignals: false,
+    keepServing: false,
+  });
   return running;
 }
 
-const echo: FunctionSpec = { name: 'echo', handler: (params: unknown) => ({ got: Buffer.isBuffer(params) ? params.length : params }) };
+const echo: FunctionSpec = {
+  name: 'echo',
+  handler: (params: unknown) => ({ got: Buffer.isBuffer(params) ? params.length : params }),
+};
 
 /** Streams `parts` text chunks, one every `everyMs`. */
 function slowStream(parts: number, everyMs: number): FunctionSpec {
@@ -70,7 +80,9 @@ describe('row 1: an error on a connection never lands inside a response in fligh
       expect(read.responses.map((r) => r.status)).toEqual([200, status]);
       expect(read.responses[0]!.body.toString()).toBe(STREAM_BODY);
       expect(read.responses[1]!.headers['connection']).toBe('close');
-      expect(JSON.parse(read.responses[1]!.body.toString()).error.logid).toBe(read.responses[1]!.headers['x-platform-logid']);
+      expect(JSON.parse(read.responses[1]!.body.toString()).error.logid).toBe(
+        read.responses[1]!.headers['x-platform-logid'],
+      );
     });
   }
 
@@ -89,7 +101,9 @@ describe('row 1: an error on a connection never lands inside a response in fligh
   it('answers a bad chunk in a pipelined body after the responses before it', async () => {
     const server = await start([slowStream(3, 40), echo]);
     const seen = await talk(server.port, (s) => {
-      s.write('GET /stream HTTP/1.1\r\nHost: x\r\n\r\nPOST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
+      s.write(
+        'GET /stream HTTP/1.1\r\nHost: x\r\n\r\nPOST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+      );
     });
     const read = readResponses(seen.bytes);
     expect(read.error).toBeUndefined();
@@ -105,10 +119,17 @@ describe('row 2: a declared Content-Length is the number of bytes sent', () => {
   ] as const) {
     it(`cuts the connection, logs it under the logid, and sends no stray byte when the stream is ${name}`, async () => {
       const server = await start([
-        { name: 'liar', handler: (_p: unknown, service: Service) => (service.set('Content-Length', String(declared)), Readable.from([Buffer.from('twenty-one bytes here')])) },
+        {
+          name: 'liar',
+          handler: (_p: unknown, service: Service) => (
+            service.set('Content-Length', String(declared)), Readable.from([Buffer.from('twenty-one bytes here')])
+          ),
+        },
         echo,
       ]);
-      const seen = await talk(server.port, (s) => s.write('GET /liar HTTP/1.1\r\nHost: x\r\n\r\nGET /echo?next=1 HTTP/1.1\r\nHost: x\r\n\r\n'));
+      const seen = await talk(server.port, (s) =>
+        s.write('GET /liar HTTP/1.1\r\nHost: x\r\n\r\nGET /echo?next=1 HTTP/1.1\r\nHost: x\r\n\r\n'),
+      );
       expect(seen.closed).toBe(true);
       const read = readResponses(seen.bytes);
       // The client sees a cut response (or none), never a whole one followed by stray bytes.
@@ -118,14 +139,20 @@ describe('row 2: a declared Content-Length is the number of bytes sent', () => {
       await pause(20);
       const line = requestLines().find((r) => r['path'] === '/liar');
       expect(line?.['error']).toMatch(/CLOUDFN_BAD_RESPONSE_LENGTH/);
-      expect(sink.records.some((r) => r.logid === line!.logid && r.level === 'error' && /Content-Length/.test(String(r.msg)))).toBe(true);
+      expect(
+        sink.records.some(
+          (r) => r.logid === line!.logid && r.level === 'error' && /Content-Length/.test(String(r.msg)),
+        ),
+      ).toBe(true);
     });
   }
 });
 
 describe('row 3: one framing per response', () => {
   it('never sends Transfer-Encoding with Content-Length', async () => {
-    const server = await start([{ name: 'te', handler: (_p: unknown, service: Service) => (service.set('Transfer-Encoding', 'chunked'), 'x') }]);
+    const server = await start([
+      { name: 'te', handler: (_p: unknown, service: Service) => (service.set('Transfer-Encoding', 'chunked'), 'x') },
+    ]);
     const seen = await talk(server.port, (s) => s.write('GET /te HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
     const read = readResponses(seen.bytes);
     expect(read.error).toBeUndefined();
@@ -136,9 +163,20 @@ describe('row 3: one framing per response', () => {
   });
 
   it('sends no body and no length with a 204 or 304', async () => {
-    const server = await start([{ name: 'empty', handler: (_p: unknown, service: Service) => (service.status(Number((service as unknown as { query: { s: string } }).query.s)), 'ignored') }]);
+    const server = await start([
+      {
+        name: 'empty',
+        handler: (_p: unknown, service: Service) => (
+          service.status(Number((service as unknown as { query: { s: string } }).query.s)), 'ignored'
+        ),
+      },
+    ]);
     for (const status of [204, 304]) {
-      const seen = await talk(server.port, (s) => s.write(`GET /empty?s=${status} HTTP/1.1\r\nHost: x\r\n\r\nGET /empty?s=200 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+      const seen = await talk(server.port, (s) =>
+        s.write(
+          `GET /empty?s=${status} HTTP/1.1\r\nHost: x\r\n\r\nGET /empty?s=200 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        ),
+      );
       const read = readResponses(seen.bytes);
       expect(read.error).toBeUndefined();
       expect(read.responses.map((r) => r.status)).toEqual([status, 200]);
@@ -155,7 +193,11 @@ describe('rows 4 and 5: refusals node would answer bare', () => {
     expect(answer?.status).toBe(400);
     const logid = answer!.headers['x-platform-logid'];
     expect(JSON.parse(answer!.body.toString()).error).toMatchObject({ code: 'CLOUDFN_MISSING_HOST', logid });
-    expect(requestLines().filter((r) => r.logid === logid).map((r) => r['status'])).toEqual([400]);
+    expect(
+      requestLines()
+        .filter((r) => r.logid === logid)
+        .map((r) => r['status']),
+    ).toEqual([400]);
     // HTTP/1.0 needs no Host.
     const old = await talk(server.port, (s) => s.write('GET /echo HTTP/1.0\r\n\r\n'));
     expect(readResponses(old.bytes).responses[0]?.status).toBe(200);
@@ -163,14 +205,20 @@ describe('rows 4 and 5: refusals node would answer bare', () => {
 
   it('answers CONNECT 405 with Allow, a logid and a log line', async () => {
     const server = await start([echo]);
-    const seen = await talk(server.port, (s) => s.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+    const seen = await talk(server.port, (s) =>
+      s.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+    );
     const read = readResponses(seen.bytes);
     expect(read.responses.map((r) => r.status)).toEqual([405]);
     const answer = read.responses[0]!;
     expect(answer.headers['allow']).toBe('GET, POST');
     expect(JSON.parse(answer.body.toString()).error.code).toBe('CLOUDFN_METHOD_NOT_ALLOWED');
     await pause(20);
-    expect(requestLines().filter((r) => r.logid === answer.headers['x-platform-logid']).map((r) => r['status'])).toEqual([405]);
+    expect(
+      requestLines()
+        .filter((r) => r.logid === answer.headers['x-platform-logid'])
+        .map((r) => r['status']),
+    ).toEqual([405]);
     expect(seen.closed).toBe(true);
   });
 });
@@ -178,7 +226,11 @@ describe('rows 4 and 5: refusals node would answer bare', () => {
 describe('row 6: a body that arrives too slowly', () => {
   it('is one request: one logid, one line, status 408', async () => {
     const server = await start([echo], { headersTimeout: 200, requestTimeout: 300 });
-    const seen = await talk(server.port, (s) => s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nab'), { waitMs: 4000 });
+    const seen = await talk(
+      server.port,
+      (s) => s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nab'),
+      { waitMs: 4000 },
+    );
     const [answer] = readResponses(seen.bytes).responses;
     expect(answer?.status).toBe(408);
     const logid = answer!.headers['x-platform-logid'];
@@ -190,39 +242,74 @@ describe('row 6: a body that arrives too slowly', () => {
 
 describe('row 7: timeouts that contradict each other', () => {
   it('stops start-up with one options line, not node’s RangeError', async () => {
-    await expect(serve([echo], { flags: { port: '0' }, env: { CLOUDFN_REQUEST_TIMEOUT: '1000' }, logger: new Logger(sink), handleSignals: false, keepServing: false })).rejects.toThrow(
+    await expect(
+      serve([echo], {
+        flags: { port: '0' },
+        env: { CLOUDFN_REQUEST_TIMEOUT: '1000' },
+        logger: new Logger(sink),
+        handleSignals: false,
+        keepServing: false,
+      }),
+    ).rejects.toThrow(
       /^option requestTimeout is invalid: must be 0 \(off\) or at least headersTimeout \(20000\), got 1000; raise CLOUDFN_REQUEST_TIMEOUT or lower CLOUDFN_HEADERS_TIMEOUT$/,
     );
-    await expect(start([echo], { headersTimeout: 500, requestTimeout: 100 })).rejects.toMatchObject({ code: 'CLOUDFN_OPTIONS' });
+    await expect(start([echo], { headersTimeout: 500, requestTimeout: 100 })).rejects.toMatchObject({
+      code: 'CLOUDFN_OPTIONS',
+    });
     running = undefined;
   });
 });
 
 describe('row 8: a limit on parameters', () => {
   const pairs = (n: number): string => Array.from({ length: n }, (_, i) => `k${i}=v`).join('&');
-  const post = (path: string, body: string) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+  const post = (path: string, body: string) =>
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
 
   it('takes 1000 pairs and answers 1001 with 413 naming the limit and where it was set', async () => {
     const server = await start([echo, { name: 'small', handler: () => 'ok', config: { maxParams: 2 } }]);
-    const ok = await talk(server.port, (s) => s.write(`GET /echo?${pairs(1000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    const ok = await talk(server.port, (s) =>
+      s.write(`GET /echo?${pairs(1000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+    );
     expect(readResponses(ok.bytes).responses[0]?.status).toBe(200);
     for (const [request, message] of [
-      [`GET /echo?${pairs(1001)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'the query string has more than 1000 parameters, the limit set by the global option limits.maxParams (its default; set CLOUDFN_MAX_PARAMS or limits in cloudfn.config)'],
-      [post('/echo', pairs(1001)), 'the urlencoded body has more than 1000 parameters, the limit set by the global option limits.maxParams (its default'],
-      [post('/small', pairs(3)), 'the urlencoded body has more than 2 parameters, the limit set by the function\'s config.maxParams (export const config in small'],
+      [
+        `GET /echo?${pairs(1001)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        'the query string has more than 1000 parameters, the limit set by the global option limits.maxParams (its default; set CLOUDFN_MAX_PARAMS or limits in cloudfn.config)',
+      ],
+      [
+        post('/echo', pairs(1001)),
+        'the urlencoded body has more than 1000 parameters, the limit set by the global option limits.maxParams (its default',
+      ],
+      [
+        post('/small', pairs(3)),
+        "the urlencoded body has more than 2 parameters, the limit set by the function's config.maxParams (export const config in small",
+      ],
     ] as const) {
       const seen = await talk(server.port, (s) => s.write(request));
       const [answer] = readResponses(seen.bytes).responses;
       expect(answer?.status).toBe(413);
-      expect(JSON.parse(answer!.body.toString()).error).toMatchObject({ code: 'CLOUDFN_TOO_MANY_PARAMS', message: expect.stringContaining(message) });
+      expect(JSON.parse(answer!.body.toString()).error).toMatchObject({
+        code: 'CLOUDFN_TOO_MANY_PARAMS',
+        message: expect.stringContaining(message),
+      });
     }
   });
 
   it('reads the limit from CLOUDFN_MAX_PARAMS and says so', async () => {
     sink = createMemorySink();
-    running = await serve([echo], { flags: { port: '0', host: '127.0.0.1' }, env: { CLOUDFN_MAX_PARAMS: '5' }, logger: new Logger(sink), handleSignals: false, keepServing: false });
-    const seen = await talk(running.port, (s) => s.write(`GET /echo?${pairs(6)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
-    expect(readResponses(seen.bytes).responses[0]!.body.toString()).toContain('more than 5 parameters, the limit set by the global option limits.maxParams (from CLOUDFN_MAX_PARAMS)');
+    running = await serve([echo], {
+      flags: { port: '0', host: '127.0.0.1' },
+      env: { CLOUDFN_MAX_PARAMS: '5' },
+      logger: new Logger(sink),
+      handleSignals: false,
+      keepServing: false,
+    });
+    const seen = await talk(running.port, (s) =>
+      s.write(`GET /echo?${pairs(6)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+    );
+    expect(readResponses(seen.bytes).responses[0]!.body.toString()).toContain(
+      'more than 5 parameters, the limit set by the global option limits.maxParams (from CLOUDFN_MAX_PARAMS)',
+    );
   });
 
   it('stops parsing at the limit: a 10 MiB body of a million pairs costs no more than a small one', async () => {
@@ -239,16 +326,26 @@ describe('row 8: a limit on parameters', () => {
 describe('row 9: smaller protocol rows', () => {
   it('answers a chunk extension over node’s limit 413', async () => {
     const server = await start([echo]);
-    const seen = await talk(server.port, (s) => s.write(`POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;${'e'.repeat(20_000)}\r\nhello\r\n0\r\n\r\n`));
+    const seen = await talk(server.port, (s) =>
+      s.write(
+        `POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;${'e'.repeat(20_000)}\r\nhello\r\n0\r\n\r\n`,
+      ),
+    );
     expect(readResponses(seen.bytes).responses.map((r) => r.status)).toEqual([413]);
   });
 
   it('answers Expect: 100-continue with an over-limit Content-Length 413, without 100 Continue', async () => {
     const server = await start([{ ...echo, config: { maxBodySize: 100 } }]);
-    const seen = await talk(server.port, (s) => s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\nContent-Length: 1000\r\n\r\n'));
+    const seen = await talk(server.port, (s) =>
+      s.write(
+        'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\nContent-Length: 1000\r\n\r\n',
+      ),
+    );
     expect(seen.bytes.toString('latin1')).toMatch(/^HTTP\/1\.1 413 /);
     const small = await talk(server.port, (s) => {
-      s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n\r\n');
+      s.write(
+        'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n\r\n',
+      );
       s.once('data', () => s.write('hi'));
     });
     expect(small.bytes.toString('latin1')).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
@@ -256,7 +353,9 @@ describe('row 9: smaller protocol rows', () => {
 
   it('routes an absolute-form target by its path', async () => {
     const server = await start([echo]);
-    const seen = await talk(server.port, (s) => s.write('GET http://example.com/echo?a=1 HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n'));
+    const seen = await talk(server.port, (s) =>
+      s.write('GET http://example.com/echo?a=1 HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n'),
+    );
     const [answer] = readResponses(seen.bytes).responses;
     expect(answer?.status).toBe(200);
     expect(JSON.parse(answer!.body.toString())).toEqual({ got: { a: '1' } });
@@ -274,15 +373,29 @@ describe('row 9: smaller protocol rows', () => {
 describe('row 10: percent-escapes in function names', () => {
   it('routes an escaped unreserved character like the character, and logs the decoded name', async () => {
     const server = await start([echo]);
-    const seen = await talk(server.port, (s) => s.write('GET /%65cho HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    const seen = await talk(server.port, (s) =>
+      s.write('GET /%65cho HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+    );
     expect(readResponses(seen.bytes).responses[0]?.status).toBe(200);
     await pause(20);
     expect(requestLines().map((r) => [r.function, r['path']])).toEqual([['echo', '/%65cho']]);
   });
 
-  it.each([['/videos%2Flist'], ['/videos%2flist'], ['/x/..%2Fvideos/list'], ['/x/%2e%2e/videos/list'], ['/videos/./list']])('refuses %s with 400', async (path) => {
-    const server = await start([echo, { name: 'videos/list', handler: () => 'listed' }, { name: 'x', handler: () => 'x' }]);
-    const seen = await talk(server.port, (s) => s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+  it.each([
+    ['/videos%2Flist'],
+    ['/videos%2flist'],
+    ['/x/..%2Fvideos/list'],
+    ['/x/%2e%2e/videos/list'],
+    ['/videos/./list'],
+  ])('refuses %s with 400', async (path) => {
+    const server = await start([
+      echo,
+      { name: 'videos/list', handler: () => 'listed' },
+      { name: 'x', handler: () => 'x' },
+    ]);
+    const seen = await talk(server.port, (s) =>
+      s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+    );
     const [answer] = readResponses(seen.bytes).responses;
     expect(answer?.status).toBe(400);
     expect(JSON.parse(answer!.body.toString()).error.code).toBe('CLOUDFN_BAD_PATH');
@@ -302,7 +415,9 @@ describe('row 12: a 413 to a chunked upload reaches the client before the close'
           talk(
             server.port,
             (s) => {
-              s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n');
+              s.write(
+                'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n',
+              );
               // Keep sending, as a real upload does, while the server answers.
               const send = (): void => {
                 if (s.destroyed) return;

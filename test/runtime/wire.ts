@@ -58,7 +58,14 @@ export function readResponses(bytes: Buffer, bodiless: ReadonlySet<number> = new
   parser[HTTPParser.kOnHeaders] = (headers: string[]) => {
     pending = pending.concat(headers);
   };
-  parser[HTTPParser.kOnHeadersComplete] = (_major: number, _minor: number, headers: string[] | undefined, _method: unknown, _url: unknown, status: number) => {
+  parser[HTTPParser.kOnHeadersComplete] = (
+    _major: number,
+    _minor: number,
+    headers: string[] | undefined,
+    _method: unknown,
+    _url: unknown,
+    status: number,
+  ) => {
     const rawHeaders = headers ?? pending;
     pending = [];
     const named: Record<string, string> = {};
@@ -79,7 +86,7 @@ export function readResponses(bytes: Buffer, bodiless: ReadonlySet<number> = new
     current = undefined;
   };
   const result = parser.execute(bytes);
-  let error = result instanceof Error ? (result as Error & { code?: string }).code ?? result.message : undefined;
+  let error = result instanceof Error ? ((result as Error & { code?: string }).code ?? result.message) : undefined;
   if (error === undefined) {
     const end = parser.finish();
     if (end instanceof Error) error = (end as Error & { code?: string }).code ?? end.message;
@@ -100,7 +107,11 @@ export interface Conversation {
  * Opens a raw connection, runs `write` once connected, and collects every byte the server sends
  * until it closes the connection, `until` says enough, or `waitMs` passes.
  */
-export function talk(port: number, write: (socket: Socket) => void, options: { waitMs?: number; until?: (bytes: Buffer) => boolean } = {}): Promise<Conversation> {
+export function talk(
+  port: number,
+  write: (socket: Socket) => void,
+  options: { waitMs?: number; until?: (bytes: Buffer) => boolean } = {},
+): Promise<Conversation> {
   const { waitMs = 3000, until } = options;
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');

@@ -49,10 +49,14 @@ function installTools() {
   const missing = ['podman', 'runc', 'mmdebstrap'].filter((command) => !has(command));
   if (missing.length === 0) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot || !has('apt-get')) unavailable(`missing ${missing.join(', ')}; install them with: sudo apt-get install ${missing.join(' ')}`);
+  if (!isRoot || !has('apt-get'))
+    unavailable(`missing ${missing.join(', ')}; install them with: sudo apt-get install ${missing.join(' ')}`);
   say(`installing ${missing.join(', ')} with apt-get`);
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing, 'uidmap', 'fuse-overlayfs'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing, 'uidmap', 'fuse-overlayfs'], {
+    stdio: 'inherit',
+    env,
+  });
   const still = missing.filter((command) => !has(command));
   if (still.length > 0) unavailable(`${still.join(', ')} still missing after apt-get`);
 }
@@ -65,7 +69,10 @@ function imageExists() {
 function unpackNpm(spec, into) {
   const dir = join(into, spec.replace(/[^a-z0-9.-]/gi, '_'));
   execFileSync('mkdir', ['-p', dir]);
-  const file = execFileSync('npm', ['pack', spec, '--silent'], { cwd: dir, encoding: 'utf8', env }).trim().split('\n').pop();
+  const file = execFileSync('npm', ['pack', spec, '--silent'], { cwd: dir, encoding: 'utf8', env })
+    .trim()
+    .split('\n')
+    .pop();
   execFileSync('tar', ['xzf', file], { cwd: dir });
   return join(dir, 'package');
 }
@@ -80,7 +87,10 @@ function buildBaseImage() {
     renameSync(npm, npmDir);
     const rootfs = join(work, 'rootfs.tar');
     const extraCa = process.env.NODE_EXTRA_CA_CERTS;
-    const caHooks = extraCa !== undefined && existsSync(extraCa) ? ['mkdir -p "$1/usr/local/share/cloudfn-host-ca"', `copy-in ${extraCa} /usr/local/share/cloudfn-host-ca`] : [];
+    const caHooks =
+      extraCa !== undefined && existsSync(extraCa)
+        ? ['mkdir -p "$1/usr/local/share/cloudfn-host-ca"', `copy-in ${extraCa} /usr/local/share/cloudfn-host-ca`]
+        : [];
     const hooks = [
       ...caHooks,
       `copy-in ${join(node, 'bin', 'node')} /usr/local/bin`,
@@ -89,19 +99,39 @@ function buildBaseImage() {
       'ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm"',
       'ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx"',
       // The official image's unprivileged user, which the Dockerfile switches to.
-      "echo 'node:x:1000:1000::/home/node:/bin/sh' >> \"$1/etc/passwd\"",
-      "echo 'node:x:1000:' >> \"$1/etc/group\"",
+      'echo \'node:x:1000:1000::/home/node:/bin/sh\' >> "$1/etc/passwd"',
+      'echo \'node:x:1000:\' >> "$1/etc/group"',
       'mkdir -p "$1/home/node" && chown 1000:1000 "$1/home/node"',
     ];
     execFileSync(
       'mmdebstrap',
-      ['--quiet', '--variant=minbase', '--include=ca-certificates', ...hooks.map((hook) => `--customize-hook=${hook}`), 'bookworm', rootfs, MIRROR],
+      [
+        '--quiet',
+        '--variant=minbase',
+        '--include=ca-certificates',
+        ...hooks.map((hook) => `--customize-hook=${hook}`),
+        'bookworm',
+        rootfs,
+        MIRROR,
+      ],
       { stdio: ['ignore', 'inherit', 'inherit'], env },
     );
-    const caEnv = caHooks.length > 0 ? ['--change', `ENV=NODE_EXTRA_CA_CERTS=/usr/local/share/cloudfn-host-ca/${basename(extraCa)}`] : [];
+    const caEnv =
+      caHooks.length > 0
+        ? ['--change', `ENV=NODE_EXTRA_CA_CERTS=/usr/local/share/cloudfn-host-ca/${basename(extraCa)}`]
+        : [];
     execFileSync(
       'podman',
-      ['import', '--change', 'ENV=PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin', ...caEnv, '--change', 'CMD=["node"]', rootfs, BASE_IMAGE],
+      [
+        'import',
+        '--change',
+        'ENV=PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin',
+        ...caEnv,
+        '--change',
+        'CMD=["node"]',
+        rootfs,
+        BASE_IMAGE,
+      ],
       { stdio: ['ignore', 'ignore', 'inherit'], env },
     );
   } finally {

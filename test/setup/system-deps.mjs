@@ -28,7 +28,9 @@ if (missing.length > 0) {
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
     execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
   } else {
-    console.log(`cloudfn tests: missing ${missing.join(', ')}; install them with: sudo apt-get install ${missing.join(' ')} (tests that need them are skipped)`);
+    console.log(
+      `cloudfn tests: missing ${missing.join(', ')}; install them with: sudo apt-get install ${missing.join(' ')} (tests that need them are skipped)`,
+    );
   }
   const still = wanted.filter((w) => !has(w.command)).map((w) => w.command);
   if (still.length > 0 && process.env.CI === 'true') {

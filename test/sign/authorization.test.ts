@@ -6,10 +6,14 @@ const parts = { appid: 'wx1', nonce: 'N1', timestamp: '1700000000', keyVersion: 
 
 describe('formatAuthorization', () => {
   it('writes the type and the five quoted fields in the documented order', () => {
-    expect(formatAuthorization(parts)).toBe('SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1700000000",key_version="2",signature="c2ln+/=="');
+    expect(formatAuthorization(parts)).toBe(
+      'SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1700000000",key_version="2",signature="c2ln+/=="',
+    );
   });
   it('refuses values that would break the quoting', () => {
-    expect(() => formatAuthorization({ ...parts, appid: 'w"x' })).toThrow(/appid \(appid\) must be non-empty text without quotes/);
+    expect(() => formatAuthorization({ ...parts, appid: 'w"x' })).toThrow(
+      /appid \(appid\) must be non-empty text without quotes/,
+    );
     expect(() => formatAuthorization({ ...parts, keyVersion: '' })).toThrow(/keyVersion \(key_version\)/);
   });
   it('round-trips through the parser', () => {
@@ -18,13 +22,31 @@ describe('formatAuthorization', () => {
 });
 
 const accepted: Array<[string, string]> = [
-  ['documented form', 'SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1700000000",key_version="2",signature="c2ln+/=="'],
-  ['any order', 'SHA256-RSA2048 signature="c2ln+/==",key_version="2",timestamp="1700000000",nonce_str="N1",appid="wx1"'],
+  [
+    'documented form',
+    'SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1700000000",key_version="2",signature="c2ln+/=="',
+  ],
+  [
+    'any order',
+    'SHA256-RSA2048 signature="c2ln+/==",key_version="2",timestamp="1700000000",nonce_str="N1",appid="wx1"',
+  ],
   ['unquoted values', 'SHA256-RSA2048 appid=wx1,nonce_str=N1,timestamp=1700000000,key_version=2,signature=c2ln+/=='],
-  ['blanks after commas', 'SHA256-RSA2048 appid="wx1", nonce_str="N1", timestamp="1700000000", key_version="2", signature="c2ln+/=="'],
-  ['mixed quoting and blanks around =', 'SHA256-RSA2048   appid = "wx1" ,nonce_str=N1 , timestamp="1700000000",key_version = 2,signature="c2ln+/=="'],
-  ['lower-case type and surrounding blanks', '  sha256-rsa2048 appid="wx1",nonce_str="N1",timestamp="1700000000",key_version="2",signature="c2ln+/=="  '],
-  ['a trailing comma', 'SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1700000000",key_version="2",signature="c2ln+/==",'],
+  [
+    'blanks after commas',
+    'SHA256-RSA2048 appid="wx1", nonce_str="N1", timestamp="1700000000", key_version="2", signature="c2ln+/=="',
+  ],
+  [
+    'mixed quoting and blanks around =',
+    'SHA256-RSA2048   appid = "wx1" ,nonce_str=N1 , timestamp="1700000000",key_version = 2,signature="c2ln+/=="',
+  ],
+  [
+    'lower-case type and surrounding blanks',
+    '  sha256-rsa2048 appid="wx1",nonce_str="N1",timestamp="1700000000",key_version="2",signature="c2ln+/=="  ',
+  ],
+  [
+    'a trailing comma',
+    'SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1700000000",key_version="2",signature="c2ln+/==",',
+  ],
 ];
 
 const refused: Array<[string, string | undefined, string, RegExp]> = [
@@ -33,14 +55,54 @@ const refused: Array<[string, string | undefined, string, RegExp]> = [
   ['another auth type', 'Bearer abc', 'SIGN_BAD_AUTH_TYPE', /"Bearer"; the scheme's only type is SHA256-RSA2048/],
   ['RSA-SHA256 typo', 'SHA256-RSA appid="wx1"', 'SIGN_BAD_AUTH_TYPE', /"SHA256-RSA"/],
   ['only the type', 'SHA256-RSA2048', 'SIGN_MISSING_FIELD', /lacks the field appid/],
-  ['missing signature', 'SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1",key_version="2"', 'SIGN_MISSING_FIELD', /lacks the field signature/],
-  ['missing key_version', 'SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1",signature="x"', 'SIGN_MISSING_FIELD', /field key_version/],
-  ['empty nonce_str', 'SHA256-RSA2048 appid="wx1",nonce_str="",timestamp="1",key_version="2",signature="x"', 'SIGN_MISSING_FIELD', /has an empty field nonce_str/],
-  ['empty unquoted appid', 'SHA256-RSA2048 appid=,nonce_str="n",timestamp="1",key_version="2",signature="x"', 'SIGN_MISSING_FIELD', /empty field appid/],
-  ['repeated field', 'SHA256-RSA2048 appid="wx1",appid="wx2",nonce_str="N1",timestamp="1",key_version="2",signature="x"', 'SIGN_MALFORMED_AUTHORIZATION', /field appid appears twice/],
-  ['unknown field nonce', 'SHA256-RSA2048 appid="wx1",nonce="N1",timestamp="1",key_version="2",signature="x"', 'SIGN_MALFORMED_AUTHORIZATION', /unknown field nonce \(the field is nonce_str\)/],
-  ['unclosed quote', 'SHA256-RSA2048 appid="wx1,nonce_str="N1"', 'SIGN_MALFORMED_AUTHORIZATION', /a comma must follow the value of appid|no closing quote/],
-  ['no closing quote at the end', 'SHA256-RSA2048 appid="wx1', 'SIGN_MALFORMED_AUTHORIZATION', /the value of appid has no closing quote/],
+  [
+    'missing signature',
+    'SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1",key_version="2"',
+    'SIGN_MISSING_FIELD',
+    /lacks the field signature/,
+  ],
+  [
+    'missing key_version',
+    'SHA256-RSA2048 appid="wx1",nonce_str="N1",timestamp="1",signature="x"',
+    'SIGN_MISSING_FIELD',
+    /field key_version/,
+  ],
+  [
+    'empty nonce_str',
+    'SHA256-RSA2048 appid="wx1",nonce_str="",timestamp="1",key_version="2",signature="x"',
+    'SIGN_MISSING_FIELD',
+    /has an empty field nonce_str/,
+  ],
+  [
+    'empty unquoted appid',
+    'SHA256-RSA2048 appid=,nonce_str="n",timestamp="1",key_version="2",signature="x"',
+    'SIGN_MISSING_FIELD',
+    /empty field appid/,
+  ],
+  [
+    'repeated field',
+    'SHA256-RSA2048 appid="wx1",appid="wx2",nonce_str="N1",timestamp="1",key_version="2",signature="x"',
+    'SIGN_MALFORMED_AUTHORIZATION',
+    /field appid appears twice/,
+  ],
+  [
+    'unknown field nonce',
+    'SHA256-RSA2048 appid="wx1",nonce="N1",timestamp="1",key_version="2",signature="x"',
+    'SIGN_MALFORMED_AUTHORIZATION',
+    /unknown field nonce \(the field is nonce_str\)/,
+  ],
+  [
+    'unclosed quote',
+    'SHA256-RSA2048 appid="wx1,nonce_str="N1"',
+    'SIGN_MALFORMED_AUTHORIZATION',
+    /a comma must follow the value of appid|no closing quote/,
+  ],
+  [
+    'no closing quote at the end',
+    'SHA256-RSA2048 appid="wx1',
+    'SIGN_MALFORMED_AUTHORIZATION',
+    /the value of appid has no closing quote/,
+  ],
   ['no =', 'SHA256-RSA2048 appid "wx1"', 'SIGN_MALFORMED_AUTHORIZATION', /field appid has no = after it/],
   ['junk where a name goes', 'SHA256-RSA2048 ="x"', 'SIGN_MALFORMED_AUTHORIZATION', /where a field name was expected/],
 ];

@@ -23,38 +23,72 @@ function lowerCase(headers: Record<string, string>): Record<string, string> {
 describe('verifyCallback', () => {
   it('accepts the raw body and refuses it re-serialized', async () => {
     const headers = lowerCase(signCallback({ privateKey, body }));
-    expect(await verifyCallback({ headers, rawBody: Buffer.from(body), publicKey, nonceStore: false })).toMatchObject({ nonce: headers['platform-nonce-str'] });
-    await expect(verifyCallback({ headers, rawBody: JSON.stringify(JSON.parse(body)), publicKey, nonceStore: false })).rejects.toMatchObject({ code: 'SIGN_BAD_SIGNATURE' });
-    await expect(verifyCallback({ headers, rawBody: JSON.parse(body) as string, publicKey })).rejects.toThrow(/rawBody must be the raw text or bytes/);
+    expect(await verifyCallback({ headers, rawBody: Buffer.from(body), publicKey, nonceStore: false })).toMatchObject({
+      nonce: headers['platform-nonce-str'],
+    });
+    await expect(
+      verifyCallback({ headers, rawBody: JSON.stringify(JSON.parse(body)), publicKey, nonceStore: false }),
+    ).rejects.toMatchObject({ code: 'SIGN_BAD_SIGNATURE' });
+    await expect(verifyCallback({ headers, rawBody: JSON.parse(body) as string, publicKey })).rejects.toThrow(
+      /rawBody must be the raw text or bytes/,
+    );
   });
   it('refuses the base64url spelling of a valid signature, as docs/errors.md says', async () => {
     const headers = lowerCase(signCallback({ privateKey, body }));
     // Find a signature that base64url spells differently, so the test always exercises the row.
     let signed = headers;
     while (!/[+/]/.test(signed['platform-signature']!)) signed = lowerCase(signCallback({ privateKey, body }));
-    const url = { ...signed, 'platform-signature': signed['platform-signature']!.replaceAll('+', '-').replaceAll('/', '_') };
+    const url = {
+      ...signed,
+      'platform-signature': signed['platform-signature']!.replaceAll('+', '-').replaceAll('/', '_'),
+    };
     expect(url['platform-signature']).toHaveLength(344);
-    await expect(verifyCallback({ headers: url, rawBody: body, publicKey, nonceStore: false })).rejects.toMatchObject({ code: 'SIGN_BAD_SIGNATURE', message: expect.stringMatching(/base64url/) });
-    expect(await verifyCallback({ headers: signed, rawBody: body, publicKey, nonceStore: false })).toMatchObject({ nonce: signed['platform-nonce-str'] });
+    await expect(verifyCallback({ headers: url, rawBody: body, publicKey, nonceStore: false })).rejects.toMatchObject({
+      code: 'SIGN_BAD_SIGNATURE',
+      message: expect.stringMatching(/base64url/),
+    });
+    expect(await verifyCallback({ headers: signed, rawBody: body, publicKey, nonceStore: false })).toMatchObject({
+      nonce: signed['platform-nonce-str'],
+    });
   });
   it('uses the same three headers as responses', () => {
-    expect(Object.keys(signCallback({ privateKey, body }))).toEqual(['Platform-Timestamp', 'Platform-Nonce-Str', 'Platform-Signature']);
+    expect(Object.keys(signCallback({ privateKey, body }))).toEqual([
+      'Platform-Timestamp',
+      'Platform-Nonce-Str',
+      'Platform-Signature',
+    ]);
   });
   it('refuses a missing header, a stale one and a replay', async () => {
-    await expect(verifyCallback({ headers: {}, rawBody: body, publicKey })).rejects.toThrow(/the Platform-Timestamp header is missing/);
+    await expect(verifyCallback({ headers: {}, rawBody: body, publicKey })).rejects.toThrow(
+      /the Platform-Timestamp header is missing/,
+    );
     const old = signCallback({ privateKey, body, timestamp: 1700000000 });
-    await expect(verifyCallback({ headers: old, rawBody: body, publicKey, now: (1700000000 + 3601) * 1000 })).rejects.toMatchObject({ code: 'SIGN_STALE_TIMESTAMP' });
-    expect(await verifyCallback({ headers: old, rawBody: body, publicKey, now: (1700000000 + 3600) * 1000, nonceStore: false })).toEqual({ timestamp: 1700000000, nonce: old['Platform-Nonce-Str'], appid: undefined, keyIndex: 0 });
+    await expect(
+      verifyCallback({ headers: old, rawBody: body, publicKey, now: (1700000000 + 3601) * 1000 }),
+    ).rejects.toMatchObject({ code: 'SIGN_STALE_TIMESTAMP' });
+    expect(
+      await verifyCallback({
+        headers: old,
+        rawBody: body,
+        publicKey,
+        now: (1700000000 + 3600) * 1000,
+        nonceStore: false,
+      }),
+    ).toEqual({ timestamp: 1700000000, nonce: old['Platform-Nonce-Str'], appid: undefined, keyIndex: 0 });
     const store = new MemoryNonceStore();
     const fresh = signCallback({ privateKey, body });
     await verifyCallback({ headers: fresh, rawBody: body, publicKey, nonceStore: store });
-    await expect(verifyCallback({ headers: fresh, rawBody: body, publicKey, nonceStore: store })).rejects.toMatchObject({ code: 'SIGN_REPLAY', status: 401 });
+    await expect(verifyCallback({ headers: fresh, rawBody: body, publicKey, nonceStore: store })).rejects.toMatchObject(
+      { code: 'SIGN_REPLAY', status: 401 },
+    );
   });
   it('verifies from a cloudfn service', async () => {
     const headers = lowerCase(signCallback({ privateKey, body }));
     const service = { headers, rawBody: Buffer.from(body) };
     expect((await verifyServiceCallback(service, { publicKey })).nonce).toBe(headers['platform-nonce-str']);
-    await expect(verifyServiceCallback({ headers, rawBody: Buffer.from(body + ' ') }, { publicKey })).rejects.toBeInstanceOf(SignatureError);
+    await expect(
+      verifyServiceCallback({ headers, rawBody: Buffer.from(body + ' ') }, { publicKey }),
+    ).rejects.toBeInstanceOf(SignatureError);
   });
 });
 
@@ -89,7 +123,11 @@ describe('callbackMiddleware over a real socket', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('passes a valid callback with its raw bytes and parsed JSON', async () => {
-    const res = await fetch(base + '/notify', { method: 'POST', body, headers: { 'content-type': 'application/json', ...signCallback({ privateKey, body }) } });
+    const res = await fetch(base + '/notify', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', ...signCallback({ privateKey, body }) },
+    });
     expect(res.status).toBe(200);
     expect(seen.at(-1)).toEqual({ raw: body, body: JSON.parse(body) });
   });
@@ -105,7 +143,11 @@ describe('callbackMiddleware over a real socket', () => {
   });
   it('answers 413 past the limit', async () => {
     const big = JSON.stringify({ x: 'a'.repeat(5000) });
-    const res = await fetch(base + '/notify', { method: 'POST', body: big, headers: signCallback({ privateKey, body: big }) });
+    const res = await fetch(base + '/notify', {
+      method: 'POST',
+      body: big,
+      headers: signCallback({ privateKey, body: big }),
+    });
     expect(res.status).toBe(413);
   });
   it('reports a parser mounted before it instead of hanging', async () => {

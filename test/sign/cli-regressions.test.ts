@@ -28,7 +28,15 @@ let keys: OpensslKeys;
 let server: Server;
 let origin: string;
 beforeAll(async () => {
-  const sources = ['src/sign/string-to-sign.ts', 'src/sign/doctor.ts', 'src/sign/diagnose.ts', 'src/cli/args.ts', 'src/cli/sign.ts', 'src/cli/verify.ts', 'src/cli/doctor.ts'];
+  const sources = [
+    'src/sign/string-to-sign.ts',
+    'src/sign/doctor.ts',
+    'src/sign/diagnose.ts',
+    'src/cli/args.ts',
+    'src/cli/sign.ts',
+    'src/cli/verify.ts',
+    'src/cli/doctor.ts',
+  ];
   const newest = Math.max(...sources.map((f) => statSync(join(root, f)).mtimeMs));
   if (!existsSync(cli) || statSync(join(root, 'dist/src/cli/args.js')).mtimeMs < newest) {
     spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, stdio: 'ignore' });
@@ -62,16 +70,47 @@ afterAll(async () => {
 describe('cloudfn sign with URLs that need percent-encoding', () => {
   for (const url of ['/v1/x?q=a b', '/v1/京?city=京', "/v1/x?q='it'&r={a}"]) {
     it(`--curl ${url} sends what it signed, and the server accepts it`, async () => {
-      const out = cloudfn(['sign', '--private-key', keys.path.pkcs8, '--appid', 'wx1', '--key-version', '1', '--method', 'POST', '--url', url, '--body', '{"t":"你好"}', '--curl', origin + url]);
+      const out = cloudfn([
+        'sign',
+        '--private-key',
+        keys.path.pkcs8,
+        '--appid',
+        'wx1',
+        '--key-version',
+        '1',
+        '--method',
+        'POST',
+        '--url',
+        url,
+        '--body',
+        '{"t":"你好"}',
+        '--curl',
+        origin + url,
+      ]);
       expect(out.stderr).toBe('');
       expect(out.code).toBe(0);
       // Async: the server answering runs in this process, so a sync exec would deadlock.
-      const { stdout } = await promisify(execFile)('/bin/sh', ['-c', out.stdout], { encoding: 'utf8', timeout: 10_000 });
+      const { stdout } = await promisify(execFile)('/bin/sh', ['-c', out.stdout], {
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
       expect(stdout).toMatch(/^ok \//);
     });
   }
   it('the header alone verifies for a fetch of the typed URL', async () => {
-    const out = cloudfn(['sign', '--private-key', keys.path.pkcs8, '--appid', 'wx1', '--key-version', '1', '--method', 'GET', '--url', '/v1/x?q=a b']);
+    const out = cloudfn([
+      'sign',
+      '--private-key',
+      keys.path.pkcs8,
+      '--appid',
+      'wx1',
+      '--key-version',
+      '1',
+      '--method',
+      'GET',
+      '--url',
+      '/v1/x?q=a b',
+    ]);
     const header = out.stdout.trim().replace(/^Platform-Authorization: /, '');
     const res = await fetch(origin + '/v1/x?q=a b', { headers: { 'Platform-Authorization': header } });
     expect(await res.text()).toBe('ok /v1/x?q=a%20b');
@@ -81,9 +120,29 @@ describe('cloudfn sign with URLs that need percent-encoding', () => {
 describe('cloudfn verify names a URL signed as typed', () => {
   it('instead of blaming the keys', () => {
     const ts = String(Math.floor(Date.now() / 1000));
-    const typed = sign('sha256', Buffer.from(`GET\n/v1/x?q=a b&c=京\n${ts}\nn1\n\n`), createPrivateKey(keys.pkcs8)).toString('base64');
-    const authorization = formatAuthorization({ appid: 'wx1', nonce: 'n1', timestamp: ts, keyVersion: '1', signature: typed });
-    const out = cloudfn(['verify', '--public-key', keys.path.spki, '--authorization', authorization, '--method', 'GET', '--url', '/v1/x?q=a%20b&c=%E4%BA%AC']);
+    const typed = sign(
+      'sha256',
+      Buffer.from(`GET\n/v1/x?q=a b&c=京\n${ts}\nn1\n\n`),
+      createPrivateKey(keys.pkcs8),
+    ).toString('base64');
+    const authorization = formatAuthorization({
+      appid: 'wx1',
+      nonce: 'n1',
+      timestamp: ts,
+      keyVersion: '1',
+      signature: typed,
+    });
+    const out = cloudfn([
+      'verify',
+      '--public-key',
+      keys.path.spki,
+      '--authorization',
+      authorization,
+      '--method',
+      'GET',
+      '--url',
+      '/v1/x?q=a%20b&c=%E4%BA%AC',
+    ]);
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/likely cause: the signer signed the URL as typed \("\/v1\/x\?q=a b&c=京"\)/);
   });
@@ -91,7 +150,23 @@ describe('cloudfn verify names a URL signed as typed', () => {
 
 describe('cloudfn sign, verify and doctor take PEM text for a key', () => {
   it('--private-key "<PEM text>" as its own argument', () => {
-    const out = cloudfn(['sign', '--private-key', keys.pkcs8, '--appid', 'wx1', '--key-version', '1', '--method', 'GET', '--url', '/v1/x', '--timestamp', '1700000000', '--nonce', 'n1']);
+    const out = cloudfn([
+      'sign',
+      '--private-key',
+      keys.pkcs8,
+      '--appid',
+      'wx1',
+      '--key-version',
+      '1',
+      '--method',
+      'GET',
+      '--url',
+      '/v1/x',
+      '--timestamp',
+      '1700000000',
+      '--nonce',
+      'n1',
+    ]);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^Platform-Authorization: SHA256-RSA2048 /);
@@ -106,7 +181,19 @@ describe('cloudfn verify, response form, with a timestamp in milliseconds', () =
   it('says seconds, not milliseconds, without an absurd bound', () => {
     const ms = '1700000000000';
     const signature = sign('sha256', Buffer.from(`${ms}\nn1\n{}\n`), createPrivateKey(keys.pkcs8)).toString('base64');
-    const out = cloudfn(['verify', '--public-key', keys.path.spki, '--timestamp', ms, '--nonce', 'n1', '--signature', signature, '--body', '{}']);
+    const out = cloudfn([
+      'verify',
+      '--public-key',
+      keys.path.spki,
+      '--timestamp',
+      ms,
+      '--nonce',
+      'n1',
+      '--signature',
+      signature,
+      '--body',
+      '{}',
+    ]);
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/SIGN_FUTURE_TIMESTAMP: .*send seconds, not milliseconds/);
     expect(out.stderr).not.toMatch(/9007199254740991|Infinity/);
@@ -116,14 +203,45 @@ describe('cloudfn verify, response form, with a timestamp in milliseconds', () =
 describe('cloudfn doctor checks the header timestamp against the clock', () => {
   it('a two-hour-old header fails with exit 1', () => {
     const old = Math.floor(Date.now() / 1000) - 7200;
-    const signed = signRequest({ privateKey: keys.pkcs8, appid: 'wx1', keyVersion: '1', method: 'GET', url: '/v1/x', timestamp: old });
-    const out = cloudfn(['doctor', '--private-key', keys.path.pkcs8, '--key-version', '1', '--method', 'GET', '--url', '/v1/x', '--authorization', signed.authorization]);
+    const signed = signRequest({
+      privateKey: keys.pkcs8,
+      appid: 'wx1',
+      keyVersion: '1',
+      method: 'GET',
+      url: '/v1/x',
+      timestamp: old,
+    });
+    const out = cloudfn([
+      'doctor',
+      '--private-key',
+      keys.path.pkcs8,
+      '--key-version',
+      '1',
+      '--method',
+      'GET',
+      '--url',
+      '/v1/x',
+      '--authorization',
+      signed.authorization,
+    ]);
     expect(out.stdout).toMatch(/✗ the header's timestamp is inside the one-hour window: the timestamp is 72\d\d s old/);
     expect(out.code).toBe(1);
   });
   it('a fresh header passes', () => {
     const signed = signRequest({ privateKey: keys.pkcs8, appid: 'wx1', keyVersion: '1', method: 'GET', url: '/v1/x' });
-    const out = cloudfn(['doctor', '--private-key', keys.path.pkcs8, '--key-version', '1', '--method', 'GET', '--url', '/v1/x', '--authorization', signed.authorization]);
+    const out = cloudfn([
+      'doctor',
+      '--private-key',
+      keys.path.pkcs8,
+      '--key-version',
+      '1',
+      '--method',
+      'GET',
+      '--url',
+      '/v1/x',
+      '--authorization',
+      signed.authorization,
+    ]);
     expect(out.stdout).toMatch(/✓ the header's timestamp is inside the one-hour window/);
   });
 });
@@ -131,10 +249,24 @@ describe('cloudfn doctor checks the header timestamp against the clock', () => {
 describe('cloudfn verify names a body read as latin1', () => {
   it('mojibake of UTF-8 is the likely cause', () => {
     const body = '{"title":"你好"}';
-    const signature = sign('sha256', Buffer.from(`1700000000\nn1\n${body}\n`), createPrivateKey(keys.pkcs8)).toString('base64');
+    const signature = sign('sha256', Buffer.from(`1700000000\nn1\n${body}\n`), createPrivateKey(keys.pkcs8)).toString(
+      'base64',
+    );
     const file = join(keys.dir, 'mojibake.json');
     writeFileSync(file, Buffer.from(body, 'utf8').toString('latin1'), 'utf8');
-    const out = cloudfn(['verify', '--public-key', keys.path.spki, '--timestamp', '1700000000', '--nonce', 'n1', '--signature', signature, '--body-file', file]);
+    const out = cloudfn([
+      'verify',
+      '--public-key',
+      keys.path.spki,
+      '--timestamp',
+      '1700000000',
+      '--nonce',
+      'n1',
+      '--signature',
+      signature,
+      '--body-file',
+      file,
+    ]);
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/likely cause: the body here is mojibake: UTF-8 that was read as latin1/);
   });

@@ -22,9 +22,21 @@ function cloudfn(args: string[], cwd = root) {
 
 let keys: OpensslKeys;
 beforeAll(() => {
-  const sources = ['src/sign/index.ts', 'src/sign/doctor.ts', 'src/cli/sign.ts', 'src/cli/verify.ts', 'src/cli/keys.ts', 'src/cli/doctor.ts', 'src/cli/index.ts'];
+  const sources = [
+    'src/sign/index.ts',
+    'src/sign/doctor.ts',
+    'src/cli/sign.ts',
+    'src/cli/verify.ts',
+    'src/cli/keys.ts',
+    'src/cli/doctor.ts',
+    'src/cli/index.ts',
+  ];
   const newest = Math.max(...sources.map((f) => statSync(join(root, f)).mtimeMs));
-  if (!existsSync(cli) || statSync(join(root, 'dist/src/cli/sign.js'), { throwIfNoEntry: false }) === undefined || statSync(cli).mtimeMs < newest) {
+  if (
+    !existsSync(cli) ||
+    statSync(join(root, 'dist/src/cli/sign.js'), { throwIfNoEntry: false }) === undefined ||
+    statSync(cli).mtimeMs < newest
+  ) {
     // Type errors elsewhere in the tree must not stop the emit this test needs.
     spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, stdio: 'ignore' });
   }
@@ -44,14 +56,25 @@ describe('cloudfn keys', () => {
     expect(privatePem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     expect(readFileSync(join(dir, 'app_public_key.pem'), 'utf8')).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     expect(statSync(join(dir, 'app_private_key.pem')).mode & 0o777).toBe(0o600);
-    const der = execFileSync('/usr/bin/openssl', ['pkey', '-pubin', '-in', join(dir, 'app_public_key.pem'), '-outform', 'DER']);
-    const fingerprint = execFileSync('/usr/bin/openssl', ['dgst', '-sha256', '-r'], { input: der }).toString().split(' ')[0];
+    const der = execFileSync('/usr/bin/openssl', [
+      'pkey',
+      '-pubin',
+      '-in',
+      join(dir, 'app_public_key.pem'),
+      '-outform',
+      'DER',
+    ]);
+    const fingerprint = execFileSync('/usr/bin/openssl', ['dgst', '-sha256', '-r'], { input: der })
+      .toString()
+      .split(' ')[0];
     expect(out.stdout).toContain(`fingerprint: sha256:${fingerprint}`);
     const again = cloudfn(['keys', 'generate', '--out-dir', dir]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/app_private_key.pem exists; keep it, choose another --out-dir, or pass --force/);
     expect(cloudfn(['keys', 'generate', '--out-dir', join(keys.dir, 'gen1'), '--pkcs1']).code).toBe(0);
-    expect(readFileSync(join(keys.dir, 'gen1', 'app_private_key.pem'), 'utf8')).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
+    expect(readFileSync(join(keys.dir, 'gen1', 'app_private_key.pem'), 'utf8')).toMatch(
+      /^-----BEGIN RSA PRIVATE KEY-----/,
+    );
   });
   it('convert gives what openssl gives', () => {
     expect(cloudfn(['keys', 'convert', '--in', keys.path.pkcs8, '--to', 'pkcs1']).stdout).toBe(keys.pkcs1);
@@ -84,23 +107,98 @@ describe('cloudfn sign', () => {
   it('prints the header, byte-identical to openssl, and the string to sign on stderr', () => {
     const golden = keys.sign(`POST\n/v1/videos?page=2\n${T}\n${N}\n${body}\n`);
     for (const key of [keys.path.pkcs1, keys.path.pkcs8]) {
-      const out = cloudfn(['sign', '--private-key', key, '--appid', 'wx1', '--key-version', '3', '--method', 'post', '--url', '/v1/videos?page=2', '--body-file', bodyFile, '--timestamp', T, '--nonce', N, '--show-string']);
+      const out = cloudfn([
+        'sign',
+        '--private-key',
+        key,
+        '--appid',
+        'wx1',
+        '--key-version',
+        '3',
+        '--method',
+        'post',
+        '--url',
+        '/v1/videos?page=2',
+        '--body-file',
+        bodyFile,
+        '--timestamp',
+        T,
+        '--nonce',
+        N,
+        '--show-string',
+      ]);
       expect(out.code).toBe(0);
-      expect(out.stdout).toBe(`Platform-Authorization: SHA256-RSA2048 appid="wx1",nonce_str="${N}",timestamp="${T}",key_version="3",signature="${golden}"\n`);
-      expect(out.stderr).toBe(`string to sign (⏎ marks each LF):\nPOST⏎\n/v1/videos?page=2⏎\n${T}⏎\n${N}⏎\n{"title":"你好 😀"}⏎\n⏎\n`);
+      expect(out.stdout).toBe(
+        `Platform-Authorization: SHA256-RSA2048 appid="wx1",nonce_str="${N}",timestamp="${T}",key_version="3",signature="${golden}"\n`,
+      );
+      expect(out.stderr).toBe(
+        `string to sign (⏎ marks each LF):\nPOST⏎\n/v1/videos?page=2⏎\n${T}⏎\n${N}⏎\n{"title":"你好 😀"}⏎\n⏎\n`,
+      );
     }
   });
   it('warns about a literal \\n typed in single quotes', () => {
-    const out = cloudfn(['sign', '--private-key', keys.path.pkcs1, '--appid', 'wx1', '--key-version', '1', '--method', 'POST', '--url', '/x', '--body', 'a\\nb']);
+    const out = cloudfn([
+      'sign',
+      '--private-key',
+      keys.path.pkcs1,
+      '--appid',
+      'wx1',
+      '--key-version',
+      '1',
+      '--method',
+      'POST',
+      '--url',
+      '/x',
+      '--body',
+      'a\\nb',
+    ]);
     expect(out.code).toBe(0);
     expect(out.stderr).toMatch(/--body holds the two characters \\n/);
   });
   it('refuses missing and conflicting options in one line', () => {
-    const missing = cloudfn(['sign', '--private-key', keys.path.pkcs1, '--appid', 'wx1', '--method', 'GET', '--url', '/']);
+    const missing = cloudfn([
+      'sign',
+      '--private-key',
+      keys.path.pkcs1,
+      '--appid',
+      'wx1',
+      '--method',
+      'GET',
+      '--url',
+      '/',
+    ]);
     expect(missing).toMatchObject({ code: 1, stderr: 'cloudfn: --key-version is required, e.g. --key-version 1\n' });
-    const both = cloudfn(['sign', '--private-key', keys.path.pkcs1, '--appid', 'a', '--key-version', '1', '--method', 'GET', '--url', '/', '--body', 'x', '--body-file', bodyFile]);
+    const both = cloudfn([
+      'sign',
+      '--private-key',
+      keys.path.pkcs1,
+      '--appid',
+      'a',
+      '--key-version',
+      '1',
+      '--method',
+      'GET',
+      '--url',
+      '/',
+      '--body',
+      'x',
+      '--body-file',
+      bodyFile,
+    ]);
     expect(both.stderr).toBe('cloudfn: give --body-file or --body, not both\n');
-    const publicKey = cloudfn(['sign', '--private-key', keys.path.spki, '--appid', 'a', '--key-version', '1', '--method', 'GET', '--url', '/']);
+    const publicKey = cloudfn([
+      'sign',
+      '--private-key',
+      keys.path.spki,
+      '--appid',
+      'a',
+      '--key-version',
+      '1',
+      '--method',
+      'GET',
+      '--url',
+      '/',
+    ]);
     expect(publicKey.code).toBe(1);
     expect(publicKey.stderr).toMatch(/^cloudfn: the key cannot be read: got a public key \(PUBLIC KEY\)[^\n]*\n$/);
   });
@@ -114,7 +212,12 @@ describe('cloudfn sign', () => {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
-          received.push({ method: req.method!, url: req.url!, auth: String(req.headers['platform-authorization']), body: Buffer.concat(chunks) });
+          received.push({
+            method: req.method!,
+            url: req.url!,
+            auth: String(req.headers['platform-authorization']),
+            body: Buffer.concat(chunks),
+          });
           res.end('{}');
         });
       });
@@ -125,24 +228,71 @@ describe('cloudfn sign', () => {
 
     for (const [name, bodyArgs, expected] of [
       ['a body file ending with LF', () => ['--body-file', bodyFile], () => Buffer.from(body)],
-      ["a --body with quotes, emoji and a line break", () => ['--body', `{"q":"it's 😀\nok"}`], () => Buffer.from(`{"q":"it's 😀\nok"}`)],
+      [
+        'a --body with quotes, emoji and a line break',
+        () => ['--body', `{"q":"it's 😀\nok"}`],
+        () => Buffer.from(`{"q":"it's 😀\nok"}`),
+      ],
     ] as const) {
       it(name, async () => {
         const url = `http://127.0.0.1:${port}/v1/videos?page=2&q=%E4%BD%A0`;
-        const out = cloudfn(['sign', '--private-key', keys.path.pkcs8, '--appid', 'wx1', '--key-version', '1', '--method', 'POST', '--url', '/v1/videos?page=2&q=%E4%BD%A0', ...bodyArgs(), '--curl', url], keys.dir);
+        const out = cloudfn(
+          [
+            'sign',
+            '--private-key',
+            keys.path.pkcs8,
+            '--appid',
+            'wx1',
+            '--key-version',
+            '1',
+            '--method',
+            'POST',
+            '--url',
+            '/v1/videos?page=2&q=%E4%BD%A0',
+            ...bodyArgs(),
+            '--curl',
+            url,
+          ],
+          keys.dir,
+        );
         expect(out.code).toBe(0);
         expect(out.stdout).toMatch(/^curl -sS -g --path-as-is -X POST '/);
         // Async: the server answering curl lives in this process, so a sync spawn would deadlock.
         await promisify(execFile)('bash', ['-c', out.stdout], { cwd: keys.dir, timeout: 10_000 });
         const got = received.at(-1)!;
         expect(got.body.equals(expected())).toBe(true);
-        const verified = await verifyRequest({ authorization: got.auth, method: got.method, url: got.url, body: got.body, publicKeys: { '1': keys.spki }, nonceStore: false });
+        const verified = await verifyRequest({
+          authorization: got.auth,
+          method: got.method,
+          url: got.url,
+          body: got.body,
+          publicKeys: { '1': keys.spki },
+          nonceStore: false,
+        });
         expect(verified.appid).toBe('wx1');
       });
     }
     it('refuses a --curl URL whose path differs from --url', () => {
-      const out = cloudfn(['sign', '--private-key', keys.path.pkcs8, '--appid', 'wx1', '--key-version', '1', '--method', 'GET', '--url', '/v1/videos?page=2', '--curl', `http://127.0.0.1:${port}/v1/videos`]);
-      expect(out).toMatchObject({ code: 1, stderr: 'cloudfn: --curl sends /v1/videos but /v1/videos?page=2 was signed; give the same path and query to --url and --curl\n' });
+      const out = cloudfn([
+        'sign',
+        '--private-key',
+        keys.path.pkcs8,
+        '--appid',
+        'wx1',
+        '--key-version',
+        '1',
+        '--method',
+        'GET',
+        '--url',
+        '/v1/videos?page=2',
+        '--curl',
+        `http://127.0.0.1:${port}/v1/videos`,
+      ]);
+      expect(out).toMatchObject({
+        code: 1,
+        stderr:
+          'cloudfn: --curl sends /v1/videos but /v1/videos?page=2 was signed; give the same path and query to --url and --curl\n',
+      });
     });
   });
 });
@@ -166,23 +316,55 @@ describe('cloudfn verify', () => {
     const signature = keys.sign(`GET\n/v1/videos\n${now}\n${N}\n\n`);
     const authorization = `SHA256-RSA2048 appid="wx1",nonce_str="${N}",timestamp="${now}",key_version="2",signature="${signature}"`;
     const args = ['verify', '--public-key', keys.path.spki, '--authorization', authorization, '--method', 'GET'];
-    expect(cloudfn([...args, '--url', '/v1/videos'])).toMatchObject({ code: 0, stdout: `valid: appid wx1, key_version 2, timestamp ${now}\n` });
+    expect(cloudfn([...args, '--url', '/v1/videos'])).toMatchObject({
+      code: 0,
+      stdout: `valid: appid wx1, key_version 2, timestamp ${now}\n`,
+    });
     const bad = cloudfn([...args, '--url', '/v1/videos?page=2']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/likely cause: the signer left the query string out of the URL line/);
-    const stale = cloudfn(['verify', '--public-key', keys.path.spki, '--authorization', authorization.replace(now, T), '--method', 'GET', '--url', '/v1/videos']);
+    const stale = cloudfn([
+      'verify',
+      '--public-key',
+      keys.path.spki,
+      '--authorization',
+      authorization.replace(now, T),
+      '--method',
+      'GET',
+      '--url',
+      '/v1/videos',
+    ]);
     expect(stale.stderr).toMatch(/^invalid: SIGN_STALE_TIMESTAMP: the timestamp is \d+ s old/);
   });
 });
 
 describe('cloudfn doctor', () => {
   it('passes a matching pair and fails another uploaded key, one line each', () => {
-    const good = cloudfn(['doctor', '--private-key', keys.path.pkcs1, '--public-key', keys.path.spki, '--key-version', '1']);
+    const good = cloudfn([
+      'doctor',
+      '--private-key',
+      keys.path.pkcs1,
+      '--public-key',
+      keys.path.spki,
+      '--key-version',
+      '1',
+    ]);
     expect(good.code).toBe(0);
-    expect(good.stdout.split('\n').filter(Boolean).map((l) => l.slice(0, 2))).toEqual(['✓ ', '✓ ', '✓ ', '✓ ']);
+    expect(
+      good.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.slice(0, 2)),
+    ).toEqual(['✓ ', '✓ ', '✓ ', '✓ ']);
     const otherDir = join(keys.dir, 'other');
     cloudfn(['keys', 'generate', '--out-dir', otherDir]);
-    const bad = cloudfn(['doctor', '--private-key', keys.path.pkcs1, '--public-key', join(otherDir, 'app_public_key.pem')]);
+    const bad = cloudfn([
+      'doctor',
+      '--private-key',
+      keys.path.pkcs1,
+      '--public-key',
+      join(otherDir, 'app_public_key.pem'),
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/^✗ the uploaded public key matches the private key \(rule 3\): uploaded sha256:/m);
     expect(bad.stdout).toMatch(/^! key_version is given \(rule 4\)/m);

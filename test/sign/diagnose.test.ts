@@ -13,9 +13,21 @@ const signRaw = (text: string) => sign('sha256', Buffer.from(text, 'utf8'), priv
 describe('diagnoseRequest names the slip', () => {
   const request = { publicKey, method: 'POST', url: '/v1/x?a=1', timestamp: T, nonce: N, body: sent };
   const cases: Array<[string, string, RegExp]> = [
-    ['signer re-serialized with \\u escapes', `POST\n/v1/x?a=1\n${T}\n${N}\n{"title":"\\u4f60\\u597d","url":"a/b"}\n`, /non-ASCII text was escaped/],
-    ['signer escaped slashes', `POST\n/v1/x?a=1\n${T}\n${N}\n{"title":"你好","url":"a\\/b"}\n`, /"\/" was escaped as \\\//],
-    ['signer pretty-printed', `POST\n/v1/x?a=1\n${T}\n${N}\n${JSON.stringify(JSON.parse(sent), null, 2)}\n`, /pretty-printed/],
+    [
+      'signer re-serialized with \\u escapes',
+      `POST\n/v1/x?a=1\n${T}\n${N}\n{"title":"\\u4f60\\u597d","url":"a/b"}\n`,
+      /non-ASCII text was escaped/,
+    ],
+    [
+      'signer escaped slashes',
+      `POST\n/v1/x?a=1\n${T}\n${N}\n{"title":"你好","url":"a\\/b"}\n`,
+      /"\/" was escaped as \\\//,
+    ],
+    [
+      'signer pretty-printed',
+      `POST\n/v1/x?a=1\n${T}\n${N}\n${JSON.stringify(JSON.parse(sent), null, 2)}\n`,
+      /pretty-printed/,
+    ],
     ['signer added a trailing LF', `POST\n/v1/x?a=1\n${T}\n${N}\n${sent}\n\n`, /gained a trailing LF/],
     ['signer left out the query', `POST\n/v1/x\n${T}\n${N}\n${sent}\n`, /left the query string out/],
     ['signer used literal \\n', `POST\\n/v1/x?a=1\\n${T}\\n${N}\\n${sent}\\n`, /two characters \\n/],
@@ -38,7 +50,9 @@ describe('diagnoseRequest names the slip', () => {
     expect(diagnoseRequest({ ...request, body: sent, signature })).toMatch(/gained a trailing LF/);
   });
   it('gives undefined when the key is the cause', () => {
-    const signature = sign('sha256', Buffer.from(`POST\n/v1/x?a=1\n${T}\n${N}\n${sent}\n`), other.privateKey).toString('base64');
+    const signature = sign('sha256', Buffer.from(`POST\n/v1/x?a=1\n${T}\n${N}\n${sent}\n`), other.privateKey).toString(
+      'base64',
+    );
     expect(diagnoseRequest({ ...request, signature })).toBeUndefined();
   });
 });
@@ -46,9 +60,13 @@ describe('diagnoseRequest names the slip', () => {
 it('diagnoseResponse names a re-serialized body', () => {
   const raw = '{"b":"é",  "a":1}';
   const signature = signRaw(`${T}\n${N}\n${raw}\n`);
-  expect(diagnoseResponse({ publicKey, timestamp: T, nonce: N, body: JSON.stringify(JSON.parse(raw)), signature })).toBeUndefined();
+  expect(
+    diagnoseResponse({ publicKey, timestamp: T, nonce: N, body: JSON.stringify(JSON.parse(raw)), signature }),
+  ).toBeUndefined();
   const compactSigned = signRaw(`${T}\n${N}\n{"b":"é","a":1}\n`);
-  expect(diagnoseResponse({ publicKey, timestamp: T, nonce: N, body: raw, signature: compactSigned })).toMatch(/re-serialized/);
+  expect(diagnoseResponse({ publicKey, timestamp: T, nonce: N, body: raw, signature: compactSigned })).toMatch(
+    /re-serialized/,
+  );
 });
 
 describe('runDoctor', () => {
@@ -67,30 +85,69 @@ describe('runDoctor', () => {
   it('fails an uploaded key of another pair and a platform key that is the app key', () => {
     const otherSpki = other.publicKey.export({ format: 'pem', type: 'spki' }) as string;
     const checks = runDoctor({ privateKey: pem, publicKey: otherSpki, platformPublicKey: spki });
-    expect(checks.find((c) => c.title.includes('uploaded'))).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^uploaded sha256:[0-9a-f]{64}, private key's sha256:/) });
-    expect(checks.find((c) => c.title.includes('platform'))).toMatchObject({ status: 'fail', detail: expect.stringMatching(/your own app key/) });
+    expect(checks.find((c) => c.title.includes('uploaded'))).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/^uploaded sha256:[0-9a-f]{64}, private key's sha256:/),
+    });
+    expect(checks.find((c) => c.title.includes('platform'))).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/your own app key/),
+    });
     expect(checks.find((c) => c.title.includes('key_version'))?.status).toBe('warn');
   });
   it('fails a 1024-bit private key and stops', () => {
     const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
-    expect(runDoctor({ privateKey: small })).toEqual([{ status: 'fail', title: 'the private key is RSA 2048', detail: expect.stringMatching(/1024-bit/) }]);
+    expect(runDoctor({ privateKey: small })).toEqual([
+      { status: 'fail', title: 'the private key is RSA 2048', detail: expect.stringMatching(/1024-bit/) },
+    ]);
   });
   it('reports body risks', () => {
     const risky = runDoctor({ privateKey: pem, body: '{"b":"\\u4f60",\r\n "a":"x\\/y"}\n' });
     const titles = risky.filter((c) => c.status !== 'pass').map((c) => c.title);
-    expect(titles).toEqual(expect.arrayContaining(['the body has no trailing LF', 'the body has no CRLF', 'the body is stable (rule 5)', 'the key order is safe']));
-    expect(risky.find((c) => c.title === 'the body is stable (rule 5)')?.detail).toMatch(/\\u escapes.*\\\/ that JSON.stringify writes as \//);
-    expect(runDoctor({ privateKey: pem, body: '{"a":1}' }).find((c) => c.title.includes('stable'))?.status).toBe('pass');
-    expect(runDoctor({ privateKey: pem, body: '{"a":"中"}' }).map((c) => c.title)).toContain('non-ASCII text is sent as is (rule 7)');
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        'the body has no trailing LF',
+        'the body has no CRLF',
+        'the body is stable (rule 5)',
+        'the key order is safe',
+      ]),
+    );
+    expect(risky.find((c) => c.title === 'the body is stable (rule 5)')?.detail).toMatch(
+      /\\u escapes.*\\\/ that JSON.stringify writes as \//,
+    );
+    expect(runDoctor({ privateKey: pem, body: '{"a":1}' }).find((c) => c.title.includes('stable'))?.status).toBe(
+      'pass',
+    );
+    expect(runDoctor({ privateKey: pem, body: '{"a":"中"}' }).map((c) => c.title)).toContain(
+      'non-ASCII text is sent as is (rule 7)',
+    );
   });
   it('checks a sent header against the request and names the slip', () => {
     const s = signRequest({ privateKey, appid: 'wx1', keyVersion: '2', method: 'GET', url: '/v1/x?a=1' });
-    const ok = runDoctor({ privateKey: pem, keyVersion: '2', method: 'GET', url: '/v1/x?a=1', authorization: s.authorization });
-    expect(ok.find((c) => c.title.startsWith('the string to sign'))).toMatchObject({ status: 'pass', title: 'the string to sign matches the request (rule 6)' });
+    const ok = runDoctor({
+      privateKey: pem,
+      keyVersion: '2',
+      method: 'GET',
+      url: '/v1/x?a=1',
+      authorization: s.authorization,
+    });
+    expect(ok.find((c) => c.title.startsWith('the string to sign'))).toMatchObject({
+      status: 'pass',
+      title: 'the string to sign matches the request (rule 6)',
+    });
     expect(ok.at(-1)).toMatchObject({ status: 'pass', title: "the header's timestamp is inside the one-hour window" });
     const noQuery = signRequest({ privateKey, appid: 'wx1', keyVersion: '2', method: 'GET', url: '/v1/x' });
-    const bad = runDoctor({ privateKey: pem, keyVersion: '3', method: 'GET', url: '/v1/x?a=1', authorization: noQuery.authorization });
+    const bad = runDoctor({
+      privateKey: pem,
+      keyVersion: '3',
+      method: 'GET',
+      url: '/v1/x?a=1',
+      authorization: noQuery.authorization,
+    });
     expect(bad.find((c) => c.title.includes('names this key_version'))?.status).toBe('fail');
-    expect(bad.find((c) => c.title.startsWith('the string to sign'))).toMatchObject({ status: 'fail', detail: expect.stringMatching(/query string/) });
+    expect(bad.find((c) => c.title.startsWith('the string to sign'))).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/query string/),
+    });
   });
 });

@@ -5,11 +5,24 @@
  */
 import { sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createHeaderProfile, loadPrivateKey, loadPublicKey, signRequest, signResponse, verifyCallback, verifyRequest, verifyResponse } from '../../src/sign/index.js';
+import {
+  createHeaderProfile,
+  loadPrivateKey,
+  loadPublicKey,
+  signRequest,
+  signResponse,
+  verifyCallback,
+  verifyRequest,
+  verifyResponse,
+} from '../../src/sign/index.js';
 import { vectorKeys, vectors } from './wechatpay-vectors.js';
 
 /** The SDKs' response and callback headers; only the names differ from the platform's. */
-const wechatpay = createHeaderProfile({ timestamp: 'Wechatpay-Timestamp', nonce: 'Wechatpay-Nonce', signature: 'Wechatpay-Signature' });
+const wechatpay = createHeaderProfile({
+  timestamp: 'Wechatpay-Timestamp',
+  nonce: 'Wechatpay-Nonce',
+  signature: 'Wechatpay-Signature',
+});
 
 describe('published WeChat Pay v3 vectors', () => {
   it('covers at least the nine vectors the issue names', () => {
@@ -43,20 +56,53 @@ describe('published WeChat Pay v3 vectors', () => {
         expect(verified.timestamp).toBe(Number(vector.timestamp));
       } else if (vector.kind === 'raw') {
         // A bare message, not the scheme's lines: this checks cloudfn reads the SDK's keys as the SDK does.
-        expect(sign('sha256', Buffer.from(vector.message), loadPrivateKey(keys.privateKey)).toString('base64')).toBe(vector.signature);
+        expect(sign('sha256', Buffer.from(vector.message), loadPrivateKey(keys.privateKey)).toString('base64')).toBe(
+          vector.signature,
+        );
         expect(verifyRaw(vector.message, vector.signature, keys.publicKey)).toBe(true);
       } else {
-        const headers = signResponse({ privateKey: keys.privateKey, body: vector.body, timestamp: vector.timestamp, nonce: vector.nonce, profile: wechatpay });
+        const headers = signResponse({
+          privateKey: keys.privateKey,
+          body: vector.body,
+          timestamp: vector.timestamp,
+          nonce: vector.nonce,
+          profile: wechatpay,
+        });
         expect(headers['Wechatpay-Signature']).toBe(vector.signature);
         const now = Number(vector.timestamp) * 1000;
         if (vector.kind === 'response') {
-          expect(verifyResponse({ status: 200, headers, body: vector.body, publicKey: keys.publicKey, profile: wechatpay, now }).signed).toBe(true);
+          expect(
+            verifyResponse({
+              status: 200,
+              headers,
+              body: vector.body,
+              publicKey: keys.publicKey,
+              profile: wechatpay,
+              now,
+            }).signed,
+          ).toBe(true);
         } else {
-          const result = await verifyCallback({ headers, rawBody: Buffer.from(vector.body), publicKey: keys.publicKey, profile: wechatpay, now, nonceStore: false });
+          const result = await verifyCallback({
+            headers,
+            rawBody: Buffer.from(vector.body),
+            publicKey: keys.publicKey,
+            profile: wechatpay,
+            now,
+            nonceStore: false,
+          });
           expect(result.nonce).toBe(vector.nonce);
         }
         // One changed byte of the body must fail.
-        expect(() => verifyResponse({ status: 200, headers, body: vector.body + ' ', publicKey: keys.publicKey, profile: wechatpay, now })).toThrow(/SIGN|does not verify/);
+        expect(() =>
+          verifyResponse({
+            status: 200,
+            headers,
+            body: vector.body + ' ',
+            publicKey: keys.publicKey,
+            profile: wechatpay,
+            now,
+          }),
+        ).toThrow(/SIGN|does not verify/);
       }
     });
   }

@@ -4,7 +4,14 @@
  * from PKCS1 and PKCS8 keys alike, and accept openssl's signature.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPrivateKey, signRequest, signResponse, stringToSign, verifyRequest, verifyResponse } from '../../src/sign/index.js';
+import {
+  loadPrivateKey,
+  signRequest,
+  signResponse,
+  stringToSign,
+  verifyRequest,
+  verifyResponse,
+} from '../../src/sign/index.js';
 import { opensslKeys, type OpensslKeys } from './openssl.js';
 
 let keys: OpensslKeys;
@@ -45,7 +52,12 @@ const cases: Array<{ name: string; method: string; url: string; body?: string | 
     body: '{}',
     expected: `POST\n/v1/videos?x=1\n${T}\n${N}\n{}\n`,
   },
-  { name: 'absolute URL without path gives /', method: 'GET', url: 'https://api.example.com', expected: `GET\n/\n${T}\n${N}\n\n` },
+  {
+    name: 'absolute URL without path gives /',
+    method: 'GET',
+    url: 'https://api.example.com',
+    expected: `GET\n/\n${T}\n${N}\n\n`,
+  },
   {
     name: 'body given as bytes',
     method: 'POST',
@@ -64,7 +76,9 @@ describe('request signatures equal openssl dgst -sha256 -sign', () => {
       for (const privateKey of [keys.pkcs1, keys.pkcs8, keys.path.pkcs1, loadPrivateKey(keys.der)]) {
         const signed = signRequest({ privateKey, appid: 'wx1', keyVersion: '3', ...parts });
         expect(signed.signature).toBe(golden);
-        expect(signed.authorization).toBe(`SHA256-RSA2048 appid="wx1",nonce_str="${N}",timestamp="${T}",key_version="3",signature="${golden}"`);
+        expect(signed.authorization).toBe(
+          `SHA256-RSA2048 appid="wx1",nonce_str="${N}",timestamp="${T}",key_version="3",signature="${golden}"`,
+        );
       }
       const header = `SHA256-RSA2048 appid="wx1",nonce_str="${N}",timestamp="${T}",key_version="3",signature="${golden}"`;
       const verified = await verifyRequest({
@@ -92,12 +106,25 @@ describe('response signatures equal openssl', () => {
     const golden = keys.sign(`${T}\n${N}\n${body}\n`);
     const headers = signResponse({ privateKey: keys.pkcs8, body, timestamp: T, nonce: N });
     expect(headers).toEqual({ 'Platform-Timestamp': String(T), 'Platform-Nonce-Str': N, 'Platform-Signature': golden });
-    expect(verifyResponse({ status: 200, headers, body, publicKey: keys.rsaPublic, now: T * 1000 })).toEqual({ signed: true, timestamp: T, nonce: N, keyIndex: 0 });
+    expect(verifyResponse({ status: 200, headers, body, publicKey: keys.rsaPublic, now: T * 1000 })).toEqual({
+      signed: true,
+      timestamp: T,
+      nonce: N,
+      keyIndex: 0,
+    });
   });
 
   it('an empty body (204) is one LF', () => {
     const golden = keys.sign(`${T}\n${N}\n\n`);
     expect(signResponse({ privateKey: keys.pkcs1, timestamp: T, nonce: N })['Platform-Signature']).toBe(golden);
-    expect(verifyResponse({ status: 204, headers: { 'platform-timestamp': String(T), 'platform-nonce-str': N, 'platform-signature': golden }, body: '', publicKey: keys.publicDer, now: T * 1000 }).signed).toBe(true);
+    expect(
+      verifyResponse({
+        status: 204,
+        headers: { 'platform-timestamp': String(T), 'platform-nonce-str': N, 'platform-signature': golden },
+        body: '',
+        publicKey: keys.publicDer,
+        now: T * 1000,
+      }).signed,
+    ).toBe(true);
   });
 });

@@ -3,7 +3,15 @@ import { generateKeyPairSync, KeyObject, sign as cryptoSign } from 'node:crypto'
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportKey, generateKeyPair, inspectKey, keyFingerprint, loadPrivateKey, loadPublicKey, SignatureError } from '../../src/sign/index.js';
+import {
+  exportKey,
+  generateKeyPair,
+  inspectKey,
+  keyFingerprint,
+  loadPrivateKey,
+  loadPublicKey,
+  SignatureError,
+} from '../../src/sign/index.js';
 import { opensslKeys, refusedKeys, type OpensslKeys } from './openssl.js';
 
 let keys: OpensslKeys;
@@ -28,18 +36,25 @@ function codeOf(call: () => unknown): string | undefined {
   }
   return undefined;
 }
-const body = (pem: string) => pem.split('\n').filter((l) => l !== '' && !l.startsWith('-----')).join('');
+const body = (pem: string) =>
+  pem
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('-----'))
+    .join('');
 
 describe('loadPrivateKey accepts', () => {
   const forms: Array<[string, () => string | Buffer | Uint8Array | KeyObject]> = [
     ['PKCS1 PEM', () => keys.pkcs1],
     ['PKCS8 PEM', () => keys.pkcs8],
     ['a file path', () => keys.path.pkcs8],
-    ['a file path with a blank', () => {
-      const file = join(keys.dir, 'Jane Doe key.pem');
-      writeFileSync(file, keys.pkcs1);
-      return file;
-    }],
+    [
+      'a file path with a blank',
+      () => {
+        const file = join(keys.dir, 'Jane Doe key.pem');
+        writeFileSync(file, keys.pkcs1);
+        return file;
+      },
+    ],
     ['PEM bytes read from a file', () => Buffer.from(keys.pkcs1)],
     ['PKCS8 DER bytes', () => keys.der],
     ['PKCS1 DER bytes', () => keys.derPkcs1],
@@ -49,7 +64,14 @@ describe('loadPrivateKey accepts', () => {
     ['\\n written as backslash-n (env var)', () => keys.pkcs8.replace(/\n/g, '\\n')],
     ['\\r\\n written as backslashes', () => keys.pkcs1.replace(/\n/g, '\\r\\n')],
     ['armour and base64 flattened onto one line', () => keys.pkcs1.replace(/\n/g, ' ')],
-    ['indented lines', () => keys.pkcs8.split('\n').map((l) => '    ' + l).join('\n')],
+    [
+      'indented lines',
+      () =>
+        keys.pkcs8
+          .split('\n')
+          .map((l) => '    ' + l)
+          .join('\n'),
+    ],
     ['bare base64 without armour', () => body(keys.pkcs8)],
     ['bare base64 of PKCS1 without armour', () => body(keys.pkcs1)],
     ['a KeyObject', () => loadPrivateKey(keys.pkcs1)],
@@ -115,7 +137,9 @@ describe('keys the scheme cannot use are refused, saying what was found', () => 
     expect(() => loadPrivateKey(loadPublicKey(keys.spki))).toThrow(/got a public key/);
   });
   it('an encrypted key', () => {
-    expect(() => loadPrivateKey('-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n')).toThrow(/encrypted; decrypt it once/);
+    expect(() =>
+      loadPrivateKey('-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n'),
+    ).toThrow(/encrypted; decrypt it once/);
   });
   it('a missing file, a truncated PEM, garbage', () => {
     expect(() => loadPrivateKey('keys/missing.pem')).toThrow(/"keys\/missing.pem" is neither a file nor PEM text/);
@@ -146,7 +170,15 @@ describe('key tools', () => {
     expect(generateKeyPair({ pkcs1: true }).privateKeyPem).toMatch(/^-----BEGIN RSA PRIVATE KEY-----\n/);
   });
   it('inspects what a key is and what is wrong with it', () => {
-    expect(inspectKey(keys.path.pkcs1)).toMatchObject({ ok: true, kind: 'private', encoding: 'pkcs1', format: 'pem', type: 'rsa', bits: 2048, fingerprint: 'sha256:' + keys.fingerprint });
+    expect(inspectKey(keys.path.pkcs1)).toMatchObject({
+      ok: true,
+      kind: 'private',
+      encoding: 'pkcs1',
+      format: 'pem',
+      type: 'rsa',
+      bits: 2048,
+      fingerprint: 'sha256:' + keys.fingerprint,
+    });
     expect(inspectKey(keys.spki)).toMatchObject({ ok: true, kind: 'public', encoding: 'spki' });
     expect(inspectKey(keys.spki).notes.join()).toMatch(/text to upload/);
     expect(inspectKey(keys.der)).toMatchObject({ ok: true, kind: 'private', encoding: 'pkcs8', format: 'der' });
@@ -157,7 +189,11 @@ describe('key tools', () => {
     const rsaPublic = inspectKey(keys.rsaPublic);
     expect(rsaPublic).toMatchObject({ ok: false, kind: 'public', encoding: 'pkcs1' });
     expect(rsaPublic.problems.join()).toMatch(/--to spki/);
-    expect(inspectKey(refused.rsa1024)).toMatchObject({ ok: false, bits: 1024, problems: ['got a 1024-bit RSA key; the scheme needs 2048 bits: openssl genrsa -out app_private_key.pem 2048'] });
+    expect(inspectKey(refused.rsa1024)).toMatchObject({
+      ok: false,
+      bits: 1024,
+      problems: ['got a 1024-bit RSA key; the scheme needs 2048 bits: openssl genrsa -out app_private_key.pem 2048'],
+    });
     expect(inspectKey(refused.pss)).toMatchObject({ ok: false, type: 'rsa-pss' });
     const file = join(keys.dir, 'junk.pem');
     writeFileSync(file, 'hello');

@@ -11,12 +11,22 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callbackMiddleware, createPlatformKeyStore, signCallback, signResponse, verifyCallback, verifyResponse, verifyServiceCallback, type CallbackRequest } from '../../src/sign/index.js';
+import {
+  callbackMiddleware,
+  createPlatformKeyStore,
+  signCallback,
+  signResponse,
+  verifyCallback,
+  verifyResponse,
+  verifyServiceCallback,
+  type CallbackRequest,
+} from '../../src/sign/index.js';
 
 const pair = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
 const pem = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }).toString();
 const apps = { wxaaa: pair(), wxbbb: pair(), wxccc: pair() };
-const event = (appid: string) => JSON.stringify({ event: 'upload.finished', app_id: appid, create_time: 1700000000, data: { vid: 'v1' } });
+const event = (appid: string) =>
+  JSON.stringify({ event: 'upload.finished', app_id: appid, create_time: 1700000000, data: { vid: 'v1' } });
 
 let dir: string;
 beforeAll(() => {
@@ -30,24 +40,49 @@ describe('createPlatformKeyStore', () => {
     const platformKeys = createPlatformKeyStore({ dir });
     for (const [appid, keys] of Object.entries(apps)) {
       const body = event(appid);
-      const result = await verifyCallback({ headers: signCallback({ privateKey: keys.privateKey, body }), rawBody: body, platformKeys, nonceStore: false });
+      const result = await verifyCallback({
+        headers: signCallback({ privateKey: keys.privateKey, body }),
+        rawBody: body,
+        platformKeys,
+        nonceStore: false,
+      });
       expect(result).toMatchObject({ appid, keyIndex: 0 });
     }
     // Signed with wxaaa's key but claiming wxbbb: wxbbb's key does not verify it.
     const forged = event('wxbbb');
-    await expect(verifyCallback({ headers: signCallback({ privateKey: apps.wxaaa.privateKey, body: forged }), rawBody: forged, platformKeys, nonceStore: false })).rejects.toMatchObject({ code: 'SIGN_BAD_SIGNATURE' });
+    await expect(
+      verifyCallback({
+        headers: signCallback({ privateKey: apps.wxaaa.privateKey, body: forged }),
+        rawBody: forged,
+        platformKeys,
+        nonceStore: false,
+      }),
+    ).rejects.toMatchObject({ code: 'SIGN_BAD_SIGNATURE' });
   });
   it('names an unknown appid, a missing one, a mismatch and an appid that cannot name a file', async () => {
     const platformKeys = createPlatformKeyStore({ dir });
     const sign = (body: string) => signCallback({ privateKey: apps.wxaaa.privateKey, body });
     const unknown = event('wxzzz');
-    await expect(verifyCallback({ headers: sign(unknown), rawBody: unknown, platformKeys })).rejects.toMatchObject({ code: 'SIGN_UNKNOWN_APPID', message: expect.stringMatching(/no platform public key is known for appid "wxzzz"/) });
+    await expect(verifyCallback({ headers: sign(unknown), rawBody: unknown, platformKeys })).rejects.toMatchObject({
+      code: 'SIGN_UNKNOWN_APPID',
+      message: expect.stringMatching(/no platform public key is known for appid "wxzzz"/),
+    });
     const none = '{"event":"x"}';
-    await expect(verifyCallback({ headers: sign(none), rawBody: none, platformKeys })).rejects.toMatchObject({ code: 'SIGN_NO_APPID' });
+    await expect(verifyCallback({ headers: sign(none), rawBody: none, platformKeys })).rejects.toMatchObject({
+      code: 'SIGN_NO_APPID',
+    });
     const body = event('wxaaa');
-    await expect(verifyCallback({ headers: sign(body), rawBody: body, platformKeys, appid: 'wxbbb' })).rejects.toMatchObject({ code: 'SIGN_APPID_MISMATCH' });
-    expect((await verifyCallback({ headers: sign(none), rawBody: none, platformKeys, appid: 'wxaaa', nonceStore: false })).appid).toBe('wxaaa');
-    await expect(createPlatformKeyStore({ dir }).keys('../wxaaa')).rejects.toMatchObject({ code: 'SIGN_UNKNOWN_APPID', message: expect.stringMatching(/cannot name a file/) });
+    await expect(
+      verifyCallback({ headers: sign(body), rawBody: body, platformKeys, appid: 'wxbbb' }),
+    ).rejects.toMatchObject({ code: 'SIGN_APPID_MISMATCH' });
+    expect(
+      (await verifyCallback({ headers: sign(none), rawBody: none, platformKeys, appid: 'wxaaa', nonceStore: false }))
+        .appid,
+    ).toBe('wxaaa');
+    await expect(createPlatformKeyStore({ dir }).keys('../wxaaa')).rejects.toMatchObject({
+      code: 'SIGN_UNKNOWN_APPID',
+      message: expect.stringMatching(/cannot name a file/),
+    });
     expect(() => createPlatformKeyStore({})).toThrow(/needs one of dir .* or load/);
   });
   it('caches what load gives, shares one load between concurrent lookups, and forgets on clear', async () => {
@@ -73,10 +108,17 @@ describe('createPlatformKeyStore', () => {
   it('a resolver function works in place of a store, and verifyResponse takes several keys', async () => {
     const body = event('wxccc');
     const headers = signCallback({ privateKey: apps.wxccc.privateKey, body });
-    const result = await verifyCallback({ headers, rawBody: body, platformKeys: (appid) => pem(apps[appid as keyof typeof apps].publicKey), nonceStore: false });
+    const result = await verifyCallback({
+      headers,
+      rawBody: body,
+      platformKeys: (appid) => pem(apps[appid as keyof typeof apps].publicKey),
+      nonceStore: false,
+    });
     expect(result.appid).toBe('wxccc');
     const response = signResponse({ privateKey: apps.wxccc.privateKey, body });
-    expect(verifyResponse({ status: 200, headers: response, body, publicKey: [apps.wxaaa.publicKey, apps.wxccc.publicKey] })).toMatchObject({ signed: true, keyIndex: 1 });
+    expect(
+      verifyResponse({ status: 200, headers: response, body, publicKey: [apps.wxaaa.publicKey, apps.wxccc.publicKey] }),
+    ).toMatchObject({ signed: true, keyIndex: 1 });
   });
 });
 
@@ -92,7 +134,8 @@ describe('rotating a platform key without downtime', () => {
       const body = event('wxaaa');
       const byOld = () => signCallback({ privateKey: old.privateKey, body });
       const byNew = () => signCallback({ privateKey: next.privateKey, body });
-      const check = (headers: Record<string, string>) => verifyCallback({ headers, rawBody: body, platformKeys: store, nonceStore: false });
+      const check = (headers: Record<string, string>) =>
+        verifyCallback({ headers, rawBody: body, platformKeys: store, nonceStore: false });
 
       expect((await check(byOld())).keyIndex).toBe(0);
       await expect(check(byNew())).rejects.toMatchObject({ code: 'SIGN_BAD_SIGNATURE' });
@@ -135,18 +178,29 @@ describe('one callback endpoint for three mini-programs, over a real socket', ()
   it('accepts each mini-program signed with its own key and refuses a swap', async () => {
     for (const [appid, keys] of Object.entries(apps)) {
       const body = event(appid);
-      const res = await fetch(base + '/notify', { method: 'POST', body, headers: { 'content-type': 'application/json', ...signCallback({ privateKey: keys.privateKey, body }) } });
+      const res = await fetch(base + '/notify', {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...signCallback({ privateKey: keys.privateKey, body }) },
+      });
       expect(res.status).toBe(200);
     }
     expect(seen.map((s) => s.appid)).toEqual(['wxaaa', 'wxbbb', 'wxccc']);
     const body = event('wxccc');
-    const swapped = await fetch(base + '/notify', { method: 'POST', body, headers: signCallback({ privateKey: apps.wxbbb.privateKey, body }) });
+    const swapped = await fetch(base + '/notify', {
+      method: 'POST',
+      body,
+      headers: signCallback({ privateKey: apps.wxbbb.privateKey, body }),
+    });
     expect(swapped.status).toBe(401);
     expect(await swapped.json()).toMatchObject({ error: { code: 'SIGN_BAD_SIGNATURE' } });
   });
   it('verifyServiceCallback inside a cloud function picks the key the same way', async () => {
     const body = event('wxbbb');
     const service = { headers: signCallback({ privateKey: apps.wxbbb.privateKey, body }), rawBody: Buffer.from(body) };
-    expect((await verifyServiceCallback(service, { platformKeys: createPlatformKeyStore({ dir }), nonceStore: false })).appid).toBe('wxbbb');
+    expect(
+      (await verifyServiceCallback(service, { platformKeys: createPlatformKeyStore({ dir }), nonceStore: false }))
+        .appid,
+    ).toBe('wxbbb');
   });
 });

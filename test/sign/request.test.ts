@@ -16,10 +16,28 @@ const T = 1700000000;
 const NOW = T * 1000;
 
 function signed(overrides: Partial<Parameters<typeof signRequest>[0]> = {}) {
-  return signRequest({ privateKey, appid: 'wx1', keyVersion: '1', method: 'POST', url: '/v1/videos?page=2', body: '{"t":"你好😀"}', timestamp: T, ...overrides });
+  return signRequest({
+    privateKey,
+    appid: 'wx1',
+    keyVersion: '1',
+    method: 'POST',
+    url: '/v1/videos?page=2',
+    body: '{"t":"你好😀"}',
+    timestamp: T,
+    ...overrides,
+  });
 }
 function options(s: ReturnType<typeof signed>, overrides: Partial<VerifyRequestOptions> = {}): VerifyRequestOptions {
-  return { authorization: s.authorization, method: 'POST', url: '/v1/videos?page=2', body: s.body, publicKeys: { '1': publicKey }, now: NOW, nonceStore: false, ...overrides };
+  return {
+    authorization: s.authorization,
+    method: 'POST',
+    url: '/v1/videos?page=2',
+    body: s.body,
+    publicKeys: { '1': publicKey },
+    now: NOW,
+    nonceStore: false,
+    ...overrides,
+  };
 }
 async function code(promise: Promise<unknown>): Promise<string> {
   try {
@@ -66,7 +84,15 @@ describe('verifyRequest: tampering with any line fails', () => {
     ['body', { body: '{"t":"你好😁"}' }],
     ['body re-serialized with \\u escapes', { body: '{"t":"\\u4f60\\u597d😀"}' }],
     ['body with a trailing LF', { body: s.body + '\n' }],
-    ['signature', { authorization: s.authorization.replace(/signature="(.)/, (_m, c: string) => `signature="${c === 'A' ? 'B' : 'A'}`) }],
+    [
+      'signature',
+      {
+        authorization: s.authorization.replace(
+          /signature="(.)/,
+          (_m, c: string) => `signature="${c === 'A' ? 'B' : 'A'}`,
+        ),
+      },
+    ],
     ['another key', { publicKeys: { '1': other.publicKey } }],
   ];
   it('the untouched request verifies', async () => {
@@ -77,7 +103,9 @@ describe('verifyRequest: tampering with any line fails', () => {
   }
   it('a signature that is not base64 of 256 bytes', async () => {
     const short = s.authorization.replace(/signature="[^"]+"/, 'signature="c2ln"');
-    await expect(verifyRequest(options(s, { authorization: short }))).rejects.toThrow(/decodes to 3 bytes, an RSA-2048 signature has 256/);
+    await expect(verifyRequest(options(s, { authorization: short }))).rejects.toThrow(
+      /decodes to 3 bytes, an RSA-2048 signature has 256/,
+    );
     const url = s.authorization.replace(/signature="[^"]+"/, 'signature="ab-_"');
     await expect(verifyRequest(options(s, { authorization: url }))).rejects.toThrow(/base64url/);
   });
@@ -91,11 +119,14 @@ describe('verifyRequest: tampering with any line fails', () => {
 
 describe('verifyRequest: the time window (fake clock)', () => {
   const s = signed();
-  const at = (seconds: number, extra: Partial<VerifyRequestOptions> = {}) => code(verifyRequest(options(s, { now: (T + seconds) * 1000, ...extra })));
+  const at = (seconds: number, extra: Partial<VerifyRequestOptions> = {}) =>
+    code(verifyRequest(options(s, { now: (T + seconds) * 1000, ...extra })));
   it('accepts exactly 3600 s old, refuses 3601', async () => {
     expect(await at(3600)).toBe('valid');
     expect(await at(3601)).toBe('SIGN_STALE_TIMESTAMP');
-    await expect(verifyRequest(options(s, { now: (T + 3601) * 1000 }))).rejects.toThrow('the timestamp is 3601 s old, more than the 3600 s allowed');
+    await expect(verifyRequest(options(s, { now: (T + 3601) * 1000 }))).rejects.toThrow(
+      'the timestamp is 3601 s old, more than the 3600 s allowed',
+    );
   });
   it('accepts 3600 s ahead and refuses 3601 with a one-hour skew', async () => {
     expect(await at(-3600, { maxFutureSkewSeconds: 3600 })).toBe('valid');
@@ -104,7 +135,9 @@ describe('verifyRequest: the time window (fake clock)', () => {
   it('allows 300 s of future skew by default', async () => {
     expect(await at(-300)).toBe('valid');
     expect(await at(-301)).toBe('SIGN_FUTURE_TIMESTAMP');
-    await expect(verifyRequest(options(s, { now: (T - 301) * 1000 }))).rejects.toThrow(/301 s in the future, more than the 300 s/);
+    await expect(verifyRequest(options(s, { now: (T - 301) * 1000 }))).rejects.toThrow(
+      /301 s in the future, more than the 300 s/,
+    );
   });
   it('honours maxAgeSeconds and a Date or function clock', async () => {
     expect(await at(61, { maxAgeSeconds: 60 })).toBe('SIGN_STALE_TIMESTAMP');
@@ -112,7 +145,9 @@ describe('verifyRequest: the time window (fake clock)', () => {
     expect(await code(verifyRequest(options(s, { now: () => (T + 10) * 1000 })))).toBe('valid');
   });
   it('says so when now is given in seconds', async () => {
-    await expect(verifyRequest(options(s, { now: T }))).rejects.toThrow(/now is in milliseconds like Date.now\(\), got 1700000000, which looks like seconds/);
+    await expect(verifyRequest(options(s, { now: T }))).rejects.toThrow(
+      /now is in milliseconds like Date.now\(\), got 1700000000, which looks like seconds/,
+    );
   });
   it('a timestamp in milliseconds is far in the future', async () => {
     expect(() => signed({ timestamp: T * 1000 })).toThrow(/got 1700000000000, which looks like milliseconds/);
@@ -175,7 +210,13 @@ describe('verifyRequest: key versions', () => {
   const s = signed({ keyVersion: '7' });
   it('takes a Map, an object or a resolver', async () => {
     expect(await code(verifyRequest(options(s, { publicKeys: new Map([['7', publicKey]]) })))).toBe('valid');
-    expect(await code(verifyRequest(options(s, { publicKeys: { '6': other.publicKey, '7': publicKey.export({ format: 'pem', type: 'spki' }) } })))).toBe('valid');
+    expect(
+      await code(
+        verifyRequest(
+          options(s, { publicKeys: { '6': other.publicKey, '7': publicKey.export({ format: 'pem', type: 'spki' }) } }),
+        ),
+      ),
+    ).toBe('valid');
     const asked: string[] = [];
     const resolver = async (appid: string, version: string) => {
       asked.push(`${appid}/${version}`);
@@ -185,9 +226,15 @@ describe('verifyRequest: key versions', () => {
     expect(asked).toEqual(['wx1/7']);
   });
   it('an unknown key_version names it', async () => {
-    await expect(verifyRequest(options(s, { publicKeys: { '1': publicKey } }))).rejects.toThrow(/no app public key with key_version "7" is known for appid wx1/);
+    await expect(verifyRequest(options(s, { publicKeys: { '1': publicKey } }))).rejects.toThrow(
+      /no app public key with key_version "7" is known for appid wx1/,
+    );
     expect(await code(verifyRequest(options(s, { publicKeys: () => undefined })))).toBe('SIGN_UNKNOWN_KEY_VERSION');
-    expect(await code(verifyRequest(options(s, { publicKeys: { toString: publicKey } as unknown as Record<string, string> })))).toBe('SIGN_UNKNOWN_KEY_VERSION');
+    expect(
+      await code(
+        verifyRequest(options(s, { publicKeys: { toString: publicKey } as unknown as Record<string, string> })),
+      ),
+    ).toBe('SIGN_UNKNOWN_KEY_VERSION');
   });
   it('a header without authorization', async () => {
     expect(await code(verifyRequest(options(s, { authorization: undefined })))).toBe('SIGN_NO_AUTHORIZATION');

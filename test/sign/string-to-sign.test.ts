@@ -9,7 +9,7 @@ describe('signedPath', () => {
     ['/v1/videos', '/v1/videos'],
     ['/v1/videos?page=2&size=20', '/v1/videos?page=2&size=20'],
     // fetch sends a quote in the query as %27 and leaves %7e and + alone (test/sign/wire-url.test.ts).
-    ['/v1/a%2Fb?q=%7e&x=a+b&y=\'', '/v1/a%2Fb?q=%7e&x=a+b&y=%27'],
+    ["/v1/a%2Fb?q=%7e&x=a+b&y='", '/v1/a%2Fb?q=%7e&x=a+b&y=%27'],
     ['https://api.example.com/v1/videos?page=2', '/v1/videos?page=2'],
     ['HTTP://user:pw@host:8080/p', '/p'],
     ['https://api.example.com', '/'],
@@ -21,7 +21,9 @@ describe('signedPath', () => {
   ];
   for (const [url, path] of table) it(`${JSON.stringify(url)} → ${path}`, () => expect(signedPath(url)).toBe(path));
   it('refuses a relative path and line breaks', () => {
-    expect(() => signedPath('v1/videos')).toThrow('url must start with / or be an absolute URL (https://host/path), got "v1/videos"');
+    expect(() => signedPath('v1/videos')).toThrow(
+      'url must start with / or be an absolute URL (https://host/path), got "v1/videos"',
+    );
     expect(() => signedPath('/a\nb')).toThrow(/line break/);
   });
 });
@@ -41,10 +43,14 @@ describe('stringToSign', () => {
     expect(stringToSign({ ...base, timestamp: '1700000001', url: '/' })).toBe('GET\n/\n1700000001\nn\n\n');
   });
   it('refuses a parsed body, explaining why', () => {
-    expect(() => stringToSign({ ...base, url: '/', body: { a: 1 } as unknown as string })).toThrow(/re-serializing JSON \(JSON.stringify\) changes escapes, key order or blanks/);
+    expect(() => stringToSign({ ...base, url: '/', body: { a: 1 } as unknown as string })).toThrow(
+      /re-serializing JSON \(JSON.stringify\) changes escapes, key order or blanks/,
+    );
   });
   it('refuses a bad timestamp, nonce or method', () => {
-    expect(() => stringToSign({ ...base, timestamp: 1700000000.5, url: '/' })).toThrow(/timestamp must be whole seconds/);
+    expect(() => stringToSign({ ...base, timestamp: 1700000000.5, url: '/' })).toThrow(
+      /timestamp must be whole seconds/,
+    );
     expect(() => stringToSign({ ...base, timestamp: '17e8', url: '/' })).toThrow(/timestamp must be whole seconds/);
     expect(() => stringToSign({ ...base, nonce: 'a b', url: '/' })).toThrow(/nonce must be 1 to 128 printable ASCII/);
     expect(() => stringToSign({ ...base, nonce: 'a"b', url: '/' })).toThrow(/nonce must be/);

@@ -8,7 +8,14 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diagnoseRequest, diagnoseResponse, SignatureError, signedPath, signRequest, verifyRequest } from '../../src/sign/index.js';
+import {
+  diagnoseRequest,
+  diagnoseResponse,
+  SignatureError,
+  signedPath,
+  signRequest,
+  verifyRequest,
+} from '../../src/sign/index.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 
@@ -56,7 +63,11 @@ describe('signRequest signs the URL as fetch sends it', () => {
       const signed = signRequest({ privateKey, appid: 'wx1', keyVersion: '1', method: 'POST', url: typed, body });
       expect(signed.path).toBe(wire);
       expect(signedPath(origin + typed)).toBe(wire);
-      const res = await fetch(origin + typed, { method: 'POST', body: String(signed.body), headers: { 'Platform-Authorization': signed.authorization } });
+      const res = await fetch(origin + typed, {
+        method: 'POST',
+        body: String(signed.body),
+        headers: { 'Platform-Authorization': signed.authorization },
+      });
       expect(received.at(-1)).toBe(wire);
       expect(await res.text()).toBe('ok');
       expect(res.status).toBe(200);
@@ -68,21 +79,59 @@ describe('the diagnosis names an encoding slip', () => {
   const T = '1700000000';
   const N = 'nonce-wire';
   it('a signer that signed the URL as typed', () => {
-    const signature = sign('sha256', Buffer.from(`GET\n/v1/x?q=a b&city=京\n${T}\n${N}\n\n`), privateKey).toString('base64');
-    const cause = diagnoseRequest({ publicKey, method: 'GET', url: '/v1/x?q=a%20b&city=%E4%BA%AC', timestamp: T, nonce: N, signature });
+    const signature = sign('sha256', Buffer.from(`GET\n/v1/x?q=a b&city=京\n${T}\n${N}\n\n`), privateKey).toString(
+      'base64',
+    );
+    const cause = diagnoseRequest({
+      publicKey,
+      method: 'GET',
+      url: '/v1/x?q=a%20b&city=%E4%BA%AC',
+      timestamp: T,
+      nonce: N,
+      signature,
+    });
     expect(cause).toMatch(/signed the URL as typed \("\/v1\/x\?q=a b&city=京"\).*percent-encoded/);
   });
   it('a URL handed to the verifier as typed, not as received', () => {
-    const signed = signRequest({ privateKey, appid: 'wx1', keyVersion: '1', method: 'GET', url: '/v1/x?q=a b', timestamp: T, nonce: N });
-    const cause = diagnoseRequest({ publicKey, method: 'GET', url: '/v1/x?q=a b', timestamp: T, nonce: N, signature: signed.signature });
+    const signed = signRequest({
+      privateKey,
+      appid: 'wx1',
+      keyVersion: '1',
+      method: 'GET',
+      url: '/v1/x?q=a b',
+      timestamp: T,
+      nonce: N,
+    });
+    const cause = diagnoseRequest({
+      publicKey,
+      method: 'GET',
+      url: '/v1/x?q=a b',
+      timestamp: T,
+      nonce: N,
+      signature: signed.signature,
+    });
     expect(cause).toMatch(/not the one received: fetch sends "\/v1\/x\?q=a b" as "\/v1\/x\?q=a%20b"/);
   });
   it('a body read as latin1 on the way (mojibake), either side', () => {
     const body = '{"title":"你好"}';
     const mojibake = Buffer.from(body, 'utf8').toString('latin1');
     const signedRight = sign('sha256', Buffer.from(`${T}\n${N}\n${body}\n`), privateKey).toString('base64');
-    expect(diagnoseResponse({ publicKey, timestamp: T, nonce: N, body: mojibake, signature: signedRight })).toMatch(/mojibake: UTF-8 that was read as latin1/);
-    const signedMojibake = sign('sha256', Buffer.from(`POST\n/v1/x\n${T}\n${N}\n${mojibake}\n`), privateKey).toString('base64');
-    expect(diagnoseRequest({ publicKey, method: 'POST', url: '/v1/x', timestamp: T, nonce: N, body, signature: signedMojibake })).toMatch(/read as latin1 on the signer's side/);
+    expect(diagnoseResponse({ publicKey, timestamp: T, nonce: N, body: mojibake, signature: signedRight })).toMatch(
+      /mojibake: UTF-8 that was read as latin1/,
+    );
+    const signedMojibake = sign('sha256', Buffer.from(`POST\n/v1/x\n${T}\n${N}\n${mojibake}\n`), privateKey).toString(
+      'base64',
+    );
+    expect(
+      diagnoseRequest({
+        publicKey,
+        method: 'POST',
+        url: '/v1/x',
+        timestamp: T,
+        nonce: N,
+        body,
+        signature: signedMojibake,
+      }),
+    ).toMatch(/read as latin1 on the signer's side/);
   });
 });

@@ -22,7 +22,8 @@ function sourceFiles(dir: string): string[] {
 const files = [...sourceFiles(join(REPO, 'runtime')), ...sourceFiles(join(REPO, 'src'))];
 
 /** Every relative specifier of `import … from`, `export … from` and `import('…')`, type-only ones included. */
-const SPECIFIER = /(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+const SPECIFIER =
+  /(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
@@ -77,7 +78,9 @@ describe('the structure of runtime/ and src/', () => {
     expect(files.length).toBeGreaterThan(100);
     expect(graph.get(join(REPO, 'runtime', 'app.ts'))).toContain(join(REPO, 'runtime', 'request', 'handle.ts'));
     // A type-only import is an edge too.
-    expect(graph.get(join(REPO, 'runtime', 'request', 'exchange.ts'))).toContain(join(REPO, 'runtime', 'request', 'router.ts'));
+    expect(graph.get(join(REPO, 'runtime', 'request', 'exchange.ts'))).toContain(
+      join(REPO, 'runtime', 'request', 'router.ts'),
+    );
   });
 
   it('has no import cycle, type imports included', () => {
@@ -87,14 +90,20 @@ describe('the structure of runtime/ and src/', () => {
   it('keeps runtime/ free of src/: what is deployed does not depend on the tooling', () => {
     const crossing = [...graph]
       .filter(([file]) => file.startsWith(join(REPO, 'runtime') + '/'))
-      .flatMap(([file, targets]) => targets.filter((t) => t.startsWith(join(REPO, 'src') + '/')).map((t) => `${relative(REPO, file)} -> ${relative(REPO, t)}`));
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((t) => t.startsWith(join(REPO, 'src') + '/'))
+          .map((t) => `${relative(REPO, file)} -> ${relative(REPO, t)}`),
+      );
     expect(crossing).toEqual([]);
   });
 
   it('opens every source file with a comment saying what it owns', () => {
     // A shebang line may come first.
     const opening = (file: string): string => readFileSync(file, 'utf8').replace(/^#!.*\n/, '');
-    const bare = files.filter((file) => !/^\s*(\/\*\*|\/\*|\/\/)/.test(opening(file))).map((file) => relative(REPO, file));
+    const bare = files
+      .filter((file) => !/^\s*(\/\*\*|\/\*|\/\/)/.test(opening(file)))
+      .map((file) => relative(REPO, file));
     expect(bare).toEqual([]);
   });
 });

@@ -25,20 +25,35 @@ describe('templates', () => {
 
   describe.each(templates)('%s', (template) => {
     it('is a project: package.json depending on cloudfn, tsconfig, functions, vitest tests with cloudfn/testing, README', () => {
-      const pkg = JSON.parse(read(template, 'package.json')) as { name: string; type: string; scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+      const pkg = JSON.parse(read(template, 'package.json')) as {
+        name: string;
+        type: string;
+        scripts: Record<string, string>;
+        dependencies: Record<string, string>;
+        devDependencies: Record<string, string>;
+      };
       expect(pkg.name).toBe(`cloudfn-${template}`);
       expect(pkg.type).toBe('module');
       expect(pkg.dependencies).toEqual({ cloudfn: '^0.1.0' });
       expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript', 'vitest']);
-      expect(pkg.scripts).toMatchObject({ dev: 'cloudfn dev', start: 'cloudfn start', build: 'cloudfn build', test: 'vitest run', typecheck: 'tsc --noEmit' });
-      expect(JSON.parse(read(template, 'tsconfig.json'))).toMatchObject({ compilerOptions: { strict: true, module: 'NodeNext', noEmit: true } });
+      expect(pkg.scripts).toMatchObject({
+        dev: 'cloudfn dev',
+        start: 'cloudfn start',
+        build: 'cloudfn build',
+        test: 'vitest run',
+        typecheck: 'tsc --noEmit',
+      });
+      expect(JSON.parse(read(template, 'tsconfig.json'))).toMatchObject({
+        compilerOptions: { strict: true, module: 'NodeNext', noEmit: true },
+      });
       expect(discoverFunctions(join(root, template)).length).toBeGreaterThan(0);
       const tests = readdirSync(join(root, template, 'test')).filter((f) => f.endsWith('.test.ts'));
       expect(tests.length).toBeGreaterThan(0);
       expect(tests.some((f) => read(template, join('test', f)).includes("from 'cloudfn/testing'"))).toBe(true);
       expect(tests.every((f) => read(template, join('test', f)).includes("from 'vitest'"))).toBe(true);
       expect(read(template, 'README.md')).toMatch(/^# cloudfn-/);
-      for (const file of ['gitignore', '.dockerignore', '.env.example', 'Dockerfile', 'deploy/knative-service.yaml']) expect(existsSync(join(root, template, file)), file).toBe(true);
+      for (const file of ['gitignore', '.dockerignore', '.env.example', 'Dockerfile', 'deploy/knative-service.yaml'])
+        expect(existsSync(join(root, template, file)), file).toBe(true);
       // npm leaves .gitignore files out of packages; init renames `gitignore`.
       expect(existsSync(join(root, template, '.gitignore'))).toBe(false);
     });
@@ -47,7 +62,9 @@ describe('templates', () => {
       expect(read(template, 'Dockerfile')).toBe(read('starter', 'Dockerfile'));
       expect(read(template, '.dockerignore')).toBe(read('starter', '.dockerignore'));
       expect(read(template, '.vscode/launch.json')).toBe(read('starter', '.vscode/launch.json'));
-      expect(read(template, 'deploy/knative-service.yaml').replaceAll(`cloudfn-${template}`, 'NAME')).toBe(read('starter', 'deploy/knative-service.yaml').replaceAll('cloudfn-starter', 'NAME'));
+      expect(read(template, 'deploy/knative-service.yaml').replaceAll(`cloudfn-${template}`, 'NAME')).toBe(
+        read('starter', 'deploy/knative-service.yaml').replaceAll('cloudfn-starter', 'NAME'),
+      );
     });
 
     it('builds into bundles that start and answer the health path', async () => {
@@ -62,7 +79,9 @@ describe('templates', () => {
     const docker = read('starter', 'Dockerfile');
     expect(docker).toContain('RUN npx cloudfn build --minify --check');
     // vendor/ (cloudfn packed by init when it is not on the registry) is there before npm ci.
-    expect(docker.indexOf('COPY vendor ./vendor')).toBeGreaterThan(docker.indexOf('COPY package.json package-lock.json ./'));
+    expect(docker.indexOf('COPY vendor ./vendor')).toBeGreaterThan(
+      docker.indexOf('COPY package.json package-lock.json ./'),
+    );
     expect(docker.indexOf('COPY vendor ./vendor')).toBeLessThan(docker.indexOf('RUN npm ci'));
     expect(docker).toContain('CMD ["node", "dist/server.mjs"]');
     expect(docker).toContain('NODE_OPTIONS=--enable-source-maps');
@@ -74,23 +93,45 @@ describe('templates', () => {
   });
 
   it('carries a VS Code launch.json to debug cloudfn dev and the tests at TypeScript lines', () => {
-    const launch = JSON.parse(read('starter', '.vscode/launch.json')) as { configurations: { name: string; request: string; program?: string; args?: string[]; port?: number }[] };
+    const launch = JSON.parse(read('starter', '.vscode/launch.json')) as {
+      configurations: { name: string; request: string; program?: string; args?: string[]; port?: number }[];
+    };
     expect(launch.configurations.map((c) => [c.name, c.request])).toEqual([
       ['cloudfn dev', 'launch'],
       ['vitest: this file', 'launch'],
       ['attach to cloudfn dev --inspect', 'attach'],
     ]);
-    expect(launch.configurations[0]).toMatchObject({ program: '${workspaceFolder}/node_modules/cloudfn/dist/src/cli/index.js', args: ['dev'] });
-    expect(launch.configurations[1]).toMatchObject({ program: '${workspaceFolder}/node_modules/vitest/vitest.mjs', args: ['run', '${relativeFile}'] });
+    expect(launch.configurations[0]).toMatchObject({
+      program: '${workspaceFolder}/node_modules/cloudfn/dist/src/cli/index.js',
+      args: ['dev'],
+    });
+    expect(launch.configurations[1]).toMatchObject({
+      program: '${workspaceFolder}/node_modules/vitest/vitest.mjs',
+      args: ['run', '${relativeFile}'],
+    });
     expect(launch.configurations[2]).toMatchObject({ port: 9229 });
   });
 
   it('starter has hello, a multipart upload and a media function; media uses createMediaClient; callback verifies signed callbacks', () => {
-    expect(discoverFunctions(join(root, 'starter')).map((f) => f.name)).toEqual(['hello', 'media-tour', 'upload', 'videos']);
+    expect(discoverFunctions(join(root, 'starter')).map((f) => f.name)).toEqual([
+      'hello',
+      'media-tour',
+      'upload',
+      'videos',
+    ]);
     expect(read('starter', 'functions/upload.ts')).toContain('multipart/form-data');
-    expect(read('starter', 'functions/videos.ts')).toContain("import { createMediaClient, MediaError, type MediaClient } from 'cloudfn/media'");
+    expect(read('starter', 'functions/videos.ts')).toContain(
+      "import { createMediaClient, MediaError, type MediaClient } from 'cloudfn/media'",
+    );
     expect(read('media', 'functions/_media.ts')).toMatch(/createMediaClient\(\)/);
-    expect(discoverFunctions(join(root, 'media')).map((f) => f.name)).toEqual(['videos/job', 'videos/list', 'videos/play', 'videos/upload']);
-    expect(read('callback', 'functions/callback.ts')).toContain('await verifyServiceCallback(service, { publicKey: platformPublicKey() })');
+    expect(discoverFunctions(join(root, 'media')).map((f) => f.name)).toEqual([
+      'videos/job',
+      'videos/list',
+      'videos/play',
+      'videos/upload',
+    ]);
+    expect(read('callback', 'functions/callback.ts')).toContain(
+      'await verifyServiceCallback(service, { publicKey: platformPublicKey() })',
+    );
   });
 });

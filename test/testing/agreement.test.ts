@@ -10,7 +10,13 @@ import { type LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import { serve, type RunningServer } from '../../runtime/serve/start.js';
 import type { Handler, UploadFile } from '../../runtime/types.js';
-import { createFakeService, invoke, parseSetCookies, type InvokeRequest, type ResponseCookie } from '../../src/testing/index.js';
+import {
+  createFakeService,
+  invoke,
+  parseSetCookies,
+  type InvokeRequest,
+  type ResponseCookie,
+} from '../../src/testing/index.js';
 
 interface Case {
   name: string;
@@ -24,7 +30,12 @@ interface Case {
   status: number;
 }
 
-const file = (name: string, type: string, text: string): UploadFile => ({ name, type, size: Buffer.byteLength(text), buffer: Buffer.from(text) });
+const file = (name: string, type: string, text: string): UploadFile => ({
+  name,
+  type,
+  size: Buffer.byteLength(text),
+  buffer: Buffer.from(text),
+});
 
 const cases: Case[] = [
   {
@@ -64,7 +75,14 @@ const cases: Case[] = [
   {
     name: 'post-form',
     handler: (params) => ({ form: params }),
-    request: { path: '/post-form', body: new URLSearchParams([['a', '1'], ['a', '2'], ['b', 'x y']]) },
+    request: {
+      path: '/post-form',
+      body: new URLSearchParams([
+        ['a', '1'],
+        ['a', '2'],
+        ['b', 'x y'],
+      ]),
+    },
     params: { a: ['1', '2'], b: 'x y' },
     fake: { httpMethod: 'POST', path: '/post-form' },
     status: 200,
@@ -102,7 +120,12 @@ const cases: Case[] = [
   {
     name: 'cookies',
     handler: (_params, service) => {
-      service.setCookie('seen', String(Number(service.cookies.seen ?? '0') + 1), { httpOnly: true, path: '/', maxAge: 60, sameSite: 'lax' });
+      service.setCookie('seen', String(Number(service.cookies.seen ?? '0') + 1), {
+        httpOnly: true,
+        path: '/',
+        maxAge: 60,
+        sameSite: 'lax',
+      });
       service.clearCookie('old');
       return { sid: service.cookies.sid ?? null };
     },
@@ -152,7 +175,12 @@ interface Outcome {
 /** Handler records only: no request line, no runtime lines; time and logid vary by call. */
 function handlerLogs(records: LogRecord[]): Record<string, unknown>[] {
   return records
-    .filter((record) => record.function !== 'cloudfn' && record.durationMs === undefined && !String(record.msg ?? '').startsWith('the function failed'))
+    .filter(
+      (record) =>
+        record.function !== 'cloudfn' &&
+        record.durationMs === undefined &&
+        !String(record.msg ?? '').startsWith('the function failed'),
+    )
     .map(({ time: _time, logid, ...rest }) => ({ ...rest, logid: logid === '' ? '' : 'x' }));
 }
 
@@ -174,7 +202,14 @@ async function throughFake(c: Case): Promise<Outcome & { names: string[] }> {
   try {
     const value = await c.handler(c.params, service);
     status = service.recorded.status;
-    body = value === undefined ? undefined : Buffer.isBuffer(value) ? { hex: value.toString('hex') } : typeof value === 'string' ? value : (JSON.parse(JSON.stringify(value)) as unknown);
+    body =
+      value === undefined
+        ? undefined
+        : Buffer.isBuffer(value)
+          ? { hex: value.toString('hex') }
+          : typeof value === 'string'
+            ? value
+            : (JSON.parse(JSON.stringify(value)) as unknown);
   } catch (error) {
     // The runtime answers an HttpError with its status and the error body.
     expect(error).toBeInstanceOf(HttpError);
@@ -182,8 +217,17 @@ async function throughFake(c: Case): Promise<Outcome & { names: string[] }> {
     body = { error: { code: 'CLOUDFN_HTTP_ERROR', message: (error as HttpError).message } };
   }
   const recorded = service.recorded;
-  const headers = Object.fromEntries(Object.entries(recorded.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
-  return { status, headers, names: Object.keys(headers), cookies: recorded.cookies, body, logs: handlerLogs(recorded.logs) };
+  const headers = Object.fromEntries(
+    Object.entries(recorded.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+  );
+  return {
+    status,
+    headers,
+    names: Object.keys(headers),
+    cookies: recorded.cookies,
+    body,
+    logs: handlerLogs(recorded.logs),
+  };
 }
 
 function stripLogid(body: unknown): unknown {
@@ -201,7 +245,13 @@ const serverSink = createMemorySink();
 beforeAll(async () => {
   server = await serve(
     cases.map((c) => ({ name: c.name, handler: c.handler })),
-    { flags: { port: '0', host: '127.0.0.1' }, env: {}, logger: new Logger(serverSink), handleSignals: false, keepServing: false },
+    {
+      flags: { port: '0', host: '127.0.0.1' },
+      env: {},
+      logger: new Logger(serverSink),
+      handleSignals: false,
+      keepServing: false,
+    },
   );
 });
 afterAll(() => server.close());
@@ -222,9 +272,16 @@ describe('invoke, the fake service and a real server agree', () => {
     // The real server gets the same bytes invoke sent: fetch encodes bodies the same way.
     const { body, query, cookies, path, ...init } = c.request;
     const url = new URL(server.url + path);
-    for (const [k, v] of Object.entries(query ?? {})) for (const item of [v].flat()) url.searchParams.append(k, String(item));
+    for (const [k, v] of Object.entries(query ?? {}))
+      for (const item of [v].flat()) url.searchParams.append(k, String(item));
     const headers = new Headers(init.headers);
-    if (cookies) headers.set('cookie', Object.entries(cookies).map(([k, v]) => `${k}=${v}`).join('; '));
+    if (cookies)
+      headers.set(
+        'cookie',
+        Object.entries(cookies)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('; '),
+      );
     const before = serverSink.records.length;
     const plain = body !== undefined && Object.getPrototypeOf(body) === Object.prototype;
     if (plain) headers.set('content-type', 'application/json');
@@ -253,6 +310,17 @@ describe('invoke, the fake service and a real server agree', () => {
 
   it('covers every row of the params table and every response setter', () => {
     const names = cases.map((c) => c.name);
-    expect(names).toEqual(expect.arrayContaining(['get-query', 'post-json', 'post-text', 'post-form', 'post-multipart', 'post-binary', 'cookies', 'headers-and-logs']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'get-query',
+        'post-json',
+        'post-text',
+        'post-form',
+        'post-multipart',
+        'post-binary',
+        'cookies',
+        'headers-and-logs',
+      ]),
+    );
   });
 });

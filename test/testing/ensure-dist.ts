@@ -22,7 +22,12 @@ function newestSource(dir: string): number {
 
 function fresh(): boolean {
   const marker = join(REPO, 'dist/src/testing/index.js');
-  const needed = ['dist/src/cli/index.js', 'dist/src/build/index.js', 'dist/src/client/index.js', 'dist/runtime/index.js'];
+  const needed = [
+    'dist/src/cli/index.js',
+    'dist/src/build/index.js',
+    'dist/src/client/index.js',
+    'dist/runtime/index.js',
+  ];
   if (!existsSync(marker) || needed.some((file) => !existsSync(join(REPO, file)))) return false;
   const built = statSync(marker).mtimeMs;
   return newestSource(join(REPO, 'runtime')) <= built && newestSource(join(REPO, 'src')) <= built;
@@ -42,18 +47,24 @@ export function ensureDist(): void {
       break;
     } catch {
       // A lock older than two minutes belongs to a run that died.
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 120_000)
+        rmSync(lock, { recursive: true, force: true });
       sleep(200);
     }
   }
   try {
     if (fresh()) return;
     try {
-      execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.json')], { cwd: REPO, stdio: 'pipe' });
+      execFileSync(
+        process.execPath,
+        [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.json')],
+        { cwd: REPO, stdio: 'pipe' },
+      );
     } catch {
       // tsc exits non-zero on type errors but still emits; the check below is what matters.
     }
-    if (!existsSync(join(REPO, 'dist/src/testing/index.js'))) throw new Error('tsc did not emit dist/src/testing/index.js; run npm run build to see why');
+    if (!existsSync(join(REPO, 'dist/src/testing/index.js')))
+      throw new Error('tsc did not emit dist/src/testing/index.js; run npm run build to see why');
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }

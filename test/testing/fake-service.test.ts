@@ -2,13 +2,32 @@ import { describe, expect, it } from 'vitest';
 import { createFakeService } from '../../src/testing/index.js';
 
 /** Every member of the platform's service table, and cloudfn's own. */
-const DOCUMENT_MEMBERS = ['headers', 'httpMethod', 'path', 'url', 'query', 'cookies', 'trigger', 'set', 'remove', 'setCookie', 'clearCookie', 'status', 'log', 'debug', 'warn', 'error', 'info'];
+const DOCUMENT_MEMBERS = [
+  'headers',
+  'httpMethod',
+  'path',
+  'url',
+  'query',
+  'cookies',
+  'trigger',
+  'set',
+  'remove',
+  'setCookie',
+  'clearCookie',
+  'status',
+  'log',
+  'debug',
+  'warn',
+  'error',
+  'info',
+];
 const OWN_MEMBERS = ['logid', 'functionName', 'rawBody', 'signal', 'routeParams'];
 
 describe('createFakeService', () => {
   it("has every member of the platform's service and cloudfn's, with request defaults", () => {
     const service = createFakeService();
-    for (const member of [...DOCUMENT_MEMBERS, ...OWN_MEMBERS]) expect(service[member as keyof typeof service], member).toBeDefined();
+    for (const member of [...DOCUMENT_MEMBERS, ...OWN_MEMBERS])
+      expect(service[member as keyof typeof service], member).toBeDefined();
     expect(service.httpMethod).toBe('GET');
     expect(service.path).toBe('/');
     expect(service.url).toBe('/');
@@ -39,7 +58,10 @@ describe('createFakeService', () => {
   });
 
   it('lower-cases header names, takes Headers, and keeps cookies and the Cookie header in step', () => {
-    const service = createFakeService({ headers: { 'Content-Type': 'application/json', 'X-Two': ['a', 'b'] }, cookies: { sid: 'abc', theme: 'dark mode' } });
+    const service = createFakeService({
+      headers: { 'Content-Type': 'application/json', 'X-Two': ['a', 'b'] },
+      cookies: { sid: 'abc', theme: 'dark mode' },
+    });
     expect(service.headers['content-type']).toBe('application/json');
     expect(service.headers['x-two']).toEqual(['a', 'b']);
     expect(service.headers.cookie).toBe('sid=abc; theme=dark%20mode');
@@ -51,7 +73,14 @@ describe('createFakeService', () => {
 
   it('takes the trigger, logid, name, raw body, signal and route params it is given', () => {
     const controller = new AbortController();
-    const service = createFakeService({ trigger: 'ide_debug', logid: 'L1', functionName: 'f', rawBody: '{"a":1}', signal: controller.signal, routeParams: { vid: 'v1' } });
+    const service = createFakeService({
+      trigger: 'ide_debug',
+      logid: 'L1',
+      functionName: 'f',
+      rawBody: '{"a":1}',
+      signal: controller.signal,
+      routeParams: { vid: 'v1' },
+    });
     expect(service.trigger).toBe('ide_debug');
     expect(service.logid).toBe('L1');
     expect(service.functionName).toBe('f');

@@ -24,19 +24,29 @@ describe('invoke with a module', () => {
   });
 
   it('applies the config of { handler, config } too, and names the function from the path', async () => {
-    const res = await invoke({ handler: limited.default, config: { maxBodySize: 100 } }, { path: '/up', body: 'x'.repeat(101) });
+    const res = await invoke(
+      { handler: limited.default, config: { maxBodySize: 100 } },
+      { path: '/up', body: 'x'.repeat(101) },
+    );
     expect(res.status).toBe(413);
     expect(res.logs.at(-1)).toMatchObject({ function: 'up' });
   });
 
   it('checks the module as start-up does', async () => {
-    await expect(invoke({ default: { hello: 'world' } } as never)).rejects.toThrow('its default export (or module.exports) is an object with keys hello, not a function');
-    await expect(invoke({ default: () => 1, config: { timeout: 'soon' } } as never)).rejects.toThrow('config.timeout must be a whole number of milliseconds, got "soon"');
+    await expect(invoke({ default: { hello: 'world' } } as never)).rejects.toThrow(
+      'its default export (or module.exports) is an object with keys hello, not a function',
+    );
+    await expect(invoke({ default: () => 1, config: { timeout: 'soon' } } as never)).rejects.toThrow(
+      'config.timeout must be a whole number of milliseconds, got "soon"',
+    );
   });
 });
 
 describe('invoke types', () => {
-  const hello: Handler<{ name?: string }, { hello: string; at: Date }> = (params) => ({ hello: params.name ?? 'world', at: new Date(0) });
+  const hello: Handler<{ name?: string }, { hello: string; at: Date }> = (params) => ({
+    hello: params.name ?? 'world',
+    at: new Date(0),
+  });
 
   it('infers the JSON result from a typed Handler, and its params for the request', async () => {
     const res = await invoke(hello, { query: { name: 'Ada' } });
@@ -59,8 +69,21 @@ describe('invoke types', () => {
 describe('isUploadFile', () => {
   it('is true for a file part only', () => {
     expect(isUploadFile({ name: 'a.txt', type: 'text/plain', size: 1, buffer: Buffer.from('a') })).toBe(true);
-    for (const value of ['a.txt', ['a', 'b'], null, undefined, { name: 'a', buffer: 'x' }, { buffer: Buffer.from('a') }]) expect(isUploadFile(value)).toBe(false);
-    const field: string | string[] | import('../../src/index.js').UploadFile = { name: 'a', type: 't', size: 0, buffer: Buffer.alloc(0) };
+    for (const value of [
+      'a.txt',
+      ['a', 'b'],
+      null,
+      undefined,
+      { name: 'a', buffer: 'x' },
+      { buffer: Buffer.from('a') },
+    ])
+      expect(isUploadFile(value)).toBe(false);
+    const field: string | string[] | import('../../src/index.js').UploadFile = {
+      name: 'a',
+      type: 't',
+      size: 0,
+      buffer: Buffer.alloc(0),
+    };
     if (isUploadFile(field)) expectTypeOf(field.buffer).toEqualTypeOf<Buffer>();
   });
 });

@@ -20,7 +20,18 @@ const echo: Handler = (params, service) => ({
   raw: service.rawBody.toString('latin1'),
 });
 
-type Echo = { params: unknown; type: string | null; method: string; url: string; path: string; cookies: Record<string, string>; trigger: string; functionName: string; routeParams: Record<string, string>; raw: string };
+type Echo = {
+  params: unknown;
+  type: string | null;
+  method: string;
+  url: string;
+  path: string;
+  cookies: Record<string, string>;
+  trigger: string;
+  functionName: string;
+  routeParams: Record<string, string>;
+  raw: string;
+};
 
 describe('invoke: request bodies are encoded as fetch encodes them', () => {
   it('sends a plain object as JSON', async () => {
@@ -59,7 +70,13 @@ describe('invoke: request bodies are encoded as fetch encodes them', () => {
     form.append('field', 'value');
     form.append('file', new Blob([Buffer.from('PNG...')], { type: 'image/png' }), 'a.png');
     const res = await invoke(
-      (params: { field: string; file: UploadFile }) => ({ field: params.field, name: params.file.name, type: params.file.type, size: params.file.size, isBuffer: Buffer.isBuffer(params.file.buffer) }),
+      (params: { field: string; file: UploadFile }) => ({
+        field: params.field,
+        name: params.file.name,
+        type: params.file.type,
+        size: params.file.size,
+        isBuffer: Buffer.isBuffer(params.file.buffer),
+      }),
       { body: form },
     );
     expect(res.json).toEqual({ field: 'value', name: 'a.png', type: 'image/png', size: 6, isBuffer: true });
@@ -69,7 +86,10 @@ describe('invoke: request bodies are encoded as fetch encodes them', () => {
     const res = await invoke<Echo>(echo, { body: { a: 1 }, headers: { 'Content-Type': 'application/vnd.api+json' } });
     expect(res.json?.type).toBe('application/vnd.api+json');
     expect(res.json?.params).toEqual({ a: 1 });
-    const raw = await invoke<Echo>(echo, { body: 'a=1&a=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const raw = await invoke<Echo>(echo, {
+      body: 'a=1&a=2',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(raw.json?.params).toEqual({ a: ['1', '2'] });
   });
 
@@ -82,7 +102,10 @@ describe('invoke: request bodies are encoded as fetch encodes them', () => {
 
 describe('invoke: path, query, cookies, trigger', () => {
   it('appends query to the path and names the function from the path', async () => {
-    const res = await invoke<Echo>(echo, { path: '/videos/list?page=1', query: { tag: ['a', 'b'], n: 2, skip: undefined } });
+    const res = await invoke<Echo>(echo, {
+      path: '/videos/list?page=1',
+      query: { tag: ['a', 'b'], n: 2, skip: undefined },
+    });
     expect(res.json?.url).toBe('/videos/list?page=1&tag=a&tag=b&n=2');
     expect(res.json?.path).toBe('/videos/list');
     expect(res.json?.params).toEqual({ page: '1', tag: ['a', 'b'], n: '2' });
@@ -92,7 +115,10 @@ describe('invoke: path, query, cookies, trigger', () => {
 
   it('serves a handler at / as index by default, or under a given name', async () => {
     expect((await invoke<Echo>(echo)).json).toMatchObject({ functionName: 'index', url: '/', method: 'GET' });
-    expect((await invoke<Echo>(echo, {}, { name: 'hello' })).json).toMatchObject({ functionName: 'hello', url: '/hello' });
+    expect((await invoke<Echo>(echo, {}, { name: 'hello' })).json).toMatchObject({
+      functionName: 'hello',
+      url: '/hello',
+    });
   });
 
   it('sends cookies after any Cookie header', async () => {
@@ -144,7 +170,14 @@ describe('invoke: the result', () => {
     expect(res.logid).toMatch(/^[0-9a-f]{24}$/);
     expect(res.headers.get('x-platform-logid')).toBe(res.logid);
     expect(res.logs[0]).toMatchObject({ level: 'log', step: 'done', logid: res.logid, function: 'make' });
-    expect(res.logs.at(-1)).toMatchObject({ method: 'GET', path: '/make', status: 201, logid: res.logid, function: 'make', msg: expect.stringMatching(/^GET \/make 201 [\d.]+ ms 11 B$/) });
+    expect(res.logs.at(-1)).toMatchObject({
+      method: 'GET',
+      path: '/make',
+      status: 201,
+      logid: res.logid,
+      function: 'make',
+      msg: expect.stringMatching(/^GET \/make 201 [\d.]+ ms 11 B$/),
+    });
     expect(res.durationMs).toBe(res.logs.at(-1)?.durationMs);
     expect(Object.getPrototypeOf(res)).toBe(Object.prototype);
   });
@@ -200,7 +233,9 @@ describe('invoke: the runtime limits, errors and timeouts apply', () => {
     const hidden = await invoke(crash);
     expect(hidden.status).toBe(500);
     expect(hidden.text).not.toContain('database is down');
-    expect(hidden.logs.find((r) => r.level === 'error' && String(r.msg).includes('database is down'))?.stack).toMatch(/database is down/);
+    expect(hidden.logs.find((r) => r.level === 'error' && String(r.msg).includes('database is down'))?.stack).toMatch(
+      /database is down/,
+    );
     const shown = await invoke(crash, {}, { runtime: { exposeErrors: true } });
     expect(shown.text).toContain('database is down');
   });
@@ -252,7 +287,10 @@ export default () => {
     'functions/common.cjs': `module.exports = async () => 'from cjs';`,
     'functions/nodefault.ts': `export const handler = () => 1;`,
     'functions/broken.ts': `export default () => {\n  return 1 +;\n};`,
-    'cloudfn.config.json': JSON.stringify({ routes: { '/v/:vid': 'videos/get' }, functions: { hello: { maxBodySize: 8 } } }),
+    'cloudfn.config.json': JSON.stringify({
+      routes: { '/v/:vid': 'videos/get' },
+      functions: { hello: { maxBodySize: 8 } },
+    }),
   });
   afterAll(() => project.remove());
 
@@ -275,14 +313,17 @@ export default () => {
     expect(big.status).toBe(413);
   });
 
-  it("resolves imports of cloudfn to the copy serving the function, so HttpError keeps its status", async () => {
+  it('resolves imports of cloudfn to the copy serving the function, so HttpError keeps its status', async () => {
     const res = await invoke('functions/teapot.ts', {}, { cwd: project.root });
     expect(res.status).toBe(418);
     expect(res.json).toMatchObject({ error: { code: 'CLOUDFN_HTTP_ERROR', message: 'short and stout' } });
   });
 
   it('loads ESM and CommonJS files as they are', async () => {
-    expect((await invoke('functions/plain.mjs', { query: { a: '1' } }, { cwd: project.root })).json).toEqual({ js: true, params: { a: '1' } });
+    expect((await invoke('functions/plain.mjs', { query: { a: '1' } }, { cwd: project.root })).json).toEqual({
+      js: true,
+      params: { a: '1' },
+    });
     expect((await invoke('functions/common.cjs', {}, { cwd: project.root })).text).toBe('from cjs');
   });
 
@@ -293,11 +334,15 @@ export default () => {
   });
 
   it('fails with file:line:column and a code frame on a compile error', async () => {
-    await expect(invoke('functions/broken.ts', {}, { cwd: project.root })).rejects.toThrow(/functions\/broken\.ts:2:\d+: .*\n\s+2 \|\s+return 1 \+;/);
+    await expect(invoke('functions/broken.ts', {}, { cwd: project.root })).rejects.toThrow(
+      /functions\/broken\.ts:2:\d+: .*\n\s+2 \|\s+return 1 \+;/,
+    );
   });
 
   it('names a missing file and where it looked', async () => {
-    await expect(invoke('functions/nope.ts', {}, { cwd: project.root })).rejects.toThrow(/functions\/nope\.ts: there is no such file \(looked in /);
+    await expect(invoke('functions/nope.ts', {}, { cwd: project.root })).rejects.toThrow(
+      /functions\/nope\.ts: there is no such file \(looked in /,
+    );
   });
 
   it('loads a changed file anew', async () => {

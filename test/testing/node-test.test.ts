@@ -13,7 +13,11 @@ beforeAll(() => ensureDist(), 120_000);
 
 it('passes under node --test and leaves no compiled files behind', () => {
   const file = join(REPO, 'test/testing/node-test/hello.node-test.mjs');
-  const run = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], { cwd: REPO, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(run.stderr).toBe('');
   expect(run.stdout).toMatch(/# pass 3\n/);
   expect(run.stdout).toMatch(/# fail 0\n/);

@@ -13,9 +13,21 @@ import { startDevServer } from '../../src/dev/index.js';
 import { checkProject, findTypeScript } from '../../src/typecheck/index.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 
-const TSCONFIG = JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [] }, include: ['functions'] });
-const GOOD = 'export default function hello(params: { name?: string }) {\n  const name: string = params.name ?? "world";\n  return { hello: name };\n}\n';
-const BAD = 'export default function hello(params: { name?: string }) {\n  const name = params.name ?? "world";\n  const count: number = name;\n  return { hello: name, count };\n}\n';
+const TSCONFIG = JSON.stringify({
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    noEmit: true,
+    types: [],
+  },
+  include: ['functions'],
+});
+const GOOD =
+  'export default function hello(params: { name?: string }) {\n  const name: string = params.name ?? "world";\n  return { hello: name };\n}\n';
+const BAD =
+  'export default function hello(params: { name?: string }) {\n  const name = params.name ?? "world";\n  const count: number = name;\n  return { hello: name, count };\n}\n';
 
 const temps: string[] = [];
 afterAll(() => {
@@ -39,13 +51,24 @@ describe('checkProject', () => {
     const result = await checkProject(project({ 'tsconfig.json': TSCONFIG, 'functions/hello.ts': BAD }));
     expect(result).toMatchObject({ checked: true });
     expect(result.checked && result.diagnostics).toEqual([
-      { file: 'functions/hello.ts', line: 3, column: 9, code: 'TS2322', message: "Type 'string' is not assignable to type 'number'.", lineText: '  const count: number = name;', length: 5 },
+      {
+        file: 'functions/hello.ts',
+        line: 3,
+        column: 9,
+        code: 'TS2322',
+        message: "Type 'string' is not assignable to type 'number'.",
+        lineText: '  const count: number = name;',
+        length: 5,
+      },
     ]);
   });
 
   it('says why it checks nothing', () => {
     const root = project({ 'functions/hello.ts': GOOD });
-    expect(findTypeScript(root)).toEqual({ ok: false, reason: `no tsconfig.json in ${root} (add one to have types checked)` });
+    expect(findTypeScript(root)).toEqual({
+      ok: false,
+      reason: `no tsconfig.json in ${root} (add one to have types checked)`,
+    });
   });
 });
 
@@ -78,7 +101,8 @@ describe('cloudfn dev', () => {
       for (;;) {
         const found = records.find(test);
         if (found !== undefined) return found;
-        if (Date.now() > deadline) throw new Error(`no such record in ${ms} ms: ${JSON.stringify(records.map((r) => r.msg))}`);
+        if (Date.now() > deadline)
+          throw new Error(`no such record in ${ms} ms: ${JSON.stringify(records.map((r) => r.msg))}`);
         await new Promise((r) => setTimeout(r, 10));
       }
     };
@@ -100,16 +124,23 @@ describe('cloudfn dev', () => {
       writeFileSync(join(root, 'functions/hello.ts'), BAD);
       const shown = await waitFor((r) => r['typeErrors'] === 1, 2000);
       const savedToShownMs = Date.now() - saved;
-      expect(shown.msg).toContain("functions/hello.ts:3:9: Type 'string' is not assignable to type 'number'. TS2322\n  3 |   const count: number = name;");
+      expect(shown.msg).toContain(
+        "functions/hello.ts:3:9: Type 'string' is not assignable to type 'number'. TS2322\n  3 |   const count: number = name;",
+      );
       // The function itself is still served: esbuild does not check types.
       expect((await fetch(`${dev.url}/hello`)).status).toBe(200);
       const page = await firstReport((f) => f.includes('TS2322'));
-      expect(JSON.parse(page.split('data: ')[1]!)).toMatchObject({ state: 'done', diagnostics: [{ file: 'functions/hello.ts', line: 3, code: 'TS2322' }] });
+      expect(JSON.parse(page.split('data: ')[1]!)).toMatchObject({
+        state: 'done',
+        diagnostics: [{ file: 'functions/hello.ts', line: 3, code: 'TS2322' }],
+      });
       console.log(`save -> type error shown: ${savedToShownMs} ms`);
 
       writeFileSync(join(root, 'functions/hello.ts'), GOOD);
       await waitFor((r) => String(r.msg).startsWith('type errors fixed: none left'), 2000);
-      expect(JSON.parse((await firstReport((f) => f.includes('"state":"done","diagnostics":[]'))).split('data: ')[1]!)).toMatchObject({ state: 'done', diagnostics: [] });
+      expect(
+        JSON.parse((await firstReport((f) => f.includes('"state":"done","diagnostics":[]'))).split('data: ')[1]!),
+      ).toMatchObject({ state: 'done', diagnostics: [] });
       await reader.cancel();
     } finally {
       await dev.close();
@@ -121,6 +152,8 @@ describe('cloudfn dev', () => {
     const records: LogRecord[] = [];
     const dev = await startDevServer({ root, port: 0, typecheck: true, sink: { write: (r) => void records.push(r) } });
     await dev.close();
-    expect(records.filter((r) => String(r.msg).startsWith('type check off')).map((r) => r.msg)).toEqual([`type check off: no tsconfig.json in ${root} (add one to have types checked)`]);
+    expect(records.filter((r) => String(r.msg).startsWith('type check off')).map((r) => r.msg)).toEqual([
+      `type check off: no tsconfig.json in ${root} (add one to have types checked)`,
+    ]);
   });
 });

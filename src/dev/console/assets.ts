@@ -17,7 +17,10 @@ export interface ConsoleAssets {
   js: string;
 }
 
-const CANDIDATES = [new URL('./page/', import.meta.url), new URL('../../../../src/dev/console/page/', import.meta.url)].map((url) => fileURLToPath(url));
+const CANDIDATES = [
+  new URL('./page/', import.meta.url),
+  new URL('../../../../src/dev/console/page/', import.meta.url),
+].map((url) => fileURLToPath(url));
 
 /**
  * Finds the page's source folder.
@@ -34,6 +37,10 @@ export function findPageDir(candidates: readonly string[] = CANDIDATES): string 
  * @example const { html, css, js } = await loadConsoleAssets()
  */
 export async function loadConsoleAssets(dir: string = findPageDir()): Promise<ConsoleAssets> {
-  const [js, html, css] = await Promise.all([bundleBrowserScript(join(dir, 'main.ts')), readFileSync(join(dir, 'index.html'), 'utf8'), readFileSync(join(dir, 'style.css'), 'utf8')]);
+  const [js, html, css] = await Promise.all([
+    bundleBrowserScript(join(dir, 'main.ts')),
+    readFileSync(join(dir, 'index.html'), 'utf8'),
+    readFileSync(join(dir, 'style.css'), 'utf8'),
+  ]);
   return { html, css, js };
 }

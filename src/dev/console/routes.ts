@@ -37,11 +37,18 @@ export interface ConsoleContext {
  * @example isConsolePath('/_cloudfn/api/functions') // true
  */
 export function isConsolePath(url: string): boolean {
-  return url.startsWith(CONSOLE_PREFIX) && (url.length === CONSOLE_PREFIX.length || url[CONSOLE_PREFIX.length] === '/' || url[CONSOLE_PREFIX.length] === '?');
+  return (
+    url.startsWith(CONSOLE_PREFIX) &&
+    (url.length === CONSOLE_PREFIX.length || url[CONSOLE_PREFIX.length] === '/' || url[CONSOLE_PREFIX.length] === '?')
+  );
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string, head: boolean): void {
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.writeHead(status, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
   res.end(head ? undefined : body);
 }
 
@@ -50,9 +57,18 @@ function sendJson(res: ServerResponse, value: unknown, head: boolean): void {
 }
 
 function sendFailure(res: ServerResponse, error: unknown): void {
-  const failure = error instanceof CloudfnError ? error : new CloudfnError('CLOUDFN_HANDLER_ERROR', 500, error instanceof Error ? error.message : String(error));
+  const failure =
+    error instanceof CloudfnError
+      ? error
+      : new CloudfnError('CLOUDFN_HANDLER_ERROR', 500, error instanceof Error ? error.message : String(error));
   if (failure.status === 405) res.setHeader('allow', 'GET, HEAD');
-  send(res, failure.status, 'application/json; charset=utf-8', errorBody(failure.code, failure.message, generateLogid()), false);
+  send(
+    res,
+    failure.status,
+    'application/json; charset=utf-8',
+    errorBody(failure.code, failure.message, generateLogid()),
+    false,
+  );
 }
 
 /**
@@ -63,7 +79,8 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const head = req.method === 'HEAD';
-    if (req.method !== 'GET' && !head) return sendFailure(res, createDevError('CLOUDFN_DEV_CONSOLE_METHOD', req.method ?? ''));
+    if (req.method !== 'GET' && !head)
+      return sendFailure(res, createDevError('CLOUDFN_DEV_CONSOLE_METHOD', req.method ?? ''));
     const path = url.pathname;
     if (path === CONSOLE_PREFIX) {
       res.writeHead(308, { location: `${CONSOLE_PREFIX}/` });
@@ -74,11 +91,20 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
     switch (sub) {
       case '/':
       case '/index.html':
-        return void ctx.assets().then(({ html }) => send(res, 200, 'text/html; charset=utf-8', html, head), (error: unknown) => sendFailure(res, error));
+        return void ctx.assets().then(
+          ({ html }) => send(res, 200, 'text/html; charset=utf-8', html, head),
+          (error: unknown) => sendFailure(res, error),
+        );
       case '/main.js':
-        return void ctx.assets().then(({ js }) => send(res, 200, 'text/javascript; charset=utf-8', js, head), (error: unknown) => sendFailure(res, error));
+        return void ctx.assets().then(
+          ({ js }) => send(res, 200, 'text/javascript; charset=utf-8', js, head),
+          (error: unknown) => sendFailure(res, error),
+        );
       case '/style.css':
-        return void ctx.assets().then(({ css }) => send(res, 200, 'text/css; charset=utf-8', css, head), (error: unknown) => sendFailure(res, error));
+        return void ctx.assets().then(
+          ({ css }) => send(res, 200, 'text/css; charset=utf-8', css, head),
+          (error: unknown) => sendFailure(res, error),
+        );
       case '/api/functions':
         return sendJson(
           res,

@@ -18,7 +18,11 @@ export interface Caller {
 export type OperationResult = Record<string, unknown>;
 
 /** One operation of the platform contract (Media API), after validation passed. */
-export type OperationHandler = (ctx: PlatformContext, body: Record<string, unknown>, caller: Caller) => OperationResult | Promise<OperationResult>;
+export type OperationHandler = (
+  ctx: PlatformContext,
+  body: Record<string, unknown>,
+  caller: Caller,
+) => OperationResult | Promise<OperationResult>;
 
 /**
  * Checks `env_id` against the configured environments (any is accepted when none are set).
@@ -27,7 +31,8 @@ export type OperationHandler = (ctx: PlatformContext, body: Record<string, unkno
 export function requireEnv(ctx: PlatformContext, envId: unknown): void {
   const known = ctx.options.envIds;
   if (typeof envId !== 'string' || known.length === 0) return;
-  if (!known.includes(envId)) throw platformError('PLATFORM_SPACE_NOT_EXIST', envId, known.map((e) => JSON.stringify(e)).join(', '));
+  if (!known.includes(envId))
+    throw platformError('PLATFORM_SPACE_NOT_EXIST', envId, known.map((e) => JSON.stringify(e)).join(', '));
 }
 
 /**

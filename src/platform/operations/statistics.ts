@@ -29,9 +29,17 @@ function rows(videos: Map<string, VideoRecord>, totals: PlayTotals[]): Row[] {
 /** describe_vod_played_top_data: the caller's 100 most played (5) or most downloaded (6) videos. */
 export const describeTopData: OperationHandler = (ctx, body, caller) => {
   requireEnv(ctx, body['env_id']);
-  const own = new Map(Object.values(ctx.store.state.videos).filter((v) => v.appid === caller.appid).map((v) => [v.vid, v]));
-  const totals = ctx.stats.totals(own.keys(), seconds(body['start_time']), seconds(body['end_time'])).filter((t) => t.plays > 0 || t.traffic > 0);
-  const sorted = rows(own, totals).sort((a, b) => orders[body['order_type'] as number]!(a, b) || a.vid.localeCompare(b.vid));
+  const own = new Map(
+    Object.values(ctx.store.state.videos)
+      .filter((v) => v.appid === caller.appid)
+      .map((v) => [v.vid, v]),
+  );
+  const totals = ctx.stats
+    .totals(own.keys(), seconds(body['start_time']), seconds(body['end_time']))
+    .filter((t) => t.plays > 0 || t.traffic > 0);
+  const sorted = rows(own, totals).sort(
+    (a, b) => orders[body['order_type'] as number]!(a, b) || a.vid.localeCompare(b.vid),
+  );
   return { play_static_infos: sorted.slice(0, TOP_LIMIT) };
 };
 
@@ -44,7 +52,12 @@ export const describeStaticData: OperationHandler = (ctx, body, caller) => {
   const vids = [...new Set(body['vid_list'] as string[])];
   const videos = new Map(vids.map((vid) => [vid, ownedVideo(ctx, caller, vid)]));
   const appids = body['app_id_list'] as string[] | undefined;
-  const totals = ctx.stats.totals(vids, seconds(body['start_time']), seconds(body['end_time']), appids === undefined ? undefined : [...new Set(appids)]);
+  const totals = ctx.stats.totals(
+    vids,
+    seconds(body['start_time']),
+    seconds(body['end_time']),
+    appids === undefined ? undefined : [...new Set(appids)],
+  );
   const order = orders[body['order_type'] as number]!;
   // Sort is stable, so equal rows keep the order of vid_list.
   return { play_static_infos: rows(videos, totals).sort(order) };

@@ -39,7 +39,9 @@ export const uploadVideoByUrls: OperationHandler = (ctx, body, caller) => {
 export const getUploadJobInfo: OperationHandler = (ctx, body, caller) => {
   const ids = body['job_ids'] as string[];
   const { jobs, videos } = ctx.store.state;
-  const found = ids.map((id) => jobs[id]).filter((job): job is JobRecord => job !== undefined && job.appid === caller.appid);
+  const found = ids
+    .map((id) => jobs[id])
+    .filter((job): job is JobRecord => job !== undefined && job.appid === caller.appid);
   const missing = ids.filter((id) => jobs[id] === undefined || jobs[id].appid !== caller.appid);
   const data: Record<string, unknown> = {
     video_infos: found.map((job) => jobView(job, job.vid === undefined ? undefined : videos[job.vid])),

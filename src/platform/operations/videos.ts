@@ -46,7 +46,10 @@ export const deleteVideo: OperationHandler = async (ctx, body, caller) => {
 
 /** Strips a scheme and a trailing slash, so "http://h:1/" and "h:1" name the same domain. */
 function bareDomain(domain: string): string {
-  return domain.replace(/^https?:\/\//i, '').replace(/\/+$/, '').toLowerCase();
+  return domain
+    .replace(/^https?:\/\//i, '')
+    .replace(/\/+$/, '')
+    .toLowerCase();
 }
 
 /**
@@ -55,7 +58,9 @@ function bareDomain(domain: string): string {
  */
 function knownDomains(ctx: PlatformContext, host: string): string[] {
   const port = ctx.listenHost.split(':').pop() ?? '';
-  const all = [host, ctx.listenHost, `127.0.0.1:${port}`, `localhost:${port}`, ...ctx.options.domains].map(bareDomain).filter((d) => d !== '');
+  const all = [host, ctx.listenHost, `127.0.0.1:${port}`, `localhost:${port}`, ...ctx.options.domains]
+    .map(bareDomain)
+    .filter((d) => d !== '');
   return [...new Set(all)];
 }
 
@@ -65,11 +70,21 @@ export const getVideoByVid: OperationHandler = (ctx, body, caller) => {
   const domains = knownDomains(ctx, caller.host);
   const asked = body['domain'] as string | undefined;
   const main = asked === undefined || asked === '' ? domains[0]! : bareDomain(asked);
-  if (!domains.includes(main)) throw platformError('PLATFORM_PARAM_ERROR', `domain ${JSON.stringify(asked)} is not a media domain of this platform; use one of ${domains.join(', ')} or start it with --domain`);
+  if (!domains.includes(main))
+    throw platformError(
+      'PLATFORM_PARAM_ERROR',
+      `domain ${JSON.stringify(asked)} is not a media domain of this platform; use one of ${domains.join(', ')} or start it with --domain`,
+    );
   const backup = domains.find((d) => d !== main) ?? main;
   const expires = nowSeconds(ctx) + ((body['expire_time'] as number | undefined) ?? MIN_EXPIRE_TIME);
   const item = (rendition: string, media: MediaRecord, original: boolean): PlaybackItem => {
-    const path = mediaPath(ctx.store.state.linkSecret, { expires, appid: caller.appid, vid: video.vid, rendition, file: media.file.split('/').pop()! });
+    const path = mediaPath(ctx.store.state.linkSecret, {
+      expires,
+      appid: caller.appid,
+      vid: video.vid,
+      rendition,
+      file: media.file.split('/').pop()!,
+    });
     return {
       format: media.format,
       main_play_url: `http://${main}${path}`,
@@ -86,5 +101,10 @@ export const getVideoByVid: OperationHandler = (ctx, body, caller) => {
     };
   };
   const renditions = Object.entries(video.renditions).sort(([a], [b]) => a.localeCompare(b));
-  return { data: [...renditions.map(([template, media]) => item(template, media, false)), item('original', video.original, true)] };
+  return {
+    data: [
+      ...renditions.map(([template, media]) => item(template, media, false)),
+      item('original', video.original, true),
+    ],
+  };
 };

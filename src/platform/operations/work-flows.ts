@@ -37,7 +37,10 @@ export const getWorkFlowExecution: OperationHandler = (ctx, body, caller) => {
   const runId = body['run_id'] as string;
   const run = ctx.store.state.runs[runId];
   if (run === undefined || run.appid !== caller.appid) {
-    throw platformError('PLATFORM_INPUT_INVALID', `run_id ${JSON.stringify(runId)} is not a transcoding task of this mini-program; use the run_id start_work_flow returned`);
+    throw platformError(
+      'PLATFORM_INPUT_INVALID',
+      `run_id ${JSON.stringify(runId)} is not a transcoding task of this mini-program; use the run_id start_work_flow returned`,
+    );
   }
   return { run_status: run.status, run_status_msg: run.message };
 };

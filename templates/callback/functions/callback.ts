@@ -14,7 +14,10 @@ export interface CallbackEvent {
 function platformPublicKey(): string {
   const key = process.env.PLATFORM_PUBLIC_KEY ?? process.env.CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY;
   if (key === undefined || key.trim() === '') {
-    throw new HttpError(503, 'set PLATFORM_PUBLIC_KEY to the platform public key (PEM text or a file path) to verify callbacks');
+    throw new HttpError(
+      503,
+      'set PLATFORM_PUBLIC_KEY to the platform public key (PEM text or a file path) to verify callbacks',
+    );
   }
   return key.replace(/\\n/g, '\n');
 }

@@ -10,7 +10,12 @@ beforeAll(() => {
   process.env.PLATFORM_PUBLIC_KEY = pair.publicKeyPem;
 });
 
-const event = { event: 'upload.finished', app_id: 'tt-dev-app', create_time: 1700000000, data: { vid: 'v1', state: 'success' } };
+const event = {
+  event: 'upload.finished',
+  app_id: 'tt-dev-app',
+  create_time: 1700000000,
+  data: { vid: 'v1', state: 'success' },
+};
 
 function signed(body: string, options: { timestamp?: number; nonce?: string } = {}) {
   return { 'content-type': 'application/json', ...signCallback({ privateKey: platformPrivateKey, body, ...options }) };
@@ -22,7 +27,12 @@ describe('callback', () => {
     const res = await invoke('functions/callback.ts', { method: 'POST', headers: signed(body), body });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ received: 'upload.finished' });
-    expect(res.logs[0]).toMatchObject({ callback: 'upload.finished', vid: 'v1', state: 'success', function: 'callback' });
+    expect(res.logs[0]).toMatchObject({
+      callback: 'upload.finished',
+      vid: 'v1',
+      state: 'success',
+      function: 'callback',
+    });
   });
 
   it('refuses a body changed after signing', async () => {
@@ -42,7 +52,11 @@ describe('callback', () => {
 
   it('refuses a timestamp older than an hour', async () => {
     const body = JSON.stringify(event);
-    const res = await invoke('functions/callback.ts', { method: 'POST', headers: signed(body, { timestamp: Math.floor(Date.now() / 1000) - 3700 }), body });
+    const res = await invoke('functions/callback.ts', {
+      method: 'POST',
+      headers: signed(body, { timestamp: Math.floor(Date.now() / 1000) - 3700 }),
+      body,
+    });
     expect(res.status).toBe(401);
   });
 

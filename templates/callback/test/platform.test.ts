@@ -15,9 +15,22 @@ let dataDir: string;
 const logs = createMemorySink();
 
 beforeAll(async () => {
-  server = await serve([{ name: 'callback', handler: callback }], { flags: { port: '0', host: '127.0.0.1' }, env: {}, logger: new Logger(logs), handleSignals: false, keepServing: false });
+  server = await serve([{ name: 'callback', handler: callback }], {
+    flags: { port: '0', host: '127.0.0.1' },
+    env: {},
+    logger: new Logger(logs),
+    handleSignals: false,
+    keepServing: false,
+  });
   dataDir = mkdtempSync(join(tmpdir(), 'callback-platform-'));
-  platform = await createPlatform({ port: 0, dataDir, jobDelayMs: 0, ffmpeg: false, callbackUrl: `${server.url}/callback`, log: () => {} });
+  platform = await createPlatform({
+    port: 0,
+    dataDir,
+    jobDelayMs: 0,
+    ffmpeg: false,
+    callbackUrl: `${server.url}/callback`,
+    log: () => {},
+  });
   Object.assign(process.env, mediaClientEnv(platform));
   process.env.PLATFORM_PUBLIC_KEY = platform.publicKeyPem;
 }, 30_000);
@@ -28,7 +41,10 @@ afterAll(async () => {
 });
 
 it('receives and verifies the signed callback of a finished upload', async () => {
-  const [outcome] = await createMediaClient().uploadAndWait([{ source_url: process.env.CLOUDFN_PLATFORM_SAMPLE_URL!, file_name: 'clip' }], { pollIntervalMs: 20 });
+  const [outcome] = await createMediaClient().uploadAndWait(
+    [{ source_url: process.env.CLOUDFN_PLATFORM_SAMPLE_URL!, file_name: 'clip' }],
+    { pollIntervalMs: 20 },
+  );
   if (!outcome?.ok) throw outcome?.error ?? new Error('no upload outcome');
   await platform.idle();
   const received = logs.records.find((r) => r.callback === 'upload.finished');

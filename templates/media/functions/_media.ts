@@ -3,7 +3,14 @@
  * functions). One client per instance: its token cache and rate limiter serve every request.
  */
 import { HttpError, type Service } from 'cloudfn';
-import { createMediaClient, MediaApiError, MediaErrNo, MediaError, MediaValidationError, type MediaClient } from 'cloudfn/media';
+import {
+  createMediaClient,
+  MediaApiError,
+  MediaErrNo,
+  MediaError,
+  MediaValidationError,
+  type MediaClient,
+} from 'cloudfn/media';
 
 let media: MediaClient | undefined;
 
@@ -16,7 +23,8 @@ export function mediaFor(service: Service): MediaClient {
     try {
       media = createMediaClient();
     } catch (error) {
-      if (error instanceof MediaError && error.code === 'MEDIA_OPTIONS') throw new HttpError(503, `the media client is not configured: ${error.message}`);
+      if (error instanceof MediaError && error.code === 'MEDIA_OPTIONS')
+        throw new HttpError(503, `the media client is not configured: ${error.message}`);
       throw error;
     }
   }
@@ -29,6 +37,7 @@ export function mediaFor(service: Service): MediaClient {
  */
 export function asHttpError(error: unknown, what: string): unknown {
   if (error instanceof MediaValidationError) return new HttpError(400, error.message);
-  if (error instanceof MediaApiError && error.errNo === MediaErrNo.VIDEO_NOT_EXIST) return new HttpError(404, `${what} does not exist; list the videos with GET /videos/list`);
+  if (error instanceof MediaApiError && error.errNo === MediaErrNo.VIDEO_NOT_EXIST)
+    return new HttpError(404, `${what} does not exist; list the videos with GET /videos/list`);
   return error;
 }

@@ -22,7 +22,14 @@ describe('against the local emulator of the platform', () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'media-platform-'));
-    platform = await createPlatform({ port: 0, dataDir, jobDelayMs: 0, transcodeDelayMs: 0, ffmpeg: false, log: () => {} });
+    platform = await createPlatform({
+      port: 0,
+      dataDir,
+      jobDelayMs: 0,
+      transcodeDelayMs: 0,
+      ffmpeg: false,
+      log: () => {},
+    });
     // The variables `npx cloudfn platform` prints for .env.
     Object.assign(process.env, mediaClientEnv(platform));
   }, 30_000);
@@ -32,7 +39,9 @@ describe('against the local emulator of the platform', () => {
   });
 
   it('uploads by URL, follows the job, lists the video and plays it once transcoded', async () => {
-    const started = await invoke<{ job: string; poll: string }>('functions/videos/upload.ts', { body: { url: process.env.CLOUDFN_PLATFORM_SAMPLE_URL, name: 'sample' } });
+    const started = await invoke<{ job: string; poll: string }>('functions/videos/upload.ts', {
+      body: { url: process.env.CLOUDFN_PLATFORM_SAMPLE_URL, name: 'sample' },
+    });
     expect(started.status).toBe(202);
     expect(started.json?.poll).toBe(`/videos/job?id=${started.json?.job}`);
 

@@ -14,14 +14,18 @@ let media: MediaClient | undefined;
 const tour: Handler<{ source_url?: string }> = async (params, service) => {
   const source = params.source_url ?? process.env.CLOUDFN_PLATFORM_SAMPLE_URL;
   if (source === undefined) {
-    throw new HttpError(400, 'give ?source_url=https://.../video.mp4, or run under `cloudfn dev --platform`, which serves a sample video');
+    throw new HttpError(
+      400,
+      'give ?source_url=https://.../video.mp4, or run under `cloudfn dev --platform`, which serves a sample video',
+    );
   }
   media ??= createMediaClient();
   const m = media.scoped({ logger: service, signal: service.signal });
   const wait = { pollIntervalMs: 200, timeoutMs: 60_000, signal: service.signal };
 
   const [upload] = await m.uploadAndWait([{ source_url: source, file_name: `tour-${Date.now()}` }], wait);
-  if (upload === undefined || !upload.ok) throw new HttpError(502, `the upload failed: ${upload?.ok === false ? upload.error.message : 'no outcome'}`);
+  if (upload === undefined || !upload.ok)
+    throw new HttpError(502, `the upload failed: ${upload?.ok === false ? upload.error.message : 'no outcome'}`);
   service.info({ step: 'uploaded', vid: upload.vid });
 
   const transcode = await m.transcodeAndWait(upload.vid, '3', wait);
@@ -32,7 +36,12 @@ const tour: Handler<{ source_url?: string }> = async (params, service) => {
     vid: upload.vid,
     source_info: upload.source_info,
     transcode: { run_id: transcode.run_id, run_status: transcode.run_status, run_status_msg: transcode.run_status_msg },
-    play: (links.data ?? []).map((item) => ({ definition: item.definition, format: item.format, codec: item.codec, url: item.main_play_url })),
+    play: (links.data ?? []).map((item) => ({
+      definition: item.definition,
+      format: item.format,
+      codec: item.codec,
+      url: item.main_play_url,
+    })),
   };
 };
 

@@ -14,7 +14,8 @@ const upload: Handler<MultipartParams> = (params, service) => {
     throw new HttpError(415, 'send multipart/form-data with a part named "file", e.g. curl -F file=@photo.jpg');
   }
   const file = params.file;
-  if (!isUploadFile(file)) throw new HttpError(400, 'the form has no file part named "file"; add one, e.g. curl -F file=@photo.jpg');
+  if (!isUploadFile(file))
+    throw new HttpError(400, 'the form has no file part named "file"; add one, e.g. curl -F file=@photo.jpg');
   const fields: Record<string, string | string[]> = {};
   for (const [key, value] of Object.entries(params)) if (!isUploadFile(value)) fields[key] = value;
   const sha256 = createHash('sha256').update(file.buffer).digest('hex');

@@ -25,7 +25,8 @@ function client(): MediaClient {
  */
 const videos: Handler<{ page?: string }> = async (params, service) => {
   const page = params.page === undefined ? 0 : Number(params.page);
-  if (!Number.isInteger(page) || page < 0) throw new HttpError(400, `page must be a whole number from 0, got ${JSON.stringify(params.page)}`);
+  if (!Number.isInteger(page) || page < 0)
+    throw new HttpError(400, `page must be a whole number from 0, got ${JSON.stringify(params.page)}`);
   // The request's logid goes into the client's log lines; its calls stop when this one times out.
   const m = client().scoped({ logger: service, signal: service.signal });
   const { total_num, data } = await m.getVideoList({ page_size: 20, page_number: page });

@@ -10,7 +10,14 @@ let dataDir: string;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'starter-tour-'));
   // Simulated media keeps the test fast; `npm run dev` runs the real ffmpeg jobs.
-  platform = await createPlatform({ port: 0, dataDir, jobDelayMs: 0, transcodeDelayMs: 0, ffmpeg: false, log: () => {} });
+  platform = await createPlatform({
+    port: 0,
+    dataDir,
+    jobDelayMs: 0,
+    transcodeDelayMs: 0,
+    ffmpeg: false,
+    log: () => {},
+  });
   Object.assign(process.env, mediaClientEnv(platform));
 }, 30_000);
 afterAll(async () => {

@@ -12,7 +12,9 @@ function form(fields: Record<string, string>, file?: { name: string; type: strin
 describe('upload', () => {
   it('answers the file it received with its SHA-256, and the text fields', async () => {
     const content = Buffer.from('a tiny picture');
-    const res = await invoke('functions/upload.ts', { body: form({ title: 'cat', tag: 'pet' }, { name: 'cat.png', type: 'image/png', content }) });
+    const res = await invoke('functions/upload.ts', {
+      body: form({ title: 'cat', tag: 'pet' }, { name: 'cat.png', type: 'image/png', content }),
+    });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       name: 'cat.png',
@@ -36,7 +38,9 @@ describe('upload', () => {
   });
 
   it('refuses a file over config.maxFileSize with 413', async () => {
-    const res = await invoke('functions/upload.ts', { body: form({}, { name: 'big.bin', type: 'application/octet-stream', content: Buffer.alloc(5 * 1024 * 1024 + 1) }) });
+    const res = await invoke('functions/upload.ts', {
+      body: form({}, { name: 'big.bin', type: 'application/octet-stream', content: Buffer.alloc(5 * 1024 * 1024 + 1) }),
+    });
     expect(res.status).toBe(413);
     expect(res.json).toMatchObject({ error: { code: 'CLOUDFN_MULTIPART_LIMIT' } });
   });

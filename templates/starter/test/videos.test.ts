@@ -30,7 +30,10 @@ describe('videos', () => {
 
     it('lists the uploaded videos', async () => {
       const media = createMediaClient();
-      const [outcome] = await media.uploadAndWait([{ source_url: process.env.CLOUDFN_PLATFORM_SAMPLE_URL!, file_name: 'first' }], { pollIntervalMs: 20 });
+      const [outcome] = await media.uploadAndWait(
+        [{ source_url: process.env.CLOUDFN_PLATFORM_SAMPLE_URL!, file_name: 'first' }],
+        { pollIntervalMs: 20 },
+      );
       if (!outcome?.ok) throw outcome?.error ?? new Error('no upload outcome');
       const res = await invoke('functions/videos.ts', { query: { page: '0' } });
       expect(res.status).toBe(200);

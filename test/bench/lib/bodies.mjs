@@ -20,7 +20,10 @@ export function multipartBody(size = 8 * 1024 * 1024) {
   const boundary = '----cloudfnbench7MA4YWxkTrZu0gW';
   const file = Buffer.alloc(size);
   for (let i = 0; i < size; i += 4096) file.write('cloudfn benchmark payload ', i, 'latin1');
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="video.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`, 'latin1');
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="video.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    'latin1',
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1');
   return { body: Buffer.concat([head, file, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }

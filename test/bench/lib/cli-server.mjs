@@ -15,14 +15,20 @@ import { freePort, getStatus } from './probe.mjs';
 export async function startCli({ cli, project, logFile, args = [], env = {} }) {
   const port = await freePort();
   const out = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [cli, 'start', project, '--port', String(port), '--host', '127.0.0.1', ...args], {
-    stdio: ['ignore', out, 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production', ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, 'start', project, '--port', String(port), '--host', '127.0.0.1', ...args],
+    {
+      stdio: ['ignore', out, 'pipe'],
+      env: { ...process.env, NODE_ENV: 'production', ...env },
+    },
+  );
   closeSync(out);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })));
+  const exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  );
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   for (;;) {
@@ -50,7 +56,9 @@ export async function startCli({ cli, project, logFile, args = [], env = {} }) {
 /** VmRSS of a process, in bytes (0 once it is gone). */
 export function rssOf(pid) {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
     return line === undefined ? 0 : Number(line.replace(/\D+/g, '')) * 1024;
   } catch {
     return 0;

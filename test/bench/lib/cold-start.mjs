@@ -17,14 +17,18 @@ const GOAL = '<= 1.25×';
 export function buildHello(root) {
   const cli = join(root, 'dist/src/cli/index.js');
   const help = spawnSync(process.execPath, [cli, 'build', '--help'], { encoding: 'utf8' });
-  if (help.status !== 0) return { reason: 'not available yet: `cloudfn build` is not in dist/ (npm run build once it lands)' };
+  if (help.status !== 0)
+    return { reason: 'not available yet: `cloudfn build` is not in dist/ (npm run build once it lands)' };
   const project = join(root, 'test/bench/fixtures/hello-project');
   const outdir = join(project, 'dist');
   rmSync(outdir, { recursive: true, force: true });
   const built = spawnSync(process.execPath, [cli, 'build', project, '--outdir', outdir], { encoding: 'utf8' });
   const bundle = join(outdir, 'hello', 'index.mjs');
   if (built.status !== 0 || !existsSync(bundle)) {
-    return { reason: `cloudfn build failed (exit ${built.status}): ${(built.stderr || built.stdout).trim().split('\n')[0]}`, outdir };
+    return {
+      reason: `cloudfn build failed (exit ${built.status}): ${(built.stderr || built.stdout).trim().split('\n')[0]}`,
+      outdir,
+    };
   }
   return { bundle, outdir };
 }
@@ -32,7 +36,8 @@ export function buildHello(root) {
 export async function coldStartRow({ root, rounds, progress }) {
   const built = buildHello(root);
   try {
-    if (built.bundle === undefined) return skippedRow({ id: 'cold', benchmark: BENCHMARK, baseline: BASELINE, goal: GOAL, reason: built.reason });
+    if (built.bundle === undefined)
+      return skippedRow({ id: 'cold', benchmark: BENCHMARK, baseline: BASELINE, goal: GOAL, reason: built.reason });
     const bare = join(root, 'test/bench/servers/bare-start.mjs');
     const subject = [];
     const base = [];
@@ -47,7 +52,15 @@ export async function coldStartRow({ root, rounds, progress }) {
       }
       progress(`  start ${i + 1}: bundle ${subject.at(-1).toFixed(1)} ms, bare ${base.at(-1).toFixed(1)} ms`);
     }
-    return ratioRow({ id: 'cold', benchmark: BENCHMARK, baseline: BASELINE, unit: 'ms', subject, base, goal: { op: '<=', value: 1.25 } });
+    return ratioRow({
+      id: 'cold',
+      benchmark: BENCHMARK,
+      baseline: BASELINE,
+      unit: 'ms',
+      subject,
+      base,
+      goal: { op: '<=', value: 1.25 },
+    });
   } finally {
     if (built.outdir !== undefined) rmSync(built.outdir, { recursive: true, force: true });
   }

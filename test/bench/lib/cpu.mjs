@@ -41,7 +41,9 @@ export function pinned(role, command, args) {
 export function machine() {
   let model = cpus()[0]?.model ?? 'unknown';
   try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('model name'));
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('model name'));
     if (line !== undefined) model = line.slice(line.indexOf(':') + 1).trim();
   } catch {
     // Not Linux: os.cpus() has the model too.

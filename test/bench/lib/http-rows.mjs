@@ -23,7 +23,18 @@ import { startServer } from './server.mjs';
  * @param {'wrk' | 'autocannon'} [o.load] the load generator @default 'wrk'
  * @param {(line: string) => void} [o.progress]
  */
-export async function measureKinds({ kinds, path, request, connections, rounds, seconds, warmup, logFile, load = 'wrk', progress = () => {} }) {
+export async function measureKinds({
+  kinds,
+  path,
+  request,
+  connections,
+  rounds,
+  seconds,
+  warmup,
+  logFile,
+  load = 'wrk',
+  progress = () => {},
+}) {
   const runLoad = load === 'autocannon' ? runAutocannon : runWrk;
   // wrk counts whole seconds; autocannon takes the fraction as one turn.
   const turn = load === 'wrk' ? 1 : seconds;
@@ -33,8 +44,12 @@ export async function measureKinds({ kinds, path, request, connections, rounds, 
     const servers = {};
     try {
       for (const kind of kinds) servers[kind] = await startServer(kind, logFile);
-      const totals = Object.fromEntries(kinds.map((kind) => [kind, { requests: 0, seconds: 0, cpuMicros: 0, non2xx: 0, socketErrors: 0 }]));
-      if (warmup > 0) for (const kind of kinds) await runLoad({ url: servers[kind].url + path, connections, seconds: warmup, request });
+      const totals = Object.fromEntries(
+        kinds.map((kind) => [kind, { requests: 0, seconds: 0, cpuMicros: 0, non2xx: 0, socketErrors: 0 }]),
+      );
+      if (warmup > 0)
+        for (const kind of kinds)
+          await runLoad({ url: servers[kind].url + path, connections, seconds: warmup, request });
       for (let t = 0; t < turns; t++) {
         const shift = round + t;
         for (const kind of kinds.map((_, i) => kinds[(i + shift) % kinds.length])) {
@@ -65,7 +80,9 @@ export async function measureKinds({ kinds, path, request, connections, rounds, 
         results[kind].push(result);
         progress(
           `  round ${round + 1} ${kind.padEnd(8)} ${Math.round(result.rps)} req/s, ${result.cpuMicrosPerRequest.toFixed(1)} µs CPU/req, peak RSS ${(result.maxRss / 2 ** 20).toFixed(1)} MB` +
-            (result.non2xx || result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ''),
+            (result.non2xx || result.socketErrors
+              ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors`
+              : ''),
         );
       }
     } finally {

@@ -36,7 +36,10 @@ export async function waitFor200(url, timeoutMs, startedAt) {
   for (;;) {
     const answer = await getStatus(url);
     if (answer?.status === 200) return performance.now();
-    if (performance.now() - startedAt > timeoutMs) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${answer?.status ?? 'connection refused'})`);
+    if (performance.now() - startedAt > timeoutMs)
+      throw new Error(
+        `${url} did not answer 200 within ${timeoutMs} ms (last: ${answer?.status ?? 'connection refused'})`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
@@ -49,7 +52,10 @@ export async function timeToFirst200(args, path, env = {}) {
   const port = await freePort();
   const [command, argv] = pinned('server', process.execPath, args);
   const startedAt = performance.now();
-  const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production' } });
+  const child = spawn(command, argv, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production' },
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -38,7 +38,10 @@ async function timeReload(file, url, agent, version) {
   for (;;) {
     const answer = await get(url, agent);
     if (answer.status === 200 && answer.body.includes(expected)) return performance.now() - saved;
-    if (performance.now() - saved > 10_000) throw new Error(`version ${version} did not answer within 10 s (last: ${answer.status} ${answer.body.slice(0, 200)})`);
+    if (performance.now() - saved > 10_000)
+      throw new Error(
+        `version ${version} did not answer within 10 s (last: ${answer.status} ${answer.body.slice(0, 200)})`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
@@ -46,13 +49,21 @@ async function timeReload(file, url, agent, version) {
 export async function reloadRow({ root, work, rounds, progress }) {
   const entry = join(root, 'dist/src/dev/index.js');
   if (!existsSync(entry) || typeof (await import(entry)).startDevServer !== 'function') {
-    return skippedRow({ id: 'reload', benchmark: BENCHMARK, baseline: '—', goal: '<= 250 ms (median)', reason: 'not available yet: startDevServer (src/dev) is not in dist/' });
+    return skippedRow({
+      id: 'reload',
+      benchmark: BENCHMARK,
+      baseline: '—',
+      goal: '<= 250 ms (median)',
+      reason: 'not available yet: startDevServer (src/dev) is not in dist/',
+    });
   }
   const project = join(work, 'reload-project');
   cpSync(join(root, 'test/bench/fixtures/hello-project'), project, { recursive: true });
   const file = join(project, 'functions', 'hello.ts');
   writeFileSync(file, source(0));
-  const child = fork(join(root, 'test/bench/servers/dev-server.mjs'), [project], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = fork(join(root, 'test/bench/servers/dev-server.mjs'), [project], {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -63,7 +74,8 @@ export async function reloadRow({ root, work, rounds, progress }) {
     });
     const url = `http://127.0.0.1:${port}/hello?name=bench`;
     const first = await get(url, agent);
-    if (first.status !== 200) throw new Error(`the dev server answered ${first.status} before any change: ${first.body.slice(0, 200)}`);
+    if (first.status !== 200)
+      throw new Error(`the dev server answered ${first.status} before any change: ${first.body.slice(0, 200)}`);
     await timeReload(file, url, agent, 1);
     const times = [];
     for (let i = 0; i < rounds; i++) {
@@ -72,7 +84,14 @@ export async function reloadRow({ root, work, rounds, progress }) {
       times.push(await timeReload(file, url, agent, i + 2));
       progress(`  save ${i + 1}: ${times.at(-1).toFixed(1)} ms`);
     }
-    return valueRow({ id: 'reload', benchmark: BENCHMARK, unit: 'ms', subject: times, goal: GOAL, note: 'startDevServer in its own process; the time runs from the end of the write until a GET answers with the new version' });
+    return valueRow({
+      id: 'reload',
+      benchmark: BENCHMARK,
+      unit: 'ms',
+      subject: times,
+      goal: GOAL,
+      note: 'startDevServer in its own process; the time runs from the end of the write until a GET answers with the new version',
+    });
   } finally {
     agent.destroy();
     child.disconnect();

@@ -24,7 +24,10 @@ export function ratioRow({ id, benchmark, baseline, unit, subject, base, goal, p
   const ratios = subject.map((value, i) => value / base[i]);
   const ratio = median(ratios);
   const cpuRatio = cpu === undefined ? undefined : round(median(cpu.subject.map((value, i) => cpu.base[i] / value)), 3);
-  const met = goal === undefined ? undefined : problems.length === 0 && (goal.op === '>=' ? ratio >= goal.value : ratio <= goal.value);
+  const met =
+    goal === undefined
+      ? undefined
+      : problems.length === 0 && (goal.op === '>=' ? ratio >= goal.value : ratio <= goal.value);
   return {
     id,
     benchmark,
@@ -35,7 +38,10 @@ export function ratioRow({ id, benchmark, baseline, unit, subject, base, goal, p
     base: { median: round(median(base)), rounds: base.map((v) => round(v)) },
     ratio: round(ratio, 3),
     ratios: ratios.map((r) => round(r, 3)),
-    cpuMicrosPerRequest: cpu === undefined ? undefined : { cloudfn: cpu.subject.map((v) => round(v)), base: cpu.base.map((v) => round(v)) },
+    cpuMicrosPerRequest:
+      cpu === undefined
+        ? undefined
+        : { cloudfn: cpu.subject.map((v) => round(v)), base: cpu.base.map((v) => round(v)) },
     cpuRatio,
     goal: goal === undefined ? undefined : `${goal.op} ${goal.value}×`,
     met,
@@ -75,7 +81,10 @@ function show(value, unit) {
 
 /** The results as a Markdown table (also printed by `npm run bench`). */
 export function formatTable(rows) {
-  const lines = ['| benchmark | cloudfn (median) | baseline (median) | ratio | goal | met | ratio by CPU time |', '|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| benchmark | cloudfn (median) | baseline (median) | ratio | goal | met | ratio by CPU time |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const row of rows) {
     if (row.status === 'skipped') {
       lines.push(`| ${row.benchmark} | ${row.reason} | ${row.baseline} | — | ${row.goal ?? '—'} | — | — |`);
@@ -84,7 +93,16 @@ export function formatTable(rows) {
     const cloudfn = show(row.cloudfn.median, row.unit);
     const base = row.base === undefined ? '—' : `${show(row.base.median, row.unit)} (${row.baseline})`;
     const ratio = row.ratio === undefined ? '—' : `${row.ratio.toFixed(2)}×`;
-    const met = row.met === undefined ? (row.problems?.length ? `invalid: ${row.problems.join('; ')}` : '—') : row.met ? 'yes' : row.problems.length ? `no: ${row.problems.join('; ')}` : 'no';
+    const met =
+      row.met === undefined
+        ? row.problems?.length
+          ? `invalid: ${row.problems.join('; ')}`
+          : '—'
+        : row.met
+          ? 'yes'
+          : row.problems.length
+            ? `no: ${row.problems.join('; ')}`
+            : 'no';
     const cpuRatio = row.cpuRatio === undefined ? '—' : `${row.cpuRatio.toFixed(2)}×`;
     lines.push(`| ${row.benchmark} | ${cloudfn} | ${base} | ${ratio} | ${row.goal ?? '—'} | ${met} | ${cpuRatio} |`);
   }

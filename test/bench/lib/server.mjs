@@ -16,7 +16,10 @@ const SCRIPT = fileURLToPath(new URL('../servers/http-server.mjs', import.meta.u
 export function startServer(kind, logFile) {
   const out = openSync(logFile, 'a');
   const [command, args] = pinned('server', process.execPath, [SCRIPT, kind]);
-  const child = spawn(command, args, { stdio: ['ignore', out, 'pipe', 'ipc'], env: { ...process.env, NODE_ENV: 'production' } });
+  const child = spawn(command, args, {
+    stdio: ['ignore', out, 'pipe', 'ipc'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   closeSync(out);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -15,13 +15,40 @@ const OVERSIZE = JSON.stringify({ pad: 'x'.repeat(4096) });
 /** `[name, weight, request, check]`: check returns undefined when the answer is right, else why not. */
 export const KINDS = [
   ['get', 40, { method: 'GET', path: '/hello?name=soak' }, (r) => expectJson(r, 200, (b) => b.hello === 'soak')],
-  ['json', 15, { method: 'POST', path: '/echo', type: 'application/json', body: JSON_BODY }, (r) => expectJson(r, 200, (b) => JSON.stringify(b.echo) === JSON_BODY)],
-  ['urlencoded', 10, { method: 'POST', path: '/echo', type: 'application/x-www-form-urlencoded', body: FORM_BODY }, (r) => expectJson(r, 200, (b) => b.echo.text === 'héllo 你好' && b.echo.tag.length === 2)],
-  ['multipart', 6, { method: 'POST', path: '/upload', type: SMALL_UPLOAD.contentType, body: SMALL_UPLOAD.body }, (r) => expectJson(r, 200, (b) => b.size === 20 * 1024)],
-  ['multipart-large', 3, { method: 'POST', path: '/upload', type: LARGE_UPLOAD.contentType, body: LARGE_UPLOAD.body }, (r) => expectJson(r, 200, (b) => b.size === 200 * 1024)],
+  [
+    'json',
+    15,
+    { method: 'POST', path: '/echo', type: 'application/json', body: JSON_BODY },
+    (r) => expectJson(r, 200, (b) => JSON.stringify(b.echo) === JSON_BODY),
+  ],
+  [
+    'urlencoded',
+    10,
+    { method: 'POST', path: '/echo', type: 'application/x-www-form-urlencoded', body: FORM_BODY },
+    (r) => expectJson(r, 200, (b) => b.echo.text === 'héllo 你好' && b.echo.tag.length === 2),
+  ],
+  [
+    'multipart',
+    6,
+    { method: 'POST', path: '/upload', type: SMALL_UPLOAD.contentType, body: SMALL_UPLOAD.body },
+    (r) => expectJson(r, 200, (b) => b.size === 20 * 1024),
+  ],
+  [
+    'multipart-large',
+    3,
+    { method: 'POST', path: '/upload', type: LARGE_UPLOAD.contentType, body: LARGE_UPLOAD.body },
+    (r) => expectJson(r, 200, (b) => b.size === 200 * 1024),
+  ],
   ['handler-error', 10, { method: 'GET', path: '/fail' }, (r) => expectError(r, 500, 'CLOUDFN_HANDLER_ERROR')],
   ['timeout', 6, { method: 'GET', path: '/slow' }, (r) => expectError(r, 504, 'CLOUDFN_TIMEOUT')],
-  ['oversize', 10, { method: 'POST', path: '/small', type: 'application/json', body: OVERSIZE }, (r) => expectError(r, 413, 'CLOUDFN_BODY_TOO_LARGE') ?? (r.headers.connection === 'close' ? undefined : 'a 413 without Connection: close')],
+  [
+    'oversize',
+    10,
+    { method: 'POST', path: '/small', type: 'application/json', body: OVERSIZE },
+    (r) =>
+      expectError(r, 413, 'CLOUDFN_BODY_TOO_LARGE') ??
+      (r.headers.connection === 'close' ? undefined : 'a 413 without Connection: close'),
+  ],
 ];
 
 function parse(r) {
@@ -50,11 +77,14 @@ function expectError(r, status, code) {
 /** Sends one request and resolves with `{ status, headers, body }`, or `{ error }` for a socket error. */
 export function send(base, agent, spec, timeoutMs = 10_000) {
   return new Promise((resolve) => {
-    const headers = spec.type === undefined ? {} : { 'content-type': spec.type, 'content-length': Buffer.byteLength(spec.body) };
+    const headers =
+      spec.type === undefined ? {} : { 'content-type': spec.type, 'content-length': Buffer.byteLength(spec.body) };
     const req = request(base + spec.path, { method: spec.method, headers, agent, timeout: timeoutMs }, (res) => {
       const chunks = [];
       res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', (error) => resolve({ error: error.code ?? error.message }));
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error('client timeout'), { code: 'CLIENT_TIMEOUT' })));

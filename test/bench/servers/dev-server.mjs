@@ -5,8 +5,17 @@
  */
 const { startDevServer } = await import('../../../dist/src/dev/index.js');
 
-const dev = await startDevServer({ root: process.argv[2], port: 0, host: '127.0.0.1', sink: { write() {} }, color: false });
+const dev = await startDevServer({
+  root: process.argv[2],
+  port: 0,
+  host: '127.0.0.1',
+  sink: { write() {} },
+  color: false,
+});
 process.send({ port: dev.port });
 process.on('disconnect', () => {
-  dev.close().then(() => process.exit(0), () => process.exit(1));
+  dev.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 });

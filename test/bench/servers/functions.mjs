@@ -29,7 +29,11 @@ function logid(req) {
 
 function sendJson(req, res, value) {
   const body = JSON.stringify(value);
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-platform-logid': logid(req) });
+  res.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-platform-logid': logid(req),
+  });
   res.end(body);
 }
 

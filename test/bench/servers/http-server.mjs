@@ -39,7 +39,10 @@ async function makeServer() {
     const { getServer } = require(`${base}server.js`);
     const { parseOptions } = require(`${base}options.js`);
     const options = parseOptions(['node', 'functions-framework', '--target=hello', '--signature-type=http'], {});
-    const server = getServer((req, res) => res.json({ hello: typeof req.query.name === 'string' ? req.query.name : 'world' }), options);
+    const server = getServer(
+      (req, res) => res.json({ hello: typeof req.query.name === 'string' ? req.query.name : 'world' }),
+      options,
+    );
     server.setTimeout(0);
     return server;
   }
@@ -54,7 +57,12 @@ process.on('message', (message) => {
   if (message === 'stats') {
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();
-    process.send({ rss: memory.rss, heapTotal: memory.heapTotal, maxRss: process.resourceUsage().maxRSS * 1024, cpuMicros: cpu.user + cpu.system });
+    process.send({
+      rss: memory.rss,
+      heapTotal: memory.heapTotal,
+      maxRss: process.resourceUsage().maxRSS * 1024,
+      cpuMicros: cpu.user + cpu.system,
+    });
   }
 });
 process.on('disconnect', () => process.exit(0));

@@ -65,8 +65,20 @@ describe('parseBody: multipart/form-data', () => {
     ['one field', [{ name: 'a', body: '1' }], { a: '1' }],
     ['UTF-8 field value and name', [{ name: '名字', body: '你好' }], { 名字: '你好' }],
     ['an empty field', [{ name: 'a', body: '' }], { a: '' }],
-    ['a repeated field gives an array', [{ name: 'a', body: '1' }, { name: 'a', body: '2' }, { name: 'a', body: '3' }], { a: ['1', '2', '3'] }],
-    ['a file', [{ name: 'f', filename: 'a.txt', type: 'text/plain', body: 'hello' }], { f: file('a.txt', 'hello', 'text/plain') }],
+    [
+      'a repeated field gives an array',
+      [
+        { name: 'a', body: '1' },
+        { name: 'a', body: '2' },
+        { name: 'a', body: '3' },
+      ],
+      { a: ['1', '2', '3'] },
+    ],
+    [
+      'a file',
+      [{ name: 'f', filename: 'a.txt', type: 'text/plain', body: 'hello' }],
+      { f: file('a.txt', 'hello', 'text/plain') },
+    ],
     [
       'a repeated file key keeps the later file',
       [
@@ -75,15 +87,71 @@ describe('parseBody: multipart/form-data', () => {
       ],
       { f: file('second.png', 'two!', 'image/png') },
     ],
-    ['a file without Content-Type is text/plain (RFC 7578)', [{ name: 'f', filename: 'x', body: 'abc' }], { f: file('x', 'abc', 'text/plain') }],
-    ['a named empty file is kept', [{ name: 'f', filename: 'empty.txt', type: 'text/plain', body: '' }], { f: file('empty.txt', '', 'text/plain') }],
-    ['an empty file input is left out', [{ name: 'f', filename: '', type: 'application/octet-stream', body: '' }, { name: 'a', body: '1' }], { a: '1' }],
-    ['a field after a file of the same key replaces it', [{ name: 'k', filename: 'x', body: 'x' }, { name: 'k', body: 'v' }], { k: 'v' }],
-    ['a file after fields of the same key replaces them', [{ name: 'k', body: 'v' }, { name: 'k', filename: 'x', type: 'a/b', body: 'x' }], { k: file('x', 'x', 'a/b') }],
-    ['poisoned field names are dropped', [{ name: '__proto__', body: 'x' }, { name: 'constructor', body: 'y' }, { name: 'prototype', filename: 'p', body: 'z' }, { name: 'ok', body: '1' }], { ok: '1' }],
-    ['a part without a name is left out', [{ headers: ['Content-Disposition: form-data'], body: 'x' }, { name: 'a', body: '1' }], { a: '1' }],
-    ['a part without Content-Disposition is left out', [{ type: 'text/plain', body: 'x' }, { name: 'a', body: '1' }], { a: '1' }],
-    ['binary file content survives', [{ name: 'b', filename: 'b.bin', type: 'application/octet-stream', body: Buffer.from([0, 13, 10, 45, 45, 255]) }], { b: file('b.bin', Buffer.from([0, 13, 10, 45, 45, 255])) }],
+    [
+      'a file without Content-Type is text/plain (RFC 7578)',
+      [{ name: 'f', filename: 'x', body: 'abc' }],
+      { f: file('x', 'abc', 'text/plain') },
+    ],
+    [
+      'a named empty file is kept',
+      [{ name: 'f', filename: 'empty.txt', type: 'text/plain', body: '' }],
+      { f: file('empty.txt', '', 'text/plain') },
+    ],
+    [
+      'an empty file input is left out',
+      [
+        { name: 'f', filename: '', type: 'application/octet-stream', body: '' },
+        { name: 'a', body: '1' },
+      ],
+      { a: '1' },
+    ],
+    [
+      'a field after a file of the same key replaces it',
+      [
+        { name: 'k', filename: 'x', body: 'x' },
+        { name: 'k', body: 'v' },
+      ],
+      { k: 'v' },
+    ],
+    [
+      'a file after fields of the same key replaces them',
+      [
+        { name: 'k', body: 'v' },
+        { name: 'k', filename: 'x', type: 'a/b', body: 'x' },
+      ],
+      { k: file('x', 'x', 'a/b') },
+    ],
+    [
+      'poisoned field names are dropped',
+      [
+        { name: '__proto__', body: 'x' },
+        { name: 'constructor', body: 'y' },
+        { name: 'prototype', filename: 'p', body: 'z' },
+        { name: 'ok', body: '1' },
+      ],
+      { ok: '1' },
+    ],
+    [
+      'a part without a name is left out',
+      [
+        { headers: ['Content-Disposition: form-data'], body: 'x' },
+        { name: 'a', body: '1' },
+      ],
+      { a: '1' },
+    ],
+    [
+      'a part without Content-Disposition is left out',
+      [
+        { type: 'text/plain', body: 'x' },
+        { name: 'a', body: '1' },
+      ],
+      { a: '1' },
+    ],
+    [
+      'binary file content survives',
+      [{ name: 'b', filename: 'b.bin', type: 'application/octet-stream', body: Buffer.from([0, 13, 10, 45, 45, 255]) }],
+      { b: file('b.bin', Buffer.from([0, 13, 10, 45, 45, 255])) },
+    ],
   ])('%s', async (_name, parts, expected) => {
     const result = await parse(multipart(parts));
     expect({ ...result }).toStrictEqual(expected);
@@ -157,10 +225,36 @@ describe('parseBody: multipart/form-data', () => {
     ['maxFileSize', { maxFileSize: 4 }, [{ name: 'f', filename: 'f', body: '12345' }]],
     ['maxFileSize', { maxFileSize: 1000 }, [{ name: 'f', filename: 'f', body: Buffer.alloc(200_000, 1) }]],
     ['maxFieldSize', { maxFieldSize: 2 }, [{ name: 'a', body: 'abc' }]],
-    ['maxFiles', { maxFiles: 1 }, [{ name: 'f', filename: 'f', body: '1' }, { name: 'g', filename: 'g', body: '2' }]],
-    ['maxFields', { maxFields: 1 }, [{ name: 'a', body: '1' }, { name: 'b', body: '2' }]],
-    ['maxParts', { maxParts: 2 }, [{ name: 'a', body: '1' }, { name: 'f', filename: 'f', body: '2' }, { name: 'b', body: '3' }]],
-    ['maxPartHeaderPairs', { maxPartHeaderPairs: 2 }, [{ name: 'a', type: 'text/plain', headers: ['X-A: 1'], body: '1' }]],
+    [
+      'maxFiles',
+      { maxFiles: 1 },
+      [
+        { name: 'f', filename: 'f', body: '1' },
+        { name: 'g', filename: 'g', body: '2' },
+      ],
+    ],
+    [
+      'maxFields',
+      { maxFields: 1 },
+      [
+        { name: 'a', body: '1' },
+        { name: 'b', body: '2' },
+      ],
+    ],
+    [
+      'maxParts',
+      { maxParts: 2 },
+      [
+        { name: 'a', body: '1' },
+        { name: 'f', filename: 'f', body: '2' },
+        { name: 'b', body: '3' },
+      ],
+    ],
+    [
+      'maxPartHeaderPairs',
+      { maxPartHeaderPairs: 2 },
+      [{ name: 'a', type: 'text/plain', headers: ['X-A: 1'], body: '1' }],
+    ],
     ['maxPartHeaderPairs', {}, [{ name: 'a', headers: Array.from({ length: 2000 }, () => 'x:1'), body: '1' }]],
   ])('refuses a body over %s with 413 naming it', async (limit, limits, parts) => {
     const error = await rejection(multipart(parts), limits);
@@ -169,15 +263,33 @@ describe('parseBody: multipart/form-data', () => {
     expect(error.message).toContain(String({ ...defaults, ...limits }[limit as keyof Limits]));
   });
 
-  const valid = multipart([{ name: 'a', body: '1' }, { name: 'f', filename: 'f.txt', body: 'hello' }]);
+  const valid = multipart([
+    { name: 'a', body: '1' },
+    { name: 'f', filename: 'f.txt', body: 'hello' },
+  ]);
   it.each<[string, Buffer, string, string]>([
     ['no boundary', valid, 'multipart/form-data', 'no boundary'],
     ['an empty boundary', valid, 'multipart/form-data; boundary=""', 'no boundary'],
     ['a body cut inside a field', valid.subarray(0, 60), TYPE, 'Unexpected end of form'],
     ['a body cut inside a file', valid.subarray(0, valid.length - 40), TYPE, 'Unexpected end of form'],
-    ['a body without the closing delimiter', multipart([{ name: 'a', body: '1' }], undefined, ''), TYPE, 'Unexpected end of form'],
-    ['a malformed part header', multipart([{ headers: ['Content-Disposition form-data; name="a"'], body: '1' }]), TYPE, 'Malformed part header'],
-    ['a part header with a bad character', multipart([{ headers: ['Content-Disposition: form-data; name="a"', 'Bad\u0001: x'], body: '1' }]), TYPE, 'Malformed part header'],
+    [
+      'a body without the closing delimiter',
+      multipart([{ name: 'a', body: '1' }], undefined, ''),
+      TYPE,
+      'Unexpected end of form',
+    ],
+    [
+      'a malformed part header',
+      multipart([{ headers: ['Content-Disposition form-data; name="a"'], body: '1' }]),
+      TYPE,
+      'Malformed part header',
+    ],
+    [
+      'a part header with a bad character',
+      multipart([{ headers: ['Content-Disposition: form-data; name="a"', 'Bad\u0001: x'], body: '1' }]),
+      TYPE,
+      'Malformed part header',
+    ],
     ['a body that is not multipart', Buffer.from('just some text'), TYPE, 'Unexpected end of form'],
     ['another boundary than declared', valid, 'multipart/form-data; boundary=other', 'Unexpected end of form'],
   ])('refuses %s with 400', async (_name, body, type, detail) => {

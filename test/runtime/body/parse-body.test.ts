@@ -16,7 +16,11 @@ const limits: Limits = {
 const strict = { protoAction: 'error' } as const;
 const lenient = { protoAction: 'remove' } as const;
 
-function parse(type: string | undefined, body: Buffer | string, options: { protoAction: 'error' | 'remove' } = strict): unknown {
+function parse(
+  type: string | undefined,
+  body: Buffer | string,
+  options: { protoAction: 'error' | 'remove' } = strict,
+): unknown {
   return parseBody(type, typeof body === 'string' ? Buffer.from(body) : body, limits, options);
 }
 
@@ -49,7 +53,9 @@ describe('mediaType and contentTypeParam', () => {
     ['text/plain; charset', 'charset', undefined],
     ['text/plain', 'charset', undefined],
     [undefined, 'charset', undefined],
-  ])('contentTypeParam(%j, %j) is %j', (header, name, expected) => expect(contentTypeParam(header, name)).toBe(expected));
+  ])('contentTypeParam(%j, %j) is %j', (header, name, expected) =>
+    expect(contentTypeParam(header, name)).toBe(expected),
+  );
 });
 
 describe('parseBody: JSON', () => {
@@ -63,8 +69,16 @@ describe('parseBody: JSON', () => {
     ['application/problem+json; charset=utf-8', '{"title":"x"}', { title: 'x' }],
     ['application/json', '\uFEFF{"bom":true}', { bom: true }],
     ['application/json; charset=utf-16le', utf16le('\uFEFF{"u":"你好"}'), { u: '你好' }],
-    ['application/json; charset=gbk', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc4, 0xe3, 0x22, 0x7d]), { a: '你' }],
-    ['application/json; charset=latin1', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]), { a: 'é' }],
+    [
+      'application/json; charset=gbk',
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc4, 0xe3, 0x22, 0x7d]),
+      { a: '你' },
+    ],
+    [
+      'application/json; charset=latin1',
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]),
+      { a: 'é' },
+    ],
     ['application/json', '', {}],
     ['application/json', '  \r\n ', {}],
     ['application/json', '{"constructor":"a string is harmless"}', { constructor: 'a string is harmless' }],
@@ -91,7 +105,7 @@ describe('parseBody: JSON', () => {
     ['{"a":01}', "unexpected '1' at line 1, column 7 (position 6)"],
     ['{"a":"\\x"}', "unexpected 'x' at line 1, column 8 (position 7)"],
     ['{"a" 1}', "unexpected '1' at line 1, column 6 (position 5)"],
-    ['[' .repeat(100_000), 'unexpected end of input at line 1, column 100001 (position 100000)'],
+    ['['.repeat(100_000), 'unexpected end of input at line 1, column 100001 (position 100000)'],
   ])('refuses %j with CLOUDFN_BAD_JSON saying where', (body, where) => {
     const error = thrown(() => parse('application/json', body));
     expect(error.code).toBe('CLOUDFN_BAD_JSON');

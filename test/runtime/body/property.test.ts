@@ -65,9 +65,14 @@ const jsonish = fc.oneof(
 describe('parseBody never crashes', () => {
   it('answers random bytes of any type with a value or a 400/413/415', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...types), fc.uint8Array({ maxLength: 300 }), fc.boolean(), async (type, bytes, remove) => {
-        await outcome(type, Buffer.from(bytes), remove ? 'remove' : 'error');
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...types),
+        fc.uint8Array({ maxLength: 300 }),
+        fc.boolean(),
+        async (type, bytes, remove) => {
+          await outcome(type, Buffer.from(bytes), remove ? 'remove' : 'error');
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -122,17 +127,24 @@ describe('parseBody never crashes', () => {
   it('puts the error where V8 does, whenever V8 says a position', () => {
     let compared = 0;
     fc.assert(
-      fc.property(fc.oneof(fc.json().map((t) => t.slice(0, -1)), fc.json().map((t) => t.replace(',', ',,')), fc.string({ maxLength: 20 })), (text) => {
-        let v8: RegExpExecArray | null = null;
-        try {
-          JSON.parse(text);
-        } catch (error) {
-          v8 = /position (\d+)/.exec((error as Error).message);
-        }
-        if (v8 === null || text.trim() === '') return;
-        compared++;
-        expect(findJsonError(text)).toBe(Number(v8[1]));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.json().map((t) => t.slice(0, -1)),
+          fc.json().map((t) => t.replace(',', ',,')),
+          fc.string({ maxLength: 20 }),
+        ),
+        (text) => {
+          let v8: RegExpExecArray | null = null;
+          try {
+            JSON.parse(text);
+          } catch (error) {
+            v8 = /position (\d+)/.exec((error as Error).message);
+          }
+          if (v8 === null || text.trim() === '') return;
+          compared++;
+          expect(findJsonError(text)).toBe(Number(v8[1]));
+        },
+      ),
       { numRuns: 1500 },
     );
     expect(compared).toBeGreaterThan(100);
@@ -140,17 +152,20 @@ describe('parseBody never crashes', () => {
 
   it('parses any query string into strings or refuses it with 400', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', 'b', '=', '&', '+', '%', '2', 'F', 'C', '3', 'é', '_') , maxLength: 40 }), (qs) => {
-        try {
-          const result = parseQuery(qs);
-          for (const value of Object.values(result)) {
-            for (const item of Array.isArray(value) ? value : [value]) expect(typeof item).toBe('string');
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'b', '=', '&', '+', '%', '2', 'F', 'C', '3', 'é', '_'), maxLength: 40 }),
+        (qs) => {
+          try {
+            const result = parseQuery(qs);
+            for (const value of Object.values(result)) {
+              for (const item of Array.isArray(value) ? value : [value]) expect(typeof item).toBe('string');
+            }
+          } catch (error) {
+            expect(error).toBeInstanceOf(CloudfnError);
+            expect((error as CloudfnError).status).toBe(400);
           }
-        } catch (error) {
-          expect(error).toBeInstanceOf(CloudfnError);
-          expect((error as CloudfnError).status).toBe(400);
-        }
-      }),
+        },
+      ),
       { numRuns: 2000 },
     );
   });

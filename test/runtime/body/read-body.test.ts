@@ -78,9 +78,21 @@ function sha1(data: string | Buffer): string {
 describe('readBody over a real socket', { timeout: 5000 }, () => {
   it.each<[string, string, string]>([
     ['a Content-Length body', head(['Connection: close', 'Content-Length: 11']) + 'hello world', 'hello world'],
-    ['a body of exactly the limit', head(['Connection: close', `Content-Length: ${LIMIT}`]) + 'x'.repeat(LIMIT), 'x'.repeat(LIMIT)],
-    ['a chunked body', head(['Connection: close', 'Transfer-Encoding: chunked']) + '3\r\nabc\r\n3\r\ndef\r\n3\r\nghi\r\n0\r\n\r\n', 'abcdefghi'],
-    ['Content-Encoding: identity', head(['Connection: close', 'Content-Encoding: Identity', 'Content-Length: 2']) + 'ok', 'ok'],
+    [
+      'a body of exactly the limit',
+      head(['Connection: close', `Content-Length: ${LIMIT}`]) + 'x'.repeat(LIMIT),
+      'x'.repeat(LIMIT),
+    ],
+    [
+      'a chunked body',
+      head(['Connection: close', 'Transfer-Encoding: chunked']) + '3\r\nabc\r\n3\r\ndef\r\n3\r\nghi\r\n0\r\n\r\n',
+      'abcdefghi',
+    ],
+    [
+      'Content-Encoding: identity',
+      head(['Connection: close', 'Content-Encoding: Identity', 'Content-Length: 2']) + 'ok',
+      'ok',
+    ],
     ['no body', head(['Connection: close']), ''],
     ['Content-Length: 0', head(['Connection: close', 'Content-Length: 0']), ''],
     ['an empty chunked body', head(['Connection: close', 'Transfer-Encoding: chunked']) + '0\r\n\r\n', ''],

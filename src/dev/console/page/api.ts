@@ -88,10 +88,18 @@ export function openFeed(handlers: FeedHandlers): EventSource {
   const source = new EventSource(`${API}/events`);
   source.addEventListener('open', () => handlers.status(true));
   source.addEventListener('error', () => handlers.status(false));
-  source.addEventListener('log', (event) => handlers.log(JSON.parse((event as MessageEvent<string>).data) as LogRecord));
-  source.addEventListener('request', (event) => handlers.request(JSON.parse((event as MessageEvent<string>).data) as RequestInfo));
-  source.addEventListener('typecheck', (event) => handlers.typecheck(JSON.parse((event as MessageEvent<string>).data) as TypecheckInfo));
-  source.addEventListener('functions', (event) => handlers.functions(JSON.parse((event as MessageEvent<string>).data) as FunctionInfo[]));
+  source.addEventListener('log', (event) =>
+    handlers.log(JSON.parse((event as MessageEvent<string>).data) as LogRecord),
+  );
+  source.addEventListener('request', (event) =>
+    handlers.request(JSON.parse((event as MessageEvent<string>).data) as RequestInfo),
+  );
+  source.addEventListener('typecheck', (event) =>
+    handlers.typecheck(JSON.parse((event as MessageEvent<string>).data) as TypecheckInfo),
+  );
+  source.addEventListener('functions', (event) =>
+    handlers.functions(JSON.parse((event as MessageEvent<string>).data) as FunctionInfo[]),
+  );
   return source;
 }
 

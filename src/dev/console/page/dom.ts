@@ -8,7 +8,11 @@ type Props = Record<string, string | number | boolean | EventListener | undefine
  * booleans toggle attributes, everything else is an attribute.
  * @example h('button', { class: 'send', onclick: send }, 'Send')
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === false) continue;

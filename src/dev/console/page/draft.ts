@@ -72,7 +72,12 @@ export function newDraft(path = '/'): Draft {
 /** Reads a chosen file into a `FilePick`. */
 export async function pickFile(file: File): Promise<FilePick> {
   const bytes = new Uint8Array(await file.arrayBuffer());
-  return { name: file.name, type: file.type || 'application/octet-stream', size: bytes.length, base64: toBase64(bytes) };
+  return {
+    name: file.name,
+    type: file.type || 'application/octet-stream',
+    size: bytes.length,
+    base64: toBase64(bytes),
+  };
 }
 
 export function toBase64(bytes: Uint8Array): string {

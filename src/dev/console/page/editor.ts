@@ -30,9 +30,24 @@ export class Editor {
   constructor(root: HTMLElement, draft: Draft, handlers: EditorHandlers) {
     this.draft = draft;
     this.#handlers = handlers;
-    this.#method = h('select', { id: 'method', 'aria-label': 'method', onchange: () => this.#setMethod(this.#method.value as Draft['method']) }, h('option', {}, 'GET'), h('option', {}, 'POST'));
-    this.#path = h('input', { id: 'path', 'aria-label': 'path', spellcheck: 'false', autocomplete: 'off', oninput: () => this.#edit(() => (this.draft.path = this.#path.value)) });
-    const send = h('button', { id: 'send', class: 'primary', onclick: () => handlers.send(), title: 'Send (Ctrl+Enter)' }, 'Send');
+    this.#method = h(
+      'select',
+      { id: 'method', 'aria-label': 'method', onchange: () => this.#setMethod(this.#method.value as Draft['method']) },
+      h('option', {}, 'GET'),
+      h('option', {}, 'POST'),
+    );
+    this.#path = h('input', {
+      id: 'path',
+      'aria-label': 'path',
+      spellcheck: 'false',
+      autocomplete: 'off',
+      oninput: () => this.#edit(() => (this.draft.path = this.#path.value)),
+    });
+    const send = h(
+      'button',
+      { id: 'send', class: 'primary', onclick: () => handlers.send(), title: 'Send (Ctrl+Enter)' },
+      'Send',
+    );
     this.#tabs = h('nav', { class: 'tabs', role: 'tablist' });
     this.#pane = h('div', { class: 'pane', id: 'editor-pane' });
     replace(root, h('div', { class: 'request-bar' }, this.#method, this.#path, send), this.#tabs, this.#pane);
@@ -69,7 +84,12 @@ export class Editor {
     const tab = (id: Tab, label: string, count?: number) =>
       h(
         'button',
-        { class: `tab${this.#tab === id ? ' active' : ''}`, role: 'tab', id: `tab-${id}`, onclick: () => ((this.#tab = id), this.#render()) },
+        {
+          class: `tab${this.#tab === id ? ' active' : ''}`,
+          role: 'tab',
+          id: `tab-${id}`,
+          onclick: () => ((this.#tab = id), this.#render()),
+        },
         label,
         count ? h('span', { class: 'count' }, String(count)) : null,
       );
@@ -81,7 +101,16 @@ export class Editor {
       tab('headers', 'Headers', count(this.draft.headers)),
     );
     if (this.#tab === 'query') replace(this.#pane, this.#rows(this.draft.query, 'query', 'value'));
-    else if (this.#tab === 'headers') replace(this.#pane, this.#rows(this.draft.headers, 'headers', 'value'), h('p', { class: 'hint' }, 'Content-Type follows the body type unless set here. The console adds its logid and trigger headers.'));
+    else if (this.#tab === 'headers')
+      replace(
+        this.#pane,
+        this.#rows(this.draft.headers, 'headers', 'value'),
+        h(
+          'p',
+          { class: 'hint' },
+          'Content-Type follows the body type unless set here. The console adds its logid and trigger headers.',
+        ),
+      );
     else replace(this.#pane, this.#body());
   }
 
@@ -89,7 +118,11 @@ export class Editor {
     const draft = this.draft;
     const select = h(
       'select',
-      { id: 'body-type', 'aria-label': 'content type', onchange: () => (this.#edit(() => (draft.bodyType = select.value as BodyType)), this.#render()) },
+      {
+        id: 'body-type',
+        'aria-label': 'content type',
+        onchange: () => (this.#edit(() => (draft.bodyType = select.value as BodyType)), this.#render()),
+      },
       ...BODY_TYPES.map(([value, label]) => h('option', { value, selected: draft.bodyType === value }, label)),
     );
     let editor: HTMLElement;
@@ -113,10 +146,21 @@ export class Editor {
     return h('div', { class: 'body-editor' }, h('label', { class: 'inline' }, 'Content type ', select), editor);
   }
 
-  #textarea(id: string, value: string, set: (v: string) => void, problem?: (v: string) => string | undefined): HTMLElement {
+  #textarea(
+    id: string,
+    value: string,
+    set: (v: string) => void,
+    problem?: (v: string) => string | undefined,
+  ): HTMLElement {
     const note = h('p', { class: 'hint problem' });
     const check = (v: string) => (note.textContent = problem?.(v) ?? '');
-    const area = h('textarea', { id, spellcheck: 'false', rows: 10, value, oninput: () => (this.#edit(() => set(area.value)), check(area.value)) });
+    const area = h('textarea', {
+      id,
+      spellcheck: 'false',
+      rows: 10,
+      value,
+      oninput: () => (this.#edit(() => set(area.value)), check(area.value)),
+    });
     check(value);
     return h('div', {}, area, note);
   }
@@ -127,10 +171,24 @@ export class Editor {
       'div',
       { class: 'segmented' },
       ...(['hex', 'file'] as const).map((mode) =>
-        h('button', { class: draft.binaryMode === mode ? 'active' : '', id: `binary-${mode}`, onclick: () => (this.#edit(() => (draft.binaryMode = mode)), this.#render()) }, mode === 'hex' ? 'Hex' : 'File'),
+        h(
+          'button',
+          {
+            class: draft.binaryMode === mode ? 'active' : '',
+            id: `binary-${mode}`,
+            onclick: () => (this.#edit(() => (draft.binaryMode = mode)), this.#render()),
+          },
+          mode === 'hex' ? 'Hex' : 'File',
+        ),
       ),
     );
-    if (draft.binaryMode === 'hex') return h('div', {}, modes, this.#textarea('body-hex', draft.hex, (v) => (draft.hex = v), hexProblem));
+    if (draft.binaryMode === 'hex')
+      return h(
+        'div',
+        {},
+        modes,
+        this.#textarea('body-hex', draft.hex, (v) => (draft.hex = v), hexProblem),
+      );
     return h(
       'div',
       {},
@@ -140,7 +198,11 @@ export class Editor {
   }
 
   #fileInput(id: string, current: Row['file'], set: (file: Row['file']) => void): HTMLElement {
-    const label = h('span', { class: 'file-name' }, current ? `${current.name} (${formatBytes(current.size)})` : 'no file');
+    const label = h(
+      'span',
+      { class: 'file-name' },
+      current ? `${current.name} (${formatBytes(current.size)})` : 'no file',
+    );
     const input = h('input', {
       type: 'file',
       id,
@@ -161,28 +223,74 @@ export class Editor {
     const body = h('tbody');
     const redraw = () => replace(body, ...rows.map((row, i) => line(row, i)));
     const line = (row: Row, i: number): HTMLElement => {
-      const enabled = h('input', { type: 'checkbox', checked: row.enabled, 'aria-label': 'send this row', onchange: () => this.#edit(() => (row.enabled = enabled.checked)) });
-      const name = h('input', { class: 'name', placeholder: 'name', spellcheck: 'false', value: row.name, oninput: () => this.#edit(() => (row.name = name.value)) });
+      const enabled = h('input', {
+        type: 'checkbox',
+        checked: row.enabled,
+        'aria-label': 'send this row',
+        onchange: () => this.#edit(() => (row.enabled = enabled.checked)),
+      });
+      const name = h('input', {
+        class: 'name',
+        placeholder: 'name',
+        spellcheck: 'false',
+        value: row.name,
+        oninput: () => this.#edit(() => (row.name = name.value)),
+      });
       let value: HTMLElement;
       if (parts && row.kind === 'file') {
         value = this.#fileInput(`${id}-file-${i}`, row.file, (file) => (row.file = file));
       } else {
-        const input = h('input', { class: 'value', placeholder, spellcheck: 'false', value: row.value, oninput: () => this.#edit(() => (row.value = input.value)) });
+        const input = h('input', {
+          class: 'value',
+          placeholder,
+          spellcheck: 'false',
+          value: row.value,
+          oninput: () => this.#edit(() => (row.value = input.value)),
+        });
         value = input;
       }
       const kind = parts
         ? h(
             'select',
-            { class: 'kind', 'aria-label': 'part kind', onchange: () => (this.#edit(() => (row.kind = kind!.value as 'field' | 'file')), redraw()) },
+            {
+              class: 'kind',
+              'aria-label': 'part kind',
+              onchange: () => (this.#edit(() => (row.kind = kind!.value as 'field' | 'file')), redraw()),
+            },
             h('option', { value: 'field', selected: row.kind !== 'file' }, 'text'),
             h('option', { value: 'file', selected: row.kind === 'file' }, 'file'),
           )
         : undefined;
-      const remove = h('button', { class: 'icon', title: 'remove', 'aria-label': 'remove row', onclick: () => (this.#edit(() => rows.splice(i, 1)), redraw()) }, '×');
-      return h('tr', {}, h('td', {}, enabled), kind ? h('td', {}, kind) : null, h('td', {}, name), h('td', { class: 'grow' }, value), h('td', {}, remove));
+      const remove = h(
+        'button',
+        {
+          class: 'icon',
+          title: 'remove',
+          'aria-label': 'remove row',
+          onclick: () => (this.#edit(() => rows.splice(i, 1)), redraw()),
+        },
+        '×',
+      );
+      return h(
+        'tr',
+        {},
+        h('td', {}, enabled),
+        kind ? h('td', {}, kind) : null,
+        h('td', {}, name),
+        h('td', { class: 'grow' }, value),
+        h('td', {}, remove),
+      );
     };
     redraw();
-    const add = h('button', { class: 'add', id: `${id}-add`, onclick: () => (this.#edit(() => rows.push(emptyRow(parts ? 'field' : undefined))), redraw()) }, '+ add');
+    const add = h(
+      'button',
+      {
+        class: 'add',
+        id: `${id}-add`,
+        onclick: () => (this.#edit(() => rows.push(emptyRow(parts ? 'field' : undefined))), redraw()),
+      },
+      '+ add',
+    );
     return h('div', { class: 'rows', id }, h('table', {}, body), add);
   }
 }

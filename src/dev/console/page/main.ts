@@ -2,7 +2,17 @@
  * The dev console page: pick a function, edit a request, send it with trigger console_debug,
  * read the response and that request's log lines as they arrive, replay recent requests.
  */
-import { fetchLogs, fetchMeta, newLogid, openFeed, type ConsoleMeta, type FunctionInfo, type LogRecord, type RequestInfo, type TypecheckInfo } from './api.js';
+import {
+  fetchLogs,
+  fetchMeta,
+  newLogid,
+  openFeed,
+  type ConsoleMeta,
+  type FunctionInfo,
+  type LogRecord,
+  type RequestInfo,
+  type TypecheckInfo,
+} from './api.js';
 import { byId, h, replace } from './dom.js';
 import { newDraft, toRequest, urlOf, type Draft } from './draft.js';
 import { Editor } from './editor.js';
@@ -21,10 +31,28 @@ interface Exchange {
 }
 
 const REASONS: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 304: 'Not Modified',
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout',
-  413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 const DRAFTS_KEY = 'cloudfn.console.drafts';
 
@@ -80,11 +108,17 @@ function renderFunctions(): void {
         {},
         h(
           'button',
-          { class: `fn${fn.name === selected ? ' active' : ''}${fn.status === 'error' ? ' failing' : ''}`, 'data-fn': fn.name, onclick: () => select(fn.name) },
+          {
+            class: `fn${fn.name === selected ? ' active' : ''}${fn.status === 'error' ? ' failing' : ''}`,
+            'data-fn': fn.name,
+            onclick: () => select(fn.name),
+          },
           h('span', { class: `status-dot ${fn.status}`, title: fn.status === 'ok' ? 'compiled' : 'failing' }),
           h('span', { class: 'fn-name' }, fn.name),
           h('span', { class: 'fn-meta', title: `${fn.file}, built in ${fn.buildMs} ms` }, `v${fn.version}`),
-          ...(typeErrors.some((d) => d.file === fn.file) ? [h('span', { class: 'type-flag', title: 'this file has type errors' }, 'TS')] : []),
+          ...(typeErrors.some((d) => d.file === fn.file)
+            ? [h('span', { class: 'type-flag', title: 'this file has type errors' }, 'TS')]
+            : []),
         ),
       ),
     ),
@@ -115,7 +149,12 @@ function renderFunctionError(): void {
     return;
   }
   box.hidden = false;
-  replace(box, h('h2', {}, `${fn.file} does not compile or load`), h('pre', { class: 'code' }, fn.error ?? ''), h('p', { class: 'hint' }, 'Fix the file and save: the function reloads by itself.'));
+  replace(
+    box,
+    h('h2', {}, `${fn.file} does not compile or load`),
+    h('pre', { class: 'code' }, fn.error ?? ''),
+    h('p', { class: 'hint' }, 'Fix the file and save: the function reloads by itself.'),
+  );
 }
 
 /** The type checker's errors, as a banner above the editor; the functions with errors are marked. */
@@ -129,12 +168,18 @@ function renderTypeErrors(info: TypecheckInfo): void {
   if (typeErrors.length === 0) {
     replace(box);
   } else {
-    const lines = typeErrors.map((d) => `${d.file}:${d.line}:${d.column}: ${d.message} ${d.code}\n  ${d.line} | ${d.lineText}`);
+    const lines = typeErrors.map(
+      (d) => `${d.file}:${d.line}:${d.column}: ${d.message} ${d.code}\n  ${d.line} | ${d.lineText}`,
+    );
     replace(
       box,
       h('h2', {}, `${typeErrors.length} type error${typeErrors.length === 1 ? '' : 's'}`),
       h('pre', { class: 'code', id: 'type-errors-list' }, lines.join('\n')),
-      h('p', { class: 'hint' }, 'The functions still run (esbuild does not check types); cloudfn build refuses them. Fix and save: this clears by itself.'),
+      h(
+        'p',
+        { class: 'hint' },
+        'The functions still run (esbuild does not check types); cloudfn build refuses them. Fix and save: this clears by itself.',
+      ),
     );
   }
   renderFunctions();
@@ -214,32 +259,81 @@ function renderResponse(): void {
   }
   const response = exchange.response;
   if (response === undefined) {
-    replace(summary, h('span', { class: 'badge pending', id: 'response-status' }, 'sending…'), h('code', { class: 'request-url' }, `${exchange.draft.method} ${urlOf(exchange.draft)}`));
+    replace(
+      summary,
+      h('span', { class: 'badge pending', id: 'response-status' }, 'sending…'),
+      h('code', { class: 'request-url' }, `${exchange.draft.method} ${urlOf(exchange.draft)}`),
+    );
     replace(tabs);
     replace(pane);
     return;
   }
   const kind = response.status >= 500 ? 'bad' : response.status >= 400 ? 'warn' : 'good';
-  const server = exchange.info === undefined ? null : h('span', { class: 'stat', id: 'response-server-duration', title: 'time in the request pipeline, from the request line' }, `${exchange.info.durationMs} ms in server`);
+  const server =
+    exchange.info === undefined
+      ? null
+      : h(
+          'span',
+          {
+            class: 'stat',
+            id: 'response-server-duration',
+            title: 'time in the request pipeline, from the request line',
+          },
+          `${exchange.info.durationMs} ms in server`,
+        );
   replace(
     summary,
-    h('span', { class: `badge ${kind}`, id: 'response-status' }, `${response.status} ${REASONS[response.status] ?? ''}`.trim()),
-    h('span', { class: 'stat', id: 'response-duration', title: 'round trip measured by the page' }, `${response.roundTripMs.toFixed(1)} ms`),
+    h(
+      'span',
+      { class: `badge ${kind}`, id: 'response-status' },
+      `${response.status} ${REASONS[response.status] ?? ''}`.trim(),
+    ),
+    h(
+      'span',
+      { class: 'stat', id: 'response-duration', title: 'round trip measured by the page' },
+      `${response.roundTripMs.toFixed(1)} ms`,
+    ),
     server,
     h('span', { class: 'stat', id: 'response-size' }, formatBytes(response.bytes.length)),
-    h('span', { class: 'stat logid' }, 'logid ', h('code', { id: 'response-logid' }, response.headers.get(meta?.logidHeader ?? 'x-platform-logid') ?? exchange.logid)),
+    h(
+      'span',
+      { class: 'stat logid' },
+      'logid ',
+      h(
+        'code',
+        { id: 'response-logid' },
+        response.headers.get(meta?.logidHeader ?? 'x-platform-logid') ?? exchange.logid,
+      ),
+    ),
   );
   const view = exchange.view ?? defaultView(response.headers.get('content-type'), response.bytes);
   const tab = (id: Exchange['tab'], label: string) =>
-    h('button', { class: `tab${exchange.tab === id ? ' active' : ''}`, id: `response-tab-${id}`, onclick: () => ((exchange.tab = id), renderResponse()) }, label);
+    h(
+      'button',
+      {
+        class: `tab${exchange.tab === id ? ' active' : ''}`,
+        id: `response-tab-${id}`,
+        onclick: () => ((exchange.tab = id), renderResponse()),
+      },
+      label,
+    );
   const views = h(
     'div',
     { class: 'segmented views' },
     ...(['pretty', 'text', 'hex'] as const).map((v) =>
-      h('button', { class: v === view ? 'active' : '', id: `view-${v}`, onclick: () => ((exchange.view = v), renderResponse()) }, v === 'pretty' ? 'Pretty' : v === 'text' ? 'Text' : 'Hex'),
+      h(
+        'button',
+        { class: v === view ? 'active' : '', id: `view-${v}`, onclick: () => ((exchange.view = v), renderResponse()) },
+        v === 'pretty' ? 'Pretty' : v === 'text' ? 'Text' : 'Hex',
+      ),
     ),
   );
-  replace(tabs, tab('body', 'Body'), tab('headers', `Headers (${[...response.headers.keys()].length})`), exchange.tab === 'body' ? views : null);
+  replace(
+    tabs,
+    tab('body', 'Body'),
+    tab('headers', `Headers (${[...response.headers.keys()].length})`),
+    exchange.tab === 'body' ? views : null,
+  );
   replace(pane, exchange.tab === 'body' ? renderBody(response.bytes, view) : renderHeaders(response.headers));
 }
 
@@ -248,7 +342,14 @@ function renderLogs(): void {
   const exchange = current;
   replace(byId('logs-for'), exchange === undefined ? '' : h('code', {}, exchange.logid));
   if (exchange === undefined) {
-    replace(list, h('li', { class: 'muted empty' }, "The lines the function logs for your request appear here as they are written."));
+    replace(
+      list,
+      h(
+        'li',
+        { class: 'muted empty' },
+        'The lines the function logs for your request appear here as they are written.',
+      ),
+    );
     return;
   }
   replace(list, ...exchange.records.map(renderLog));
@@ -265,18 +366,38 @@ function renderHistory(): void {
   replace(
     list,
     ...history.map((entry) => {
-      const status = entry.status === undefined ? h('span', { class: 'badge pending' }, '…') : h('span', { class: `badge ${entry.status >= 500 ? 'bad' : entry.status >= 400 ? 'warn' : 'good'}` }, String(entry.status));
+      const status =
+        entry.status === undefined
+          ? h('span', { class: 'badge pending' }, '…')
+          : h(
+              'span',
+              { class: `badge ${entry.status >= 500 ? 'bad' : entry.status >= 400 ? 'warn' : 'good'}` },
+              String(entry.status),
+            );
       return h(
         'li',
         { class: 'history-entry' },
         h(
           'button',
-          { class: 'load', title: `load into the editor (${new Date(entry.at).toLocaleTimeString()})`, onclick: () => load(entry) },
+          {
+            class: 'load',
+            title: `load into the editor (${new Date(entry.at).toLocaleTimeString()})`,
+            onclick: () => load(entry),
+          },
           h('span', { class: 'method' }, entry.draft.method),
           h('span', { class: 'url' }, readable(urlOf(entry.draft))),
           status,
         ),
-        h('button', { class: 'icon replay', title: 'send again', 'aria-label': 'replay', onclick: () => (load(entry), void send()) }, '↻'),
+        h(
+          'button',
+          {
+            class: 'icon replay',
+            title: 'send again',
+            'aria-label': 'replay',
+            onclick: () => (load(entry), void send()),
+          },
+          '↻',
+        ),
       );
     }),
   );
@@ -294,7 +415,9 @@ function readable(url: string): string {
 function load(entry: HistoryEntry): void {
   const draft = structuredClone(entry.draft);
   const path = draft.path.split('?')[0] ?? '/';
-  const fn = functions.find((f) => f.path === path) ?? functions.filter((f) => path.startsWith(f.path + '/')).sort((a, b) => b.path.length - a.path.length)[0];
+  const fn =
+    functions.find((f) => f.path === path) ??
+    functions.filter((f) => path.startsWith(f.path + '/')).sort((a, b) => b.path.length - a.path.length)[0];
   if (fn !== undefined) {
     selected = fn.name;
     setHash(fn.name);
@@ -349,5 +472,8 @@ async function start(): Promise<void> {
 }
 
 start().catch((error: unknown) => {
-  replace(byId('response-summary'), h('span', { class: 'problem' }, `The console could not start: ${(error as Error).message}`));
+  replace(
+    byId('response-summary'),
+    h('span', { class: 'problem' }, `The console could not start: ${(error as Error).message}`),
+  );
 });

@@ -35,15 +35,27 @@ export function renderBody(bytes: Uint8Array, view: BodyView): HTMLElement {
     try {
       parsed = JSON.parse(text);
     } catch {
-      return h('pre', { class: 'code', id: 'response-body' }, text === '' ? h('span', { class: 'muted' }, '(empty body)') : text);
+      return h(
+        'pre',
+        { class: 'code', id: 'response-body' },
+        text === '' ? h('span', { class: 'muted' }, '(empty body)') : text,
+      );
     }
-    const pretty = h('pre', { class: 'code json', id: 'response-body' }, highlightJson(JSON.stringify(parsed, null, 2)));
+    const pretty = h(
+      'pre',
+      { class: 'code json', id: 'response-body' },
+      highlightJson(JSON.stringify(parsed, null, 2)),
+    );
     // An error whose message has lines (a compile error's code frame) is easier to read unescaped.
     const message = (parsed as { error?: { message?: unknown } } | null)?.error?.message;
     if (typeof message !== 'string' || !message.includes('\n')) return pretty;
     return h('div', {}, pretty, h('pre', { class: 'code error-message', id: 'response-error-message' }, message));
   }
-  return h('pre', { class: 'code', id: 'response-body' }, text === '' ? h('span', { class: 'muted' }, '(empty body)') : text);
+  return h(
+    'pre',
+    { class: 'code', id: 'response-body' },
+    text === '' ? h('span', { class: 'muted' }, '(empty body)') : text,
+  );
 }
 
 /**
@@ -75,7 +87,14 @@ export function highlightJson(json: string): DocumentFragment {
   for (const match of json.matchAll(JSON_TOKEN)) {
     const at = match.index ?? 0;
     if (at > last) fragment.append(json.slice(last, at));
-    const kind = match[1] !== undefined ? (match[2] !== undefined ? 'key' : 'string') : match[3] !== undefined ? 'literal' : 'number';
+    const kind =
+      match[1] !== undefined
+        ? match[2] !== undefined
+          ? 'key'
+          : 'string'
+        : match[3] !== undefined
+          ? 'literal'
+          : 'number';
     fragment.append(h('span', { class: `j-${kind}` }, match[1] ?? match[0]));
     if (match[2] !== undefined) fragment.append(match[2]);
     last = at + match[0].length;
@@ -93,7 +112,11 @@ export function renderHeaders(headers: Headers): HTMLElement {
 const OWN_FIELDS = new Set(['seq', 'level', 'time', 'logid', 'function', 'msg', 'stack']);
 
 function isRequestLine(record: LogRecord): boolean {
-  return typeof record['method'] === 'string' && typeof record['status'] === 'number' && typeof record['durationMs'] === 'number';
+  return (
+    typeof record['method'] === 'string' &&
+    typeof record['status'] === 'number' &&
+    typeof record['durationMs'] === 'number'
+  );
 }
 
 function clock(time: number): string {
@@ -113,7 +136,12 @@ export function renderLog(record: LogRecord): HTMLElement {
     h('span', { class: 'log-time' }, clock(record.time)),
     h('span', { class: 'log-level' }, request ? 'req' : record.level),
     h('span', { class: 'log-fn' }, record.function),
-    h('span', { class: 'log-msg' }, record.msg ?? '', rest === '' ? null : h('span', { class: 'log-fields' }, (record.msg ? ' ' : '') + rest)),
+    h(
+      'span',
+      { class: 'log-msg' },
+      record.msg ?? '',
+      rest === '' ? null : h('span', { class: 'log-fields' }, (record.msg ? ' ' : '') + rest),
+    ),
     typeof record['stack'] === 'string' ? h('pre', { class: 'log-stack' }, record['stack']) : null,
   );
 }

@@ -15,10 +15,13 @@ interface UploadParams {
 const upload: Handler<UploadParams> = async (params, service) => {
   if (service.httpMethod !== 'POST') throw new HttpError(405, 'POST a JSON body {"url": "...", "name": "..."}');
   const { url, name } = params ?? {};
-  if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new HttpError(400, `url must be an http(s) URL of a video, got ${JSON.stringify(url)}`);
+  if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+    throw new HttpError(400, `url must be an http(s) URL of a video, got ${JSON.stringify(url)}`);
   const fileName = typeof name === 'string' && name !== '' ? name : (new URL(url).pathname.split('/').pop() ?? 'video');
   try {
-    const { data } = await mediaFor(service).uploadVideoByUrls({ url_sets: [{ source_url: url, file_name: fileName }] });
+    const { data } = await mediaFor(service).uploadVideoByUrls({
+      url_sets: [{ source_url: url, file_name: fileName }],
+    });
     const job = data?.url_jobs?.[0];
     service.info({ upload: fileName, job_id: job?.job_id });
     service.status(202);
