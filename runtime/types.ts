@@ -89,6 +89,7 @@ export type HandlerResult = unknown;
  * A cloud function: the default export of `functions/<name>.ts`.
  * @example export default async function (params, service) { return { hello: params.name }; }
  */
+// biome-ignore lint/suspicious/noExplicitAny: an untyped handler takes whatever params the request carries
 export type Handler<P = any, R = HandlerResult> = (params: P, service: Service) => R | Promise<R>;
 
 /** Limits on what a request may carry; each can be set globally and per function. */

@@ -5,7 +5,7 @@
  * overflow the call stack.
  */
 
-const enum Expect {
+enum Expect {
   Value,
   ValueOrEnd, // after '['
   KeyOrEnd, // after '{'

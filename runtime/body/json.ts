@@ -64,6 +64,7 @@ function removePoison(root: object, remove: boolean): string | undefined {
     const record = value as Record<string, unknown>;
     if (Object.hasOwn(record, '__proto__')) {
       if (!remove) return '__proto__';
+      // biome-ignore lint/suspicious/noProto: removing the poisoned key is the point
       delete record['__proto__'];
     }
     if (Object.hasOwn(record, 'constructor')) {

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import busboy from 'busboy';
 import type { FileInfo, FieldInfo } from 'busboy';
 import type { Readable } from 'node:stream';
-import { CloudfnError, createError } from '../errors.js';
+import { type CloudfnError, createError } from '../errors.js';
 import { limitSource } from './limit-sources.js';
 import type { Limits, MultipartParams, UploadFile } from '../types.js';
 import { contentTypeParam } from './content-type.js';

@@ -53,21 +53,30 @@ export function readBodyThen<C>(
 ): boolean {
   const headers = req.headers;
   const encoding = headers['content-encoding'];
-  if (encoding !== undefined && !isIdentity(encoding))
-    return (failed(context, createError('CLOUDFN_UNSUPPORTED_ENCODING', encoding)), false);
+  if (encoding !== undefined && !isIdentity(encoding)) {
+    failed(context, createError('CLOUDFN_UNSUPPORTED_ENCODING', encoding));
+    return false;
+  }
   const length = headers['content-length'];
   if (headers['transfer-encoding'] === undefined) {
-    if (length === undefined || length === '0') return (done(context, EMPTY), false);
+    if (length === undefined || length === '0') {
+      done(context, EMPTY);
+      return false;
+    }
     // node's parser has already refused a Content-Length that is not digits.
-    if (Number(length) > limit)
-      return (failed(context, createError('CLOUDFN_BODY_TOO_LARGE', limit, limitName)), false);
+    if (Number(length) > limit) {
+      failed(context, createError('CLOUDFN_BODY_TOO_LARGE', limit, limitName));
+      return false;
+    }
   }
-  if (req.complete && req.readableEnded) return (done(context, EMPTY), false);
-  if ((req as Reading<C>)[READER] !== undefined)
-    return (
-      failed(context, new Error('the body of this request is already being read; read it once and share the Buffer')),
-      false
-    );
+  if (req.complete && req.readableEnded) {
+    done(context, EMPTY);
+    return false;
+  }
+  if ((req as Reading<C>)[READER] !== undefined) {
+    failed(context, new Error('the body of this request is already being read; read it once and share the Buffer'));
+    return false;
+  }
   const reader = new BodyReader<C>(req, limit, limitName, context, done, failed);
   (req as Reading<C>)[READER] = reader;
   req.on('data', onData);

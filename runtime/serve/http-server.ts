@@ -7,7 +7,7 @@ import { createServer, ServerResponse, type IncomingMessage, type Server } from 
 import type { Socket } from 'node:net';
 import type { App } from '../app.js';
 import { abortBodyRead } from '../body/read-body.js';
-import { CloudfnError, createError } from '../errors.js';
+import { type CloudfnError, createError } from '../errors.js';
 import { generateLogid } from '../log/logid.js';
 import { checkTimeouts } from '../options.js';
 import { isLingering, lingerClose } from '../request/linger.js';

@@ -105,12 +105,7 @@ function attachPemValues(argv: string[], options: Options): string[] {
     const arg = argv[i]!;
     const next = argv[i + 1];
     const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
-    if (
-      name !== undefined &&
-      options[name]?.type === 'string' &&
-      next !== undefined &&
-      next.trimStart().startsWith('-----')
-    ) {
+    if (name !== undefined && options[name]?.type === 'string' && next?.trimStart().startsWith('-----')) {
       out.push(`${arg}=${next}`);
       i++;
     } else {

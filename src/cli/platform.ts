@@ -110,7 +110,7 @@ export async function run(argv: string[]): Promise<number> {
     transcodeDelayMs: integer(values['transcode-delay'], 'transcode-delay'),
     maxSourceBytes: integer(values['max-source-bytes'], 'max-source-bytes'),
     transcodePreset: values.preset,
-    ffmpeg: values['no-ffmpeg'] === true ? false : true,
+    ffmpeg: values['no-ffmpeg'] !== true,
   };
   let platform;
   try {

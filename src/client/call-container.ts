@@ -181,7 +181,7 @@ export function createContainerClient(options: ContainerClientOptions): Containe
     timeout: options.timeout ?? 60_000,
     fetch: options.fetch ?? globalThis.fetch,
   };
-  function callContainer(call: ContainerCallOptions): Promise<ContainerResponse> | void {
+  function callContainer(call: ContainerCallOptions): Promise<ContainerResponse> | undefined {
     const promise = send(client, call);
     if (call?.success === undefined && call?.fail === undefined && call?.complete === undefined) return promise;
     promise.then(

@@ -13,7 +13,7 @@ import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { CloudfnError } from '../../runtime/errors.js';
 import { functionFromModule } from '../../runtime/serve/load.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
-import { type Logger } from '../../runtime/log/logger.js';
+import type { Logger } from '../../runtime/log/logger.js';
 import type { FunctionConfig } from '../../runtime/types.js';
 import { createDevBuilder, type DevBuilder } from '../build/dev-compile.js';
 import { createDevError } from './errors.js';

@@ -146,16 +146,15 @@ export async function uploadAndWait(
       jobs = [...((await call('upload_video_by_urls', { url_sets: group }, callOptions)).data?.url_jobs ?? [])];
     } catch (error) {
       if ((error as MediaError).code === 'MEDIA_ABORTED') throw error;
-      group.forEach(
-        (set, i) =>
-          (outcomes[g * MAX_URL_SETS + i] = {
-            ok: false,
-            ...set,
-            job_id: undefined,
-            state: undefined,
-            error: error as MediaError,
-          }),
-      );
+      group.forEach((set, i) => {
+        outcomes[g * MAX_URL_SETS + i] = {
+          ok: false,
+          ...set,
+          job_id: undefined,
+          state: undefined,
+          error: error as MediaError,
+        };
+      });
       continue;
     }
     group.forEach((set, i) => {

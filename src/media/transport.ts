@@ -5,7 +5,7 @@
  */
 import { defaultHeaderProfile, signRequest, verifyResponse, type KeyInput } from '../sign/index.js';
 import { platformKeysOf } from '../sign/platform-keys.js';
-import { createMediaError, MediaError } from './errors.js';
+import { createMediaError, type MediaError } from './errors.js';
 import { logIdOf } from './normalize.js';
 import type { MediaLogger, ResolvedMediaOptions } from './options.js';
 

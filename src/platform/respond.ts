@@ -7,7 +7,7 @@ import { readBody as readRequestBody } from '../../runtime/body/read-body.js';
 import { CloudfnError } from '../../runtime/errors.js';
 import { signResponse } from '../sign/index.js';
 import type { PlatformContext } from './context.js';
-import { PlatformError, platformError } from './errors.js';
+import { type PlatformError, platformError } from './errors.js';
 
 /**
  * The response header every answer carries (platform contract, Signing: the platform's

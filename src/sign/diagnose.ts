@@ -179,6 +179,7 @@ export function bodyVariants(body: string): Array<[cause: string, body: string]>
     "the body's line ends changed from LF to CRLF (a Windows tool); sign and send the same bytes",
     body.includes('\n') && !body.includes('\r\n') ? body.replace(/\n/g, '\r\n') : undefined,
   );
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control or non-ASCII characters is the check
   if (/[^\x00-\x7f]/.test(body)) {
     const utf8 = Buffer.from(body, 'utf8');
     add(
@@ -226,6 +227,7 @@ const CP1252 = new TextDecoder('windows-1252');
 
 /** The first run of non-ASCII characters (up to 4), to show what mojibake did. */
 function firstNonAscii(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control or non-ASCII characters is the check
   return /[^\x00-\x7f]{1,4}/.exec(text)?.[0] ?? '';
 }
 
@@ -234,6 +236,7 @@ function firstNonAscii(text: string): string {
  * are above 0x7f, and those bytes are valid UTF-8.
  */
 function fromLatin1Mojibake(text: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control or non-ASCII characters is the check
   if (/[^\x00-\xff]/.test(text)) return undefined;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(text, 'latin1'));
@@ -255,6 +258,7 @@ export function decodeWireOnly(path: string): string {
     } catch {
       return run;
     }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control or non-ASCII characters is the check
     return /^[\x00-\x20"'<>^`{|}\x7f-\u{10ffff}]+$/u.test(decoded) ? decoded : run;
   });
 }

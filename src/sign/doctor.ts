@@ -268,6 +268,7 @@ export function bodyChecks(body: RawBody): DoctorCheck[] {
         'its keys are not sorted: a verifier that binds the body to a typed object or sorted map reorders them; verify the raw text',
     });
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the check
   if (/[^\x00-\x7f]/.test(text)) {
     checks.push({
       status: 'warn',

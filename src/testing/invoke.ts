@@ -6,11 +6,11 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { App } from '../../runtime/app.js';
-import { type FunctionSpec, type RequestInfo, type Service } from '../../runtime/types.js';
+import type { FunctionSpec, RequestInfo, Service } from '../../runtime/types.js';
 import { functionFromModule } from '../../runtime/serve/load.js';
 import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { Logger } from '../../runtime/log/logger.js';
-import { type LogRecord } from '../../runtime/log/record.js';
+import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import { resolveOptions, type RuntimeOptions } from '../../runtime/options.js';
 import { createHttpServer } from '../../runtime/serve/http-server.js';
@@ -59,6 +59,7 @@ export interface InvokeResult<T = unknown> {
 }
 
 /** Any handler, whatever its params and result. */
+// biome-ignore lint/suspicious/noExplicitAny: any params so a handler typed for its own params is accepted
 export type AnyHandler = (params: any, service: Service) => unknown;
 
 /** A function module as `import * as hello from './functions/hello.js'` gives it. */
@@ -83,7 +84,8 @@ export type InvokeTarget<H extends AnyHandler = AnyHandler> = string | H | Invok
 /** The type `JSON.parse(JSON.stringify(value))` gives back: what the client receives. */
 export type Jsonified<T> = T extends string | number | boolean | null
   ? T
-  : T extends undefined | symbol | ((...args: any[]) => unknown)
+  : // biome-ignore lint/suspicious/noExplicitAny: any in a conditional type matches every function type
+    T extends undefined | symbol | ((...args: any[]) => unknown)
     ? never
     : T extends Uint8Array | ArrayBuffer | NodeJS.ReadableStream | ReadableStream
       ? unknown
@@ -93,6 +95,7 @@ export type Jsonified<T> = T extends string | number | boolean | null
           ? Jsonified<E>[]
           : T extends object
             ? {
+                // biome-ignore lint/suspicious/noExplicitAny: any in a conditional type matches every function type
                 [K in keyof T as T[K] extends undefined | symbol | ((...args: any[]) => unknown)
                   ? never
                   : K]: Jsonified<T[K]>;

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { machine } from './lib/cpu.mjs';
-import { rssOf, startCli } from './lib/cli-server.mjs';
+import { startCli } from './lib/cli-server.mjs';
 import { median, round } from './lib/stats.mjs';
 import { mixedLoad, send } from './lib/traffic.mjs';
 import { runWrk } from './lib/wrk.mjs';

@@ -3,7 +3,7 @@
  * paging, uploads of more than 20 URLs, transcodes, statistics over more than 100 vids.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMediaClient, MediaError, MediaValidationError } from '../../src/media/index.js';
+import { createMediaClient, type MediaError, MediaValidationError } from '../../src/media/index.js';
 import type { MediaClientOptions, UrlSet } from '../../src/media/index.js';
 import { FakeClock, makeKeys, MediaServer, sampleResponder } from './media-server.js';
 import type { Received, Reply } from './media-server.js';

@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMediaClient, MediaApiError, MediaError } from '../../src/media/index.js';
+import { createMediaClient, type MediaApiError, MediaError } from '../../src/media/index.js';
 import type { MediaClientOptions } from '../../src/media/index.js';
 import { FakeClock, makeKeys, MediaServer, sampleResponder } from './media-server.js';
 import type { Keys, Received, Reply } from './media-server.js';

@@ -168,7 +168,7 @@ describe('cloudfn platform keys', () => {
     try {
       expect(await run(['keys', '--data', platform.dataDir])).toBe(0);
       const out = write.mock.calls.map((c) => String(c[0])).join('');
-      expect(out).toMatch(/^\* \(default\)  sha256:[0-9a-f]{64}  .*platform_public_key\.pem$/m);
+      expect(out).toMatch(/^\* \(default\) {2}sha256:[0-9a-f]{64} {2}.*platform_public_key\.pem$/m);
       for (const appid of appids)
         expect(out).toContain(
           `${appid}  ${keyFingerprint(platform.appPublicKeys.get(appid)!)}  ${join(platform.platformKeysDir, `${appid}.pem`)}`,

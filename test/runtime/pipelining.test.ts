@@ -75,14 +75,12 @@ const steps: fc.Arbitrary<Omit<Step, 'slow'>>[] = [
   fc
     .nat(999)
     .map((n) => ({ name: 'get', bytes: `GET /echo?a=${n} HTTP/1.1\r\nHost: x\r\n\r\n`, status: 200, closes: false })),
-  fc
-    .json({ maxDepth: 2 })
-    .map((body) => ({
-      name: 'json',
-      bytes: json(body),
-      status: Buffer.byteLength(body) > 1024 ? 413 : 200,
-      closes: Buffer.byteLength(body) > 1024,
-    })),
+  fc.json({ maxDepth: 2 }).map((body) => ({
+    name: 'json',
+    bytes: json(body),
+    status: Buffer.byteLength(body) > 1024 ? 413 : 200,
+    closes: Buffer.byteLength(body) > 1024,
+  })),
   fc.constant({ name: 'bad json', bytes: json('{"a":'), status: 400, closes: false }),
   fc.constant({ name: 'stream', bytes: 'GET /stream HTTP/1.1\r\nHost: x\r\n\r\n', status: 200, closes: false }),
   fc.constant({ name: 'wait', bytes: 'GET /wait HTTP/1.1\r\nHost: x\r\n\r\n', status: 200, closes: false }),

@@ -58,7 +58,7 @@ describe('a cloudfn.config.json with a syntax error', () => {
     await expect(
       loadConfigFile(temp({ 'cloudfn.config.json': '{\n  // the port\n  "port": 3000\n}' })),
     ).rejects.toThrow(
-      /^cloudfn.config.json:2:3: is not valid JSON: unexpected "\/" \(JSON has no comments; use cloudfn.config.mjs for them\)\n  2 \|   \/\/ the port\n    \|   \^$/,
+      /^cloudfn.config.json:2:3: is not valid JSON: unexpected "\/" \(JSON has no comments; use cloudfn.config.mjs for them\)\n {2}2 \| {3}\/\/ the port\n {4}\| {3}\^$/,
     );
   });
 });

@@ -7,7 +7,7 @@ import { App } from '../../runtime/app.js';
 import { createHttpServer } from '../../runtime/serve/http-server.js';
 import { memoryConnection } from '../../src/testing/memory-connection.js';
 import { Logger } from '../../runtime/log/logger.js';
-import { type LogRecord } from '../../runtime/log/record.js';
+import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import { serve, type RunningServer } from '../../runtime/serve/start.js';
 import type { FunctionSpec } from '../../runtime/types.js';

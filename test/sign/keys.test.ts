@@ -1,5 +1,5 @@
 /** Loading keys in every form users have them in, and refusing the ones the scheme cannot use. */
-import { generateKeyPairSync, KeyObject, sign as cryptoSign } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject, sign as cryptoSign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

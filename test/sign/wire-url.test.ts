@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   diagnoseRequest,
   diagnoseResponse,
-  SignatureError,
+  type SignatureError,
   signedPath,
   signRequest,
   verifyRequest,

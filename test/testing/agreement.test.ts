@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpError } from '../../runtime/errors.js';
 import { Logger } from '../../runtime/log/logger.js';
-import { type LogRecord } from '../../runtime/log/record.js';
+import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import { serve, type RunningServer } from '../../runtime/serve/start.js';
 import type { Handler, UploadFile } from '../../runtime/types.js';

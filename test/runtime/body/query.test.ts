@@ -44,7 +44,7 @@ describe('parseQuery', () => {
     expect('toString' in result).toBe(false);
     expect('__proto__' in result).toBe(false);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-    expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+    expect(Object.hasOwn(Object.prototype, 'polluted')).toBe(false);
   });
 
   it.each(bad)('refuses %j with CLOUDFN_BAD_QUERY naming the pair', (qs) => {

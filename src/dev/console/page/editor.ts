@@ -88,7 +88,10 @@ export class Editor {
           class: `tab${this.#tab === id ? ' active' : ''}`,
           role: 'tab',
           id: `tab-${id}`,
-          onclick: () => ((this.#tab = id), this.#render()),
+          onclick: () => {
+            this.#tab = id;
+            this.#render();
+          },
         },
         label,
         count ? h('span', { class: 'count' }, String(count)) : null,
@@ -121,7 +124,12 @@ export class Editor {
       {
         id: 'body-type',
         'aria-label': 'content type',
-        onchange: () => (this.#edit(() => (draft.bodyType = select.value as BodyType)), this.#render()),
+        onchange: () => {
+          this.#edit(() => {
+            draft.bodyType = select.value as BodyType;
+          });
+          this.#render();
+        },
       },
       ...BODY_TYPES.map(([value, label]) => h('option', { value, selected: draft.bodyType === value }, label)),
     );
@@ -159,7 +167,10 @@ export class Editor {
       spellcheck: 'false',
       rows: 10,
       value,
-      oninput: () => (this.#edit(() => set(area.value)), check(area.value)),
+      oninput: () => {
+        this.#edit(() => set(area.value));
+        check(area.value);
+      },
     });
     check(value);
     return h('div', {}, area, note);
@@ -176,7 +187,12 @@ export class Editor {
           {
             class: draft.binaryMode === mode ? 'active' : '',
             id: `binary-${mode}`,
-            onclick: () => (this.#edit(() => (draft.binaryMode = mode)), this.#render()),
+            onclick: () => {
+              this.#edit(() => {
+                draft.binaryMode = mode;
+              });
+              this.#render();
+            },
           },
           mode === 'hex' ? 'Hex' : 'File',
         ),
@@ -255,7 +271,12 @@ export class Editor {
             {
               class: 'kind',
               'aria-label': 'part kind',
-              onchange: () => (this.#edit(() => (row.kind = kind!.value as 'field' | 'file')), redraw()),
+              onchange: () => {
+                this.#edit(() => {
+                  row.kind = kind!.value as 'field' | 'file';
+                });
+                redraw();
+              },
             },
             h('option', { value: 'field', selected: row.kind !== 'file' }, 'text'),
             h('option', { value: 'file', selected: row.kind === 'file' }, 'file'),
@@ -267,7 +288,10 @@ export class Editor {
           class: 'icon',
           title: 'remove',
           'aria-label': 'remove row',
-          onclick: () => (this.#edit(() => rows.splice(i, 1)), redraw()),
+          onclick: () => {
+            this.#edit(() => rows.splice(i, 1));
+            redraw();
+          },
         },
         '×',
       );
@@ -287,7 +311,10 @@ export class Editor {
       {
         class: 'add',
         id: `${id}-add`,
-        onclick: () => (this.#edit(() => rows.push(emptyRow(parts ? 'field' : undefined))), redraw()),
+        onclick: () => {
+          this.#edit(() => rows.push(emptyRow(parts ? 'field' : undefined)));
+          redraw();
+        },
       },
       '+ add',
     );

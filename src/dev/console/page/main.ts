@@ -313,7 +313,10 @@ function renderResponse(): void {
       {
         class: `tab${exchange.tab === id ? ' active' : ''}`,
         id: `response-tab-${id}`,
-        onclick: () => ((exchange.tab = id), renderResponse()),
+        onclick: () => {
+          exchange.tab = id;
+          renderResponse();
+        },
       },
       label,
     );
@@ -323,7 +326,14 @@ function renderResponse(): void {
     ...(['pretty', 'text', 'hex'] as const).map((v) =>
       h(
         'button',
-        { class: v === view ? 'active' : '', id: `view-${v}`, onclick: () => ((exchange.view = v), renderResponse()) },
+        {
+          class: v === view ? 'active' : '',
+          id: `view-${v}`,
+          onclick: () => {
+            exchange.view = v;
+            renderResponse();
+          },
+        },
         v === 'pretty' ? 'Pretty' : v === 'text' ? 'Text' : 'Hex',
       ),
     ),
@@ -394,7 +404,10 @@ function renderHistory(): void {
             class: 'icon replay',
             title: 'send again',
             'aria-label': 'replay',
-            onclick: () => (load(entry), void send()),
+            onclick: () => {
+              load(entry);
+              void send();
+            },
           },
           '↻',
         ),
@@ -446,7 +459,10 @@ function updateFunctions(list: FunctionInfo[]): void {
 
 async function start(): Promise<void> {
   byId('server-url').textContent = location.host;
-  byId('history-clear').addEventListener('click', () => ((history = clearHistory()), renderHistory()));
+  byId('history-clear').addEventListener('click', () => {
+    history = clearHistory();
+    renderHistory();
+  });
   renderHistory();
   renderResponse();
   renderLogs();
