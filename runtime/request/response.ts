@@ -149,19 +149,7 @@ export function sendResult(x: Exchange, result: unknown): void {
     }
     // These responses end at their head: a body (and its length) would be read as the next response.
     if (!x.claim()) return;
-    end(
-      x,
-      status,
-      headersFor(x, {
-        contentType: undefined,
-        length: 'none',
-        handlerHeaders: true,
-        close: x.host.closing,
-        allow: false,
-      }),
-      undefined,
-    );
-    finish(x, status, 0);
+    endHeadOnly(x, status);
     return;
   }
   if (!x.claim()) return;
@@ -173,6 +161,19 @@ export function sendResult(x: Exchange, result: unknown): void {
     body,
   );
   finish(x, status, bytes);
+}
+
+/** Answers 204 or 304: these end at their head, so no body and no length (the exchange is claimed). */
+function endHeadOnly(x: Exchange, status: number): void {
+  const headers = headersFor(x, {
+    contentType: undefined,
+    length: 'none',
+    handlerHeaders: true,
+    close: x.host.closing,
+    allow: false,
+  });
+  end(x, status, headers, undefined);
+  finish(x, status, 0);
 }
 
 function sendStream(x: Exchange, stream: ReadableLike): void {
@@ -197,19 +198,7 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
   const res = x.res;
   if (status === 204 || status === 304) {
     stream.destroy?.();
-    end(
-      x,
-      status,
-      headersFor(x, {
-        contentType: undefined,
-        length: 'none',
-        handlerHeaders: true,
-        close: x.host.closing,
-        allow: false,
-      }),
-      undefined,
-    );
-    finish(x, status, 0);
+    endHeadOnly(x, status);
     return;
   }
   let bytes = 0;

@@ -9,7 +9,7 @@ import { bodyAppid, platformKeysOf, publicKeyList, type PlatformKeySource } from
 import { defaultNonceStore, type NonceStore } from './nonce.js';
 import { readHeader, resolveProfile, type HeaderProfile, type HeadersInput } from './profile.js';
 import { checkSigned } from './response.js';
-import { bodyBuffer, rawBodyError, type RawBody } from './string-to-sign.js';
+import { bodyBuffer, assertRawBody, type RawBody } from './string-to-sign.js';
 import { DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_FUTURE_SKEW_SECONDS, windowOption, type Clock } from './window.js';
 
 /** Options of `verifyCallback` (and of `verifyServiceCallback` and `callbackMiddleware`, less headers and body). */
@@ -66,15 +66,7 @@ export interface VerifiedCallback {
  */
 export async function verifyCallback(options: VerifyCallbackOptions): Promise<VerifiedCallback> {
   const body = options.rawBody;
-  if (
-    body !== undefined &&
-    body !== null &&
-    typeof body === 'object' &&
-    !(body instanceof Uint8Array) &&
-    !(body instanceof ArrayBuffer)
-  ) {
-    throw rawBodyError(body, 'rawBody');
-  }
+  assertRawBody(body, 'rawBody');
   const profile = resolveProfile(options.profile);
   const maxAge = windowOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_MAX_AGE_SECONDS);
   const maxFuture = windowOption(options.maxFutureSkewSeconds, 'maxFutureSkewSeconds', DEFAULT_MAX_FUTURE_SKEW_SECONDS);

@@ -12,7 +12,7 @@ import {
   linesBytes,
   methodText,
   nonceText,
-  rawBodyError,
+  assertRawBody,
   receivedPath,
   signedPath,
   timestampText,
@@ -150,15 +150,7 @@ export function verifyRequest(options: VerifyRequestOptions): Promise<VerifiedRe
   // sparing the extra awaits keeps verification within a few percent of bare crypto.verify.
   try {
     const body = options.body;
-    if (
-      body !== undefined &&
-      body !== null &&
-      typeof body === 'object' &&
-      !(body instanceof Uint8Array) &&
-      !(body instanceof ArrayBuffer)
-    ) {
-      throw rawBodyError(body, 'body');
-    }
+    assertRawBody(body, 'body');
     const parts = parseAuthorization(options.authorization);
     const maxAge = windowOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_MAX_AGE_SECONDS);
     const maxFuture = windowOption(

@@ -10,7 +10,7 @@ import { publicKeyList } from './platform-keys.js';
 import { generateNonce } from './nonce.js';
 import { readHeader, resolveProfile, type HeaderProfile, type HeadersInput } from './profile.js';
 import { checkSignatureText, nonceField } from './signature.js';
-import { nonceText, rawBodyError, responseBytes, timestampText, type RawBody } from './string-to-sign.js';
+import { nonceText, assertRawBody, responseBytes, timestampText, type RawBody } from './string-to-sign.js';
 import {
   checkTimestamp,
   clockSeconds,
@@ -44,15 +44,7 @@ export interface SignResponseOptions {
 export function signResponse(options: SignResponseOptions): Record<string, string> {
   const key = loadPrivateKey(options.privateKey);
   const body = options.body;
-  if (
-    body !== undefined &&
-    body !== null &&
-    typeof body === 'object' &&
-    !(body instanceof Uint8Array) &&
-    !(body instanceof ArrayBuffer)
-  ) {
-    throw rawBodyError(body, 'body');
-  }
+  assertRawBody(body, 'body');
   const timestamp =
     options.timestamp === undefined ? String(Math.floor(Date.now() / 1000)) : timestampText(options.timestamp);
   const nonce = options.nonce === undefined ? generateNonce() : nonceText(options.nonce);
@@ -117,15 +109,7 @@ export interface VerifiedResponse {
  */
 export function verifyResponse(options: VerifyResponseOptions): VerifiedResponse {
   const body = options.body;
-  if (
-    body !== undefined &&
-    body !== null &&
-    typeof body === 'object' &&
-    !(body instanceof Uint8Array) &&
-    !(body instanceof ArrayBuffer)
-  ) {
-    throw rawBodyError(body, 'body');
-  }
+  assertRawBody(body, 'body');
   const profile = resolveProfile(options.profile);
   const timestamp = readHeader(options.headers, profile.timestamp);
   const nonce = readHeader(options.headers, profile.nonce);

@@ -84,6 +84,23 @@ export function bodyBuffer(body: RawBody, name = 'body'): Buffer {
   throw rawBodyError(body, name);
 }
 
+/**
+ * Throws when `body` is a parsed object rather than raw text or bytes (a string, Buffer,
+ * typed array, ArrayBuffer, or nothing): checked first, so the message names the mistake.
+ * @example assertRawBody(options.body, 'body')
+ */
+export function assertRawBody(body: unknown, name: string): void {
+  if (
+    body !== undefined &&
+    body !== null &&
+    typeof body === 'object' &&
+    !(body instanceof Uint8Array) &&
+    !(body instanceof ArrayBuffer)
+  ) {
+    throw rawBodyError(body, name);
+  }
+}
+
 /** The TypeError for a parsed body handed where raw text or bytes are needed. */
 export function rawBodyError(body: unknown, name: string): TypeError {
   return new TypeError(
