@@ -2,7 +2,7 @@
  * The source of a bundle's entry module: import each function's module, then start the
  * runtime with them and the config baked in. esbuild reads it from stdin.
  */
-import { ownFile } from './self-alias.js';
+import { ownFile } from '../own-package.js';
 
 /** A function to put in a bundle. */
 export interface EntryFunction {

@@ -5,34 +5,9 @@
  * thrown `HttpError` from the other copy would fail the runtime's `instanceof` and answer 500.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
-
-const here = fileURLToPath(import.meta.url);
-/** `.ts` when running from the sources (tests), `.js` from dist/. */
-const ext = here.endsWith('.ts') ? '.ts' : '.js';
-/** The folder holding `runtime/` and `src/`: the checkout, or `dist/` of the package. */
-const packageRoot = join(dirname(here), '..', '..');
-
-/** The public entries, as package.json `exports` lists them. */
-const ENTRIES: Readonly<Record<string, string>> = {
-  cloudfn: 'src/index',
-  'cloudfn/runtime': 'runtime/index',
-  'cloudfn/sign': 'src/sign/index',
-  'cloudfn/media': 'src/media/index',
-  'cloudfn/testing': 'src/testing/index',
-  'cloudfn/client': 'src/client/index',
-  'cloudfn/platform': 'src/platform/index',
-};
-
-/**
- * The file of one of this package's modules, e.g. `ownFile('runtime/index')`.
- * @example ownFile('runtime/serve/bundle-entry') // /…/cloudfn/dist/runtime/serve/bundle-entry.js
- */
-export function ownFile(module: string): string {
-  return join(packageRoot, module + ext);
-}
+import { ownFile, PACKAGE_ENTRIES } from '../own-package.js';
 
 /**
  * An esbuild plugin sending `cloudfn` imports to this copy: bundled into the output when
@@ -45,7 +20,7 @@ export function selfAlias(options: { external: boolean; format?: 'esm' | 'cjs' }
     name: 'cloudfn-self',
     setup(build) {
       build.onResolve({ filter: /^cloudfn(\/[a-z]+)?$/ }, (args) => {
-        const module = ENTRIES[args.path];
+        const module = PACKAGE_ENTRIES[args.path];
         if (module === undefined) return undefined;
         const file = ownFile(module);
         if (!existsSync(file)) return undefined;

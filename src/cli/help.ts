@@ -2,22 +2,9 @@
  * The end of every `--help`: where the command's documentation pages are on this machine,
  * inside the installed package (docs/ ships with it), as absolute paths a reader can open.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The folder of cloudfn's package.json: the checkout, or node_modules/cloudfn. */
-function packageRoot(): string | undefined {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === 'cloudfn')
-      return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../own-package.js';
 
 /**
  * The absolute path of a page of cloudfn's docs/, or its repository path when the package

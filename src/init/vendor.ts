@@ -8,19 +8,16 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createError } from '../../runtime/errors.js';
+import { packageRoot as ownPackageRoot } from '../own-package.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** The folder of this cloudfn's package.json: the checkout, or the installed package. */
 export function packageRoot(): string {
-  for (const candidate of [join(here, '..', '..'), join(here, '..', '..', '..')]) {
-    const file = join(candidate, 'package.json');
-    if (!existsSync(file)) continue;
-    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string };
-    if (pkg.name === 'cloudfn') return candidate;
-  }
-  throw new Error(`cloudfn's package.json is missing above ${here}; reinstall cloudfn`);
+  const root = ownPackageRoot();
+  if (root === undefined) throw new Error(`cloudfn's package.json is missing above ${here}; reinstall cloudfn`);
+  return root;
 }
 
 /** The version of this cloudfn. @example ownVersion() // '0.1.0' */

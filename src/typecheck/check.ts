@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { toTypeDiagnostics, type TsApi } from './diagnostics.js';
 import { findTypeScript } from './find-typescript.js';
+import { selfTypePaths } from './self-types.js';
 import type { TypeDiagnostic } from './format.js';
 
 /** The outcome: the errors found, or why nothing was checked. */
@@ -43,7 +44,12 @@ export async function checkProject(root: string): Promise<CheckResult> {
   if (read.error !== undefined)
     return { checked: true, diagnostics: toTypeDiagnostics(ts, [read.error], root), ms: performance.now() - started };
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(setup.tsconfig));
-  const program = ts.createProgram(parsed.fileNames, { ...parsed.options, noEmit: true });
+  const self = selfTypePaths(root);
+  const paths =
+    self === undefined
+      ? {}
+      : { paths: { ...(parsed.options['paths'] as Record<string, string[]> | undefined), ...self } };
+  const program = ts.createProgram(parsed.fileNames, { ...parsed.options, ...paths, noEmit: true });
   const diagnostics = toTypeDiagnostics(ts, [...parsed.errors, ...ts.getPreEmitDiagnostics(program)], root);
   return { checked: true, diagnostics, ms: performance.now() - started };
 }

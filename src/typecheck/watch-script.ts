@@ -19,9 +19,18 @@ function plain(d) {
   const lineText = d.file.text.split(/\r?\n/)[at.line] || '';
   return { file: path.relative(root, d.file.fileName).split(path.sep).join('/'), line: at.line + 1, column: at.character + 1, code, message, lineText, length: d.length || 1 };
 }
+// cloudfn imports the project cannot resolve are checked against the serving copy (self-types.ts),
+// merged over the project's own paths.
+const selfPaths = JSON.parse(process.env.CLOUDFN_TS_SELF_PATHS || 'null');
+let extra = {};
+if (selfPaths !== null) {
+  const read = ts.readConfigFile(process.env.CLOUDFN_TS_CONFIG, ts.sys.readFile);
+  const parsed = ts.parseJsonConfigFileContent(read.config || {}, ts.sys, path.dirname(process.env.CLOUDFN_TS_CONFIG));
+  extra = { paths: Object.assign({}, parsed.options.paths, selfPaths) };
+}
 const host = ts.createWatchCompilerHost(
   process.env.CLOUDFN_TS_CONFIG,
-  { noEmit: true, incremental: true, tsBuildInfoFile: process.env.CLOUDFN_TS_BUILDINFO },
+  Object.assign({ noEmit: true, incremental: true, tsBuildInfoFile: process.env.CLOUDFN_TS_BUILDINFO }, extra),
   ts.sys,
   ts.createSemanticDiagnosticsBuilderProgram,
   (d) => { if (d.category === ts.DiagnosticCategory.Error) pending.push(plain(d)); },

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import type { TypeDiagnostic } from './format.js';
+import { selfTypePaths } from './self-types.js';
 import { WATCH_SCRIPT } from './watch-script.js';
 
 /** One finished check. */
@@ -51,6 +52,7 @@ export function watchTypes(options: WatchTypesOptions): TypeWatcher {
       CLOUDFN_TS_ROOT: options.root,
       CLOUDFN_TS_CONFIG: options.tsconfig,
       CLOUDFN_TS_BUILDINFO: join(options.root, '.cloudfn', 'tsc', 'tsconfig.tsbuildinfo'),
+      CLOUDFN_TS_SELF_PATHS: JSON.stringify(selfTypePaths(options.root) ?? null),
       NODE_OPTIONS: '',
     },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

@@ -63,6 +63,14 @@ describe('checkProject', () => {
     ]);
   });
 
+  it('checks the templates served from this checkout against this cloudfn (npm run dev shows no false errors)', async () => {
+    for (const template of ['starter', 'media', 'callback']) {
+      const result = await checkProject(join(REPO, 'templates', template));
+      expect(result.checked).toBe(true);
+      expect(result.checked && result.diagnostics.map((d) => `${d.file}:${d.line} ${d.message}`)).toEqual([]);
+    }
+  });
+
   it('says why it checks nothing', () => {
     const root = project({ 'functions/hello.ts': GOOD });
     expect(findTypeScript(root)).toEqual({
