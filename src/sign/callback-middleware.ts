@@ -80,7 +80,9 @@ async function handle(
   try {
     req.callback = await verifyCallback({ ...options, headers: req.headers, rawBody: raw });
   } catch (error) {
-    if (!(error instanceof SignatureError)) throw error;
+    // A shared nonce store that cannot answer fails closed with 503, which the platform retries.
+    const unavailable = error instanceof CloudfnError && error.status === 503;
+    if (!(error instanceof SignatureError) && !unavailable) throw error;
     fail(res, error.status, error.code, error.message);
     return false;
   }
