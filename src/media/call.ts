@@ -149,10 +149,12 @@ export class MediaCaller {
     let fresh: string | undefined;
     let retry = 0;
     for (;;) {
-      await this.guard(operation, () => this.slot(operation, appid, signal), signal);
       // The refreshed token is used as is: a provider that does not cache would be asked twice.
       const token = fresh ?? (await this.guard(operation, () => this.tokens.get(signal), signal));
       fresh = undefined;
+      // The slot last, right before sending: a wait for the token after it would make calls
+      // reserved a second apart reach the platform together.
+      await this.guard(operation, () => this.slot(operation, appid, signal), signal);
       let response: RawResponse | undefined;
       let failure: MediaError;
       let retryable: boolean;
