@@ -206,3 +206,46 @@ describe.skipIf(!hasRedis)('the stores wired in, on a real redis-server', () => 
     expect(warnings.some((w) => w.includes('shared rate limit') && w.includes('fell back'))).toBe(true);
   });
 });
+
+describe.skipIf(!hasRedis)('callback de-duplication across instances', () => {
+  const redis = new RedisServer();
+  beforeAll(async () => {
+    await redis.start();
+  });
+  afterAll(async () => {
+    await closeRedisClients();
+    await redis.stop();
+  });
+
+  it('hands a notification delivered to two instances to one handler', async () => {
+    let handled = 0;
+    const ports: number[] = [];
+    const servers: Server[] = [];
+    for (let i = 0; i < 2; i++) {
+      const mw = callbackMiddleware({ publicKey, redis: redis.url, dedupe: true });
+      const server = createServer((req, res) =>
+        mw(req, res, () => {
+          handled++;
+          res.end('done');
+        }),
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers.push(server);
+      ports.push((server.address() as AddressInfo).port);
+    }
+    const body = '{"id":"cb_fleet_1","event":"upload.finished","app_id":"tt1"}';
+    // Each delivery is signed afresh (new nonce), as the platform's retries are.
+    const answers = await Promise.all(
+      ports.map((port) =>
+        fetch(`http://127.0.0.1:${port}/`, {
+          method: 'POST',
+          headers: lower(signCallback({ privateKey, body })),
+          body,
+        }),
+      ),
+    );
+    for (const server of servers) server.close();
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    expect(handled).toBe(1);
+  });
+});
