@@ -78,6 +78,8 @@ export class MediaCaller {
   private async slot(operation: Operation, appid: string | undefined, signal: AbortSignal | undefined): Promise<void> {
     const rate = this.options.rateLimits.get(operation);
     if (rate === undefined) return;
+    // Aborted while the token was awaited: take no slot, send nothing.
+    if (signal?.aborted) throw signal.reason;
     if (this.limiter !== undefined) {
       const key = PER_APP_LIMIT.has(operation) && appid !== undefined ? `${operation}:${appid}` : operation;
       const wait = await this.limiter.reserve(key, rate);
