@@ -59,7 +59,7 @@ export class App implements Host {
     this.handle = (req, res) => handle(this, req, res);
   }
 
-  /** Requests received and not yet answered. */
+  /** Requests received and not yet answered, plus work given to `service.waitUntil` not yet settled. */
   get inflight(): number {
     return this.#inflight;
   }
@@ -95,7 +95,16 @@ export class App implements Host {
     if (this.#inflight === 0 && this.#drained !== undefined) this.#drained();
   }
 
-  /** Resolves when no request is in flight. */
+  backgroundStarted(): void {
+    this.#inflight++;
+  }
+
+  backgroundFinished(): void {
+    this.#inflight--;
+    if (this.#inflight === 0 && this.#drained !== undefined) this.#drained();
+  }
+
+  /** Resolves when no request (nor work given to `service.waitUntil`) is in flight. */
   drained(): Promise<void> {
     if (this.#inflight === 0) return Promise.resolve();
     return new Promise((resolve) => {

@@ -30,7 +30,7 @@ export interface RuntimeOptions {
   requestTimeout: number;
   /** Idle time before a keep-alive socket is closed. @default 5000 */
   keepAliveTimeout: number;
-  /** Time in-flight requests get to finish after SIGTERM/SIGINT. @default 10000 */
+  /** Time in-flight requests get to finish after SIGTERM/SIGINT; below Cloud Run's ~10 s grace. @default 8000 */
   shutdownTimeout: number;
   /** Header carrying the log id, in and out (lower case). @default 'x-platform-logid' */
   logidHeader: string;
@@ -47,6 +47,11 @@ export interface RuntimeOptions {
    * (`CLOUDFN_HEALTH_PATH`; `off` turns it off). @default '/_cloudfn/health'
    */
   healthPath: string | undefined;
+  /**
+   * A second path answered as the health path: the one the platform's container services
+   * probe (`CLOUDFN_PING_PATH`; `off` turns it off). @default '/v1/ping'
+   */
+  pingPath: string | undefined;
 }
 
 /** 10 MiB: the default largest body and file. */
@@ -85,6 +90,9 @@ export const defaultLimits: Readonly<Limits> = Object.freeze(
 
 /** The default health path. */
 export const DEFAULT_HEALTH_PATH = '/_cloudfn/health';
+
+/** The path the platform's container services must answer (platform contract, containers). */
+const DEFAULT_PING_PATH = '/v1/ping';
 
 type Source = 'flag' | 'env' | 'config' | 'default';
 type Parse<T> = (raw: unknown, where: string) => T;
@@ -157,13 +165,14 @@ const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
   headersTimeout: { env: 'CLOUDFN_HEADERS_TIMEOUT', parse: integer(1), default: 20_000 },
   requestTimeout: { env: 'CLOUDFN_REQUEST_TIMEOUT', parse: integer(0), default: 60_000 },
   keepAliveTimeout: { env: 'CLOUDFN_KEEP_ALIVE_TIMEOUT', parse: integer(0), default: 5_000 },
-  shutdownTimeout: { env: 'CLOUDFN_SHUTDOWN_TIMEOUT', parse: integer(0), default: 10_000 },
+  shutdownTimeout: { env: 'CLOUDFN_SHUTDOWN_TIMEOUT', parse: integer(0), default: 8_000 },
   logidHeader: { env: 'CLOUDFN_LOGID_HEADER', parse: headerName, default: 'x-platform-logid' },
   triggerHeader: { env: 'CLOUDFN_TRIGGER_HEADER', parse: headerName, default: undefined },
   trigger: { parse: oneOf<Trigger>('online', 'ide_debug', 'console_debug'), default: 'online' },
   protoAction: { env: 'CLOUDFN_PROTO_ACTION', parse: oneOf('error', 'remove'), default: 'error' },
   exposeErrors: { parse: bool, default: false },
   healthPath: { env: 'CLOUDFN_HEALTH_PATH', parse: healthPath, default: DEFAULT_HEALTH_PATH },
+  pingPath: { env: 'CLOUDFN_PING_PATH', parse: healthPath, default: DEFAULT_PING_PATH },
 };
 
 /** Names of the environment variables, for docs and the CLI's help. */

@@ -80,6 +80,15 @@ export interface Service {
   readonly signal: AbortSignal;
   /** cloudfn: parameters matched by a custom route such as `/videos/:vid`. */
   readonly routeParams: Record<string, string | string[]>;
+  /**
+   * cloudfn: keeps the process working on `promise` after the response is sent: answer a
+   * callback at once (the platform waits 5 s) and finish the work after. Shutdown's drain waits
+   * for it (up to its deadline); a rejection is logged under this request's logid.
+   * @example
+   * service.waitUntil(transcodeAndNotify(event.data.vid))
+   * return { received: true }
+   */
+  waitUntil(promise: PromiseLike<unknown>): void;
 }
 
 /** The value a handler returns: the response body. */

@@ -32,6 +32,10 @@ export interface Host {
   requestStarted(): void;
   /** A request's line was logged: called exactly once per `requestStarted`. */
   requestFinished(x: Exchange, status: number, durationMs: number): void;
+  /** Work given to `service.waitUntil` began: counted in flight, so shutdown's drain waits for it. */
+  backgroundStarted(): void;
+  /** That work settled: called exactly once per `backgroundStarted`. */
+  backgroundFinished(): void;
 }
 
 export class Exchange {

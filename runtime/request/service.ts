@@ -92,6 +92,14 @@ export class RequestService implements Service {
     this.#log = this.#debug = this.#info = this.#warn = this.#error = undefined;
   }
 
+  waitUntil(promise: PromiseLike<unknown>): void {
+    const host = this.#x.host;
+    host.backgroundStarted();
+    Promise.resolve(promise)
+      .then(undefined, (error: unknown) => this.error('service.waitUntil: the work failed', error))
+      .finally(() => host.backgroundFinished());
+  }
+
   get query(): QueryParams {
     return (this.#query ??= parseQuery(this.#x.rawQuery));
   }

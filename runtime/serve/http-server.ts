@@ -35,13 +35,18 @@ export interface HttpServerOptions {
  * @example const server = createHttpServer(app); server.listen(8000)
  */
 export function createHttpServer(app: App, options: HttpServerOptions = {}): Server {
-  const { maxHeaderSize, headersTimeout, requestTimeout, keepAliveTimeout, healthPath } = app.options;
+  const { maxHeaderSize, headersTimeout, requestTimeout, keepAliveTimeout, healthPath, pingPath } = app.options;
   // node throws a RangeError with a stack for this; say it as an options error.
   checkTimeouts(app.options);
   // node checks both timeouts only every connectionsCheckingInterval (30 s by default), which
   // would let a slow client hold a socket far past headersTimeout.
   const connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2)));
-  const hooks = [...(healthPath === undefined ? [] : [healthHook(app, healthPath)]), ...(options.before ?? [])];
+  const hooks = [
+    ...(healthPath === undefined ? [] : [healthHook(app, healthPath)]),
+    // The platform's container services probe GET /v1/ping: the same answer.
+    ...(pingPath === undefined || pingPath === healthPath ? [] : [healthHook(app, pingPath)]),
+    ...(options.before ?? []),
+  ];
   const handle = app.handle;
   const listener =
     hooks.length === 0

@@ -34,4 +34,14 @@ export class RedisNonceStore implements NonceStore {
       throw createFleetError('FLEET_UNAVAILABLE', 'the nonce store', (error as Error).message);
     }
   }
+
+  async forget(key: string): Promise<void> {
+    try {
+      const redis = await redisClient(this.#settings, this.#warn);
+      await redis.del(`${this.#settings.keyPrefix}nonce:${key}`);
+    } catch (error) {
+      // The claim then lasts its ttl: the platform's retry is answered as a duplicate.
+      this.#warn(`could not release the claim ${key} in Redis: ${(error as Error).message}`);
+    }
+  }
 }

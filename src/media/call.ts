@@ -3,6 +3,9 @@
  * then decide: return the normalized body, refresh the token once, retry with back-off, or
  * throw a precise error.
  */
+import { stderrWarn, type FleetWarn } from '../fleet/connect.js';
+import { RedisRateLimiter } from '../fleet/rate-limiter.js';
+import { RedisTokenStore } from '../fleet/token-store.js';
 import { createMediaError, MediaApiError, MediaError, MediaValidationError } from './errors.js';
 import { errNoOf, normalizeResponse } from './normalize.js';
 import type { MediaLogger, ResolvedMediaOptions } from './options.js';
@@ -54,10 +57,38 @@ export class MediaCaller {
   readonly tokens: TokenManager;
   /** Token buckets by operation, or by operation and appid for per-mini-program limits; made on first use. */
   private readonly buckets = new Map<string, TokenBucket>();
+  /** The fleet's shared limiter when a Redis setting is given; the buckets are its fallback. */
+  private readonly limiter: RedisRateLimiter | undefined;
 
   constructor(options: ResolvedMediaOptions) {
     this.options = options;
-    this.tokens = new TokenManager(options.token, options.clock, options.tokenRefreshMarginMs, this.post);
+    const redis = options.redis;
+    const logger = options.logger;
+    const warn: FleetWarn = logger === undefined ? stderrWarn : (message) => logger.warn(`cloudfn: ${message}`);
+    this.limiter = redis === undefined ? undefined : new RedisRateLimiter(redis, { warn });
+    this.tokens = new TokenManager(options.token, options.clock, options.tokenRefreshMarginMs, this.post, {
+      shared: redis === undefined ? undefined : new RedisTokenStore(redis, { warn }),
+    });
+  }
+
+  /**
+   * Waits for a slot of `operation`'s limit: the fleet's shared one when Redis answers, else
+   * (no setting, or Redis failing, warned once by the limiter) this process's bucket.
+   */
+  private async slot(operation: Operation, appid: string | undefined, signal: AbortSignal | undefined): Promise<void> {
+    const rate = this.options.rateLimits.get(operation);
+    if (rate === undefined) return;
+    // Aborted while the token was awaited: take no slot, send nothing.
+    if (signal?.aborted) throw signal.reason;
+    if (this.limiter !== undefined) {
+      const key = PER_APP_LIMIT.has(operation) && appid !== undefined ? `${operation}:${appid}` : operation;
+      const wait = await this.limiter.reserve(key, rate);
+      if (wait !== undefined) {
+        if (wait > 0) await this.options.clock.sleep(wait, signal);
+        return;
+      }
+    }
+    await this.bucket(operation, appid)?.take(signal);
   }
 
   /** The bucket a call of `operation` for `appid` waits on, or undefined when it has no limit. */
@@ -120,10 +151,12 @@ export class MediaCaller {
     let fresh: string | undefined;
     let retry = 0;
     for (;;) {
-      await this.guard(operation, () => this.bucket(operation, appid)?.take(signal), signal);
       // The refreshed token is used as is: a provider that does not cache would be asked twice.
       const token = fresh ?? (await this.guard(operation, () => this.tokens.get(signal), signal));
       fresh = undefined;
+      // The slot last, right before sending: a wait for the token after it would make calls
+      // reserved a second apart reach the platform together.
+      await this.guard(operation, () => this.slot(operation, appid, signal), signal);
       let response: RawResponse | undefined;
       let failure: MediaError;
       let retryable: boolean;

@@ -11,6 +11,8 @@ import {
   loadPublicKey,
 } from '../sign/index.js';
 import type { KeyInput, PlatformKeySource } from '../sign/index.js';
+import { resolveRedisSettings } from '../fleet/settings.js';
+import type { RedisOption, RedisSettings } from '../fleet/settings.js';
 import type { MediaClock } from './clock.js';
 import { systemClock } from './clock.js';
 import { createMediaError } from './errors.js';
@@ -89,6 +91,13 @@ export interface MediaClientOptions {
   rateLimit?: number | false;
   /** Per-operation rates, over `rateLimit`. Env `CLOUDFN_MEDIA_RATE_LIMITS` (`op=n,op=n`). */
   rateLimits?: Partial<Record<Operation, number | false>>;
+  /**
+   * Redis shared by every instance of a fleet: the client token is fetched once for all of them
+   * and the rate limits count across them. A `redis://` URL or an ioredis client. Env
+   * `CLOUDFN_REDIS_URL`, then `REDIS_ADDRESS` (see docs/deploy.md#running-several-instances).
+   * @default none: the token cache and rate limits are this process's own
+   */
+  redis?: RedisOption;
   /** The fetch to call. @default globalThis.fetch */
   fetch?: typeof globalThis.fetch;
   /** Where calls are logged. @default no logging */
@@ -117,6 +126,8 @@ export interface ResolvedMediaOptions {
   retryDelayMs: number;
   maxRetryDelayMs: number;
   rateLimits: ReadonlyMap<Operation, number>;
+  /** The shared store's setting, or undefined when the token cache and limits are local. */
+  redis: RedisSettings | undefined;
   fetch: typeof globalThis.fetch;
   logger: MediaLogger | undefined;
   clock: MediaClock;
@@ -379,6 +390,7 @@ export function resolveMediaOptions(options: MediaClientOptions = {}): ResolvedM
       number('maxRetryDelayMs', 'CLOUDFN_MEDIA_MAX_RETRY_DELAY_MS', options.maxRetryDelayMs, env, 5_000, 0),
     ),
     rateLimits: resolveRateLimits(options, env),
+    redis: resolveRedisSettings({ option: options.redis, env }),
     fetch: fetchFn,
     logger: options.logger,
     clock: options.clock ?? systemClock,

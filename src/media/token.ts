@@ -3,6 +3,7 @@
  * provider, or client credentials exchanged at `/oauth/client_token/`. Tokens are cached until
  * shortly before they expire, and concurrent callers share one refresh.
  */
+import type { RedisTokenStore } from '../fleet/token-store.js';
 import type { MediaClock } from './clock.js';
 import { createMediaError, MediaError } from './errors.js';
 
@@ -103,21 +104,36 @@ export const defaultClientTokenFetcher: ClientTokenFetcher = async ({ clientKey,
 
 /**
  * Holds the current token. `get` returns a cached one or fetches; `refresh` replaces the token
- * the platform refused, once for all callers that saw the same refusal.
+ * the platform refused, once for all callers that saw the same refusal. With a `shared` store
+ * (Redis) client credentials are fetched once for the whole fleet: read the shared token; when
+ * it is missing or due, one instance takes the lock, fetches and publishes while the others
+ * poll for it (up to the lock time, then fetch themselves with a warning); a refusal retires
+ * the shared token (compare-and-delete) and takes the same path, so one instance refreshes.
  */
 export class TokenManager {
   private readonly source: TokenSource;
   private readonly clock: MediaClock;
   private readonly marginMs: number;
   private readonly post: JsonPost;
-  private cached: { token: string; refreshAt: number } | undefined;
+  private readonly store: RedisTokenStore | undefined;
+  private readonly scope: string;
+  private cached: { token: string; refreshAt: number; expiresAt: number } | undefined;
   private inflight: Promise<string> | undefined;
 
-  constructor(source: TokenSource, clock: MediaClock, marginMs: number, post: JsonPost) {
+  constructor(
+    source: TokenSource,
+    clock: MediaClock,
+    marginMs: number,
+    post: JsonPost,
+    options: { shared?: RedisTokenStore | undefined } = {},
+  ) {
     this.source = source;
     this.clock = clock;
     this.marginMs = marginMs;
     this.post = post;
+    // Only client credentials are shared: a fixed token needs nothing, a provider caches itself.
+    this.store = source.kind === 'credentials' ? options.shared : undefined;
+    this.scope = source.kind === 'credentials' ? `${source.clientKey}@${source.tokenUrl}` : '';
   }
 
   /** False for a fixed token: a refusal cannot be cured by asking again. */
@@ -129,7 +145,7 @@ export class TokenManager {
   async get(signal?: AbortSignal): Promise<string> {
     if (this.source.kind === 'static') return this.source.token;
     if (this.cached !== undefined && this.clock.now() < this.cached.refreshAt) return this.cached.token;
-    return this.shared(false, signal);
+    return this.shared(undefined, signal);
   }
 
   /**
@@ -142,15 +158,72 @@ export class TokenManager {
     if (this.cached !== undefined && this.cached.token !== refused && this.clock.now() < this.cached.refreshAt)
       return this.cached.token;
     this.cached = undefined;
-    return this.shared(true, signal);
+    return this.shared(refused, signal);
   }
 
-  private shared(forceRefresh: boolean, signal?: AbortSignal): Promise<string> {
+  private shared(refused: string | undefined, signal?: AbortSignal): Promise<string> {
     // One exchange for every concurrent caller; a caller's own abort must not cancel it for the rest.
-    this.inflight ??= this.fetch(forceRefresh).finally(() => {
+    this.inflight ??= (
+      this.store === undefined ? this.fetch(refused !== undefined) : this.fleet(this.store, refused)
+    ).finally(() => {
       this.inflight = undefined;
     });
     return this.wait(this.inflight, signal);
+  }
+
+  /** The fleet's token: the shared one, or this instance's fetch under the lock, or a local fetch when Redis fails. */
+  private async fleet(store: RedisTokenStore, refused: string | undefined): Promise<string> {
+    const scope = this.scope;
+    try {
+      if (refused !== undefined) await store.retire(scope, refused);
+      const deadline = this.clock.now() + store.lockMs;
+      for (;;) {
+        const usable = await this.adopt(store, refused);
+        if (usable !== undefined) return usable;
+        if (await store.lock(scope)) {
+          // Another instance may have published and released between the read and the lock.
+          const late = await this.adopt(store, refused);
+          if (late === undefined) break;
+          await store.unlock(scope);
+          return late;
+        }
+        if (this.clock.now() >= deadline)
+          throw new Error(`no new token appeared within the lock time (${store.lockMs} ms)`);
+        await this.clock.sleep(store.pollMs);
+      }
+    } catch (error) {
+      store.warnFallback(scope, error);
+      return this.fetch(refused !== undefined);
+    }
+    // This instance holds the lock: fetch, publish (which releases it).
+    let token: string;
+    try {
+      token = await this.fetch(refused !== undefined);
+    } catch (error) {
+      await store.unlock(scope).catch(() => undefined);
+      throw error;
+    }
+    const cached = this.cached;
+    try {
+      if (cached === undefined) await store.unlock(scope);
+      else
+        await store.write(
+          scope,
+          { token, refreshAt: Math.min(cached.refreshAt, Number.MAX_SAFE_INTEGER) },
+          cached.expiresAt,
+        );
+    } catch (error) {
+      store.warnFallback(scope, error);
+    }
+    return token;
+  }
+
+  /** Takes the shared token into the local cache when it is usable (not due, not the refused one). */
+  private async adopt(store: RedisTokenStore, refused: string | undefined): Promise<string | undefined> {
+    const shared = await store.read(this.scope);
+    if (shared === undefined || shared.token === refused || this.clock.now() >= shared.refreshAt) return undefined;
+    this.cached = { token: shared.token, refreshAt: shared.refreshAt, expiresAt: Number.POSITIVE_INFINITY };
+    return shared.token;
   }
 
   private async fetch(forceRefresh: boolean): Promise<string> {
@@ -184,15 +257,21 @@ export class TokenManager {
       );
     }
     const provided = source.kind === 'provider';
+    const now = this.clock.now();
     if (token.expiresIn !== undefined && token.expiresIn > 0) {
       const lifetimeMs = token.expiresIn * 1000;
       this.cached = {
         token: token.accessToken,
-        refreshAt: this.clock.now() + lifetimeMs - Math.min(this.marginMs, lifetimeMs / 2),
+        refreshAt: now + lifetimeMs - Math.min(this.marginMs, lifetimeMs / 2),
+        expiresAt: now + lifetimeMs,
       };
     } else if (!provided) {
       // No lifetime given: keep it until the platform refuses it.
-      this.cached = { token: token.accessToken, refreshAt: Number.POSITIVE_INFINITY };
+      this.cached = {
+        token: token.accessToken,
+        refreshAt: Number.POSITIVE_INFINITY,
+        expiresAt: Number.POSITIVE_INFINITY,
+      };
     } else {
       this.cached = undefined;
     }

@@ -2,6 +2,7 @@
  * The callback sender: POSTs signed `upload.finished` and `transcode.finished`
  * notifications to the configured URL, with retries and exponential back-off.
  */
+import { randomBytes } from 'node:crypto';
 import { newLogId } from './logid.js';
 import { sleep } from './job-queue.js';
 
@@ -18,10 +19,17 @@ export interface CallbackOptions {
   backoffMs: number;
   /** Time one attempt may take, in milliseconds. @default 10000 */
   timeoutMs: number;
+  /** Whether this notification is delivered twice (the `duplicate-callback` fault). @default never */
+  duplicate?: () => boolean;
 }
 
 /** The body of every callback (our decision; docs/platform.md lists the events). */
 export interface CallbackPayload {
+  /**
+   * The notification's id, the same in every delivery and retry of it: what a handler
+   * de-duplicates by, since notifications are delivered at least once.
+   */
+  id: string;
   /** `upload.finished` or `transcode.finished`. */
   event: string;
   app_id: string;
@@ -61,12 +69,16 @@ export class CallbackSender {
     this.#log = log;
   }
 
-  /** Queues a notification; does nothing when no callback URL is set. */
-  send(payload: CallbackPayload): void {
+  /** Queues a notification (given an id here); does nothing when no callback URL is set. */
+  send(event: Omit<CallbackPayload, 'id'>): void {
     const url = this.#options.url;
     if (url === undefined || this.#controller.signal.aborted) return;
-    const delivery = this.#deliver(url, payload).finally(() => this.#inFlight.delete(delivery));
-    this.#inFlight.add(delivery);
+    const payload: CallbackPayload = { id: `cb_${randomBytes(12).toString('hex')}`, ...event };
+    const times = this.#options.duplicate?.() === true ? 2 : 1;
+    for (let i = 0; i < times; i++) {
+      const delivery = this.#deliver(url, payload).finally(() => this.#inFlight.delete(delivery));
+      this.#inFlight.add(delivery);
+    }
   }
 
   /** Resolves when every queued notification was delivered or gave up. */

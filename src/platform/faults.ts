@@ -16,6 +16,11 @@ export interface FaultSpec {
   badSignature?: { rate: number };
   /** Answers 429 PLATFORM_RATE_LIMITED (err_no 42900) whatever the rate. */
   rateLimit?: { rate: number };
+  /**
+   * Delivers a callback twice (same id, each signed afresh), as the platform may: its
+   * notifications are at least once.
+   */
+  duplicateCallback?: { rate: number };
 }
 
 const names = {
@@ -25,11 +30,12 @@ const names = {
   'expired-token': 'expiredToken',
   'bad-signature': 'badSignature',
   'rate-limit': 'rateLimit',
+  'duplicate-callback': 'duplicateCallback',
 } as const satisfies Record<string, keyof FaultSpec>;
 
 /** The grammar of `--faults`, quoted in its error messages. */
 export const FAULTS_GRAMMAR =
-  'name=rate[,name=rate...] with names latency (latency=rate:ms), 500, expired-token, bad-signature, rate-limit and rates from 0 to 1, e.g. latency=0.5:200,500=0.1';
+  'name=rate[,name=rate...] with names latency (latency=rate:ms), 500, expired-token, bad-signature, rate-limit, duplicate-callback and rates from 0 to 1, e.g. latency=0.5:200,500=0.1';
 
 function parseRate(text: string, entry: string): number {
   const rate = Number(text);

@@ -107,6 +107,10 @@ export async function createPlatform(input: PlatformOptions = {}): Promise<Platf
       retries: options.callbackRetries,
       backoffMs: options.callbackBackoffMs,
       timeoutMs: 10_000,
+      duplicate: () => {
+        const rate = options.faults.duplicateCallback?.rate ?? 0;
+        return rate > 0 && options.random() < rate;
+      },
     },
     (body, appid) =>
       signCallback({ privateKey: ring.privateKeyOf(appid), body, timestamp: Math.floor(options.now() / 1000) }),

@@ -6,9 +6,11 @@ import type { KeyObject } from 'node:crypto';
 import type { KeyInput } from './keys.js';
 import { signError } from './errors.js';
 import { bodyAppid, platformKeysOf, publicKeyList, type PlatformKeySource } from './platform-keys.js';
-import { defaultNonceStore, type NonceStore } from './nonce.js';
+import type { RedisOption } from '../fleet/settings.js';
+import type { NonceStore } from './nonce.js';
 import { readHeader, resolveProfile, type HeaderProfile, type HeadersInput } from './profile.js';
 import { checkSigned } from './response.js';
+import { sharedNonceStore } from './shared-nonces.js';
 import { bodyBuffer, assertRawBody, type RawBody } from './string-to-sign.js';
 import { DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_FUTURE_SKEW_SECONDS, windowOption, type Clock } from './window.js';
 
@@ -35,8 +37,16 @@ export interface VerifyCallbackOptions {
   maxAgeSeconds?: number;
   /** Furthest accepted timestamp ahead of `now`, in seconds. @default 300 */
   maxFutureSkewSeconds?: number;
-  /** Where nonces are remembered; `false` turns replay checks off. @default a per-process MemoryNonceStore */
+  /**
+   * Where nonces are remembered; `false` turns replay checks off.
+   * @default a RedisNonceStore when `redis` or CLOUDFN_REDIS_URL (or REDIS_ADDRESS) is set, else a per-process MemoryNonceStore
+   */
   nonceStore?: NonceStore | false;
+  /**
+   * Redis for the default nonce store, shared by every instance: a `redis://` URL or an ioredis
+   * client. Ignored when `nonceStore` is given. @default CLOUDFN_REDIS_URL, then REDIS_ADDRESS
+   */
+  redis?: RedisOption;
   /** Header names. @default defaultHeaderProfile */
   profile?: Partial<HeaderProfile>;
   /** The verifier's clock. @default Date.now */
@@ -82,7 +92,7 @@ export async function verifyCallback(options: VerifyCallbackOptions): Promise<Ve
     options.now,
     maxFuture,
   );
-  const store = options.nonceStore === undefined ? defaultNonceStore : options.nonceStore;
+  const store = options.nonceStore === undefined ? sharedNonceStore(options.redis) : options.nonceStore;
   // Nonces are the platform's per mini-program: two mini-programs may use the same one.
   const scope = appid === undefined ? 'callback' : `callback:${appid}`;
   if (store !== false && (await store.seen(`${scope}:${nonce}`, maxAge + maxFuture, now)))

@@ -27,6 +27,11 @@ export interface NonceStore {
    * @param nowSeconds the verifier's clock, in seconds; stores with their own clock may ignore it.
    */
   seen(key: string, ttlSeconds: number, nowSeconds: number): boolean | Promise<boolean>;
+  /**
+   * Releases a claim, so the key may be claimed again: a notification id whose handling failed
+   * must be handled when the platform retries it. Optional; nonces are never released.
+   */
+  forget?(key: string): void | Promise<void>;
 }
 
 /** Options of `MemoryNonceStore`. */
@@ -70,6 +75,10 @@ export class MemoryNonceStore implements NonceStore {
     }
     expiries.set(key, nowSeconds + ttlSeconds);
     return false;
+  }
+
+  forget(key: string): void {
+    this.#expiries.delete(key);
   }
 
   /** Forgets every nonce. */

@@ -6,7 +6,9 @@ import { sign, verify } from 'node:crypto';
 import { formatAuthorization, parseAuthorization, type AuthorizationParts } from './authorization.js';
 import { signError } from './errors.js';
 import { loadPrivateKey, loadPublicKey, type KeyInput } from './keys.js';
-import { defaultNonceStore, generateNonce, type NonceStore } from './nonce.js';
+import type { RedisOption } from '../fleet/settings.js';
+import { generateNonce, type NonceStore } from './nonce.js';
+import { sharedNonceStore } from './shared-nonces.js';
 import {
   bodyBuffer,
   linesBytes,
@@ -124,8 +126,13 @@ export interface VerifyRequestOptions {
   maxAgeSeconds?: number;
   /** Furthest accepted timestamp ahead of `now`, in seconds. @default 300 */
   maxFutureSkewSeconds?: number;
-  /** Where nonces are remembered; `false` turns replay checks off. @default a per-process MemoryNonceStore */
+  /**
+   * Where nonces are remembered; `false` turns replay checks off.
+   * @default a RedisNonceStore when `redis` or CLOUDFN_REDIS_URL (or REDIS_ADDRESS) is set, else a per-process MemoryNonceStore
+   */
   nonceStore?: NonceStore | false;
+  /** Redis for the default nonce store: a `redis://` URL or an ioredis client. @default CLOUDFN_REDIS_URL, then REDIS_ADDRESS */
+  redis?: RedisOption;
 }
 
 /** What a valid request was signed with. */
@@ -207,7 +214,7 @@ function finish(
     timestamp: checked.timestamp,
     nonce,
   };
-  const store = options.nonceStore === undefined ? defaultNonceStore : options.nonceStore;
+  const store = options.nonceStore === undefined ? sharedNonceStore(options.redis) : options.nonceStore;
   if (store === false) return Promise.resolve(result);
   const seen = store.seen(`${parts.appid}:${nonce}`, checked.ttl, checked.now);
   if (seen instanceof Promise) {

@@ -133,6 +133,8 @@ export function createFakeService(overrides: FakeServiceOverrides = {}): FakeSer
     closing: false,
     requestStarted() {},
     requestFinished() {},
+    backgroundStarted() {},
+    backgroundFinished() {},
   };
   // A real request object, unattached to any connection.
   const req = new IncomingMessage(new Socket());

@@ -35,6 +35,18 @@ describe('the health path', () => {
     );
   });
 
+  it('is also answered at GET /v1/ping (pingPath, CLOUDFN_PING_PATH; off turns it off)', async () => {
+    const pingPathFrom = (env: NodeJS.ProcessEnv) => resolveOptions({ env }).pingPath;
+    expect(pingPathFrom({})).toBe('/v1/ping');
+    expect(pingPathFrom({ CLOUDFN_PING_PATH: '/ping' })).toBe('/ping');
+    expect(pingPathFrom({ CLOUDFN_PING_PATH: 'off' })).toBeUndefined();
+    const { url, sink } = await start({ '/{*path}': 'index' });
+    const res = await fetch(`${url}/v1/ping`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok', inflight: 0 });
+    expect(sink.records.filter((r) => r.msg?.includes('/v1/ping'))).toEqual([]);
+  });
+
   it('answers before routing, even when a route catches every path, and is not logged', async () => {
     const { url, sink } = await start({ '/{*path}': 'index' });
     const res = await fetch(`${url}/_cloudfn/health?probe=1`);

@@ -9,7 +9,7 @@ describe('resolveOptions: flag, then env, then config file, then default', () =>
       port: 8000,
       host: '0.0.0.0',
       timeout: 60000,
-      shutdownTimeout: 10000,
+      shutdownTimeout: 8000,
       logidHeader: 'x-platform-logid',
       trigger: 'online',
       protoAction: 'error',

@@ -90,6 +90,13 @@ describe('templates', () => {
     const knative = read('starter', 'deploy/knative-service.yaml');
     expect(knative).toContain('apiVersion: serving.knative.dev/v1');
     expect(knative.match(new RegExp(`path: ${DEFAULT_HEALTH_PATH}`, 'g'))).toHaveLength(2);
+    // The platform's container services require port 8000.
+    expect(docker).toContain('PORT=8000');
+    expect(docker).toContain('EXPOSE 8000');
+    expect(knative).toContain('containerPort: 8000');
+    // Knative probes aggressively at start only when readinessProbe.periodSeconds is 0 (unset).
+    const readiness = knative.slice(knative.indexOf('readinessProbe:'), knative.indexOf('livenessProbe:'));
+    expect(readiness).not.toContain('periodSeconds');
   });
 
   it('carries a VS Code launch.json to debug cloudfn dev and the tests at TypeScript lines', () => {
