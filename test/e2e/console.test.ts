@@ -209,7 +209,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
       await typed.goto(`${dev.consoleUrl}#hello`);
       await typed.waitForSelector('body[data-ready="true"]');
       writeFileSync(join(root, 'functions/hello.ts'), 'const count: number = "three";\n' + good);
-      await typed.waitForSelector('#type-errors:not([hidden])', { timeout: 10_000 });
+      await typed.waitForSelector('#type-errors:not([hidden])', { timeout: 20_000 });
       expect(await typed.textContent('#type-errors h2')).toBe('1 type error');
       expect(await typed.textContent('#type-errors-list')).toContain(
         "functions/hello.ts:1:7: Type 'string' is not assignable to type 'number'. TS2322",
@@ -217,12 +217,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
       expect(await typed.locator('#functions .fn .type-flag').count()).toBe(1);
       await shoot(typed, '9-type-errors');
       writeFileSync(join(root, 'functions/hello.ts'), good);
-      await typed.waitForSelector('#type-errors', { state: 'hidden', timeout: 10_000 });
+      await typed.waitForSelector('#type-errors', { state: 'hidden', timeout: 20_000 });
       expect(await typed.locator('#functions .fn .type-flag').count()).toBe(0);
     } finally {
       await typed.close();
       await dev.close();
       rmSync(root, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 60_000);
 });
