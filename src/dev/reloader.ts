@@ -17,6 +17,7 @@ import type { Logger } from '../../runtime/log/logger.js';
 import type { FunctionConfig } from '../../runtime/types.js';
 import { createDevBuilder, type DevBuilder } from '../build/dev-compile.js';
 import { createDevError } from './errors.js';
+import { functionInput, type FunctionInput } from './function-input.js';
 import { evaluateCommonJs, importEsm } from './module-loader.js';
 import { TreeWatcher } from './watch-tree.js';
 
@@ -37,6 +38,8 @@ export interface FunctionStatus {
   buildMs: number;
   /** When it was last (re)loaded, ms since the epoch. */
   updatedAt: number;
+  /** What it reads (`function-input.ts`): the console pre-selects POST for `body` and `multipart`. */
+  input: FunctionInput;
 }
 
 interface Entry {
@@ -50,6 +53,7 @@ interface Entry {
   version: number;
   buildMs: number;
   updatedAt: number;
+  input: FunctionInput;
   esmNoted: boolean;
 }
 
@@ -127,6 +131,7 @@ export class Reloader {
         version: e.version,
         buildMs: Math.round(e.buildMs * 10) / 10,
         updatedAt: e.updatedAt,
+        input: e.input,
       }));
   }
 
@@ -245,6 +250,7 @@ export class Reloader {
       version: 0,
       buildMs: 0,
       updatedAt: 0,
+      input: functionInput(name, this.#options.functionConfig?.[name]),
       esmNoted: false,
     };
   }
@@ -280,7 +286,9 @@ export class Reloader {
       entry.version++;
       entry.buildMs = performance.now() - started;
       entry.updatedAt = Date.now();
-      return { ...spec, config: { ...shared, ...spec.config } };
+      const config = { ...shared, ...spec.config };
+      entry.input = functionInput(entry.name, config);
+      return { ...spec, config };
     } catch (error) {
       const failure = asFailure(error, entry.where);
       if (entry.error !== failure.message)

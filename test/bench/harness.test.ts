@@ -24,6 +24,8 @@ const BENCHMARKS = [
   'verifyResponse',
   'cold start: node dist/hello/index.mjs to first 200',
   'dev reload: save until the new code answers',
+  'dev reload with the type checker on',
+  'dev type check: save until the type error is shown',
   'peak RSS under the GET load',
   'peer: the same GET on @google-cloud/functions-framework',
 ];
@@ -85,7 +87,7 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       expect(row.ratio).toBeGreaterThan(0);
       expect(Number.isFinite(row.ratio)).toBe(true);
     }
-    for (const id of ['json', 'upload', 'cold', 'reload']) {
+    for (const id of ['json', 'upload', 'cold', 'reload', 'reload-typecheck', 'typecheck-error']) {
       expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign)' });
     }
     expect(results.table).toContain('| GET tiny function |');

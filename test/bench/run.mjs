@@ -22,7 +22,7 @@ import { machine, pinned } from './lib/cpu.mjs';
 import { measureKinds } from './lib/http-rows.mjs';
 import { formatTable, ratioRow, skippedRow } from './lib/rows.mjs';
 import { coldStartRow } from './lib/cold-start.mjs';
-import { reloadRow } from './lib/reload.mjs';
+import { reloadRow, typecheckRows } from './lib/reload.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GROUPS = ['get', 'json', 'upload', 'sign', 'cold', 'reload'];
@@ -245,6 +245,8 @@ try {
   if (only.includes('reload')) {
     log('dev reload: save until the new code answers');
     rows.push(await reloadRow({ root: ROOT, work, rounds: Math.max(rounds, 10), progress: log }));
+    log('dev reload with the type checker on, and save until the type error is shown');
+    rows.push(...(await typecheckRows({ root: ROOT, work, rounds: Math.max(rounds, 10), progress: log })));
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
@@ -264,14 +266,30 @@ const NOT_RUN = {
     ['verify', 'verifyResponse', 'crypto.verify, KeyObject', '>= 0.9×'],
   ],
   cold: [['cold', 'cold start: node dist/hello/index.mjs to first 200', 'bare node:http script', '<= 1.25×']],
-  reload: [['reload', 'dev reload: save until the new code answers', '—', '<= 250 ms (median)']],
+  reload: [
+    ['reload', 'dev reload: save until the new code answers', '—', '<= 250 ms (median)'],
+    ['reload-typecheck', 'dev reload with the type checker on', '—', '<= 50 ms'],
+    ['typecheck-error', 'dev type check: save until the type error is shown', '—', '<= 2000 ms'],
+  ],
 };
 for (const group of GROUPS) {
   if (only.includes(group)) continue;
   for (const [id, benchmark, baseline, goal] of NOT_RUN[group])
     rows.push(skippedRow({ id, benchmark, baseline, goal, reason: `not run (--only ${values.only})` }));
 }
-const ORDER = ['get', 'json', 'upload', 'sign', 'verify', 'cold', 'reload', 'memory', 'peer'];
+const ORDER = [
+  'get',
+  'json',
+  'upload',
+  'sign',
+  'verify',
+  'cold',
+  'reload',
+  'reload-typecheck',
+  'typecheck-error',
+  'memory',
+  'peer',
+];
 rows.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
 
 const info = machine();

@@ -1,13 +1,18 @@
 /**
  * The dev console page in a real browser (Debian's chromium driven by playwright-core): a JSON
- * POST and a multipart upload sent from the page, their results and live log lines read off it.
+ * POST and a multipart upload sent from the page, their results and live log lines read off it;
+ * the live list of every request, curl both ways (checked by running the real curl), drafts
+ * remembered per function, the path box and query rows in sync, cancelling, the log filter.
  * Set CLOUDFN_SCREENSHOTS=<folder> to keep screenshots of each step.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContainerClient } from '../../src/client/index.js';
 import { startDevServer } from '../../src/dev/index.js';
 import { failure, startProject, type DevProject } from '../dev/project.js';
 import { REPO } from '../testing/ensure-dist.js';
@@ -24,6 +29,28 @@ const ARGS = [
   '--disable-quic',
 ];
 const shots = process.env['CLOUDFN_SCREENSHOTS'];
+const CURL = '/usr/bin/curl';
+/** Asynchronous: the dev server answering curl runs in this very process. */
+const run = promisify(execFile);
+
+/** The values of the query rows shown, as name=value. */
+async function queryRows(page: Page): Promise<string[]> {
+  return page.$$eval('#query tbody tr', (rows) =>
+    rows
+      .map((row) => Array.from(row.querySelectorAll<HTMLInputElement>('input.name, input.value'), (i) => i.value))
+      .filter(([name]) => name !== '')
+      .map(([name, value]) => `${name}=${value}`),
+  );
+}
+
+/** The log lines not hidden by the filter. */
+async function visibleLogs(page: Page): Promise<string[]> {
+  return page.$$eval('#logs .log', (lines) =>
+    lines
+      .filter((line) => !(line as HTMLElement).hidden)
+      .map((line) => line.querySelector('.log-msg')?.textContent ?? ''),
+  );
+}
 
 async function shoot(page: Page, name: string): Promise<void> {
   if (shots !== undefined) await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
@@ -38,6 +65,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     p = await startProject();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // A step that cannot happen fails in 5 s, naming itself, rather than at the test's timeout.
+    page.setDefaultTimeout(5000);
     await page.goto(`${p.dev.consoleUrl}#echo`);
     await page.waitForSelector('body[data-ready="true"]');
   });
@@ -155,11 +184,237 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     expect(await page.textContent('#response-body')).toContain('"console_debug"');
   });
 
+  it('lists every request, whatever sent it, with its status, duration and log lines, and replays one', async () => {
+    // Sent by node's fetch (as curl would be) and by callContainer: neither comes from the page.
+    await p.get('/hello?name=outside');
+    const { callContainer } = createContainerClient({ baseUrl: p.dev.url });
+    expect((await callContainer({ path: '/echo', init: { method: 'POST', body: { via: 'client' } } })).statusCode).toBe(
+      200,
+    );
+    if (existsSync(CURL)) await run(CURL, ['-s', '-o', '/dev/null', `${p.dev.url}/nowhere`]);
+    const outside = page.locator('#requests .request-entry', { hasText: '/hello?name=outside' });
+    await expect.poll(() => outside.count()).toBe(1);
+    expect(await outside.getAttribute('data-trigger')).toBe('ide_debug');
+    expect(await outside.locator('.request-status').textContent()).toBe('200');
+    expect(await outside.locator('.request-duration').textContent()).toMatch(/^[\d.]+ m?s$/);
+    const client = page.locator('#requests .request-entry', { hasText: 'POST' }).first();
+    await expect.poll(() => client.locator('.url').textContent()).toBe('/echo');
+    expect(await client.getAttribute('data-trigger')).toBe('online');
+    if (existsSync(CURL)) {
+      const missing = page.locator('#requests .request-entry', { hasText: '/nowhere' });
+      await expect.poll(() => missing.locator('.request-status').textContent()).toBe('404');
+    }
+
+    // A click shows that request's lines, from the server's store.
+    const logid = await outside.getAttribute('data-logid');
+    await outside.locator('.load').click();
+    await expect.poll(() => page.textContent('#logs-for')).toBe(logid);
+    await expect
+      .poll(() => visibleLogs(page))
+      .toEqual(['greeting outside', expect.stringMatching(/^GET \/hello 200 /)]);
+
+    // Replay: its method and URL go into the editor (under its function) and out again from the page.
+    await outside.locator('.replay').click();
+    await expect.poll(() => page.textContent('#response-body')).toContain('outside');
+    expect(await page.inputValue('#path')).toBe('/hello?name=outside');
+    expect(await page.locator('#functions .fn.active .fn-name').textContent()).toBe('hello');
+    const replayed = page.locator('#requests .request-entry[data-trigger="console_debug"]', {
+      hasText: '/hello?name=outside',
+    });
+    await expect.poll(() => replayed.count()).toBe(1);
+    await shoot(page, '4-requests');
+  });
+
+  it('copies a request as curl that curl itself sends the same, and fills the editor from a pasted one', async () => {
+    await page.click('#functions [data-fn="echo"]');
+    await page.selectOption('#method', 'POST');
+    await page.click('#tab-body');
+    await page.selectOption('#body-type', 'json');
+    await page.fill('#body-json', `{ "quote": "it's \\"here\\"" }`);
+    await page.fill('#path', '/echo?x=1');
+    await page.click('#tab-headers');
+    await page.click('#headers-add');
+    await page.locator('#headers input.name').last().fill('x-copy');
+    await page.locator('#headers input.value').last().fill('1');
+    await page.click('#tab-body');
+    await page.click('#copy-curl');
+    const command = await page.inputValue('#curl-text');
+    expect(command).toContain(`curl -X POST '${p.dev.url}/echo?x=1' `);
+    expect(command).toContain(
+      `-H 'x-copy: 1' -H 'content-type: application/json' --data-raw '{ "quote": "it'\\''s \\"here\\"" }'`,
+    );
+    if (existsSync(CURL)) {
+      // The command, run by a shell and the real curl, sends what the page would.
+      const answer = JSON.parse((await run('sh', ['-c', `${command} -s`])).stdout) as Record<string, unknown>;
+      expect(answer).toEqual({
+        method: 'POST',
+        trigger: 'ide_debug',
+        contentType: 'application/json',
+        params: { quote: `it's "here"` },
+      });
+    }
+
+    // Multipart parts become -F, a file part naming its file.
+    await page.selectOption('#body-type', 'multipart');
+    const rows = page.locator('#body-parts tbody tr');
+    await rows.nth(0).locator('input.name').fill('title');
+    await rows.nth(0).locator('input.value').fill('holiday clip');
+    await page.click('#body-parts-add');
+    await rows.last().locator('select.kind').selectOption('file');
+    await rows.last().locator('input.name').fill('video');
+    await rows
+      .last()
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'clip.txt', mimeType: 'text/plain', buffer: Buffer.from('frames') });
+    await expect.poll(() => rows.last().locator('.file-name').textContent()).toBe('clip.txt (6 B)');
+    await page.click('#copy-curl');
+    expect(await page.inputValue('#curl-text')).toContain(
+      `-F 'title=holiday clip' -F 'video=@clip.txt;type=text/plain'`,
+    );
+    await page.click('#curl-close');
+
+    // Paste: -X, -H, --data-raw and the URL with its query fill the editor.
+    await page.click('#paste-curl');
+    await page.fill(
+      '#curl-input',
+      `curl -X POST 'http://127.0.0.1:9/echo?lang=en&q=a%20b' \\\n  -H 'x-pasted: 1' -H 'Content-Type: application/json' \\\n  --data-raw '{"pasted":true}'`,
+    );
+    await page.click('#curl-apply');
+    expect(await page.inputValue('#method')).toBe('POST');
+    expect(await page.inputValue('#path')).toBe('/echo?lang=en&q=a%20b');
+    expect(await page.inputValue('#body-type')).toBe('json');
+    expect(await page.inputValue('#body-json')).toBe('{"pasted":true}');
+    await page.click('#tab-headers');
+    expect(await page.locator('#headers input.name').first().inputValue()).toBe('x-pasted');
+    await page.click('#send');
+    await expect.poll(() => page.textContent('#response-body')).toContain('"pasted"');
+    expect(await page.textContent('#response-body')).toContain('"contentType": "application/json"');
+
+    // -F, pasted into the path box: fields and a file part to choose.
+    await page.locator('#path').evaluate((input, text) => {
+      const data = new DataTransfer();
+      data.setData('text/plain', text);
+      input.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    }, `curl -F title=trip -F 'video=@clip.mp4;type=video/mp4' http://localhost:8000/echo`);
+    expect(await page.inputValue('#path')).toBe('/echo');
+    await page.click('#tab-body');
+    expect(await page.inputValue('#body-type')).toBe('multipart');
+    const parts = page.locator('#body-parts tbody tr');
+    expect(await parts.count()).toBe(2);
+    expect(await parts.nth(0).locator('input.value').inputValue()).toBe('trip');
+    expect(await parts.nth(1).locator('select.kind').inputValue()).toBe('file');
+  });
+
+  it('remembers the method and body of each function, and pre-selects POST for one that reads a body', async () => {
+    p.write('functions/upload.ts', 'export default (params: unknown) => ({ got: Object.keys(params as object) });\n');
+    p.write(
+      'functions/limited.ts',
+      'export const config = { maxBodySize: 1024 };\nexport default (params: unknown) => params;\n',
+    );
+    await expect.poll(() => page.locator('#functions [data-fn="limited"]').count()).toBe(1);
+    await expect.poll(() => page.locator('#functions [data-fn="upload"]').count()).toBe(1);
+    await page.click('#functions [data-fn="upload"]');
+    expect(await page.inputValue('#method')).toBe('POST');
+    await page.click('#tab-body');
+    expect(await page.inputValue('#body-type')).toBe('multipart');
+    await page.click('#functions [data-fn="limited"]');
+    expect(await page.inputValue('#method')).toBe('POST');
+    expect(await page.inputValue('#body-type')).toBe('json');
+    await page.click('#functions [data-fn="env"]');
+    expect(await page.inputValue('#method')).toBe('GET');
+
+    // env sent as a POST with a text body once: it comes back so, after the page reloads too.
+    await page.selectOption('#method', 'POST');
+    await page.selectOption('#body-type', 'text');
+    await page.fill('#body-text', 'remember me');
+    await page.click('#functions [data-fn="modern"]');
+    expect(await page.inputValue('#method')).toBe('GET');
+    await page.click('#functions [data-fn="env"]');
+    expect(await page.inputValue('#method')).toBe('POST');
+    expect(await page.inputValue('#body-text')).toBe('remember me');
+    await page.waitForTimeout(300); // the drafts are saved 200 ms after the last edit
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.locator('#functions .fn.active .fn-name').textContent()).toBe('env');
+    expect(await page.inputValue('#method')).toBe('POST');
+    expect(await page.inputValue('#body-type')).toBe('text');
+    expect(await page.inputValue('#body-text')).toBe('remember me');
+    p.remove('functions/upload.ts');
+    p.remove('functions/limited.ts');
+  });
+
+  it('keeps the path box and the query rows in sync both ways', async () => {
+    await page.click('#functions [data-fn="modern"]');
+    await page.click('#tab-query');
+    await page.fill('#path', '/modern?name=zoë&city=new%20york');
+    expect(await queryRows(page)).toEqual(['name=zoë', 'city=new york']);
+    expect(await page.textContent('#tab-query .count')).toBe('2');
+    const rows = page.locator('#query tbody tr');
+    await rows.nth(1).locator('input.value').fill('paris');
+    expect(await page.inputValue('#path')).toBe('/modern?name=zoë&city=paris');
+    await rows.nth(0).locator('input[type=checkbox]').uncheck();
+    expect(await page.inputValue('#path')).toBe('/modern?city=paris');
+    await page.click('#query-add');
+    await rows.nth(3).locator('input.name').fill('a&b');
+    await rows.nth(3).locator('input.value').fill('1+1');
+    expect(await page.inputValue('#path')).toBe('/modern?city=paris&a%26b=1%2B1');
+    // Typing the path keeps the unchecked row and replaces the others.
+    await page.fill('#path', '/modern?only=this');
+    expect(await queryRows(page)).toEqual(['only=this', 'name=zoë']);
+    await page.click('#send');
+    await expect
+      .poll(() => page.locator('#requests .request-entry').first().locator('.url').textContent())
+      .toBe('/modern?only=this');
+  });
+
+  it('cancels a request in flight and shows it cancelled', async () => {
+    await page.click('#functions [data-fn="slow"]');
+    await page.selectOption('#method', 'GET');
+    await page.fill('#path', '/slow?ms=5000');
+    await page.click('#send');
+    await page.waitForSelector('#cancel:not([hidden])');
+    expect(await page.textContent('#response-status')).toBe('sending…');
+    const logid = await page.textContent('#logs-for');
+    await page.click('#cancel');
+    await expect.poll(() => page.textContent('#response-status')).toBe('cancelled');
+    expect(await page.isVisible('#send')).toBe(true);
+    // The server saw the client go away: 499 under that request's logid.
+    await expect
+      .poll(() => p.records.find((r) => r.logid === logid && r['status'] !== undefined)?.['status'], { timeout: 8000 })
+      .toBe(499);
+    await shoot(page, '5-cancelled');
+  });
+
+  it('filters the log lines by level and by text', async () => {
+    p.write(
+      'functions/levels.ts',
+      "export default (_p: unknown, service: any) => {\n  service.debug('cache miss');\n  service.info('disk read', { bytes: 12 });\n  service.warn('disk slow');\n  service.error('lost the lease');\n  return { ok: true };\n};\n",
+    );
+    await expect.poll(() => page.locator('#functions [data-fn="levels"]').count()).toBe(1);
+    await page.click('#functions [data-fn="levels"]');
+    await page.click('#send');
+    await expect.poll(() => page.locator('#logs .log').count()).toBe(5);
+    expect((await visibleLogs(page)).length).toBe(5);
+    await page.selectOption('#log-level', 'warn');
+    expect(await visibleLogs(page)).toEqual(['disk slow', 'lost the lease']);
+    expect(await page.textContent('#logs-count')).toBe('2 of 5');
+    await page.selectOption('#log-level', 'debug');
+    await page.fill('#log-text', 'DISK');
+    expect(await visibleLogs(page)).toEqual(['disk read { bytes: 12 }', 'disk slow']);
+    await page.selectOption('#log-level', 'error');
+    expect(await visibleLogs(page)).toEqual([]);
+    await page.fill('#log-text', '');
+    await page.selectOption('#log-level', 'debug');
+    expect((await visibleLogs(page)).length).toBe(5);
+    p.remove('functions/levels.ts');
+  });
+
   it('shows a function that fails to compile, live, with its code frame', async () => {
     const failed = p.next(failure('hello'));
     p.write('functions/hello.ts', 'export default function hello( {\n');
     await failed;
     await expect.poll(() => page.locator('#functions [data-fn="hello"].failing').count()).toBe(1);
+    await page.click('#functions [data-fn="hello"]');
     await expect.poll(() => page.locator('#function-error').isVisible()).toBe(true);
     expect(await page.textContent('#function-error pre')).toMatch(/functions\/hello\.ts:2:\d+: /);
     await page.click('#send');

@@ -9,6 +9,8 @@ export interface FunctionInfo {
   version: number;
   buildMs: number;
   updatedAt: number;
+  /** What it reads: the page pre-selects POST for `body` and `multipart` (src/dev/function-input.ts). */
+  input: 'query' | 'body' | 'multipart';
 }
 
 export interface ConsoleMeta {

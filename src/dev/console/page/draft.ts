@@ -120,6 +120,41 @@ export function urlOf(draft: Draft): string {
   return draft.path + (draft.path.includes('?') ? '&' : '?') + query;
 }
 
+/** Escapes what would change how a query reads (`%`, `&`, `=`, `#`, `+`, spaces); the rest stays readable. */
+function readableComponent(text: string, name: boolean): string {
+  return text.replace(name ? /[%&=#+\s]/g : /[%&#+\s]/g, (c) => encodeURIComponent(c));
+}
+
+/**
+ * The path box's text: the path and the enabled query rows, readable (`?name=zoë`, not `zo%C3%AB`).
+ * @example pathText({ path: '/hello', query: [{ name: 'name', value: 'zoë', enabled: true }] }) // '/hello?name=zoë'
+ */
+export function pathText(draft: Pick<Draft, 'path' | 'query'>): string {
+  const pairs = used(draft.query).map(
+    (row) => `${readableComponent(row.name, true)}=${readableComponent(row.value, false)}`,
+  );
+  if (pairs.length === 0) return draft.path;
+  return draft.path + (draft.path.includes('?') ? '&' : '?') + pairs.join('&');
+}
+
+/**
+ * Reads the path box into the draft: the path before `?`, the query after it becomes the enabled
+ * rows; disabled rows are kept, and one empty row stays at the end for adding.
+ * @example setPathText(draft, '/hello?name=ann') // draft.path '/hello', draft.query [name=ann, (empty)]
+ */
+export function setPathText(draft: Pick<Draft, 'path' | 'query'>, text: string): void {
+  const hash = text.indexOf('#');
+  const clean = hash === -1 ? text : text.slice(0, hash);
+  const at = clean.indexOf('?');
+  draft.path = at === -1 ? clean : clean.slice(0, at);
+  const typed: Row[] =
+    at === -1
+      ? []
+      : [...new URLSearchParams(clean.slice(at + 1))].map(([name, value]) => ({ name, value, enabled: true }));
+  const off = draft.query.filter((row) => !row.enabled && row.name !== '');
+  draft.query = [...typed, ...off, emptyRow()];
+}
+
 /** The request as `fetch` takes it; throws an Error naming what to fix in the editor. */
 export function toRequest(draft: Draft, extraHeaders: Record<string, string>): { url: string; init: RequestInit } {
   if (!draft.path.startsWith('/')) throw new Error(`the path must start with /, got ${JSON.stringify(draft.path)}`);

@@ -1,6 +1,6 @@
 /** The request editor: method, path, query, headers and a body for each content type. */
 import { h, replace } from './dom.js';
-import { emptyRow, parseHex, pickFile, type BodyType, type Draft, type Row } from './draft.js';
+import { emptyRow, parseHex, pathText, pickFile, setPathText, type BodyType, type Draft, type Row } from './draft.js';
 import { formatBytes } from './view.js';
 
 type Tab = 'query' | 'body' | 'headers';
@@ -15,7 +15,13 @@ const BODY_TYPES: [BodyType, string][] = [
 
 export interface EditorHandlers {
   send(): void;
+  /** Cancels the request in flight. */
+  cancel(): void;
   change(draft: Draft): void;
+  /** Shows the draft as a curl command, and copies it. */
+  copyCurl(): void;
+  /** Opens the paste box; with `text`, a curl command pasted into the path box. */
+  pasteCurl(text?: string): void;
 }
 
 export class Editor {
@@ -26,6 +32,8 @@ export class Editor {
   readonly #path: HTMLInputElement;
   readonly #tabs: HTMLElement;
   readonly #pane: HTMLElement;
+  readonly #send: HTMLButtonElement;
+  readonly #cancel: HTMLButtonElement;
 
   constructor(root: HTMLElement, draft: Draft, handlers: EditorHandlers) {
     this.draft = draft;
@@ -41,36 +49,85 @@ export class Editor {
       'aria-label': 'path',
       spellcheck: 'false',
       autocomplete: 'off',
-      oninput: () => this.#edit(() => (this.draft.path = this.#path.value)),
+      // The path box and the query rows are one thing: typing `?a=1` here fills the rows.
+      oninput: () => {
+        this.#edit(() => setPathText(this.draft, this.#path.value));
+        this.#render();
+      },
+      onpaste: (event: Event) => {
+        const text = (event as ClipboardEvent).clipboardData?.getData('text') ?? '';
+        if (!/^\s*curl\s/.test(text)) return;
+        event.preventDefault();
+        handlers.pasteCurl(text);
+      },
     });
-    const send = h(
+    this.#send = h(
       'button',
       { id: 'send', class: 'primary', onclick: () => handlers.send(), title: 'Send (Ctrl+Enter)' },
       'Send',
     );
+    this.#cancel = h(
+      'button',
+      { id: 'cancel', class: 'secondary', hidden: true, onclick: () => handlers.cancel(), title: 'Cancel (Esc)' },
+      'Cancel',
+    );
+    const curl = h(
+      'div',
+      { class: 'segmented curl-buttons' },
+      h(
+        'button',
+        { id: 'copy-curl', title: 'copy this request as a curl command', onclick: () => handlers.copyCurl() },
+        'Copy as curl',
+      ),
+      h(
+        'button',
+        { id: 'paste-curl', title: 'fill the editor from a curl command', onclick: () => handlers.pasteCurl() },
+        'Paste curl',
+      ),
+    );
     this.#tabs = h('nav', { class: 'tabs', role: 'tablist' });
     this.#pane = h('div', { class: 'pane', id: 'editor-pane' });
-    replace(root, h('div', { class: 'request-bar' }, this.#method, this.#path, send), this.#tabs, this.#pane);
+    replace(
+      root,
+      h('div', { class: 'request-bar' }, this.#method, this.#path, this.#send, this.#cancel),
+      curl,
+      this.#tabs,
+      this.#pane,
+    );
     root.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
         handlers.send();
+      } else if (event.key === 'Escape' && !this.#cancel.hidden) {
+        handlers.cancel();
       }
     });
     this.set(draft);
   }
 
+  /** Shows Cancel instead of Send while a request is in flight. */
+  setBusy(busy: boolean): void {
+    this.#send.hidden = busy;
+    this.#cancel.hidden = !busy;
+  }
+
   /** Shows another draft (a function picked, a history entry loaded). */
   set(draft: Draft): void {
     this.draft = draft;
+    // Drafts from before the path box and rows were synced may hold their query in the path.
+    if (draft.path.includes('?')) setPathText(draft, pathText(draft));
     this.#method.value = draft.method;
-    this.#path.value = draft.path;
+    this.#path.value = pathText(draft);
     if (draft.method === 'GET' && this.#tab === 'body') this.#tab = 'query';
+    // A POST's body is what one edits first (an upload function picked, a draft remembered).
+    else if (draft.method === 'POST' && this.#tab === 'query') this.#tab = 'body';
     this.#render();
   }
 
   #edit(change: () => void): void {
     change();
+    // A query row edited: the path box follows (not while typing in it, which would move the caret).
+    if (document.activeElement !== this.#path) this.#path.value = pathText(this.draft);
     this.#handlers.change(this.draft);
   }
 

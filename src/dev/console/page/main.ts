@@ -1,6 +1,8 @@
 /**
- * The dev console page: pick a function, edit a request, send it with trigger console_debug,
- * read the response and that request's log lines as they arrive, replay recent requests.
+ * The dev console page: pick a function, edit a request, send it with trigger console_debug
+ * (or cancel it), read the response and that request's log lines as they arrive (filtered by
+ * level and text), follow every request the server answers, replay recent requests, copy a
+ * request as curl or fill the editor from one.
  */
 import {
   fetchLogs,
@@ -13,16 +15,28 @@ import {
   type RequestInfo,
   type TypecheckInfo,
 } from './api.js';
+import { toCurl } from './curl.js';
+import { CurlPanel } from './curl-panel.js';
 import { byId, h, replace } from './dom.js';
-import { newDraft, toRequest, urlOf, type Draft } from './draft.js';
+import { newDraft, setPathText, toRequest, urlOf, type Draft } from './draft.js';
+import { firstDraft, loadDrafts, saveDrafts } from './drafts.js';
 import { Editor } from './editor.js';
 import { clearHistory, loadHistory, remember, settle, type HistoryEntry } from './history.js';
+import { LogFilter } from './log-filter.js';
+import { RequestList, statusKind } from './requests.js';
 import { defaultView, formatBytes, renderBody, renderHeaders, renderLog, type BodyView } from './view.js';
 
-interface Exchange {
+/** The log lines shown: those of the page's last request, or of a request picked in the list. */
+interface LogView {
   logid: string;
-  draft: Draft;
   records: LogRecord[];
+}
+
+interface Exchange extends LogView {
+  draft: Draft;
+  /** Aborts the fetch in flight; set while it is. */
+  abort?: AbortController;
+  cancelled?: boolean;
   info?: RequestInfo;
   response?: { status: number; headers: Headers; bytes: Uint8Array; roundTripMs: number };
   failure?: string;
@@ -54,43 +68,38 @@ const REASONS: Record<number, string> = {
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
 };
-const DRAFTS_KEY = 'cloudfn.console.drafts';
 
 let meta: ConsoleMeta | undefined;
 let functions: FunctionInfo[] = [];
 let selected: string | undefined;
 let history: HistoryEntry[] = loadHistory();
 let current: Exchange | undefined;
+let shown: LogView | undefined;
 let connected = false;
 const drafts = loadDrafts();
 
 const editor = new Editor(byId('editor'), newDraft('/'), {
   send: () => void send(),
+  cancel: () => current?.abort?.abort(),
   change: (draft) => {
     if (selected !== undefined) drafts[selected] = draft;
-    saveDrafts();
+    saveDrafts(drafts);
   },
+  copyCurl: () => curlPanel.showCommand(toCurl(editor.draft, location.origin)),
+  pasteCurl: (text) => curlPanel.showPaste(text),
 });
-
-function loadDrafts(): Record<string, Draft> {
-  try {
-    return (JSON.parse(sessionStorage.getItem(DRAFTS_KEY) ?? '{}') as Record<string, Draft>) ?? {};
-  } catch {
-    return {};
-  }
-}
-
-let saveTimer: number | undefined;
-function saveDrafts(): void {
-  clearTimeout(saveTimer);
-  saveTimer = window.setTimeout(() => {
-    try {
-      sessionStorage.setItem(DRAFTS_KEY, JSON.stringify(drafts));
-    } catch {
-      // Too large for session storage: drafts live until the page closes.
-    }
-  }, 300);
-}
+const curlPanel = new CurlPanel(byId('curl'), (draft) => {
+  const fn = functionFor(draft.path);
+  if (fn !== undefined) choose(fn.name, draft);
+  editor.set(draft);
+  if (selected !== undefined) drafts[selected] = draft;
+  saveDrafts(drafts);
+});
+const requests = new RequestList(byId('requests'), {
+  show: (info) => void showLogsOf(info.logid),
+  replay: (info) => replay(info),
+});
+const logFilter = new LogFilter(byId('log-filter'), () => filterLogs());
 
 // ---- functions ---------------------------------------------------------------------------
 
@@ -130,7 +139,7 @@ function select(name: string): void {
   if (fn === undefined) return;
   selected = name;
   setHash(name);
-  const draft = (drafts[name] ??= newDraft(fn.path));
+  const draft = (drafts[name] ??= firstDraft(fn));
   editor.set(draft);
   renderFunctions();
   renderFunctionError();
@@ -196,26 +205,34 @@ async function send(): Promise<void> {
     request = toRequest(draft, { [meta.logidHeader]: logid, [meta.triggerHeader]: meta.consoleTrigger });
   } catch (error) {
     current = { logid, draft, records: [], failure: (error as Error).message, tab: 'body' };
+    shown = current;
     renderResponse();
     renderLogs();
     return;
   }
-  current = { logid, draft, records: [], tab: current?.tab ?? 'body' };
+  current?.abort?.abort();
+  const abort = new AbortController();
+  current = { logid, draft, records: [], tab: current?.tab ?? 'body', abort };
+  shown = current;
   const exchange = current;
   history = remember(history, { id: logid, at: Date.now(), draft });
   renderHistory();
   renderResponse();
   renderLogs();
+  editor.setBusy(true);
   const started = performance.now();
   try {
-    const res = await fetch(request.url, request.init);
+    const res = await fetch(request.url, { ...request.init, signal: abort.signal });
     const bytes = new Uint8Array(await res.arrayBuffer());
     exchange.response = { status: res.status, headers: res.headers, bytes, roundTripMs: performance.now() - started };
     history = settle(history, logid, res.status, exchange.response.roundTripMs);
   } catch (error) {
-    exchange.failure = `the request failed: ${(error as Error).message} (is the dev server running?)`;
+    if (abort.signal.aborted) exchange.cancelled = true;
+    else exchange.failure = `the request failed: ${(error as Error).message} (is the dev server running?)`;
   }
+  exchange.abort = undefined;
   if (current !== exchange) return;
+  editor.setBusy(false);
   renderHistory();
   renderResponse();
   // Lines missed while the event stream was down are fetched once.
@@ -224,18 +241,72 @@ async function send(): Promise<void> {
   }
 }
 
-function addRecord(exchange: Exchange, record: LogRecord): void {
+function addRecord(view: LogView, record: LogRecord): void {
   // A record comes live and again from /api/logs: the same seq is the same record. Two records
   // with the same time, message and level are not (two objects logged in one millisecond).
-  if (exchange.records.some((r) => r.seq === record.seq)) return;
-  const after = exchange.records.findIndex((r) => r.seq > record.seq);
-  if (after === -1) exchange.records.push(record);
-  else exchange.records.splice(after, 0, record);
-  if (exchange !== current) return;
+  if (view.records.some((r) => r.seq === record.seq)) return;
+  const after = view.records.findIndex((r) => r.seq > record.seq);
+  if (after === -1) view.records.push(record);
+  else view.records.splice(after, 0, record);
+  if (view !== shown) return;
   const list = byId('logs');
   const line = renderLog(record);
   if (after === -1) list.appendChild(line);
   else list.insertBefore(line, list.children[after] ?? null);
+  filterLogs();
+}
+
+function filterLogs(): void {
+  if (shown !== undefined) logFilter.apply(byId('logs'), shown.records);
+}
+
+/** Shows the lines of a request picked in the list: those kept by the server, then live ones. */
+async function showLogsOf(logid: string): Promise<void> {
+  const view: LogView = current?.logid === logid ? current : { logid, records: [] };
+  shown = view;
+  requests.select(logid);
+  renderLogs();
+  for (const record of await fetchLogs(logid)) addRecord(view, record);
+}
+
+/** The function serving a path: its own path, else the longest that prefixes it. */
+function functionFor(path: string): FunctionInfo | undefined {
+  return (
+    functions.find((f) => f.path === path) ??
+    functions.filter((f) => path.startsWith(f.path + '/')).sort((a, b) => b.path.length - a.path.length)[0]
+  );
+}
+
+/** Makes `name` the selected function, holding `draft`. */
+function choose(name: string, draft: Draft): void {
+  selected = name;
+  setHash(name);
+  drafts[name] = draft;
+  renderFunctions();
+  renderFunctionError();
+}
+
+/**
+ * Sends a listed request again: the page's own from its history entry (body included); any
+ * other with its method and URL over the function's draft (the server does not keep bodies).
+ */
+function replay(info: RequestInfo): void {
+  const entry = history.find((e) => e.id === info.logid);
+  if (entry !== undefined) {
+    load(entry);
+    void send();
+    return;
+  }
+  const path = info.url.split('?')[0] ?? '/';
+  const fn = functionFor(path);
+  const base = fn === undefined ? newDraft(path) : (drafts[fn.name] ?? firstDraft(fn));
+  const draft = structuredClone(base);
+  draft.method = info.method === 'POST' ? 'POST' : 'GET';
+  draft.query = [];
+  setPathText(draft, info.url);
+  if (fn !== undefined) choose(fn.name, draft);
+  editor.set(draft);
+  void send();
 }
 
 // ---- response --------------------------------------------------------------------------------
@@ -249,6 +320,16 @@ function renderResponse(): void {
     replace(summary, h('span', { class: 'muted' }, 'Send a request to see its response here.'));
     replace(tabs);
     replace(pane);
+    return;
+  }
+  if (exchange.cancelled === true) {
+    replace(
+      summary,
+      h('span', { class: 'badge warn', id: 'response-status' }, 'cancelled'),
+      h('code', { class: 'request-url' }, `${exchange.draft.method} ${urlOf(exchange.draft)}`),
+    );
+    replace(tabs);
+    replace(pane, h('p', { class: 'muted' }, 'You cancelled the request before its response arrived.'));
     return;
   }
   if (exchange.failure !== undefined) {
@@ -268,7 +349,7 @@ function renderResponse(): void {
     replace(pane);
     return;
   }
-  const kind = response.status >= 500 ? 'bad' : response.status >= 400 ? 'warn' : 'good';
+  const kind = statusKind(response.status);
   const server =
     exchange.info === undefined
       ? null
@@ -349,9 +430,9 @@ function renderResponse(): void {
 
 function renderLogs(): void {
   const list = byId('logs');
-  const exchange = current;
-  replace(byId('logs-for'), exchange === undefined ? '' : h('code', {}, exchange.logid));
-  if (exchange === undefined) {
+  const view = shown;
+  replace(byId('logs-for'), view === undefined ? '' : h('code', {}, view.logid));
+  if (view === undefined) {
     replace(
       list,
       h(
@@ -362,7 +443,8 @@ function renderLogs(): void {
     );
     return;
   }
-  replace(list, ...exchange.records.map(renderLog));
+  replace(list, ...view.records.map(renderLog));
+  filterLogs();
 }
 
 // ---- history ---------------------------------------------------------------------------------
@@ -379,11 +461,7 @@ function renderHistory(): void {
       const status =
         entry.status === undefined
           ? h('span', { class: 'badge pending' }, '…')
-          : h(
-              'span',
-              { class: `badge ${entry.status >= 500 ? 'bad' : entry.status >= 400 ? 'warn' : 'good'}` },
-              String(entry.status),
-            );
+          : h('span', { class: `badge ${statusKind(entry.status)}` }, String(entry.status));
       return h(
         'li',
         { class: 'history-entry' },
@@ -427,17 +505,8 @@ function readable(url: string): string {
 /** Puts a history entry in the editor, under its function when one serves its path. */
 function load(entry: HistoryEntry): void {
   const draft = structuredClone(entry.draft);
-  const path = draft.path.split('?')[0] ?? '/';
-  const fn =
-    functions.find((f) => f.path === path) ??
-    functions.filter((f) => path.startsWith(f.path + '/')).sort((a, b) => b.path.length - a.path.length)[0];
-  if (fn !== undefined) {
-    selected = fn.name;
-    setHash(fn.name);
-    drafts[fn.name] = draft;
-    renderFunctions();
-    renderFunctionError();
-  }
+  const fn = functionFor(draft.path.split('?')[0] ?? '/');
+  if (fn !== undefined) choose(fn.name, draft);
   editor.set(draft);
 }
 
@@ -463,6 +532,7 @@ async function start(): Promise<void> {
     history = clearHistory();
     renderHistory();
   });
+  byId('requests-clear').addEventListener('click', () => requests.clear());
   renderHistory();
   renderResponse();
   renderLogs();
@@ -473,8 +543,11 @@ async function start(): Promise<void> {
     typecheck: renderTypeErrors,
     log: (record) => {
       if (current !== undefined && record.logid === current.logid) addRecord(current, record);
+      else if (shown !== undefined && record.logid === shown.logid) addRecord(shown, record);
     },
     request: (info) => {
+      requests.add(info);
+      if (shown?.logid === info.logid) requests.select(info.logid);
       if (current === undefined || info.logid !== current.logid) return;
       current.info = info;
       renderResponse();

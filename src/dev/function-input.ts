@@ -1,0 +1,32 @@
+/**
+ * What a function reads, as far as the dev server can tell without running it: the console
+ * page pre-selects POST (and a body type) from it for a function it has not sent to yet.
+ */
+import type { FunctionConfig } from '../../runtime/types.js';
+
+/** `query` (GET), `body` (POST with a JSON body) or `multipart` (POST with fields and files). */
+export type FunctionInput = 'query' | 'body' | 'multipart';
+
+/** Limits that only matter for a multipart body. */
+const MULTIPART_LIMITS = [
+  'maxFileSize',
+  'maxFiles',
+  'maxFields',
+  'maxParts',
+  'maxFieldSize',
+  'maxPartHeaderPairs',
+] as const;
+
+/**
+ * A function reads multipart when its last name segment starts with `upload` or its config (its
+ * own `export const config`, or its entry under `functions` in cloudfn.config) sets a multipart
+ * limit; a body when its config sets `maxBodySize`; else a query. `maxParams` says nothing: it
+ * bounds query strings too.
+ * @example functionInput('videos/upload', {}) // 'multipart'
+ * @example functionInput('hello', { maxBodySize: 1024 }) // 'body'
+ */
+export function functionInput(name: string, config: FunctionConfig | undefined): FunctionInput {
+  const last = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
+  if (last.startsWith('upload') || MULTIPART_LIMITS.some((key) => config?.[key] !== undefined)) return 'multipart';
+  return config?.maxBodySize === undefined ? 'query' : 'body';
+}
