@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyParser } from './body/parse-body.js';
 import { Logger } from './log/logger.js';
 import { createJsonSink } from './log/sinks.js';
-import { setLimitSources } from './body/limit-sources.js';
 import { LIMIT_ENV, resolveOptions, type RuntimeOptions } from './options.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { handle } from './request/handle.js';
@@ -158,7 +157,6 @@ export function resolveFunction(options: RuntimeOptions, fn: FunctionToResolve):
         ? `the function's config.${key} (export const config in ${fn.file}, or functions["${fn.name}"] in cloudfn.config)`
         : globalSource(options, key);
   }
-  setLimitSources(limits, limitSources);
   return {
     name: fn.name,
     file: fn.file,

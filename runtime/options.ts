@@ -4,7 +4,7 @@
  * throws a `CloudfnError` (`CLOUDFN_OPTIONS`) naming the option, where it came from and the fix.
  */
 import { createError } from './errors.js';
-import type { Limits, Trigger } from './types.js';
+import type { Limits, Trigger, LimitSources } from './types.js';
 
 /** Options of a running server. Sizes are bytes, times milliseconds. */
 export interface RuntimeOptions {
@@ -21,7 +21,7 @@ export interface RuntimeOptions {
    * limits.maxParams`, `the default`), for the messages of the errors the limits raise.
    * @default undefined (messages say "the default")
    */
-  limitSources?: Readonly<Partial<Record<keyof Limits, string>>>;
+  limitSources?: LimitSources;
   /** Largest request head; larger gets 431 (`CLOUDFN_MAX_HEADER_SIZE`). @default 16384 */
   maxHeaderSize: number;
   /** Time to receive the request headers; slower gets 408. @default 20000 */

@@ -6,6 +6,9 @@
  */
 import type { SerializeOptions } from 'cookie';
 
+/** Per limit, the phrase naming where it was set (`the function's config.maxBodySize (...)`). */
+export type LimitSources = Readonly<Partial<Record<keyof Limits, string>>>;
+
 /** A file part of a multipart body (docs/platform-contract.md#params, the UploadFile fields). */
 export interface UploadFile {
   /** The file name the client sent. */
@@ -156,7 +159,7 @@ export interface LoadedFunction {
    * Where each limit was set, in words, for the 413 messages: the function's config or the
    * global option and its source. @default undefined (messages name the limit alone)
    */
-  limitSources?: Readonly<Partial<Record<keyof Limits, string>>>;
+  limitSources?: LimitSources;
   /** Milliseconds before the call is answered 504. */
   timeout: number;
 }

@@ -1,25 +1,15 @@
 /**
  * Where each limit of a function came from, in words, for the 413 messages: the function's own
- * config, or the global option. Resolved once per function (app.ts), looked up only when a
- * limit is hit, so a request pays nothing for it.
+ * config, or the global option and its source. Resolved once per function (app.ts) and handed
+ * to the parsers with the limits; read only when a limit is hit, so a request pays nothing.
  */
-import type { Limits } from '../types.js';
-
-/** Per limit: the phrase naming its source, e.g. `the global option limits.maxBodySize (...)`. */
-export type LimitSources = Readonly<Partial<Record<keyof Limits, string>>>;
-
-const names = new WeakMap<Limits, LimitSources>();
-
-/** Records the sources of a function's resolved limits object. */
-export function setLimitSources(limits: Limits, limitSources: LimitSources): void {
-  names.set(limits, limitSources);
-}
+import type { Limits, LimitSources } from '../types.js';
 
 /**
- * The source of `key` in `limits`, or the global option when the object was not resolved by an
- * app (a direct `parseBody` call).
- * @example limitSource(fn.limits, 'maxFileSize') // "the function's config.maxFileSize (...)"
+ * The phrase naming where `key` was set, or the global option when the parser was called
+ * without sources (a direct `parseBody` call).
+ * @example limitSource(fn.limitSources, 'maxFileSize') // "the function's config.maxFileSize (...)"
  */
-export function limitSource(limits: Limits, key: keyof Limits): string {
-  return names.get(limits)?.[key] ?? `the global option limits.${key}`;
+export function limitSource(sources: LimitSources | undefined, key: keyof Limits): string {
+  return sources?.[key] ?? `the global option limits.${key}`;
 }

@@ -10,7 +10,7 @@
  */
 import { type CloudfnError, createError } from '../errors.js';
 import { limitSource } from './limit-sources.js';
-import type { Limits } from '../types.js';
+import type { Limits, LimitSources } from '../types.js';
 
 const CRLF = Buffer.from('\r\n');
 /** busboy refuses a part header block longer than this (node's default header size). */
@@ -40,7 +40,7 @@ export type ScanResult =
  * when there is none: busboy then reports the truncation).
  * @example const { error, body } = scanMultipart(raw, 'XyZ', limits);
  */
-export function scanMultipart(body: Buffer, boundary: string, limits: Limits): ScanResult {
+export function scanMultipart(body: Buffer, boundary: string, limits: Limits, sources?: LimitSources): ScanResult {
   const delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
   // busboy reads the body as if it began with CRLF, so the first delimiter may lack one.
   const opening = delimiter.subarray(2);
@@ -55,7 +55,7 @@ export function scanMultipart(body: Buffer, boundary: string, limits: Limits): S
       parts++;
       if (parts > limits.maxParts)
         return {
-          error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxParts', limits.maxParts, limitSource(limits, 'maxParts')),
+          error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxParts', limits.maxParts, limitSource(sources, 'maxParts')),
         };
       const end = Math.min(next === -1 ? body.length : next, pos + 2 + MAX_HEADER_BYTES);
       const header = readHeaderBlock(body, pos + 2, end);
@@ -65,7 +65,7 @@ export function scanMultipart(body: Buffer, boundary: string, limits: Limits): S
             'CLOUDFN_MULTIPART_LIMIT',
             'maxPartHeaderPairs',
             limits.maxPartHeaderPairs,
-            limitSource(limits, 'maxPartHeaderPairs'),
+            limitSource(sources, 'maxPartHeaderPairs'),
           ),
         };
       }

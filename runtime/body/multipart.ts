@@ -18,7 +18,7 @@ import type { FileInfo, FieldInfo } from 'busboy';
 import type { Readable } from 'node:stream';
 import { type CloudfnError, createError } from '../errors.js';
 import { limitSource } from './limit-sources.js';
-import type { Limits, MultipartParams, UploadFile } from '../types.js';
+import type { Limits, MultipartParams, UploadFile, LimitSources } from '../types.js';
 import { contentTypeParam } from './content-type.js';
 import { scanMultipart, type PartRange } from './multipart-scan.js';
 import { nullObject } from './null-object.js';
@@ -35,8 +35,21 @@ import { isPoisonKey, showValue } from './poison.js';
  * (400) for a missing boundary, a truncated body or a malformed part.
  * @example const form = await parseMultipart(req.headers['content-type'], body, limits);
  */
-export function parseMultipart(contentType: string, body: Buffer, limits: Limits): Promise<MultipartParams> {
-  return parseMultipartWith(contentType, body, limits, true);
+export function parseMultipart(
+  contentType: string,
+  body: Buffer,
+  limits: Limits,
+  sources?: LimitSources,
+): Promise<MultipartParams> {
+  return parseMultipartWith(contentType, body, limits, { skipLargeParts: true, sources });
+}
+
+/** Options of `parseMultipartWith`. */
+export interface MultipartOptions {
+  /** Hand large parts' contents around busboy instead of through it. */
+  skipLargeParts: boolean;
+  /** Where each limit was set, named in 413 messages. @default the global option */
+  sources?: LimitSources | undefined;
 }
 
 /**
@@ -47,8 +60,9 @@ export function parseMultipartWith(
   contentType: string,
   body: Buffer,
   limits: Limits,
-  skipLargeParts: boolean,
+  options: MultipartOptions,
 ): Promise<MultipartParams> {
+  const { skipLargeParts, sources } = options;
   const boundary = contentTypeParam(contentType, 'boundary');
   if (boundary === undefined || boundary === '') {
     return Promise.reject(
@@ -59,18 +73,21 @@ export function parseMultipartWith(
     );
   }
   if (body.length === 0) return Promise.resolve(nullObject<MultipartParams>());
-  const scan = scanMultipart(body, boundary, limits);
+  const scan = scanMultipart(body, boundary, limits, sources);
   if (scan.error !== undefined) return Promise.reject(scan.error);
   const whole = scan.body;
   if (!skipLargeParts || scan.large.length === 0) {
     return new Promise<MultipartParams>((resolve, reject) =>
-      new MultipartReader(limits, resolve, reject, undefined).run(contentType, whole),
+      new MultipartReader(limits, sources, resolve, reject, undefined).run(contentType, whole),
     );
   }
   const swap = swapLargeParts(whole, scan.large);
   return new Promise<MultipartParams>((resolve, reject) => {
-    const retry = (): void => new MultipartReader(limits, resolve, reject, undefined).run(contentType, whole);
-    new MultipartReader(limits, resolve, reject, { contents: swap.contents, retry }).run(contentType, swap.body);
+    const retry = (): void => new MultipartReader(limits, sources, resolve, reject, undefined).run(contentType, whole);
+    new MultipartReader(limits, sources, resolve, reject, { contents: swap.contents, retry }).run(
+      contentType,
+      swap.body,
+    );
   });
 }
 
@@ -117,6 +134,7 @@ class MultipartReader {
   private restored = 0;
   constructor(
     private readonly limits: Limits,
+    private readonly sources: LimitSources | undefined,
     private readonly resolve: (value: MultipartParams) => void,
     private readonly reject: (error: CloudfnError) => void,
     private readonly swapped: Swapped | undefined,
@@ -209,7 +227,7 @@ class MultipartReader {
   }
 
   private failLimit(limit: keyof Limits, value: number): void {
-    this.fail(createError('CLOUDFN_MULTIPART_LIMIT', limit, value, limitSource(this.limits, limit)));
+    this.fail(createError('CLOUDFN_MULTIPART_LIMIT', limit, value, limitSource(this.sources, limit)));
   }
 
   private fail(error: CloudfnError): void {

@@ -3,10 +3,9 @@
  * JSON, urlencoded and text answer synchronously so the hot path pays no microtask;
  * only multipart returns a Promise.
  */
-import type { Limits, QueryParams } from '../types.js';
+import type { Limits, QueryParams, LimitSources } from '../types.js';
 import { createError } from '../errors.js';
 import { contentTypeParam, mediaType } from './content-type.js';
-import type { LimitSources } from './limit-sources.js';
 import { charsetName, decodeText } from './decode-text.js';
 import { parseJson, type ProtoAction } from './json.js';
 import { parseMultipart } from './multipart.js';
@@ -62,7 +61,7 @@ export class BodyParser {
       return body.length === 0 ? nullObject<QueryParams>() : parseForm(body, limits.maxParams, limitSources?.maxParams);
     }
     if (type === 'text/plain') return parseText(body, this.#charsetOf(contentType));
-    if (type === 'multipart/form-data') return parseMultipart(contentType as string, body, limits);
+    if (type === 'multipart/form-data') return parseMultipart(contentType as string, body, limits, limitSources);
     return body;
   }
 

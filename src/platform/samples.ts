@@ -1,6 +1,6 @@
 /**
- * The sample video served at `/samples/sample.mp4`, made on first use by ffmpeg (or a
- * stub that starts like an MP4 when media is simulated).
+ * The sample video served at `/samples/sample.mp4`, made on first use by ffmpeg; with media
+ * simulated (no ffmpeg), a small file that begins like an MP4, which is all simulation reads.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';

@@ -259,15 +259,15 @@ describe('multipart: large parts skip busboy and come back as views of the body'
     );
 
   it.each(cases)('%s: the same result as busboy alone', async (_name, raw, caseLimits) => {
-    const fast = await settle(parseMultipartWith(type, raw, caseLimits, true));
-    const plain = await settle(parseMultipartWith(type, raw, caseLimits, false));
+    const fast = await settle(parseMultipartWith(type, raw, caseLimits, { skipLargeParts: true }));
+    const plain = await settle(parseMultipartWith(type, raw, caseLimits, { skipLargeParts: false }));
     expect(fast).toEqual(plain);
   });
 
   it('hands a large file over as a view of the body, not a copy', async () => {
     const content = big(300_000);
     const raw = body(file('f', 'a.bin', content));
-    const form = (await parseMultipartWith(type, raw, limits, true)) as Record<
+    const form = (await parseMultipartWith(type, raw, limits, { skipLargeParts: true })) as Record<
       string,
       { buffer: Buffer; size: number }
     >;
