@@ -79,7 +79,7 @@ function vendorCloudfn(dir: string, work: string): void {
     );
 }
 
-describe.skipIf(!enabled)('the starter image in a real container engine', () => {
+describe.skipIf(!enabled)('the starter image in a real container engine (run by npm run test:container)', () => {
   let work: string;
   let port: number;
 
@@ -180,8 +180,4 @@ describe.skipIf(!enabled)('the starter image in a real container engine', () => 
     const code = podman('wait', name).trim();
     expect(code).toBe('0');
   }, 30_000);
-});
-
-describe.runIf(!enabled)('the starter image in a real container engine', () => {
-  it.skip('is tested by npm run test:container (a container engine and a minute or two)', () => {});
 });

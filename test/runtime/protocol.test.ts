@@ -4,7 +4,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Logger } from '../../runtime/log/logger.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import { serve, type RunningServer } from '../../runtime/serve/start.js';
@@ -13,28 +13,12 @@ import { shutdown } from '../../runtime/serve/shutdown.js';
 import type { FunctionSpec } from '../../runtime/types.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import type { Service } from '../../runtime/types.js';
+import { testServers } from './test-servers.js';
 import { sendHttp } from './transport.js';
 
-let running: RunningServer | undefined;
-let sink = createMemorySink();
-
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
-
-async function start(functions: FunctionSpec[], overrides: Partial<RuntimeOptions> = {}): Promise<RunningServer> {
-  sink = createMemorySink();
-  running = await serve(functions, {
-    flags: { port: '0', host: '127.0.0.1' },
-    env: {},
-    overrides,
-    logger: new Logger(sink),
-    handleSignals: false,
-    keepServing: false,
-  });
-  return running;
-}
+const servers = testServers();
+const start = (functions: FunctionSpec[], overrides: Partial<RuntimeOptions> = {}): Promise<RunningServer> =>
+  servers.start(functions, { overrides });
 
 /** Opens a raw socket, writes `data`, and resolves with everything read until the server closes it. */
 function raw(server: RunningServer, write: (socket: Socket) => void, waitMs = 3000): Promise<string> {
@@ -143,8 +127,10 @@ describe('faults', () => {
     socket.destroy();
     expect(String(await seen)).toContain('disconnected');
     await new Promise((r) => setTimeout(r, 20));
-    expect(sink.records.some((r) => r.function === 'wait' && String(r.msg).includes('client disconnected'))).toBe(true);
-    expect(sink.records.some((r) => r.function === 'wait' && r['status'] === 499)).toBe(true);
+    expect(
+      servers.sink.records.some((r) => r.function === 'wait' && String(r.msg).includes('client disconnected')),
+    ).toBe(true);
+    expect(servers.sink.records.some((r) => r.function === 'wait' && r['status'] === 499)).toBe(true);
   });
 
   it('destroys the socket when a returned stream fails after the headers were sent', async () => {
@@ -169,7 +155,7 @@ describe('faults', () => {
     expect(text).toContain('partial');
     // A chunked response that never got its terminating chunk: the client sees a cut, not a whole 200.
     expect(text.endsWith('0\r\n\r\n')).toBe(false);
-    expect(sink.records.some((r) => String(r.msg).includes('disk gone'))).toBe(true);
+    expect(servers.sink.records.some((r) => String(r.msg).includes('disk gone'))).toBe(true);
   });
 
   it('ignores what a handler returns after its timeout', async () => {
@@ -201,7 +187,9 @@ describe('faults', () => {
       expect((await sendHttp(server.url, { path: '/stray' })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 20));
       expect(
-        sink.records.some((r) => String(r.msg).includes('unhandled rejection (kept serving): nobody awaited me')),
+        servers.sink.records.some((r) =>
+          String(r.msg).includes('unhandled rejection (kept serving): nobody awaited me'),
+        ),
       ).toBe(true);
       expect((await sendHttp(server.url, { path: '/stray' })).status).toBe(200);
     } finally {
@@ -230,7 +218,7 @@ describe('graceful shutdown', () => {
     expect(JSON.parse(answer.body.toString())).toEqual({ finished: true });
     expect(answer.headers['connection']).toBe('close');
     expect(await done).toBe(true);
-    running = undefined;
+    servers.forget();
   });
 
   it('answers a new request on an open socket 503 with Connection: close while closing', async () => {
@@ -264,7 +252,7 @@ describe('graceful shutdown', () => {
     expect((await inflight).status).toBe(200);
     expect(await done).toBe(true);
     await expect(sendHttp(server.url, { path: '/echo' })).rejects.toThrow(/ECONNREFUSED/);
-    running = undefined;
+    servers.forget();
   });
 
   it('cuts requests off at the deadline and says so', async () => {
@@ -274,8 +262,10 @@ describe('graceful shutdown', () => {
     expect(await shutdown(server.app, server.server, 100)).toBe(false);
     expect(await pending).toBeInstanceOf(Error);
     expect(
-      sink.records.some((r) => String(r.msg).includes('shutdown deadline of 100 ms passed with 1 requests in flight')),
+      servers.sink.records.some((r) =>
+        String(r.msg).includes('shutdown deadline of 100 ms passed with 1 requests in flight'),
+      ),
     ).toBe(true);
-    running = undefined;
+    servers.forget();
   });
 });

@@ -4,34 +4,18 @@
  * sent), and every protocol refusal is a JSON error with a logid and one log line.
  */
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Logger } from '../../runtime/log/logger.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import { serve, type RunningServer } from '../../runtime/serve/start.js';
 import type { FunctionSpec, Service } from '../../runtime/types.js';
+import { testServers } from './test-servers.js';
 import { pause, readResponses, talk } from './wire.js';
 
-let running: RunningServer | undefined;
-let sink = createMemorySink();
-
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
-
-async function start(functions: FunctionSpec[], overrides: Partial<RuntimeOptions> = {}): Promise<RunningServer> {
-  sink = createMemorySink();
-  running = await serve(functions, {
-    flags: { port: '0', host: '127.0.0.1' },
-    env: {},
-    overrides,
-    logger: new Logger(sink),
-    handleSignals: false,
-    keepServing: false,
-  });
-  return running;
-}
+const servers = testServers();
+const start = (functions: FunctionSpec[], overrides: Partial<RuntimeOptions> = {}): Promise<RunningServer> =>
+  servers.start(functions, { overrides });
 
 const echo: FunctionSpec = {
   name: 'echo',
@@ -59,7 +43,7 @@ const STREAM_BODY = Array.from({ length: 6 }, (_, i) => `part ${i + 1};`).join('
 
 /** The request lines logged (records with a method). */
 function requestLines(): Record<string, unknown>[] {
-  return sink.records.filter((r) => typeof r['method'] === 'string');
+  return servers.sink.records.filter((r) => typeof r['method'] === 'string');
 }
 
 describe('row 1: an error on a connection never lands inside a response in flight', () => {
@@ -140,7 +124,7 @@ describe('row 2: a declared Content-Length is the number of bytes sent', () => {
       const line = requestLines().find((r) => r['path'] === '/liar');
       expect(line?.['error']).toMatch(/CLOUDFN_BAD_RESPONSE_LENGTH/);
       expect(
-        sink.records.some(
+        servers.sink.records.some(
           (r) => r.logid === line!.logid && r.level === 'error' && /Content-Length/.test(String(r.msg)),
         ),
       ).toBe(true);
@@ -236,7 +220,7 @@ describe('row 6: a body that arrives too slowly', () => {
     const logid = answer!.headers['x-platform-logid'];
     await pause(50);
     expect(requestLines().map((r) => [r.logid, r['status'], r.function])).toEqual([[logid, 408, 'echo']]);
-    expect(sink.records.filter((r) => r.logid !== logid && r.function !== 'cloudfn')).toEqual([]);
+    expect(servers.sink.records.filter((r) => r.logid !== logid && r.function !== 'cloudfn')).toEqual([]);
   });
 });
 
@@ -246,7 +230,7 @@ describe('row 7: timeouts that contradict each other', () => {
       serve([echo], {
         flags: { port: '0' },
         env: { CLOUDFN_REQUEST_TIMEOUT: '1000' },
-        logger: new Logger(sink),
+        logger: new Logger(servers.sink),
         handleSignals: false,
         keepServing: false,
       }),
@@ -256,7 +240,7 @@ describe('row 7: timeouts that contradict each other', () => {
     await expect(start([echo], { headersTimeout: 500, requestTimeout: 100 })).rejects.toMatchObject({
       code: 'CLOUDFN_OPTIONS',
     });
-    running = undefined;
+    servers.forget();
   });
 });
 
@@ -296,14 +280,7 @@ describe('row 8: a limit on parameters', () => {
   });
 
   it('reads the limit from CLOUDFN_MAX_PARAMS and says so', async () => {
-    sink = createMemorySink();
-    running = await serve([echo], {
-      flags: { port: '0', host: '127.0.0.1' },
-      env: { CLOUDFN_MAX_PARAMS: '5' },
-      logger: new Logger(sink),
-      handleSignals: false,
-      keepServing: false,
-    });
+    const running = await servers.start([echo], { env: { CLOUDFN_MAX_PARAMS: '5' } });
     const seen = await talk(running.port, (s) =>
       s.write(`GET /echo?${pairs(6)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
     );
