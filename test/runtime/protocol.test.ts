@@ -5,9 +5,7 @@
 import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Logger } from '../../runtime/log/logger.js';
-import { createMemorySink } from '../../runtime/log/sinks.js';
-import { serve, type RunningServer } from '../../runtime/serve/start.js';
+import type { RunningServer } from '../../runtime/serve/start.js';
 import { keepServingOnStrayErrors } from '../../runtime/serve/stray-errors.js';
 import { shutdown } from '../../runtime/serve/shutdown.js';
 import type { FunctionSpec } from '../../runtime/types.js';

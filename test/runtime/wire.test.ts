@@ -6,7 +6,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Logger } from '../../runtime/log/logger.js';
-import { createMemorySink } from '../../runtime/log/sinks.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import { serve, type RunningServer } from '../../runtime/serve/start.js';
 import type { FunctionSpec, Service } from '../../runtime/types.js';
