@@ -87,6 +87,17 @@ function checkUrl(url: string, where: string): string {
 }
 
 /**
+ * Whether any Redis setting is given: the cheap check before `resolveRedisSettings`, made on
+ * every verification (two environment reads when there is no option).
+ * @example redisSettingGiven(undefined, process.env) // false on a single instance
+ */
+export function redisSettingGiven(option: RedisOption | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  return (
+    option !== undefined || Boolean(env[REDIS_ENV_VARS.url]?.trim()) || Boolean(env[REDIS_ENV_VARS.address]?.trim())
+  );
+}
+
+/**
  * Reads the Redis setting, or undefined when none is given (every store stays in memory).
  * @example resolveRedisSettings({ env: process.env }) // { url: 'redis://redis:6379', source: 'CLOUDFN_REDIS_URL', ... }
  */
