@@ -20,9 +20,11 @@ export interface HealthSource {
  * @example createHttpServer(app) // installs it when app.options.healthPath is set
  */
 export function healthHook(app: HealthSource, path: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+  // Built once: this runs ahead of every request, and most are not for it.
+  const withQuery = `${path}?`;
   return (req, res) => {
     const url = req.url ?? '/';
-    if (!(url === path || url.startsWith(path + '?')) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+    if (!(url === path || url.startsWith(withQuery)) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const closing = app.closing;
     const body = JSON.stringify({ status: closing ? 'closing' : 'ok', inflight: app.inflight });
     res.writeHead(closing ? 503 : 200, {
