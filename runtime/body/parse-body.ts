@@ -1,14 +1,15 @@
 /**
  * From a body and its Content-Type to params (docs/platform-contract.md#params).
  * JSON, urlencoded and text answer synchronously so the hot path pays no microtask;
- * only multipart returns a Promise.
+ * only multipart returns a Promise. The multipart parser (and busboy under it) is imported
+ * on the first multipart body: in a bundle it is a chunk read then, not at start-up (about
+ * 28 kB of the 81 kB the minified hello bundle compiled at start before).
  */
 import type { Limits, QueryParams, LimitSources } from '../types.js';
 import { createError } from '../errors.js';
 import { contentTypeParam, mediaType } from './content-type.js';
 import { charsetName, decodeText } from './decode-text.js';
 import { parseJson, type ProtoAction } from './json.js';
-import { parseMultipart } from './multipart.js';
 import { nullObject } from './null-object.js';
 import { parseForm } from './query.js';
 
@@ -61,7 +62,8 @@ export class BodyParser {
       return body.length === 0 ? nullObject<QueryParams>() : parseForm(body, limits.maxParams, limitSources?.maxParams);
     }
     if (type === 'text/plain') return parseText(body, this.#charsetOf(contentType));
-    if (type === 'multipart/form-data') return parseMultipart(contentType as string, body, limits, limitSources);
+    if (type === 'multipart/form-data')
+      return import('./multipart.js').then((m) => m.parseMultipart(contentType as string, body, limits, limitSources));
     return body;
   }
 

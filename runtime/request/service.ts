@@ -4,10 +4,10 @@
  * (cookies, the query of a POST, the abort signal), so a request pays for what it uses.
  */
 import { validateHeaderName } from 'node:http';
-import { parse as parseCookie, serialize as serializeCookie } from 'cookie';
 import { isPoisonKey } from '../body/poison.js';
 import { parseQuery } from '../body/query.js';
 import type { CookieOptions, LogMethod, QueryParams, Service, Trigger } from '../types.js';
+import { cookieCodec, type CookieCodec } from './cookie-codec.js';
 import type { Exchange } from './exchange.js';
 
 /** A header value may not hold CR, LF, NUL or other control characters but tab. */
@@ -48,12 +48,20 @@ function headerValue(field: string, value: unknown): string | string[] {
 
 function cookie(name: string, value: string, options: CookieOptions | undefined): string {
   try {
-    return serializeCookie(name, value, options);
+    return codec().serialize(name, value, options);
   } catch (error) {
     throw new TypeError(
       `setCookie(${JSON.stringify(name)}): ${(error as Error).message}; see the options of cookie.serialize`,
     );
   }
+}
+
+/** The cookie codec, loaded before any handler runs (request/cookie-codec.ts). */
+function codec(): CookieCodec {
+  const loaded = cookieCodec();
+  if (loaded === undefined)
+    throw new Error('cloudfn: the cookie codec is not loaded yet; await loadCookieCodec() first');
+  return loaded;
 }
 
 /** The service of one request. Created by the pipeline; handlers receive it as their second argument. */
@@ -107,7 +115,7 @@ export class RequestService implements Service {
   get cookies(): Record<string, string | undefined> {
     if (this.#cookies === undefined) {
       const header = this.headers.cookie;
-      const parsed = typeof header === 'string' ? parseCookie(header) : Object.create(null);
+      const parsed = typeof header === 'string' ? codec().parse(header) : Object.create(null);
       for (const key of Object.keys(parsed)) if (isPoisonKey(key)) delete parsed[key];
       this.#cookies = parsed as Record<string, string | undefined>;
     }

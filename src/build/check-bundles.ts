@@ -1,10 +1,13 @@
 /**
  * `cloudfn build --check`: each bundle is started as it will run in production (`node
  * --enable-source-maps <bundle>` on a free port), asked for its health path, and stopped with
- * SIGTERM; it passes when it served, answered 200 and exited 0. This loads every module of
- * the bundle, so a missing external package or a failing import shows here, not in production.
+ * SIGTERM; it passes when it served, answered 200 and exited 0. Then the chunks it loads only
+ * when first needed (the multipart parser, the Redis stores) are imported in a process of their
+ * own. Every module of the bundle is loaded that way, so a missing external package or a
+ * failing import shows here, not in production.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { DEFAULT_HEALTH_PATH } from '../../runtime/options.js';
 
 /** The outcome of checking one bundle. */
@@ -16,11 +19,48 @@ export interface BundleCheck {
   ms: number;
 }
 
+/** Options of `checkBundle`. */
+export interface CheckBundleOptions {
+  /** The bundle's chunk files (`BuiltBundle.chunks`), each imported after the server check. */
+  chunks?: readonly string[];
+  /** How long the bundle may take to serve. @default 15000 */
+  timeoutMs?: number;
+}
+
 /**
- * Starts, probes and stops one bundle.
- * @example const result = await checkBundle('dist/hello/index.mjs')
+ * Starts, probes and stops one bundle, then imports its chunks.
+ * @example const result = await checkBundle('dist/hello/index.mjs', { chunks: built.chunks })
  */
-export function checkBundle(file: string, timeoutMs = 15_000): Promise<BundleCheck> {
+export async function checkBundle(file: string, options: CheckBundleOptions = {}): Promise<BundleCheck> {
+  const started = performance.now();
+  const served = await checkServing(file, options.timeoutMs ?? 15_000);
+  const chunks = options.chunks ?? [];
+  if (!served.ok || chunks.length === 0) return served;
+  const problem = await importChunks(chunks, options.timeoutMs ?? 15_000);
+  const ms = Math.round(performance.now() - started);
+  return problem === undefined ? { file, ok: true, ms } : { file, ok: false, problem, ms };
+}
+
+/** Imports each chunk in a fresh node; resolves with what failed, or undefined. */
+function importChunks(chunks: readonly string[], timeoutMs: number): Promise<string | undefined> {
+  const code = 'for (const url of JSON.parse(process.argv[1])) await import(url);';
+  const urls = JSON.stringify(chunks.map((chunk) => pathToFileURL(chunk).href));
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--enable-source-maps', '--input-type=module', '-e', code, urls],
+      { timeout: timeoutMs },
+      (error, _stdout, stderr) =>
+        resolve(
+          error === null
+            ? undefined
+            : `a chunk it loads on first use failed to import:\n${stderr.trim() || error.message}`,
+        ),
+    );
+  });
+}
+
+function checkServing(file: string, timeoutMs: number): Promise<BundleCheck> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--enable-source-maps', file], {

@@ -64,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
   for (const warning of result.warnings) process.stderr.write(`cloudfn: warning: ${warning}\n`);
   process.stdout.write(formatBuildTable(result) + typeNote);
   if (!values.check) return 0;
-  const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file)));
+  const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file, { chunks: b.chunks })));
   let failed = 0;
   for (const check of checks) {
     const name = relative(process.cwd(), check.file);

@@ -6,7 +6,7 @@
  */
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { stringifyCookie } from 'cookie';
+import * as cookie from 'cookie';
 import { resolveFunction } from '../../runtime/app.js';
 import { BodyParser } from '../../runtime/body/parse-body.js';
 import { Logger } from '../../runtime/log/logger.js';
@@ -14,6 +14,7 @@ import { generateLogid } from '../../runtime/log/logid.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import { resolveOptions } from '../../runtime/options.js';
+import { provideCookieCodec } from '../../runtime/request/cookie-codec.js';
 import { Exchange, type Host } from '../../runtime/request/exchange.js';
 import { Router } from '../../runtime/request/router.js';
 import { RequestService } from '../../runtime/request/service.js';
@@ -115,7 +116,7 @@ function encodeQuery(query: Record<string, string | string[]>): string {
 export function createFakeService(overrides: FakeServiceOverrides = {}): FakeService {
   const headers = lowerCased(overrides.headers);
   if (overrides.cookies !== undefined && headers.cookie === undefined)
-    headers.cookie = stringifyCookie(overrides.cookies);
+    headers.cookie = cookie.stringifyCookie(overrides.cookies);
   let url = overrides.url;
   if (url === undefined) {
     const search = overrides.query === undefined ? '' : encodeQuery(overrides.query);
@@ -150,6 +151,8 @@ export function createFakeService(overrides: FakeServiceOverrides = {}): FakeSer
   if (overrides.rawBody !== undefined) x.rawBody = Buffer.from(overrides.rawBody);
   const query =
     overrides.query === undefined ? undefined : (Object.assign(Object.create(null), overrides.query) as QueryParams);
+  // The service reads cookies synchronously; a server loads the codec at start, this has it here.
+  provideCookieCodec(cookie);
   const service = new RequestService(x, query) as RequestService & { recorded: RecordedResponse };
 
   if (overrides.signal !== undefined)

@@ -1,6 +1,6 @@
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, checkBundle, formatBuildTable, type BuildResult } from '../../src/build/index.js';
@@ -56,34 +56,41 @@ describe('cloudfn build', () => {
       files: string[];
     };
     expect(manifest.functions).toEqual(['crash', 'hello', 'upload', 'videos/get']);
+    // _chunks: what server.mjs loads when first needed (each function folder has its own).
     expect(manifest.files.sort()).toEqual(
-      ['crash', 'hello', 'server.mjs', 'server.mjs.map', 'upload', 'videos'].sort(),
+      ['_chunks', 'crash', 'hello', 'server.mjs', 'server.mjs.map', 'upload', 'videos'].sort(),
     );
   });
 
   it('reports the size, gzip size and time of every bundle, and prints them as a table', () => {
     expect(result.bundles.map((b) => b.name).sort()).toEqual(['crash', 'hello', 'server.mjs', 'upload', 'videos/get']);
     for (const b of result.bundles) {
-      const code = readFileSync(b.file);
+      // What loads at start: the entry and the chunks it imports with a static import.
+      const imported = [...readFileSync(b.file, 'utf8').matchAll(/from\s*"\.\/(_chunks\/[^"]+\.mjs)"/g)].map((m) =>
+        join(dirname(b.file), m[1]!),
+      );
+      const code = Buffer.concat([b.file, ...imported].map((file) => readFileSync(file)));
+      expect(b.chunks).toEqual(expect.arrayContaining(imported));
+      expect(b.lazyBytes).toBeGreaterThan(0);
       expect(b.bytes).toBe(code.length);
       expect(b.gzipBytes).toBe(gzipSync(code).length);
       expect(b.gzipBytes).toBeLessThan(b.bytes);
       expect(b.ms).toBeGreaterThanOrEqual(0);
     }
     const table = formatBuildTable(result).split('\n');
-    expect(table[0]).toMatch(/^function\s+size\s+gzip\s+time$/);
+    expect(table[0]).toMatch(/^function\s+size\s+gzip\s+lazy\s+time$/);
     const hello = result.bundles.find((b) => b.name === 'hello')!;
     expect(table.find((line) => line.startsWith('hello '))).toMatch(
       new RegExp(
-        `^hello\\s+${(hello.bytes / 1000).toFixed(1)} kB\\s+${(hello.gzipBytes / 1000).toFixed(1)} kB\\s+${hello.ms} ms$`,
+        `^hello\\s+${(hello.bytes / 1000).toFixed(1)} kB\\s+${(hello.gzipBytes / 1000).toFixed(1)} kB\\s+${(hello.lazyBytes / 1000).toFixed(1)} kB\\s+${hello.ms} ms$`,
       ),
     );
   });
 
-  it('bundles the runtime, the function, its helpers and its dependencies: it runs alone in an empty folder', async () => {
+  it('bundles the runtime, the function, its helpers and its dependencies: its folder runs alone', async () => {
     const alone = mkdtempSync(join(tmpdir(), 'cloudfn-alone-'));
     try {
-      copyFileSync(join(project.root, 'dist/videos/get/index.mjs'), join(alone, 'index.mjs'));
+      cpSync(join(project.root, 'dist/videos/get'), alone, { recursive: true });
       const server = await spawnServer(['index.mjs'], { cwd: alone });
       const res = await fetch(`${server.url}/anything`);
       expect(res.status).toBe(200);
@@ -162,7 +169,7 @@ describe('cloudfn build', () => {
   });
 
   it('passes --check: every bundle starts, answers its health path and exits 0 on SIGTERM', async () => {
-    const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file)));
+    const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file, { chunks: b.chunks })));
     expect(checks.map((c) => [c.ok, c.problem])).toEqual(result.bundles.map(() => [true, undefined]));
   });
 });
@@ -193,6 +200,7 @@ describe('cloudfn build: options and failures', () => {
       rmSync(join(p.root, 'functions/b.ts'));
       await buildProject(p.root);
       expect(readdirSync(join(p.root, 'dist')).sort()).toEqual([
+        '_chunks',
         'a',
         'cloudfn-build.json',
         'server.mjs',
@@ -295,7 +303,7 @@ describe('cloudfn build: options and failures', () => {
     const p = tempProject({ 'functions/bad.ts': `throw new Error('missing DATABASE_URL');\nexport default () => 1;` });
     try {
       const built = await buildProject(p.root, { server: false });
-      const check = await checkBundle(built.bundles[0]!.file);
+      const check = await checkBundle(built.bundles[0]!.file, { chunks: built.bundles[0]!.chunks });
       expect(check.ok).toBe(false);
       expect(check.problem).toMatch(/exited \(code 1\) before serving:\n[\s\S]*missing DATABASE_URL/);
     } finally {

@@ -70,7 +70,7 @@ describe('templates', () => {
     it('builds into bundles that start and answer the health path', async () => {
       const result = await buildProject(join(root, template), { outdir: join(out, template), minify: true });
       expect(result.warnings).toEqual([]);
-      const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file)));
+      const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file, { chunks: b.chunks })));
       expect(checks.filter((c) => !c.ok)).toEqual([]);
     }, 60_000);
   });

@@ -1,0 +1,112 @@
+/**
+ * What a bundle loads only when first needed: the multipart parser with busboy, the cookie
+ * codec and the Redis stores sit in chunk files beside the entry, not in what Node compiles at
+ * start. Checked on unminified bundles, whose comments name every source file they hold, and
+ * by running a copied bundle folder that must find its chunks when a request needs them.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProject, checkBundle, type BuildResult, type BuiltBundle } from '../../src/build/index.js';
+import { tempProject } from '../testing/project.js';
+import { spawnServer } from './spawn-server.js';
+
+const project = tempProject({
+  'functions/files.ts': `import type { Handler } from 'cloudfn';
+const files: Handler = (params, service) => {
+  service.setCookie('seen', 'yes', { httpOnly: true });
+  const file = (params as { doc?: { size: number } }).doc;
+  return { size: file?.size ?? null, cookie: service.cookies.who ?? null };
+};
+export default files;`,
+  'functions/media.ts': `import { createMediaClient } from 'cloudfn/media';
+export default () => ({ client: typeof createMediaClient });`,
+  'functions/signed.ts': `import { verifyCallback } from 'cloudfn/sign';
+export default () => ({ verify: typeof verifyCallback });`,
+});
+let result: BuildResult;
+
+beforeAll(async () => {
+  result = await buildProject(project.root, { sourcemap: false, server: false });
+}, 60_000);
+afterAll(() => project.remove());
+
+const bundleOf = (name: string): BuiltBundle => result.bundles.find((b) => b.name === name)!;
+
+/** The text Node reads at start: the entry and the chunks it imports statically. */
+function atStart(b: BuiltBundle): string {
+  const entry = readFileSync(b.file, 'utf8');
+  const imported = [...entry.matchAll(/from\s*"\.\/(_chunks\/[^"]+\.mjs)"/g)].map((m) =>
+    readFileSync(join(b.file, '..', m[1]!), 'utf8'),
+  );
+  return [entry, ...imported].join('\n');
+}
+
+/** The text of every chunk. */
+function allChunks(b: BuiltBundle): string {
+  return b.chunks.map((file) => readFileSync(file, 'utf8')).join('\n');
+}
+
+describe('cloudfn build: what loads when first needed', () => {
+  it('keeps busboy, the multipart parser and the cookie package out of what loads at start', () => {
+    const files = bundleOf('files');
+    const start = atStart(files);
+    expect(start).toContain('runtime/request/handle.');
+    for (const lazy of ['node_modules/busboy/', 'runtime/body/multipart.', 'node_modules/cookie/']) {
+      expect(start, lazy).not.toContain(lazy);
+      expect(allChunks(files), lazy).toContain(lazy);
+    }
+    expect(files.lazyBytes).toBeGreaterThan(20_000);
+  });
+
+  it('keeps the Redis stores of a fleet out of functions that use the media client or verifiers without Redis', () => {
+    for (const name of ['media', 'signed']) {
+      const b = bundleOf(name);
+      const start = atStart(b);
+      expect(start, name).toContain(name === 'media' ? 'src/media/call.' : 'src/sign/shared-nonces.');
+      for (const store of ['src/fleet/connect.', 'src/fleet/nonce-store.'])
+        expect(start, `${name}: ${store}`).not.toContain(store);
+      expect(allChunks(b), name).toContain('src/fleet/connect.');
+    }
+    const media = atStart(bundleOf('media'));
+    expect(media).not.toContain('src/fleet/rate-limiter.');
+    expect(media).not.toContain('src/fleet/token-store.');
+  });
+
+  it('runs from a copied folder: the first multipart body and the first cookie load their chunks', async () => {
+    const alone = mkdtempSync(join(tmpdir(), 'cloudfn-lazy-'));
+    try {
+      cpSync(join(project.root, 'dist/files'), alone, { recursive: true });
+      const server = await spawnServer(['index.mjs'], { cwd: alone });
+      try {
+        const form = new FormData();
+        form.append('doc', new Blob([Buffer.alloc(3000, 1)]), 'doc.bin');
+        const res = await fetch(`${server.url}/files`, { method: 'POST', body: form, headers: { cookie: 'who=me' } });
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({ size: 3000, cookie: 'me' });
+        expect(res.headers.get('set-cookie')).toBe('seen=yes; HttpOnly');
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
+  });
+
+  it('--check imports the chunks too, and names one that cannot load', async () => {
+    const files = bundleOf('files');
+    const good = await checkBundle(files.file, { chunks: files.chunks });
+    expect(good).toMatchObject({ ok: true });
+    const multipart = files.chunks.find((file) => readFileSync(file, 'utf8').includes('runtime/body/multipart.'))!;
+    const saved = readFileSync(multipart);
+    try {
+      writeFileSync(multipart, 'import "./missing-chunk.mjs";\n');
+      const bad = await checkBundle(files.file, { chunks: files.chunks });
+      expect(bad.ok).toBe(false);
+      expect(bad.problem).toMatch(/a chunk it loads on first use failed to import:[\s\S]*missing-chunk\.mjs/);
+    } finally {
+      writeFileSync(multipart, saved);
+    }
+  });
+});
