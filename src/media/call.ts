@@ -3,9 +3,8 @@
  * then decide: return the normalized body, refresh the token once, retry with back-off, or
  * throw a precise error.
  */
-import { stderrWarn, type FleetWarn } from '../fleet/connect.js';
-import { RedisRateLimiter } from '../fleet/rate-limiter.js';
-import { RedisTokenStore } from '../fleet/token-store.js';
+import type { FleetWarn } from '../fleet/connect.js';
+import type { RedisRateLimiter } from '../fleet/rate-limiter.js';
 import { createMediaError, MediaApiError, MediaError, MediaValidationError } from './errors.js';
 import { errNoOf, normalizeResponse } from './normalize.js';
 import type { MediaLogger, ResolvedMediaOptions } from './options.js';
@@ -52,22 +51,38 @@ const NEEDS_ENV_ID: ReadonlySet<Operation> = new Set([
 type Obj = Record<string, unknown>;
 
 /** The engine behind the client's methods. */
+/** A promise awaited later: a rejection before then is not an unhandled one (it reaches the awaiter). */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
 export class MediaCaller {
   readonly options: ResolvedMediaOptions;
   readonly tokens: TokenManager;
   /** Token buckets by operation, or by operation and appid for per-mini-program limits; made on first use. */
   private readonly buckets = new Map<string, TokenBucket>();
   /** The fleet's shared limiter when a Redis setting is given; the buckets are its fallback. */
-  private readonly limiter: RedisRateLimiter | undefined;
+  private readonly limiter: Promise<RedisRateLimiter> | undefined;
 
   constructor(options: ResolvedMediaOptions) {
     this.options = options;
     const redis = options.redis;
     const logger = options.logger;
-    const warn: FleetWarn = logger === undefined ? stderrWarn : (message) => logger.warn(`cloudfn: ${message}`);
-    this.limiter = redis === undefined ? undefined : new RedisRateLimiter(redis, { warn });
+    // Without a logger the stores warn on stderr.
+    const stores: { warn?: FleetWarn } =
+      logger === undefined ? {} : { warn: (message) => logger.warn(`cloudfn: ${message}`) };
+    // The Redis stores are imported only when Redis is set: a bundle of a function without it
+    // carries them as chunks it never reads (src/build/bundle.ts).
+    this.limiter =
+      redis === undefined
+        ? undefined
+        : handled(import('../fleet/rate-limiter.js').then((m) => new m.RedisRateLimiter(redis, stores)));
     this.tokens = new TokenManager(options.token, options.clock, options.tokenRefreshMarginMs, this.post, {
-      shared: redis === undefined ? undefined : new RedisTokenStore(redis, { warn }),
+      shared:
+        redis === undefined
+          ? undefined
+          : handled(import('../fleet/token-store.js').then((m) => new m.RedisTokenStore(redis, stores))),
     });
   }
 
@@ -82,7 +97,7 @@ export class MediaCaller {
     if (signal?.aborted) throw signal.reason;
     if (this.limiter !== undefined) {
       const key = PER_APP_LIMIT.has(operation) && appid !== undefined ? `${operation}:${appid}` : operation;
-      const wait = await this.limiter.reserve(key, rate);
+      const wait = await (await this.limiter).reserve(key, rate);
       if (wait !== undefined) {
         if (wait > 0) await this.options.clock.sleep(wait, signal);
         return;

@@ -115,7 +115,7 @@ export class TokenManager {
   private readonly clock: MediaClock;
   private readonly marginMs: number;
   private readonly post: JsonPost;
-  private readonly store: RedisTokenStore | undefined;
+  private readonly store: Promise<RedisTokenStore> | undefined;
   private readonly scope: string;
   private cached: { token: string; refreshAt: number; expiresAt: number } | undefined;
   private inflight: Promise<string> | undefined;
@@ -125,7 +125,7 @@ export class TokenManager {
     clock: MediaClock,
     marginMs: number,
     post: JsonPost,
-    options: { shared?: RedisTokenStore | undefined } = {},
+    options: { shared?: Promise<RedisTokenStore> | undefined } = {},
   ) {
     this.source = source;
     this.clock = clock;
@@ -164,7 +164,9 @@ export class TokenManager {
   private shared(refused: string | undefined, signal?: AbortSignal): Promise<string> {
     // One exchange for every concurrent caller; a caller's own abort must not cancel it for the rest.
     this.inflight ??= (
-      this.store === undefined ? this.fetch(refused !== undefined) : this.fleet(this.store, refused)
+      this.store === undefined
+        ? this.fetch(refused !== undefined)
+        : this.store.then((store) => this.fleet(store, refused))
     ).finally(() => {
       this.inflight = undefined;
     });

@@ -8,7 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeRedisClients, RedisNonceStore } from '../../src/fleet/index.js';
+import { closeRedisClients } from '../../src/fleet/index.js';
 import { createMediaClient, type MediaClient } from '../../src/media/index.js';
 import {
   callbackMiddleware,
@@ -18,7 +18,7 @@ import {
   verifyCallback,
   verifyRequest,
 } from '../../src/sign/index.js';
-import { sharedNonceStore } from '../../src/sign/shared-nonces.js';
+import { LazyRedisNonceStore, sharedNonceStore } from '../../src/sign/shared-nonces.js';
 import { hasRedis, RedisServer } from './redis-server.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -29,10 +29,11 @@ describe('sharedNonceStore', () => {
   it('is the in-memory default without a setting, a Redis store (made once per URL) with one', () => {
     expect(sharedNonceStore(undefined, {})).toBe(defaultNonceStore);
     const a = sharedNonceStore(undefined, { CLOUDFN_REDIS_URL: 'redis://127.0.0.1:1' });
-    expect(a).toBeInstanceOf(RedisNonceStore);
+    // A Redis store, imported on its first claim so that bundles without Redis do not carry it.
+    expect(a).toBeInstanceOf(LazyRedisNonceStore);
     expect(sharedNonceStore(undefined, { CLOUDFN_REDIS_URL: 'redis://127.0.0.1:1' })).toBe(a);
-    expect(sharedNonceStore('redis://127.0.0.1:2', {})).toBeInstanceOf(RedisNonceStore);
-    expect(sharedNonceStore(undefined, { REDIS_ADDRESS: '127.0.0.1:3' })).toBeInstanceOf(RedisNonceStore);
+    expect(sharedNonceStore('redis://127.0.0.1:2', {})).toBeInstanceOf(LazyRedisNonceStore);
+    expect(sharedNonceStore(undefined, { REDIS_ADDRESS: '127.0.0.1:3' })).toBeInstanceOf(LazyRedisNonceStore);
   });
 });
 
