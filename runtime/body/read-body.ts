@@ -1,9 +1,23 @@
 /**
- * Reading a request body into one Buffer under a size limit: a declared Content-Length over
- * the limit is refused before a byte is read, a chunked body as soon as it passes the limit.
+ * Reading a request body into one Buffer under a size limit, with raw-body: a declared
+ * Content-Length over the limit is refused before a byte is read, a chunked body as soon as it
+ * passes the limit, a body shorter or longer than its Content-Length is a 400, a client that
+ * goes away mid-body an abort. This file owns the checks before the read (encoding, length,
+ * a second read), the mapping of raw-body's errors to the runtime's, and ending a read early
+ * when the connection fails under it.
  */
 import type { IncomingMessage } from 'node:http';
+import type getRawBody from 'raw-body';
+import type { RawBodyError } from 'raw-body';
 import { createError } from '../errors.js';
+import { commonJs, LazyImport } from '../lazy-import.js';
+
+/**
+ * raw-body, imported on the first body read (../lazy-import.ts): a function that only answers
+ * GET never loads it. In a bundle it is a chunk (about 16 kB minified with http-errors, and
+ * without the 490 kB of iconv-lite, see src/build/lean-deps.ts).
+ */
+export const rawBody = new LazyImport(() => import('raw-body').then((m) => commonJs<typeof getRawBody>(m)));
 
 /** Shared by every bodiless request: a zero-length Buffer cannot be written to. */
 const EMPTY = Buffer.alloc(0);
@@ -17,8 +31,9 @@ export interface ClientAbortError extends Error {
  * Reads the whole body of `req`. Rejects with CLOUDFN_UNSUPPORTED_ENCODING (415) when a
  * Content-Encoding other than `identity` is declared, with CLOUDFN_BODY_TOO_LARGE (413)
  * naming `limitName` when the body is larger than `limit` bytes (the socket is left to the
- * caller, which should answer with `Connection: close`), and with an error whose `code` is
- * `ECONNRESET` when the client aborts.
+ * caller, which should answer with `Connection: close`), with CLOUDFN_BAD_REQUEST (400) when the
+ * bytes do not match the Content-Length, and with an error whose `code` is `ECONNRESET` when the
+ * client aborts.
  * @example const body = await readBody(req, limits.maxBodySize, 'maxBodySize');
  */
 export function readBody(req: IncomingMessage, limit: number, limitName: string): Promise<Buffer> {
@@ -37,10 +52,9 @@ export function readBody(req: IncomingMessage, limit: number, limitName: string)
 /**
  * `readBody` for the request pipeline: the outcome goes to `done(context, body)` or
  * `failed(context, error)`, called once, synchronously when nothing needs reading (the call
- * then returns false; it returns true when the body is being read). Module-level
- * callbacks and a context instead of a Promise and its closures: on the JSON echo benchmark the
- * request skips a microtask, a Promise, two closures and four bound listeners (part of the
- * 0.5 µs per request measured with the content-type cache of parse-body.ts).
+ * then returns false; it returns true when the body is being read). Module-level callbacks and
+ * a context instead of a Promise and its closures: the request skips a microtask and a Promise.
+ * raw-body's callback form is used for the same reason (its Promise form adds one per request).
  * @example readBodyThen(req, limits.maxBodySize, 'maxBodySize', exchange, onBody, onBodyError)
  */
 export function readBodyThen<C>(
@@ -58,12 +72,14 @@ export function readBodyThen<C>(
     return false;
   }
   const length = headers['content-length'];
-  if (headers['transfer-encoding'] === undefined) {
+  const chunked = headers['transfer-encoding'] !== undefined;
+  if (!chunked) {
     if (length === undefined || length === '0') {
       done(context, EMPTY);
       return false;
     }
-    // node's parser has already refused a Content-Length that is not digits.
+    // node's parser has already refused a Content-Length that is not digits. raw-body would
+    // refuse it too, but a tick later: refusing here answers before `100 Continue` is sent.
     if (Number(length) > limit) {
       failed(context, createError('CLOUDFN_BODY_TOO_LARGE', limit, limitName));
       return false;
@@ -79,10 +95,20 @@ export function readBodyThen<C>(
   }
   const reader = new BodyReader<C>(req, limit, limitName, context, done, failed);
   (req as Reading<C>)[READER] = reader;
-  req.on('data', onData);
-  req.on('end', onEnd);
+  // Ours stay until the reader settles ('error' for good): raw-body drops its listeners when
+  // it finishes, and an 'error' without a listener would throw. 'close' covers a connection
+  // that closes without the 'aborted' event raw-body waits for.
   req.on('error', onError);
   req.on('close', onClose);
+  const read = rawBody.value;
+  if (read !== undefined) read(req, { length: chunked ? null : length, limit }, reader.callback);
+  else
+    rawBody.load().then(
+      (loaded) => {
+        if (!reader.settled) loaded(req, { length: chunked ? null : length, limit }, reader.callback);
+      },
+      (error: Error) => reader.finish(error),
+    );
   return true;
 }
 
@@ -95,6 +121,8 @@ export function readBodyThen<C>(
 export function abortBodyRead(req: IncomingMessage, error: Error): boolean {
   const reader = (req as Reading<unknown>)[READER];
   if (reader === undefined) return false;
+  // raw-body stops collecting: no more 'data' while paused; its listeners go with 'close'.
+  req.pause();
   reader.finish(error);
   return true;
 }
@@ -108,63 +136,76 @@ const READER = Symbol('cloudfn.bodyReader');
 type Reading<C> = IncomingMessage & { [READER]?: BodyReader<C> };
 
 // Listeners shared by every request: `this` is the request.
-function onData(this: Reading<unknown>, chunk: Buffer): void {
-  this[READER]?.data(chunk);
-}
-function onEnd(this: Reading<unknown>): void {
-  this[READER]?.end();
-}
 function onError(this: Reading<unknown>, error: Error): void {
   this[READER]?.finish(clientAbort(error));
 }
 function onClose(this: Reading<unknown>): void {
-  // 'close' before 'end' means the connection went away mid-body.
+  // 'close' before the body was complete: the connection went away mid-body.
   this[READER]?.finish(clientAbort());
 }
 
-/** The state of one read. */
+/** The state of one read: settles once, with raw-body's outcome or an earlier failure. */
 class BodyReader<C> {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  private settled = false;
-  constructor(
-    private readonly req: Reading<C>,
-    private readonly limit: number,
-    private readonly limitName: string,
-    private readonly context: C,
-    private readonly done: (context: C, body: Buffer) => void,
-    private readonly failed: (context: C, error: Error) => void,
-  ) {}
+  settled = false;
+  /** raw-body's callback, bound once per read. */
+  readonly callback: (error: RawBodyError | null, body: Buffer) => void;
+  readonly #req: Reading<C>;
+  readonly #limit: number;
+  readonly #limitName: string;
+  readonly #context: C;
+  readonly #done: (context: C, body: Buffer) => void;
+  readonly #failed: (context: C, error: Error) => void;
 
-  data(chunk: Buffer): void {
-    this.size += chunk.length;
-    if (this.size > this.limit) {
-      this.finish(createError('CLOUDFN_BODY_TOO_LARGE', this.limit, this.limitName));
-      return;
-    }
-    this.chunks.push(chunk);
+  constructor(
+    req: Reading<C>,
+    limit: number,
+    limitName: string,
+    context: C,
+    done: (context: C, body: Buffer) => void,
+    failed: (context: C, error: Error) => void,
+  ) {
+    this.#req = req;
+    this.#limit = limit;
+    this.#limitName = limitName;
+    this.#context = context;
+    this.#done = done;
+    this.#failed = failed;
+    this.callback = (error, body) => {
+      if (error == null) this.finish(undefined, body);
+      else this.finish(this.#translate(error));
+    };
   }
 
-  end(): void {
-    const chunks = this.chunks;
-    // One chunk is the common case for small bodies: hand it over without a copy.
-    const body =
-      chunks.length === 1 ? (chunks[0] as Buffer) : chunks.length === 0 ? EMPTY : Buffer.concat(chunks, this.size);
-    this.finish(undefined, body);
+  /** raw-body's errors in the runtime's terms. */
+  #translate(error: RawBodyError): Error {
+    switch (error.type) {
+      case 'entity.too.large':
+        return createError('CLOUDFN_BODY_TOO_LARGE', this.#limit, this.#limitName);
+      case 'request.aborted':
+        return clientAbort(error);
+      case 'request.size.invalid':
+        return createError(
+          'CLOUDFN_BAD_REQUEST',
+          `the body has ${error.received} bytes but Content-Length says ${error.expected}; send the length of the body sent`,
+        );
+      case 'stream.not.readable':
+        // The connection closed while raw-body was being loaded.
+        return clientAbort(error);
+      default:
+        // A stream error (node's 'aborted' ECONNRESET, a socket error) is the client going away.
+        return typeof error.type === 'string' ? error : clientAbort(error);
+    }
   }
 
   finish(error: Error | undefined, body?: Buffer): void {
     if (this.settled) return;
     this.settled = true;
-    const req = this.req;
-    req.off('data', onData);
-    req.off('end', onEnd);
+    const req = this.#req;
     req.off('close', onClose);
     // The 'error' listener stays: the stream may still error once the caller answers.
     req[READER] = undefined;
-    this.chunks.length = 0;
-    if (error === undefined) this.done(this.context, body ?? EMPTY);
-    else this.failed(this.context, error);
+    if (error === undefined) this.#done(this.#context, body ?? EMPTY);
+    else this.#failed(this.#context, error);
   }
 }
 

@@ -11,7 +11,7 @@ import { readBodyThen } from '../body/read-body.js';
 import { createError } from '../errors.js';
 import { pickLogid } from '../log/logid.js';
 import type { QueryParams, Trigger } from '../types.js';
-import { cookieCodec, loadCookieCodec } from './cookie-codec.js';
+import { cookieCodec } from './cookie-codec.js';
 import { Exchange, type Host } from './exchange.js';
 import { finish } from './finish.js';
 import { sendError, sendResult } from './response.js';
@@ -198,8 +198,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 function run(x: Exchange, params: unknown, query: QueryParams | undefined): void {
   // The app started loading the cookie codec; only a request that beats it waits.
-  if (cookieCodec() === undefined) {
-    loadCookieCodec().then(
+  if (cookieCodec.value === undefined) {
+    cookieCodec.load().then(
       () => run(x, params, query),
       (error: unknown) => sendError(x, error),
     );

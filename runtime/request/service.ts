@@ -58,9 +58,9 @@ function cookie(name: string, value: string, options: CookieOptions | undefined)
 
 /** The cookie codec, loaded before any handler runs (request/cookie-codec.ts). */
 function codec(): CookieCodec {
-  const loaded = cookieCodec();
+  const loaded = cookieCodec.value;
   if (loaded === undefined)
-    throw new Error('cloudfn: the cookie codec is not loaded yet; await loadCookieCodec() first');
+    throw new Error('cloudfn: the cookie codec is not loaded yet; await cookieCodec.load() first');
   return loaded;
 }
 

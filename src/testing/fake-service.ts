@@ -14,7 +14,7 @@ import { generateLogid } from '../../runtime/log/logid.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import { resolveOptions } from '../../runtime/options.js';
-import { provideCookieCodec } from '../../runtime/request/cookie-codec.js';
+import { cookieCodec } from '../../runtime/request/cookie-codec.js';
 import { Exchange, type Host } from '../../runtime/request/exchange.js';
 import { Router } from '../../runtime/request/router.js';
 import { RequestService } from '../../runtime/request/service.js';
@@ -152,7 +152,7 @@ export function createFakeService(overrides: FakeServiceOverrides = {}): FakeSer
   const query =
     overrides.query === undefined ? undefined : (Object.assign(Object.create(null), overrides.query) as QueryParams);
   // The service reads cookies synchronously; a server loads the codec at start, this has it here.
-  provideCookieCodec(cookie);
+  cookieCodec.provide(cookie);
   const service = new RequestService(x, query) as RequestService & { recorded: RecordedResponse };
 
   if (overrides.signal !== undefined)

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readBody } from '../../../runtime/body/index.js';
 
 const LIMIT = 1024;
@@ -159,5 +160,39 @@ describe('readBody over a real socket', { timeout: 5000 }, () => {
     const { socket, response } = open();
     socket.write(head(['Connection: close', 'Content-Length: 2']) + 'hi');
     expect(await response).toMatch(/^HTTP\/1\.1 200 /);
+  });
+});
+
+describe('readBody over raw-body', () => {
+  /** A request-like stream: raw-body reads any readable stream with headers beside it. */
+  function fakeRequest(headers: Record<string, string>, chunks: string[]): IncomingMessage {
+    const stream = new PassThrough() as unknown as IncomingMessage;
+    Object.assign(stream, { headers, complete: false });
+    setImmediate(() => {
+      for (const chunk of chunks) (stream as unknown as PassThrough).write(chunk);
+      (stream as unknown as PassThrough).end();
+    });
+    return stream;
+  }
+
+  it('answers 400 naming both lengths when the bytes do not match the Content-Length', async () => {
+    const error = await readBody(fakeRequest({ 'content-length': '10' }, ['short']), LIMIT, 'maxBodySize').catch(
+      (e: Error & { status?: number; code?: string }) => e,
+    );
+    expect(error).toMatchObject({ status: 400, code: 'CLOUDFN_BAD_REQUEST' });
+    expect((error as Error).message).toContain('the body has 5 bytes but Content-Length says 10');
+  });
+
+  it('reads a body that arrives before raw-body is loaded (a module not yet imported)', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../runtime/body/read-body.js');
+    expect(fresh.rawBody.value).toBeUndefined();
+    const body = await fresh.readBody(
+      fakeRequest({ 'transfer-encoding': 'chunked' }, ['ab', 'cd']),
+      LIMIT,
+      'maxBodySize',
+    );
+    expect(body.toString()).toBe('abcd');
+    expect(typeof fresh.rawBody.value).toBe('function');
   });
 });
