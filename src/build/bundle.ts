@@ -23,6 +23,7 @@ import { Router } from '../../runtime/request/router.js';
 import { checkFunctionExports } from './check-exports.js';
 import { CompileError, formatMessage } from './compile.js';
 import { entrySource } from './entry.js';
+import { leanDeps } from './lean-deps.js';
 import { NativeModules } from './native.js';
 import { selfAlias } from './self-alias.js';
 
@@ -177,7 +178,7 @@ async function bundle(
         minify: options.minify,
         banner: { js: BANNER },
         define: { __dirname: '__cloudfn_dirname', __filename: '__cloudfn_filename' },
-        plugins: [virtualEntry(root, target), selfAlias({ external: false }), detector.plugin],
+        plugins: [virtualEntry(root, target), selfAlias({ external: false }), leanDeps(), detector.plugin],
         absWorkingDir: root,
         metafile: true,
         logLevel: 'silent',

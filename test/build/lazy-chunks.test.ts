@@ -49,15 +49,23 @@ function allChunks(b: BuiltBundle): string {
 }
 
 describe('cloudfn build: what loads when first needed', () => {
-  it('keeps busboy, the multipart parser and the cookie package out of what loads at start', () => {
+  it('keeps busboy, the multipart parser, raw-body and the cookie package out of what loads at start', () => {
     const files = bundleOf('files');
     const start = atStart(files);
     expect(start).toContain('runtime/request/handle.');
-    for (const lazy of ['node_modules/busboy/', 'runtime/body/multipart.', 'node_modules/cookie/']) {
+    for (const lazy of [
+      'node_modules/busboy/',
+      'runtime/body/multipart.',
+      'node_modules/cookie/',
+      'node_modules/raw-body/',
+    ]) {
       expect(start, lazy).not.toContain(lazy);
       expect(allChunks(files), lazy).toContain(lazy);
     }
     expect(files.lazyBytes).toBeGreaterThan(20_000);
+    // raw-body's iconv-lite (490 kB minified) is replaced by node's decoders (lean-deps.ts).
+    expect(allChunks(files)).not.toContain('node_modules/iconv-lite/');
+    expect(allChunks(files)).toContain('build/shims/iconv-lite.');
   });
 
   it('keeps the Redis stores of a fleet out of functions that use the media client or verifiers without Redis', () => {
