@@ -1,15 +1,19 @@
 /**
- * The benchmark harness, run briefly: it must produce the table with every row and a
- * results.json that says what it measured. Speeds are never asserted here: they belong to
- * `npm run bench` on a quiet machine (docs/performance.md).
+ * The benchmark harness: its pieces (reading wrk's report, the ratio and peer rows, the CPU
+ * time of a process tree) against real material, then the whole of it run briefly, which must
+ * produce both tables with every row and a results.json that says what it measured. Speeds are
+ * never asserted here: they belong to `npm run bench` on a quiet machine (docs/performance.md).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { treeCpuMicros } from './lib/cli-server.mjs';
+import { formatPeerTable, formatTable, peerRow, ratioRow } from './lib/rows.mjs';
+import { parseWrk } from './lib/wrk.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const built = existsSync(join(ROOT, 'dist/runtime/index.js')) && existsSync(join(ROOT, 'dist/src/sign/index.js'));
@@ -18,17 +22,154 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const BENCHMARKS = [
   'GET tiny function',
+  'GET tiny function, against fastify',
   'POST JSON echo, 1 KB',
+  'POST JSON echo, 1 KB, against fastify',
   'multipart upload, one 8 MiB file',
   'signRequest',
   'verifyResponse',
   'cold start: node dist/hello/index.mjs to first 200',
+  'hello bundle, minified (cloudfn build --minify)',
+  'p99 latency under the GET load, 64 connections',
+  'peak RSS under the GET load',
+  'cloudfn start --workers auto, GET',
+  'cloudfn start --workers auto, CPU time per GET',
   'dev reload: save until the new code answers',
   'dev reload with the type checker on',
   'dev type check: save until the type error is shown',
-  'peak RSS under the GET load',
-  'peer: the same GET on @google-cloud/functions-framework',
 ];
+const PEERS = [
+  'fastify 5, logger off',
+  'fastify 5, logger on (pino to a file)',
+  'hono 4 on @hono/node-server',
+  'express 5',
+  '@google-cloud/functions-framework 5',
+];
+const PEER_BENCHMARKS = ['GET', 'POST JSON'].flatMap((request) => PEERS.map((peer) => `${request} on ${peer}`));
+
+/** wrk 4.1 `-t1 -c64 -d1s --latency` against a node:http server on this machine, as printed. */
+const WRK_LATENCY_REPORT = `Running 1s test @ http://127.0.0.1:18123/
+  1 threads and 64 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     5.92ms   18.35ms 161.07ms   94.68%
+    Req/Sec    35.87k    18.77k   65.65k    70.00%
+  Latency Distribution
+     50%    1.47ms
+     75%    2.02ms
+     90%    5.99ms
+     99%  111.20ms
+  35591 requests in 1.00s, 4.21MB read
+Requests/sec:  35464.53
+Transfer/sec:      4.19MB
+`;
+
+describe('reading wrk', () => {
+  it('reads the latency distribution of --latency', () => {
+    const run = parseWrk(WRK_LATENCY_REPORT);
+    expect(run).toMatchObject({ rps: 35464.53, requests: 35591, latencyMs: 5.92, non2xx: 0, socketErrors: 0 });
+    expect(run.percentilesMs).toEqual({ 50: 1.47, 75: 2.02, 90: 5.99, 99: 111.2 });
+    expect(run.p99Ms).toBe(111.2);
+  });
+
+  it('converts us and s, and counts errors', () => {
+    const text = WRK_LATENCY_REPORT.replace('50%    1.47ms', '50%  812.00us')
+      .replace('99%  111.20ms', '99%    1.50s')
+      .replace(
+        'Requests/sec',
+        '  Socket errors: connect 0, read 2, write 1, timeout 3\n  Non-2xx or 3xx responses: 7\nRequests/sec',
+      );
+    const run = parseWrk(text);
+    expect(run.percentilesMs['50']).toBeCloseTo(0.812, 6);
+    expect(run.p99Ms).toBe(1500);
+    expect(run).toMatchObject({ non2xx: 7, socketErrors: 6 });
+  });
+
+  it('has no p99 without --latency, and refuses a report it cannot read', () => {
+    const plain =
+      WRK_LATENCY_REPORT.slice(0, WRK_LATENCY_REPORT.indexOf('  Latency Distribution')) +
+      '  35591 requests in 1.00s, 4.21MB read\nRequests/sec:  35464.53\n';
+    const run = parseWrk(plain);
+    expect(run.p99Ms).toBeNaN();
+    expect(run.percentilesMs).toEqual({});
+    expect(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused')).toThrow(/cannot read the wrk report/);
+  });
+});
+
+describe('rows', () => {
+  it('a goal against fastify is met only at or above it, per-round ratios first', () => {
+    const row = (subject: number[]) =>
+      ratioRow({
+        id: 'get-fastify',
+        benchmark: 'GET tiny function, against fastify',
+        baseline: 'fastify 5, logger off',
+        unit: 'req/s',
+        subject,
+        base: [100, 200, 300],
+        goal: { op: '>=', value: 1.0 },
+      });
+    // Ratios 1.1, 0.9, 1.0: the median is 1.0, not the ratio of the medians (200 / 200).
+    expect(row([110, 180, 300])).toMatchObject({ ratio: 1, ratios: [1.1, 0.9, 1], met: true, goal: '>= 1×' });
+    expect(row([99, 190, 290])).toMatchObject({ met: false });
+    const invalid = ratioRow({
+      id: 'latency',
+      benchmark: 'p99',
+      baseline: 'raw node:http',
+      unit: 'ms',
+      subject: [1, 1, 1],
+      base: [1, 1, 1],
+      goal: { op: '<=', value: 1.1 },
+      problems: ['3 non-2xx answers'],
+    });
+    expect(invalid).toMatchObject({ met: false, status: 'invalid' });
+    expect(formatTable([invalid])).toContain('| no: 3 non-2xx answers |');
+  });
+
+  it('a peer row gives the peer against raw and cloudfn against the peer, round by round', () => {
+    const row = peerRow({
+      id: 'peer-hono-get',
+      peer: 'hono 4 on @hono/node-server',
+      request: 'GET',
+      unit: 'req/s',
+      subject: [50, 60, 40],
+      raw: [100, 100, 100],
+      cloudfn: [90, 60, 80],
+      cpu: { subject: [20, 20, 20], raw: [10, 10, 10], cloudfn: [10, 40, 20] },
+    });
+    expect(row).toMatchObject({
+      table: 'peers',
+      benchmark: 'GET on hono 4 on @hono/node-server',
+      ratioToRaw: 0.5,
+      // 90/50, 60/60, 80/40: the median is 1.8.
+      cloudfnRatio: 1.8,
+      cpuRatioToRaw: 0.5,
+      // 20/10, 20/40, 20/20
+      cpuCloudfnRatio: 1,
+    });
+    const table = formatPeerTable([row]).split('\n');
+    expect(table[2]).toBe('| hono 4 on @hono/node-server | GET | 50 req/s | 0.50× | 1.80× | 0.50× | 1.00× |');
+    // The goals table leaves peer rows out.
+    expect(formatTable([row])).not.toContain('hono');
+  });
+});
+
+describe('CPU time of a process tree from /proc', () => {
+  it.skipIf(process.platform !== 'linux')('counts a busy child', async () => {
+    const child = spawn(
+      process.execPath,
+      ['-e', 'const t = Date.now(); while (Date.now() - t < 300); console.log("done"); setTimeout(() => {}, 5000)'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    try {
+      await new Promise((resolve) => child.stdout.once('data', resolve));
+      // At least the 300 ms it spun, counted once whether read alone or under its parent.
+      expect(treeCpuMicros(child.pid!)).toBeGreaterThan(250_000);
+      expect(treeCpuMicros(process.pid)).toBeGreaterThanOrEqual(treeCpuMicros(child.pid!));
+      expect(treeCpuMicros(2 ** 22 + 1)).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
 
 interface Row {
   id: string;
@@ -57,7 +198,7 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
         '--warmup',
         '0',
         '--only',
-        'get,sign',
+        'get,sign,bundle',
         '--out',
         out,
         '--quiet',
@@ -69,17 +210,25 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       '| benchmark | cloudfn (median) | baseline (median) | ratio | goal | met | ratio by CPU time |',
     );
     for (const name of BENCHMARKS) expect(stdout).toContain(`| ${name} |`);
+    for (const peer of PEERS) {
+      expect(stdout).toContain(`| ${peer} | GET | not run (--only get,sign,bundle) |`);
+      expect(stdout).toContain(`| ${peer} | POST JSON | not run (--only get,sign,bundle) |`);
+    }
 
     const results = JSON.parse(readFileSync(out, 'utf8')) as {
       machine: { nproc: number; cpu: string; node: string };
+      peers: Record<string, string>;
       rows: Row[];
       table: string;
+      peerTable: string;
     };
     expect(results.machine.node).toBe(process.version);
     expect(results.machine.nproc).toBeGreaterThan(0);
-    expect(results.rows.map((row) => row.benchmark).sort()).toEqual([...BENCHMARKS].sort());
+    expect(results.peers.fastify).toMatch(/^5\./);
+    expect(results.peers.express).toMatch(/^5\./);
+    expect(results.rows.map((row) => row.benchmark).sort()).toEqual([...BENCHMARKS, ...PEER_BENCHMARKS].sort());
     const byId = new Map(results.rows.map((row) => [row.id, row]));
-    for (const id of ['get', 'memory', 'peer', 'sign', 'verify']) {
+    for (const id of ['get', 'get-fastify', 'latency', 'memory', 'sign', 'verify']) {
       const row = byId.get(id)!;
       expect(row.status, `${id}: ${JSON.stringify(row)}`).toBe('measured');
       expect(row.cloudfn!.rounds).toHaveLength(3);
@@ -87,9 +236,24 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       expect(row.ratio).toBeGreaterThan(0);
       expect(Number.isFinite(row.ratio)).toBe(true);
     }
-    for (const id of ['json', 'upload', 'cold', 'reload', 'reload-typecheck', 'typecheck-error']) {
-      expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign)' });
+    expect(byId.get('bundle')).toMatchObject({ status: 'measured', goal: '<= 60 kB' });
+    expect(byId.get('bundle')!.cloudfn!.median).toBeGreaterThan(1);
+    for (const id of [
+      'json',
+      'json-fastify',
+      'upload',
+      'cold',
+      'workers',
+      'workers-cpu',
+      'reload',
+      'reload-typecheck',
+      'typecheck-error',
+      'peer-fastify-get',
+      'peer-gcf-json',
+    ]) {
+      expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign,bundle)' });
     }
     expect(results.table).toContain('| GET tiny function |');
+    expect(results.peerTable).toContain('| peer | request |');
   }, 45_000);
 });

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * Installs the Debian packages the tests use when they are missing: openssl (golden signature
- * vectors), ffmpeg (the platform emulator's media jobs), chromium (the console page test) and
- * redis-server (the fleet's shared stores).
+ * vectors), ffmpeg (the platform emulator's media jobs), chromium (the console page test),
+ * redis-server (the fleet's shared stores) and wrk (the load generator of `npm run bench` and
+ * `npm run soak`; the quick harness test uses autocannon instead).
  * Runs before `npm test`. As root it installs with apt-get; otherwise it prints the command.
  * Under CI=true a package that is still missing afterwards fails the run, so no test is
  * skipped silently there.
@@ -15,6 +16,7 @@ const wanted = [
   { command: 'ffprobe', pkg: 'ffmpeg' },
   { command: 'chromium', pkg: 'chromium' },
   { command: 'redis-server', pkg: 'redis-server' },
+  { command: 'wrk', pkg: 'wrk' },
 ];
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;

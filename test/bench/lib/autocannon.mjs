@@ -22,6 +22,8 @@ export async function runAutocannon({ url, connections, seconds, request = {} })
     rps: result.requests.total / result.duration,
     requests: result.requests.total,
     latencyMs: result.latency.average,
+    percentilesMs: { 50: result.latency.p50, 75: result.latency.p75, 90: result.latency.p90, 99: result.latency.p99 },
+    p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     socketErrors: result.errors,
   };

@@ -7,10 +7,12 @@
 import { runAutocannon } from './autocannon.mjs';
 import { runWrk } from './wrk.mjs';
 import { startServer } from './server.mjs';
+import { median } from './stats.mjs';
 
 /**
  * Runs `rounds` rounds over `kinds`, each loaded by the same request.
- * Resolves with, per kind, one `{ rps, requests, maxRss, cpuMicrosPerRequest, non2xx, socketErrors }` per round.
+ * Resolves with, per kind, one `{ rps, requests, maxRss, cpuMicrosPerRequest, p99Ms, non2xx, socketErrors }`
+ * per round.
  * @param {object} o
  * @param {string[]} o.kinds e.g. ['raw', 'cloudfn']
  * @param {string} o.path e.g. '/hello?name=world'
@@ -45,7 +47,7 @@ export async function measureKinds({
     try {
       for (const kind of kinds) servers[kind] = await startServer(kind, logFile);
       const totals = Object.fromEntries(
-        kinds.map((kind) => [kind, { requests: 0, seconds: 0, cpuMicros: 0, non2xx: 0, socketErrors: 0 }]),
+        kinds.map((kind) => [kind, { requests: 0, seconds: 0, cpuMicros: 0, p99s: [], non2xx: 0, socketErrors: 0 }]),
       );
       if (warmup > 0)
         for (const kind of kinds)
@@ -61,6 +63,7 @@ export async function measureKinds({
           total.requests += run.requests;
           total.seconds += run.requests / run.rps;
           total.cpuMicros += after.cpuMicros - before.cpuMicros;
+          total.p99s.push(run.p99Ms);
           total.non2xx += run.non2xx;
           total.socketErrors += run.socketErrors;
         }
@@ -74,12 +77,18 @@ export async function measureKinds({
           maxRss: stats.maxRss,
           // CPU time per request moves far less than req/s when other processes share the machine.
           cpuMicrosPerRequest: total.cpuMicros / total.requests,
+          // The p99 latency of a round is the median of its turns' p99s. Each turn's p99 comes
+          // from its own wrk run (percentiles of separate runs cannot be merged without their
+          // histograms); the median keeps one turn hit by a burst of other work from setting
+          // the round's value, as a mean or a max would let it. The latency row then takes,
+          // like every row, the median over rounds of the per-round ratios.
+          p99Ms: median(total.p99s),
           non2xx: total.non2xx,
           socketErrors: total.socketErrors,
         };
         results[kind].push(result);
         progress(
-          `  round ${round + 1} ${kind.padEnd(8)} ${Math.round(result.rps)} req/s, ${result.cpuMicrosPerRequest.toFixed(1)} µs CPU/req, peak RSS ${(result.maxRss / 2 ** 20).toFixed(1)} MB` +
+          `  round ${round + 1} ${kind.padEnd(11)} ${Math.round(result.rps)} req/s, ${result.cpuMicrosPerRequest.toFixed(1)} µs CPU/req, p99 ${result.p99Ms.toFixed(2)} ms, peak RSS ${(result.maxRss / 2 ** 20).toFixed(1)} MB` +
             (result.non2xx || result.socketErrors
               ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors`
               : ''),

@@ -18,7 +18,8 @@ export function startServer(kind, logFile) {
   const [command, args] = pinned('server', process.execPath, [SCRIPT, kind]);
   const child = spawn(command, args, {
     stdio: ['ignore', out, 'pipe', 'ipc'],
-    env: { ...process.env, NODE_ENV: 'production' },
+    // BENCH_LOG_FILE: where a peer with its logger on (fastify-log) writes its lines.
+    env: { ...process.env, NODE_ENV: 'production', BENCH_LOG_FILE: logFile },
   });
   closeSync(out);
   let stderr = '';

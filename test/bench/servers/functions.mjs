@@ -1,6 +1,7 @@
 /**
  * The functions under test, written as a user would write them (async handlers, as the
- * starter template does), and the raw node:http listeners that do the same work by hand.
+ * starter template does), the raw node:http listeners that do the same work by hand, and the
+ * logid rule the raw listeners and the peers (servers/peers.mjs) share.
  */
 import { parse as parseQuerystring } from 'node:querystring';
 
@@ -21,10 +22,16 @@ export async function upload(params) {
 }
 
 let counter = 0;
-/** What the baselines do for the logid header: take it, or make one from the time and a counter. */
-function logid(req) {
-  const incoming = req.headers['x-platform-logid'];
+/**
+ * What the baselines and the peers do for the logid header: take the incoming one (a header
+ * value, or undefined), or make one from the time and a counter.
+ */
+export function logidOf(incoming) {
   return typeof incoming === 'string' ? incoming : Date.now().toString(16) + (++counter).toString(16).padStart(6, '0');
+}
+
+function logid(req) {
+  return logidOf(req.headers['x-platform-logid']);
 }
 
 function sendJson(req, res, value) {

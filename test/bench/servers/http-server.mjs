@@ -1,12 +1,13 @@
 /**
- * One server under test, in its own process: `node http-server.mjs <raw|cloudfn|gcf>`.
+ * One server under test, in its own process: `node http-server.mjs <kind>`, kind being raw,
+ * cloudfn or a peer of servers/peers.mjs (fastify, fastify-log, hono, express, gcf).
  * It listens on 127.0.0.1 port 0, reports `{ port }` over the IPC channel, and answers
  * `'stats'` with its current and peak RSS and the CPU time it has used. cloudfn runs with its defaults: the logid, the
  * JSON request line on stdout (the parent points stdout at a file), limits and timeouts on.
  */
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { rawEcho, rawHello, rawUpload, hello, echo, upload } from './functions.mjs';
+import { makePeer, PEERS } from './peers.mjs';
 
 const kind = process.argv[2];
 
@@ -31,22 +32,8 @@ async function makeServer() {
     });
     return createHttpServer(app);
   }
-  if (kind === 'gcf') {
-    // The framework's own start-up path (options parsed as its CLI does), without its CLI's
-    // fixed port; package exports hide these files, so they are required by path.
-    const require = createRequire(import.meta.url);
-    const base = require.resolve('@google-cloud/functions-framework').replace(/index\.js$/, '');
-    const { getServer } = require(`${base}server.js`);
-    const { parseOptions } = require(`${base}options.js`);
-    const options = parseOptions(['node', 'functions-framework', '--target=hello', '--signature-type=http'], {});
-    const server = getServer(
-      (req, res) => res.json({ hello: typeof req.query.name === 'string' ? req.query.name : 'world' }),
-      options,
-    );
-    server.setTimeout(0);
-    return server;
-  }
-  throw new Error(`unknown server kind ${kind}; use raw, cloudfn or gcf`);
+  if (PEERS.includes(kind)) return makePeer(kind);
+  throw new Error(`unknown server kind ${kind}; use raw, cloudfn or ${PEERS.join(', ')}`);
 }
 
 const server = await makeServer();
