@@ -73,8 +73,12 @@ export function readHeader(headers: HeadersInput, name: string): string | undefi
     return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   }
   const record = headers as Readonly<Record<string, string | readonly string[] | number | undefined>>;
-  const lower = name.toLowerCase();
-  let value = Object.hasOwn(record, lower) ? record[lower] : undefined;
+  // The name as given first (objects written with the profile's names, as signResponse
+  // returns them), then lower case (node's IncomingHttpHeaders), then a scan for other cases:
+  // the scan was 0.1 µs per header of verifyResponse on signResponse's own headers.
+  let value = Object.hasOwn(record, name) ? record[name] : undefined;
+  const lower = value === undefined ? name.toLowerCase() : name;
+  if (value === undefined && Object.hasOwn(record, lower)) value = record[lower];
   if (value === undefined) {
     for (const key of Object.keys(record)) {
       if (key.toLowerCase() === lower) {

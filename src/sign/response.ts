@@ -10,7 +10,14 @@ import { publicKeyList } from './platform-keys.js';
 import { generateNonce } from './nonce.js';
 import { readHeader, resolveProfile, type HeaderProfile, type HeadersInput } from './profile.js';
 import { checkSignatureText, nonceField } from './signature.js';
-import { nonceText, assertRawBody, responseBytes, timestampText, type RawBody } from './string-to-sign.js';
+import {
+  nonceText,
+  assertRawBody,
+  checkedResponseBytes,
+  responseBytes,
+  timestampText,
+  type RawBody,
+} from './string-to-sign.js';
 import {
   checkTimestamp,
   clockSeconds,
@@ -164,10 +171,12 @@ export function checkSigned(
     maxFutureSkewSeconds === Number.POSITIVE_INFINITY
       ? maxFutureSkewSeconds
       : windowOption(maxFutureSkewSeconds, 'maxFutureSkewSeconds', DEFAULT_MAX_FUTURE_SKEW_SECONDS);
-  const seconds = checkTimestamp(timestamp.trim(), nowSeconds, maxAgeSeconds, maxFuture);
+  const timestampValue = timestamp.trim();
+  const seconds = checkTimestamp(timestampValue, nowSeconds, maxAgeSeconds, maxFuture);
   const nonceValue = nonceField(nonce.trim());
   const signatureBytes = checkSignatureText(signature.trim());
-  const data = responseBytes(timestamp.trim(), nonceValue, body);
+  // checkTimestamp allows 1-12 digits and nonceField the nonce grammar: both are checked.
+  const data = checkedResponseBytes(timestampValue, nonceValue, body);
   for (let i = 0; i < keys.length; i++) {
     if (verify('sha256', data, keys[i]!, signatureBytes))
       return { timestamp: seconds, nonce: nonceValue, now: nowSeconds, keyIndex: i };
