@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyParser } from './body/parse-body.js';
 import { Logger } from './log/logger.js';
 import { createJsonSink } from './log/sinks.js';
+import type { RequestMetrics } from './metrics/registry.js';
 import { LIMIT_ENV, resolveOptions, type RuntimeOptions } from './options.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { cookieCodec } from './request/cookie-codec.js';
@@ -40,6 +41,8 @@ export class App implements Host {
   #inflight = 0;
   #closing = false;
   #drained: (() => void) | undefined;
+  #metrics: RequestMetrics | undefined = undefined;
+  readonly #onShutdown: (() => void)[] = [];
 
   constructor(init: AppInit) {
     const defaults = resolveOptions();
@@ -74,9 +77,32 @@ export class App implements Host {
     return this.#closing;
   }
 
+  /** The request metrics, when metrics are on (`useMetrics`). */
+  get metrics(): RequestMetrics | undefined {
+    return this.#metrics;
+  }
+
+  /**
+   * Counts every request from now on in `metrics` (serve() does it when the `metrics` option is
+   * on; `cloudfn dev` always). Without it, a finished request pays one comparison.
+   * @example app.useMetrics(await loadMetrics(app))
+   */
+  useMetrics(metrics: RequestMetrics): void {
+    this.#metrics = metrics;
+    this.onShutdown(() => metrics.close());
+  }
+
+  /** Runs `listener` when shutdown begins (the scheduler stops its timers there). */
+  onShutdown(listener: () => void): void {
+    if (this.#closing) listener();
+    else this.#onShutdown.push(listener);
+  }
+
   /** Starts refusing new requests (503) and closing every connection after its response. */
   beginShutdown(): void {
+    if (this.#closing) return;
     this.#closing = true;
+    for (const listener of this.#onShutdown.splice(0)) listener();
   }
 
   requestStarted(): void {
@@ -85,6 +111,7 @@ export class App implements Host {
 
   requestFinished(x: Exchange, status: number, durationMs: number): void {
     this.#inflight--;
+    if (this.#metrics !== undefined) this.#metrics.finished(x.functionName(), status, durationMs, x.abortReason);
     if (this.observers.size > 0) {
       const info: RequestInfo = {
         logid: x.logid,

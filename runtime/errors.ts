@@ -110,6 +110,11 @@ const table = {
       `${file}: its default export (or module.exports) is ${got}, not a function: export default async function (params, service) { return ...; }`,
   },
   CLOUDFN_BAD_CONFIG: { status: 500, message: (where: string, detail: string) => `${where}: ${detail}` },
+  CLOUDFN_METRICS_UNAVAILABLE: {
+    status: 500,
+    message: (detail: string) =>
+      `metrics are on but cannot be loaded (${detail}); a bundle carries them only when built with metrics: true in cloudfn.config: set it and run cloudfn build again`,
+  },
   CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
 } satisfies Record<string, ErrorSpec>;
 

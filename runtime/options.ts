@@ -52,6 +52,12 @@ export interface RuntimeOptions {
    * probe (`CLOUDFN_PING_PATH`; `off` turns it off). @default '/v1/ping'
    */
   pingPath: string | undefined;
+  /**
+   * Serve Prometheus text at `/_cloudfn/metrics` (`--metrics`, `CLOUDFN_METRICS`); off, the
+   * path is not answered and prom-client is not loaded (docs/observability.md#metrics).
+   * @default false
+   */
+  metrics: boolean;
 }
 
 /** 10 MiB: the default largest body and file. */
@@ -87,6 +93,9 @@ export const LIMIT_KEYS: readonly (keyof Limits)[] = Object.freeze(Object.keys(l
 export const defaultLimits: Readonly<Limits> = Object.freeze(
   Object.fromEntries(LIMIT_KEYS.map((key) => [key, limitSpecs[key].default])) as unknown as Limits,
 );
+
+/** Where `--metrics` serves the Prometheus text. */
+export const METRICS_PATH = '/_cloudfn/metrics';
 
 /** The default health path. */
 export const DEFAULT_HEALTH_PATH = '/_cloudfn/health';
@@ -173,6 +182,7 @@ const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
   exposeErrors: { parse: bool, default: false },
   healthPath: { env: 'CLOUDFN_HEALTH_PATH', parse: healthPath, default: DEFAULT_HEALTH_PATH },
   pingPath: { env: 'CLOUDFN_PING_PATH', parse: healthPath, default: DEFAULT_PING_PATH },
+  metrics: { env: 'CLOUDFN_METRICS', parse: bool, default: false },
 };
 
 /** Names of the environment variables, for docs and the CLI's help. */

@@ -30,8 +30,11 @@ export type MultipartParams = Record<string, string | string[] | UploadFile>;
 /** What a handler receives as params, by request (see docs/handlers.md). */
 export type Params = QueryParams | MultipartParams | string | Buffer | unknown;
 
-/** Where a call came from (docs/platform-contract.md#service): the emulated platform, the IDE, or the console. */
-export type Trigger = 'online' | 'ide_debug' | 'console_debug';
+/**
+ * Where a call came from (docs/platform-contract.md#service): the emulated platform, the IDE,
+ * the console, or (cloudfn's own value, docs/decisions.md) a timer of `config.schedule`.
+ */
+export type Trigger = 'online' | 'ide_debug' | 'console_debug' | 'timer';
 
 /** Options of `service.setCookie` and `service.clearCookie`: those of `cookie.serialize`. */
 export type CookieOptions = SerializeOptions;
@@ -56,7 +59,7 @@ export interface Service {
   readonly query: QueryParams;
   /** Cookies of the request, parsed when first read. */
   readonly cookies: Record<string, string | undefined>;
-  /** `online` in start mode, `ide_debug` from `cloudfn dev`, `console_debug` from the console page. */
+  /** `online` in start mode, `ide_debug` from `cloudfn dev`, `console_debug` from the console page, `timer` from `config.schedule`. */
   readonly trigger: Trigger;
   /** Sets a response header; throws a TypeError for an invalid name or value. */
   set(field: string, value: string | number | readonly string[]): this;
@@ -134,6 +137,13 @@ export interface Limits {
 export interface FunctionConfig extends Partial<Limits> {
   /** Time a call may take, in milliseconds (the platform's example uses 60000). @default 60000 */
   timeout?: number;
+  /**
+   * A cron expression (5 fields, or 6 with seconds first) on which `cloudfn dev` and `cloudfn
+   * start` call the function with `trigger: 'timer'` (docs/observability.md#timer-triggers).
+   * @example '0 0 * * * *' // every hour on the hour
+   * @default undefined (no timer)
+   */
+  schedule?: string;
 }
 
 /** A function to serve: its name (`videos/list`), handler and optional per-function config. */

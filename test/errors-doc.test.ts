@@ -9,6 +9,7 @@ import { devErrors } from '../src/dev/errors.js';
 import { fleetErrors } from '../src/fleet/errors.js';
 import { mediaErrors } from '../src/media/errors.js';
 import { platformErrors } from '../src/platform/errors.js';
+import { scheduleErrors } from '../src/schedule/errors.js';
 import { signErrors } from '../src/sign/errors.js';
 
 const doc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
@@ -22,6 +23,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   dev: devErrors,
   client: clientErrors,
   fleet: fleetErrors,
+  schedule: scheduleErrors,
 };
 
 describe('docs/errors.md', () => {

@@ -16,8 +16,9 @@ import { Exchange, type Host } from './exchange.js';
 import { finish } from './finish.js';
 import { sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
+import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
 
-const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', 'console_debug']);
+const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', 'console_debug', 'timer']);
 
 /** The request listener of a host (an App). */
 export function handle(host: Host, req: IncomingMessage, res: ServerResponse): void {
@@ -62,6 +63,10 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
     const claimed = req.headers[triggerHeader];
     if (typeof claimed === 'string' && TRIGGERS.has(claimed)) x.trigger = claimed as Trigger;
   }
+  // A request the server sent itself (a timer) carries its trigger on its in-memory socket:
+  // one property read, a miss, for every other request.
+  const own = (req.socket as TriggerSocket | null)?.[SOCKET_TRIGGER];
+  if (own !== undefined) x.trigger = own;
 
   if (method === 'GET') {
     let query: QueryParams;

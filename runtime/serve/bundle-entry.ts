@@ -25,6 +25,8 @@ export interface BundleInit {
   config: ConfigFile;
   /** One function answering every path (`dist/<name>/index.mjs`), or all by route (`dist/server.mjs`). */
   single: boolean;
+  /** Imports runtime/metrics (and prom-client): present only when built with `metrics: true`. */
+  metricsModule?: () => Promise<unknown>;
 }
 
 /** The route that sends every path to a single function. path-to-regexp: `/` and anything under it. */
@@ -47,7 +49,11 @@ export async function startBundle(init: BundleInit): Promise<RunningServer | und
   const config: ConfigFile = init.single ? { ...init.config, routes: { [EVERY_PATH]: specs[0]!.name } } : init.config;
   let running: RunningServer;
   try {
-    running = await serve(specs, { config, env: process.env });
+    running = await serve(specs, {
+      config,
+      env: process.env,
+      ...(init.metricsModule ? { metricsModule: init.metricsModule } : {}),
+    });
   } catch (error) {
     if (!(error instanceof CloudfnError) && (error as NodeJS.ErrnoException).code === undefined) throw error;
     process.stderr.write(`cloudfn: ${(error as Error).message}\n`);

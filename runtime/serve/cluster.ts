@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { Logger } from '../log/logger.js';
 import { RUNTIME_FUNCTION } from '../log/record.js';
 import { createJsonSink } from '../log/sinks.js';
+import { aggregateForWorkers } from '../metrics/cluster.js';
 import type { RunningServer } from './start.js';
 
 /** The message a primary sends a worker to drain and exit. */
@@ -18,6 +19,8 @@ export const MAX_WORKERS = 256;
 /** A worker that crashes this often gives up the restarts: something is wrong for good. */
 const CRASH_LIMIT = 5;
 const CRASH_WINDOW_MS = 60_000;
+/** Hidden from esbuild, as in metrics/registry.ts: bundles do not run a primary. */
+const PROM_CLIENT = 'prom-client';
 
 /**
  * Reads `--workers`: a whole number from 1, or `auto` for one per CPU.
@@ -69,6 +72,11 @@ export interface PrimaryOptions {
   workers: number;
   /** @default JSON lines on stdout */
   logger?: Logger;
+  /**
+   * Metrics are on: answer the workers' requests for the sum of their series (a scrape reaches
+   * one worker; docs/observability.md#metrics). @default false
+   */
+  metrics?: boolean;
 }
 
 /**
@@ -84,10 +92,12 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
   const crashes: number[] = [];
   let stopping = false;
   let failed = false;
+  const stopMetrics = options.metrics === true ? aggregateForWorkers(() => import(PROM_CLIENT)) : undefined;
 
   return new Promise((resolve) => {
     const finish = (): void => {
       if (Object.keys(cluster.workers ?? {}).length > 0) return;
+      stopMetrics?.();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       logger.flush();

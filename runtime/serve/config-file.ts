@@ -38,6 +38,7 @@ const OPTION_KEYS = new Set([
   'logidHeader',
   'triggerHeader',
   'protoAction',
+  'metrics',
 ]);
 
 /**

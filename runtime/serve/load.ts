@@ -11,8 +11,8 @@ import type { FunctionConfig, FunctionSpec, Handler } from '../types.js';
 /** Turns a source file into a file Node can import (cloudfn start passes esbuild's). */
 export type CompileHook = (file: string, name: string) => Promise<string>;
 
-/** The keys of a function's `config`: its timeout and every limit. */
-const CONFIG_KEYS: readonly string[] = ['timeout', ...LIMIT_KEYS];
+/** The keys of a function's `config`: its timeout, its schedule and every limit. */
+const CONFIG_KEYS: readonly string[] = ['timeout', 'schedule', ...LIMIT_KEYS];
 
 /**
  * Checks a function's `export const config`: known keys only, positive integers.
@@ -27,8 +27,20 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
       `config must be an object such as { timeout: 5000 }, got ${JSON.stringify(config)}`,
     );
   }
-  const out: Record<string, number> = {};
+  const out: Record<string, number | string> = {};
   for (const [key, value] of Object.entries(config)) {
+    if (key === 'schedule') {
+      // Its cron syntax is checked by the scheduler of cloudfn dev and start (src/schedule):
+      // a bundle, fired by the platform's own timers, carries no cron parser.
+      if (typeof value !== 'string' || value.trim() === '')
+        throw createError(
+          'CLOUDFN_BAD_CONFIG',
+          where,
+          `config.schedule must be a cron expression such as "0 */5 * * * *", got ${JSON.stringify(value)}`,
+        );
+      out[key] = value;
+      continue;
+    }
     if (!CONFIG_KEYS.includes(key)) {
       throw createError(
         'CLOUDFN_BAD_CONFIG',
@@ -45,7 +57,7 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
     }
     out[key] = value;
   }
-  return out as FunctionConfig;
+  return out as unknown as FunctionConfig;
 }
 
 /** What a value is, in words: `an object with keys hello`, `the string "hi"`, `null`. */

@@ -12,9 +12,11 @@ import { RUNTIME_FUNCTION } from '../log/record.js';
 import { createJsonSink } from '../log/sinks.js';
 import { resolveOptions, type OptionSources, type RuntimeOptions } from '../options.js';
 import type { FunctionSpec } from '../types.js';
+import { createError } from '../errors.js';
+import type * as Metrics from '../metrics/index.js';
 import { checkFunctionNames, loadConfigFile, type ConfigFile } from './config-file.js';
 import { discoverFunctions } from './discover.js';
-import { createHttpServer, listen } from './http-server.js';
+import { type BeforeHook, createHttpServer, listen } from './http-server.js';
 import { loadFunction, type CompileHook } from './load.js';
 import { exitOnSignals, shutdown } from './shutdown.js';
 import { keepServingOnStrayErrors } from './stray-errors.js';
@@ -47,6 +49,34 @@ export interface ServeOptions {
   handleSignals?: boolean;
   /** Log stray rejections and exceptions and keep serving. @default true */
   keepServing?: boolean;
+  /** Hooks answered before routing, after the health and metrics paths. @default [] */
+  before?: readonly BeforeHook[];
+  /**
+   * Runs once the app exists and before the port opens; a throw stops start-up (the CLI's
+   * scheduler checks every `config.schedule` here and starts its timers).
+   * @default undefined
+   */
+  prepare?: (app: App) => void | Promise<void>;
+  /**
+   * Imports runtime/metrics when metrics are on: a bundle built with `metrics: true` passes the
+   * import it carries. @default the module beside this one
+   */
+  metricsModule?: () => Promise<unknown>;
+}
+
+/**
+ * Kept in a variable so esbuild does not follow it: a bundle carries the metrics (and
+ * prom-client) only when built with `metrics: true`, and then passes `metricsModule`.
+ */
+const METRICS_MODULE = '../metrics/index.js';
+
+/** Imports the metrics module, or says why it cannot be had. */
+async function importMetrics(load: (() => Promise<unknown>) | undefined): Promise<typeof Metrics> {
+  try {
+    return (await (load ?? (() => import(METRICS_MODULE)))()) as typeof Metrics;
+  } catch (error) {
+    throw createError('CLOUDFN_METRICS_UNAVAILABLE', (error as Error).message.split('\n')[0] ?? 'not found');
+  }
 }
 
 /**
@@ -65,8 +95,19 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     options: { ...resolved, ...options.overrides },
     logger,
   });
-  const server = createHttpServer(app);
+  const before: BeforeHook[] = [];
+  if (app.options.metrics) {
+    // Imported only when on: a server without metrics loads none of it.
+    const { checkMetricsPath, loadMetrics, metricsHook } = await importMetrics(options.metricsModule);
+    checkMetricsPath(app.router.routes());
+    app.useMetrics(loadMetrics(app));
+    before.push(metricsHook(app.metrics!));
+  }
+  await options.prepare?.(app);
+  const server = createHttpServer(app, { before: [...before, ...(options.before ?? [])] });
   const bound = await listen(server, app.options.port, app.options.host);
+  // performance.now() counts from the process start: the cold start, up to the open port.
+  app.metrics?.listening(performance.now() / 1000);
   const removers = [
     options.handleSignals === false
       ? undefined

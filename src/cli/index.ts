@@ -13,6 +13,10 @@ type Command = { run(argv: string[]): Promise<number> };
 const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
   start: { summary: 'serve functions/ in production mode', load: () => import('./start.js') },
   dev: { summary: 'serve functions/ with reload, readable logs and the debug console', load: () => import('./dev.js') },
+  trigger: {
+    summary: 'fire a scheduled function (config.schedule) now on a running server',
+    load: () => import('./trigger.js'),
+  },
   build: { summary: 'bundle each function (and server.mjs) for deployment', load: () => import('./build.js') },
   init: { summary: 'create a project from a template (starter, media, callback)', load: () => import('./init.js') },
   keys: { summary: 'generate, convert or inspect an app key pair', load: () => import('./keys.js') },

@@ -12,15 +12,25 @@ import { CloudfnError } from '../../runtime/errors.js';
 import { createCompileHook } from '../build/compile.js';
 import { clusterLogger, parseWorkers, runPrimary, runWorker } from '../../runtime/serve/cluster.js';
 import { precompileProject, precompiledHook } from '../build/precompile.js';
+import { grantLocksToWorkers } from '../schedule/lock.js';
+import { serveTimers } from '../schedule/serve-timers.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 
-const HELP = `usage: cloudfn start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>]
+const HELP = `usage: cloudfn start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>] [--metrics]
+                    [--trigger-endpoint]
 
 Serves every function of <root>/functions (default: the current folder) as JSON log lines on
 stdout. PORT and HOST are read when the flags are absent; see docs/configuration.md.
 
   --workers <n|auto>  serve from n processes sharing the port (node:cluster); auto is one per CPU
+  --metrics           serve Prometheus text at /_cloudfn/metrics (CLOUDFN_METRICS=true), summed
+                      over the workers
+  --trigger-endpoint  accept POST /_cloudfn/trigger/<function> (cloudfn trigger) to fire a
+                      scheduled function now
+
+Functions exporting config.schedule (cron) are fired on it, with service.trigger 'timer'; with
+CLOUDFN_REDIS_URL set, one server of the fleet fires each. See docs/observability.md.
 
 GET /_cloudfn/health answers 200 while serving and 503 while draining (CLOUDFN_HEALTH_PATH
 changes it, off turns it off). See docs/deploy.md.`;
@@ -36,16 +46,19 @@ export async function run(argv: string[]): Promise<number> {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
     workers: { type: 'string', short: 'w' },
+    metrics: { type: 'boolean' },
+    'trigger-endpoint': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(helpText(HELP, ['configuration.md', 'deploy.md']) + '\n');
+    process.stdout.write(helpText(HELP, ['configuration.md', 'deploy.md', 'observability.md']) + '\n');
     return 0;
   }
   if (positionals.length > 1)
     throw new OptionsError(`start takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   const root = resolve(positionals[0] ?? '.');
-  const flags = { port: values.port, host: values.host };
+  const flags = { port: values.port, host: values.host, metrics: values.metrics === true ? true : undefined };
+  const timers = (): ReturnType<typeof serveTimers> => serveTimers({ endpoint: values['trigger-endpoint'] === true });
   let workers: number | undefined;
   try {
     workers = values.workers === undefined ? undefined : parseWorkers(values.workers);
@@ -60,11 +73,14 @@ export async function run(argv: string[]): Promise<number> {
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
+        const { prepare, before } = timers();
         return startProject(root, {
           flags,
           compile: precompiledHook(root),
           handleSignals: false,
           logger: clusterLogger(),
+          prepare,
+          before,
         });
       },
       (error) => (error instanceof Error ? error.message : String(error)),
@@ -72,10 +88,11 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (workers !== undefined) {
+    let metrics: boolean;
     try {
       // Checked once here, so a bad option is one line rather than one per worker.
       const config = await loadConfigFile(root);
-      resolveOptions({ flags, env: process.env, config });
+      metrics = resolveOptions({ flags, env: process.env, config }).metrics;
       checkFunctionNames(
         config,
         discoverFunctions(root).map((fn) => fn.name),
@@ -84,11 +101,16 @@ export async function run(argv: string[]): Promise<number> {
     } catch (error) {
       oneLine(error);
     }
-    return runPrimary({ workers });
+    // The workers' timers ask the primary which of them fires each (without Redis).
+    const stopLocks = grantLocksToWorkers();
+    const code = await runPrimary({ workers, metrics });
+    stopLocks();
+    return code;
   }
 
   try {
-    await startProject(root, { flags, compile: createCompileHook(root) });
+    const { prepare, before } = timers();
+    await startProject(root, { flags, compile: createCompileHook(root), prepare, before });
   } catch (error) {
     oneLine(error);
   }

@@ -14,6 +14,10 @@ import { resolveOptions } from '../../runtime/options.js';
 import { createHttpServer, listen } from '../../runtime/serve/http-server.js';
 import { keepServingOnStrayErrors } from '../../runtime/serve/stray-errors.js';
 import { exitOnSignals, shutdown } from '../../runtime/serve/shutdown.js';
+import { loadMetrics } from '../../runtime/metrics/registry.js';
+import { metricsHook } from '../../runtime/metrics/endpoint.js';
+import { Scheduler, type SchedulerClock } from '../schedule/scheduler.js';
+import { triggerHook } from '../schedule/trigger-route.js';
 import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { CONSOLE_PREFIX, createConsoleHandler, isConsolePath } from './console/routes.js';
@@ -61,6 +65,8 @@ export interface DevServerOptions {
    * `--no-typecheck`). @default false
    */
   typecheck?: boolean;
+  /** The clock of the timers of `config.schedule` (tests pass a fake one). @default the system clock */
+  clock?: SchedulerClock;
 }
 
 /** A running dev server. */
@@ -76,6 +82,8 @@ export interface DevServer {
   inspectorUrl: string | undefined;
   /** The functions and their build state. */
   functions(): FunctionStatus[];
+  /** The timers of the functions that export `config.schedule`. */
+  scheduler: Scheduler;
   /** Resolves once the changes seen so far are applied (tests and benchmarks await it). */
   settled(): Promise<void>;
   /** Stops watching, ends the console's streams, drains requests and closes the port. */
@@ -104,6 +112,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   };
 
   let reloader: Reloader | undefined;
+  let scheduler: Scheduler | undefined;
   try {
     reportDotenv(logger, dotenv.load().problems);
     const inspectorUrl =
@@ -122,7 +131,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       root,
       logger,
       functionConfig: config.functions ?? {},
-      onUpdate: (list) => hub.publish('functions', list),
+      onUpdate: (list) => {
+        scheduler?.sync();
+        hub.publish('functions', list);
+      },
       debounceMs: options.debounceMs ?? 5,
     });
     reloader = loader;
@@ -138,6 +150,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       logger,
     });
     app.observers.add((info) => hub.request(info));
+    // Dev always counts: the console's metrics panel reads /_cloudfn/metrics.
+    app.useMetrics(loadMetrics(app));
+    const timers = new Scheduler(app, { onBadSchedule: 'log', ...(options.clock ? { clock: options.clock } : {}) });
+    scheduler = timers;
+    timers.sync();
 
     // Bundling the page takes a moment: start now, serve when asked.
     let assets: Promise<ConsoleAssets> | undefined;
@@ -145,11 +162,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       app,
       hub,
       functions: () => loader.list(),
+      schedules: () => timers.list(),
       assets: () => (assets ??= loadConsoleAssets()),
       triggerHeader: DEV_TRIGGER_HEADER,
     });
     const server = createHttpServer(app, {
       before: [
+        metricsHook(app.metrics!),
+        triggerHook(timers),
         (req, res) => {
           if (!isConsolePath(req.url ?? '/')) return false;
           consoleHandler(req, res);
@@ -220,6 +240,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       server,
       inspectorUrl,
       functions: () => loader.list(),
+      scheduler: timers,
       settled: async () => {
         for (let pending = loader.pending; pending !== undefined; pending = loader.pending) await pending;
       },

@@ -10,7 +10,8 @@ const CLI = join(REPO, 'dist/src/cli/index.js');
 describe('--help', () => {
   it.each([
     ['dev', ['dev.md', 'platform.md']],
-    ['start', ['configuration.md', 'deploy.md']],
+    ['start', ['configuration.md', 'deploy.md', 'observability.md']],
+    ['trigger', ['observability.md']],
     ['build', ['build.md', 'deploy.md']],
     ['init', ['deploy.md']],
     ['sign', ['signing.md']],

@@ -5,7 +5,7 @@
  * | path | answer |
  * |---|---|
  * | `/_cloudfn/` | the page |
- * | `/_cloudfn/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger }` |
+ * | `/_cloudfn/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger, schedules }` |
  * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions` |
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  */
@@ -16,6 +16,7 @@ import { errorBody } from '../../../runtime/request/response.js';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { createDevError } from '../errors.js';
 import type { FunctionStatus } from '../reloader.js';
+import type { ScheduledFunction } from '../../schedule/scheduler.js';
 import type { ConsoleAssets } from './assets.js';
 import type { EventHub } from './event-hub.js';
 
@@ -27,6 +28,8 @@ export interface ConsoleContext {
   app: App;
   hub: EventHub;
   functions: () => FunctionStatus[];
+  /** The functions with a `config.schedule` and their next firings. @default none */
+  schedules?: () => ScheduledFunction[];
   assets: () => Promise<ConsoleAssets>;
   /** The header the page sends to mark its requests `console_debug`. */
   triggerHeader: string;
@@ -114,6 +117,7 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
             logidHeader: ctx.app.options.logidHeader,
             triggerHeader: ctx.triggerHeader,
             consoleTrigger: 'console_debug',
+            schedules: ctx.schedules?.() ?? [],
           },
           head,
         );

@@ -19,6 +19,8 @@ export interface ConsoleMeta {
   logidHeader: string;
   triggerHeader: string;
   consoleTrigger: string;
+  /** The functions with a `config.schedule`, and their next firings. */
+  schedules?: { name: string; schedule: string; next?: string }[];
 }
 
 export interface LogRecord {

@@ -23,6 +23,7 @@ import { firstDraft, loadDrafts, saveDrafts } from './drafts.js';
 import { Editor } from './editor.js';
 import { clearHistory, loadHistory, remember, settle, type HistoryEntry } from './history.js';
 import { LogFilter } from './log-filter.js';
+import { startObservePanel } from './observe-panel.js';
 import { RequestList, statusKind } from './requests.js';
 import { defaultView, formatBytes, renderBody, renderHeaders, renderLog, type BodyView } from './view.js';
 
@@ -538,6 +539,7 @@ async function start(): Promise<void> {
   renderLogs();
   meta = await fetchMeta();
   updateFunctions(meta.functions);
+  const observe = startObservePanel(meta.schedules ?? []);
   openFeed({
     status: setConnected,
     typecheck: renderTypeErrors,
@@ -546,13 +548,17 @@ async function start(): Promise<void> {
       else if (shown !== undefined && record.logid === shown.logid) addRecord(shown, record);
     },
     request: (info) => {
+      observe.requestSeen();
       requests.add(info);
       if (shown?.logid === info.logid) requests.select(info.logid);
       if (current === undefined || info.logid !== current.logid) return;
       current.info = info;
       renderResponse();
     },
-    functions: updateFunctions,
+    functions: (list) => {
+      updateFunctions(list);
+      observe.functionsChanged();
+    },
   });
   const wanted = decodeURIComponent(location.hash.slice(1));
   const first = functions.find((f) => f.name === wanted) ?? functions[0];

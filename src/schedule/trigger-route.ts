@@ -1,0 +1,90 @@
+/**
+ * Firing a scheduled function on demand over HTTP: `POST /_cloudfn/trigger/<function>` runs
+ * it now as its timer would (`trigger: 'timer'`, `manual: true`) and answers
+ * `{ function, status, logid, body }`, the firing's own answer inside. `cloudfn trigger` and
+ * the console's buttons call it. It exists under `cloudfn dev`, and under `cloudfn start` only
+ * with `--trigger-endpoint` (anyone who reaches the port could fire the timers otherwise).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CloudfnError } from '../../runtime/errors.js';
+import { generateLogid } from '../../runtime/log/logid.js';
+import { errorBody } from '../../runtime/request/response.js';
+import type { BeforeHook } from '../../runtime/serve/http-server.js';
+import { createScheduleError } from './errors.js';
+import type { Scheduler } from './scheduler.js';
+
+/** Where the endpoint lives; the function's name follows. */
+export const TRIGGER_PREFIX = '/_cloudfn/trigger/';
+
+/** What the endpoint answers on success. */
+export interface TriggerAnswer {
+  function: string;
+  /** The status the function answered. */
+  status: number;
+  /** The logid of the firing's request line. */
+  logid: string;
+  /** The function's response body, as text. */
+  body: string;
+}
+
+function sendJson(res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...extra,
+  });
+  res.end(body);
+}
+
+function sendFailure(res: ServerResponse, error: unknown): void {
+  const failure =
+    error instanceof CloudfnError
+      ? error
+      : new CloudfnError('CLOUDFN_HANDLER_ERROR', 500, error instanceof Error ? error.message : String(error));
+  sendJson(
+    res,
+    failure.status,
+    errorBody(failure.code, failure.message, generateLogid()),
+    failure.status === 405 ? { allow: 'POST' } : {},
+  );
+}
+
+/**
+ * The before-routing hook of the trigger endpoint.
+ * @example createHttpServer(app, { before: [triggerHook(scheduler)] })
+ */
+export function triggerHook(scheduler: Scheduler): BeforeHook {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    if (!url.startsWith(TRIGGER_PREFIX)) return false;
+    const q = url.indexOf('?');
+    let name: string;
+    try {
+      name = decodeURIComponent(url.slice(TRIGGER_PREFIX.length, q === -1 ? undefined : q));
+    } catch {
+      name = url.slice(TRIGGER_PREFIX.length);
+    }
+    if (req.method !== 'POST') {
+      sendFailure(res, createScheduleError('CLOUDFN_TRIGGER_METHOD', req.method ?? ''));
+      return true;
+    }
+    // The body, if any, is not read: drain it so the connection stays usable.
+    req.resume();
+    scheduler.fire(name).then(
+      (result) =>
+        sendJson(
+          res,
+          200,
+          JSON.stringify({
+            function: name,
+            status: result.status,
+            logid: result.logid,
+            body: result.body,
+          } satisfies TriggerAnswer),
+        ),
+      (error: unknown) => sendFailure(res, error),
+    );
+    return true;
+  };
+}
