@@ -113,7 +113,7 @@ const table = {
   CLOUDFN_METRICS_UNAVAILABLE: {
     status: 500,
     message: (detail: string) =>
-      `metrics are on but cannot be loaded (${detail}); a bundle carries them only when built with metrics: true in cloudfn.config: set it and run cloudfn build again`,
+      `metrics are on but cannot be loaded (${detail}); install prom-client beside cloudfn, or deploy the whole bundle folder with its _chunks`,
   },
   CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
 } satisfies Record<string, ErrorSpec>;

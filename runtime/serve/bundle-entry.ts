@@ -25,8 +25,6 @@ export interface BundleInit {
   config: ConfigFile;
   /** One function answering every path (`dist/<name>/index.mjs`), or all by route (`dist/server.mjs`). */
   single: boolean;
-  /** Imports runtime/metrics (and prom-client): present only when built with `metrics: true`. */
-  metricsModule?: () => Promise<unknown>;
 }
 
 /** The route that sends every path to a single function. path-to-regexp: `/` and anything under it. */
@@ -52,7 +50,6 @@ export async function startBundle(init: BundleInit): Promise<RunningServer | und
     running = await serve(specs, {
       config,
       env: process.env,
-      ...(init.metricsModule ? { metricsModule: init.metricsModule } : {}),
     });
   } catch (error) {
     if (!(error instanceof CloudfnError) && (error as NodeJS.ErrnoException).code === undefined) throw error;

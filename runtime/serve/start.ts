@@ -57,23 +57,15 @@ export interface ServeOptions {
    * @default undefined
    */
   prepare?: (app: App) => void | Promise<void>;
-  /**
-   * Imports runtime/metrics when metrics are on: a bundle built with `metrics: true` passes the
-   * import it carries. @default the module beside this one
-   */
-  metricsModule?: () => Promise<unknown>;
 }
 
 /**
- * Kept in a variable so esbuild does not follow it: a bundle carries the metrics (and
- * prom-client) only when built with `metrics: true`, and then passes `metricsModule`.
+ * Imports the metrics module (and prom-client) when metrics are on, or says why it cannot be
+ * had. In a bundle it is a chunk (about 70 kB minified) read only then (src/build/bundle.ts).
  */
-const METRICS_MODULE = '../metrics/index.js';
-
-/** Imports the metrics module, or says why it cannot be had. */
-async function importMetrics(load: (() => Promise<unknown>) | undefined): Promise<typeof Metrics> {
+async function importMetrics(): Promise<typeof Metrics> {
   try {
-    return (await (load ?? (() => import(METRICS_MODULE)))()) as typeof Metrics;
+    return await import('../metrics/index.js');
   } catch (error) {
     throw createError('CLOUDFN_METRICS_UNAVAILABLE', (error as Error).message.split('\n')[0] ?? 'not found');
   }
@@ -98,7 +90,7 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   const before: BeforeHook[] = [];
   if (app.options.metrics) {
     // Imported only when on: a server without metrics loads none of it.
-    const { checkMetricsPath, loadMetrics, metricsHook } = await importMetrics(options.metricsModule);
+    const { checkMetricsPath, loadMetrics, metricsHook } = await importMetrics();
     checkMetricsPath(app.router.routes());
     app.useMetrics(loadMetrics(app));
     before.push(metricsHook(app.metrics!));

@@ -29,10 +29,6 @@ export function entrySource(functions: EntryFunction[], config: Record<string, u
     `  functions: [\n${list.join('\n')}\n  ],`,
     `  config: ${JSON.stringify(config)},`,
     `  single: ${single},`,
-    // Only a project that turns metrics on carries them (and prom-client), evaluated when first imported.
-    ...(config['metrics'] === true
-      ? [`  metricsModule: () => import(${JSON.stringify(ownFile('runtime/metrics/index'))}),`]
-      : []),
     `});`,
     '',
   ].join('\n');

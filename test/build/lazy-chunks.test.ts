@@ -102,6 +102,21 @@ describe('cloudfn build: what loads when first needed', () => {
     }
   });
 
+  it('turns metrics on at deploy time: CLOUDFN_METRICS reads the metrics chunk, and it was not read before', async () => {
+    const files = bundleOf('files');
+    expect(atStart(files)).not.toContain('node_modules/prom-client/');
+    expect(allChunks(files)).toContain('node_modules/prom-client/');
+    const server = await spawnServer([files.file], { cwd: project.root, env: { CLOUDFN_METRICS: 'true' } });
+    try {
+      expect((await fetch(`${server.url}/files`)).status).toBe(200);
+      const res = await fetch(`${server.url}/_cloudfn/metrics`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toMatch(/^cloudfn_requests_total\{[^}]*function="files"[^}]*\} 1$/m);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
   it('--check imports the chunks too, and names one that cannot load', async () => {
     const files = bundleOf('files');
     const good = await checkBundle(files.file, { chunks: files.chunks });
