@@ -6,7 +6,7 @@
  */
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { markSocketTrigger } from '../../runtime/request/socket-trigger.js';
-import { memoryConnection } from '../testing/memory-connection.js';
+import { memoryConnection } from '../memory-connection.js';
 
 /** The params a timer-fired handler receives (the JSON body of its POST). */
 export interface TimerEvent {

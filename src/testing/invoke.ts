@@ -17,7 +17,7 @@ import { createHttpServer } from '../../runtime/serve/http-server.js';
 import type { FunctionConfig, Handler, Limits } from '../../runtime/types.js';
 import { parseSetCookies, type ResponseCookie } from './cookies.js';
 import { loadTarget } from './load-target.js';
-import { memoryConnection } from './memory-connection.js';
+import { memoryConnection } from '../memory-connection.js';
 import { nameFromPath } from './names.js';
 import { toWireRequest, type InvokeRequest } from './request.js';
 

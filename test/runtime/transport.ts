@@ -5,7 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { App } from '../../runtime/app.js';
 import { createHttpServer } from '../../runtime/serve/http-server.js';
-import { memoryConnection } from '../../src/testing/memory-connection.js';
+import { memoryConnection } from '../../src/memory-connection.js';
 import { Logger } from '../../runtime/log/logger.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
