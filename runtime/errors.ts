@@ -167,8 +167,21 @@ export class CloudfnError extends Error {
  * @example throw createError('CLOUDFN_BODY_TOO_LARGE', 1024, 'maxBodySize')
  */
 export function createError<C extends RuntimeErrorCode>(code: C, ...details: Details<C>): CloudfnError {
-  const error = new CloudfnError(code, table[code].status, errorMessage(table, code, details));
   // The runtime's own messages describe the request, never internals, so clients may read them.
+  return exposedError(table, code, details);
+}
+
+/**
+ * The error for `code` of an error table whose messages are written for the reader (the
+ * runtime's, the dev server's, the scheduler's), so it is exposed whatever its status.
+ * @example return exposedError(devErrors, 'CLOUDFN_DEV_INSPECT', ['9229', 'in use'])
+ */
+export function exposedError<T extends Record<string, ErrorSpec>, C extends keyof T & string>(
+  errors: T,
+  code: C,
+  details: ErrorDetails<T, C>,
+): CloudfnError {
+  const error = new CloudfnError(code, errors[code]!.status, errorMessage(errors, code, details));
   (error as { expose: boolean }).expose = true;
   return error;
 }

@@ -2,7 +2,7 @@
  * The dev server's table of error codes (same shape as runtime/errors.ts). Compile errors use
  * the runtime's `CLOUDFN_COMPILE_ERROR`; these rows cover what only `cloudfn dev` does.
  */
-import { CloudfnError, errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
+import { type CloudfnError, exposedError, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
 
 const table = {
   CLOUDFN_DEV_LOAD_FAILED: {
@@ -45,8 +45,5 @@ export const devErrors: Readonly<Record<DevErrorCode, ErrorSpec>> = table;
  * @example throw createDevError('CLOUDFN_DEV_CONSOLE_NOT_FOUND', '/_cloudfn/nope')
  */
 export function createDevError<C extends DevErrorCode>(code: C, ...details: Details<C>): CloudfnError {
-  const spec = table[code];
-  const error = new CloudfnError(code, spec.status, errorMessage(table, code, details));
-  (error as { expose: boolean }).expose = true;
-  return error;
+  return exposedError(table, code, details);
 }

@@ -2,7 +2,7 @@
  * The timer triggers' table of error codes (same shape as runtime/errors.ts): a bad
  * `config.schedule`, and the on-demand trigger endpoint's refusals.
  */
-import { CloudfnError, errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
+import { type CloudfnError, exposedError, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
 
 const table = {
   CLOUDFN_BAD_SCHEDULE: {
@@ -32,8 +32,5 @@ export const scheduleErrors: Readonly<Record<ScheduleErrorCode, ErrorSpec>> = ta
  * @example throw createScheduleError('CLOUDFN_TRIGGER_NOT_FOUND', 'nope', 'cleanup')
  */
 export function createScheduleError<C extends ScheduleErrorCode>(code: C, ...details: Details<C>): CloudfnError {
-  const spec = table[code];
-  const error = new CloudfnError(code, spec.status, errorMessage(table, code, details));
-  (error as { expose: boolean }).expose = true;
-  return error;
+  return exposedError(table, code, details);
 }

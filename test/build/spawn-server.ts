@@ -1,5 +1,6 @@
 /** Starting a bundle (or the CLI) as a child process on port 0 and reading its start-up line. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { get } from 'node:http';
 
 export interface Spawned {
   child: ChildProcess;
@@ -59,5 +60,20 @@ export function spawnServer(
       clearTimeout(timer);
       reject(new Error(`exited with ${code} before serving\nstdout: ${out}\nstderr: ${err}`));
     });
+  });
+}
+
+/**
+ * The pid a `{ pid }` function answers with, asked on a connection of its own: a cluster
+ * balances connections, and fetch would keep one alive.
+ * @example const pid = await pidOf(`${server.url}/pid`)
+ */
+export function pidOf(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve((JSON.parse(body) as { pid: number }).pid));
+    }).on('error', reject);
   });
 }

@@ -3,12 +3,11 @@
  * port: the metrics any worker answers are the sum over both workers, and each timer firing
  * is fired by one worker only (the primary grants it).
  */
-import { get } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { tempProject } from '../testing/project.js';
-import { spawnServer } from '../build/spawn-server.js';
+import { pidOf, spawnServer } from '../build/spawn-server.js';
 
 const CLI = join(REPO, 'dist/src/cli/index.js');
 const project = tempProject({
@@ -19,17 +18,6 @@ export default async (params: { scheduledTime: string }) => ({ at: params.schedu
 
 beforeAll(() => ensureDist(), 120_000);
 afterAll(() => project.remove());
-
-/** One request on its own connection, so the kernel spreads them over the workers. */
-function pidOf(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve((JSON.parse(body) as { pid: number }).pid));
-    }).on('error', reject);
-  });
-}
 
 describe('cloudfn start --workers 2 --metrics', () => {
   it('sums the metrics over the workers and fires each timer once', async () => {

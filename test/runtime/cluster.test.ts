@@ -2,14 +2,13 @@
  * `cloudfn start --workers`: the built CLI, with node:cluster, on a real port.
  */
 import { spawnSync } from 'node:child_process';
-import { get } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineAtomicWriter, parseWorkers } from '../../runtime/serve/cluster.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { tempProject } from '../testing/project.js';
-import { spawnServer, type Spawned } from '../build/spawn-server.js';
+import { pidOf, spawnServer, type Spawned } from '../build/spawn-server.js';
 
 const CLI = join(REPO, 'dist/src/cli/index.js');
 const project = tempProject({
@@ -23,16 +22,6 @@ const project = tempProject({
 beforeAll(() => ensureDist(), 120_000);
 afterAll(() => project.remove());
 
-/** One request on its own connection: the cluster balances connections, and fetch keeps them alive. */
-function pidOf(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve((JSON.parse(body) as { pid: number }).pid));
-    }).on('error', reject);
-  });
-}
 const listeningLines = (server: Spawned): number =>
   server
     .stdout()
