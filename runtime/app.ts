@@ -15,6 +15,7 @@ import type { Exchange, Host } from './request/exchange.js';
 import { cookieCodec } from './request/cookie-codec.js';
 import { handle } from './request/handle.js';
 import { Router } from './request/router.js';
+import { loadOpenTelemetry } from './trace/otel.js';
 import type { FunctionConfig, FunctionSpec, Handler, Limits, LoadedFunction, RequestInfo } from './types.js';
 
 export interface AppInit {
@@ -65,6 +66,8 @@ export class App implements Host {
     // loads on the first body (read-body.ts), so a process that only answers GET never holds
     // it (about 8 MB of RSS under node with its dependencies, measured on node 20).
     cookieCodec.load().catch(() => undefined);
+    // An SDK already registered: load the bridge now, so the first requests have their spans.
+    void loadOpenTelemetry();
   }
 
   /** Requests received and not yet answered, plus work given to `service.waitUntil` not yet settled. */
@@ -115,6 +118,7 @@ export class App implements Host {
     if (this.observers.size > 0) {
       const info: RequestInfo = {
         logid: x.logid,
+        traceId: x.traceId,
         functionName: x.functionName(),
         method: x.method,
         url: x.req.url ?? '/',

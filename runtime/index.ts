@@ -17,6 +17,7 @@ export type { RequestLine } from './log/request-line.js';
 export { createJsonSink, createMemorySink, createStdoutSink } from './log/sinks.js';
 export type { StdoutSinkOptions } from './log/sinks.js';
 export { generateLogid, pickLogid } from './log/logid.js';
+export { loadOpenTelemetry } from './trace/otel.js';
 export { DEFAULT_HEALTH_PATH, LIMIT_KEYS, defaultLimits, optionEnvVars, resolveOptions } from './options.js';
 export type { OptionSources, RuntimeOptions } from './options.js';
 export { createHttpServer, listen } from './serve/http-server.js';

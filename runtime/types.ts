@@ -43,6 +43,25 @@ export type CookieOptions = SerializeOptions;
 export type LogMethod = (...values: unknown[]) => void;
 
 /**
+ * The request's place in a distributed trace (W3C Trace Context, docs/observability.md): read
+ * from the incoming `traceparent`, or a new trace when none came (or it was malformed).
+ */
+export interface TraceContext {
+  /** 32 lower-case hex digits: the incoming trace's, or a new one. */
+  readonly traceId: string;
+  /** 16 lower-case hex digits: this request's own span, new per request (the `span_id` of its log lines). */
+  readonly spanId: string;
+  /** The caller's span (the parent id of the incoming `traceparent`); absent when this request started the trace. */
+  readonly parentSpanId?: string;
+  /** The sampled flag: passed on from the caller, true for a trace started here, or the SDK's sampler's decision. */
+  readonly sampled: boolean;
+  /** `00-<traceId>-<spanId>-<flags>`: this request's span as a `traceparent` value. */
+  readonly traceparent: string;
+  /** The incoming `tracestate`, checked and normalized, when a valid `traceparent` came with one. */
+  readonly tracestate?: string;
+}
+
+/**
  * The second argument of every handler (docs/platform-contract.md#service), plus
  * cloudfn's own members `logid`, `functionName`, `rawBody`, `signal`, `routeParams`.
  */
@@ -86,6 +105,12 @@ export interface Service {
   readonly signal: AbortSignal;
   /** cloudfn: parameters matched by a custom route such as `/videos/:vid`. */
   readonly routeParams: Record<string, string | string[]>;
+  /**
+   * cloudfn: the request's trace context, built when first read. Pass the service (or this) to
+   * the media client or `callContainer` and their calls continue the trace.
+   * @example service.info({ upstream: service.trace.parentSpanId ?? 'none' })
+   */
+  readonly trace: TraceContext;
   /**
    * cloudfn: keeps the process working on `promise` after the response is sent: answer a
    * callback at once (the platform waits 5 s) and finish the work after. Shutdown's drain waits
@@ -177,6 +202,8 @@ export interface LoadedFunction {
 /** What an observer learns when a request ends (the dev console listens). */
 export interface RequestInfo {
   logid: string;
+  /** The request's trace id (`trace_id` of its log lines). */
+  traceId: string;
   functionName: string;
   method: string;
   url: string;

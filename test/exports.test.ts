@@ -38,6 +38,7 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
       'listen',
       'loadConfigFile',
       'loadFunction',
+      'loadOpenTelemetry',
       'loadProjectFunctions',
       'optionEnvVars',
       'pickLogid',

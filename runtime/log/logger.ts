@@ -2,7 +2,7 @@
  * The Logger: what the runtime and every service write through. It owns the sink, the
  * per-logger cache of the request line, and the rule that a failing sink never breaks a request.
  */
-import { MAX_LINE_LENGTH, toRecord, type LogLevel, type LogRecord, type LogSink } from './record.js';
+import { MAX_LINE_LENGTH, toRecord, type LogLevel, type LogRecord, type LogSink, type TraceIds } from './record.js';
 import { RequestLineText, requestRecord, type RequestLine } from './request-line.js';
 
 /**
@@ -17,18 +17,38 @@ export class Logger {
   constructor(sink: LogSink) {
     this.sink = sink;
   }
-  /** Writes what a handler printed. */
-  values(level: LogLevel, logid: string, fn: string, values: readonly unknown[]): void {
-    this.write(toRecord(level, logid, fn, values));
+  /** Writes what a handler printed; `trace` adds the request's `trace_id` and `span_id`. */
+  values(level: LogLevel, logid: string, fn: string, values: readonly unknown[], trace?: TraceIds): void {
+    this.write(toRecord(level, logid, fn, values, trace));
   }
-  /** Writes a runtime line with extra fields. */
-  line(level: LogLevel, logid: string, fn: string, msg: string, fields?: Record<string, unknown>): void {
-    this.write({ level, time: Date.now(), ...fields, logid, function: fn, msg });
+  /** Writes a runtime line with extra fields; `trace` adds the request's `trace_id` and `span_id`. */
+  line(
+    level: LogLevel,
+    logid: string,
+    fn: string,
+    msg: string,
+    fields?: Record<string, unknown>,
+    trace?: TraceIds,
+  ): void {
+    this.write(
+      trace === undefined
+        ? { level, time: Date.now(), ...fields, logid, function: fn, msg }
+        : {
+            level,
+            time: Date.now(),
+            ...fields,
+            logid,
+            trace_id: trace.traceId,
+            span_id: trace.spanId,
+            function: fn,
+            msg,
+          },
+    );
   }
   /**
    * Writes the request line, `GET /hello 200 0.3 ms 17 B`, with the same facts as fields. The
    * record is `{ level, time, method, path, status, durationMs, bytes, trigger, error?, logid,
-   * function, msg }`. For a sink that takes text lines the JSON is built as text by
+   * trace_id?, span_id?, function, msg }`. For a sink that takes text lines the JSON is built as text by
    * request-line.ts, byte for byte what serializeRecord gives (test/bench/hot-path.test.ts
    * compares them).
    */

@@ -1,8 +1,9 @@
 /**
  * Log records as the platform's logging rule says (docs/platform-contract.md#logging): every
- * line carries the logid and the function name. An object (or the JSON text of an object) becomes one JSON line with `logid` and
- * `function` added, overwriting same-named fields; any other values are formatted as
- * `console.log` would and carried in `msg`. The runtime's own lines use the same records.
+ * line carries the logid and the function name, and a request's lines its `trace_id` and
+ * `span_id` (docs/observability.md). An object (or the JSON text of an object) becomes one JSON
+ * line with those fields added, overwriting same-named fields; any other values are formatted
+ * as `console.log` would and carried in `msg`. The runtime's own lines use the same records.
  */
 import { format } from 'node:util';
 
@@ -13,6 +14,10 @@ export type LogLevel = 'log' | 'debug' | 'info' | 'warn' | 'error';
 export interface LogRecord {
   level: LogLevel;
   logid: string;
+  /** The request's trace id, on the lines of a request. */
+  trace_id?: string;
+  /** The request's span id, on the lines of a request. */
+  span_id?: string;
   function: string;
   time: number;
   msg?: string;
@@ -30,6 +35,12 @@ export interface LogSink {
   flush?(): void;
 }
 
+/** The trace ids a request's lines carry; the request's Exchange has them. */
+export interface TraceIds {
+  readonly traceId: string;
+  readonly spanId: string;
+}
+
 /** The runtime's own lines carry this function name. */
 export const RUNTIME_FUNCTION = 'cloudfn';
 
@@ -40,10 +51,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Turns what a handler printed into a record.
+ * Turns what a handler printed into a record; with `trace`, the record carries `trace_id` and
+ * `span_id` after `logid`.
  * @example toRecord('info', 'abc', 'hello', [{ user: 1 }]) // { level: 'info', user: 1, logid: 'abc', function: 'hello', time }
  */
-export function toRecord(level: LogLevel, logid: string, fn: string, values: readonly unknown[]): LogRecord {
+export function toRecord(
+  level: LogLevel,
+  logid: string,
+  fn: string,
+  values: readonly unknown[],
+  trace?: TraceIds,
+): LogRecord {
   const time = Date.now();
   if (values.length === 1) {
     let value = values[0];
@@ -54,9 +72,14 @@ export function toRecord(level: LogLevel, logid: string, fn: string, values: rea
         // Not JSON after all: printed as text below.
       }
     }
-    if (isPlainObject(value)) return { level, time, ...value, logid, function: fn };
+    if (isPlainObject(value))
+      return trace === undefined
+        ? { level, time, ...value, logid, function: fn }
+        : { level, time, ...value, logid, trace_id: trace.traceId, span_id: trace.spanId, function: fn };
   }
-  return { level, time, logid, function: fn, msg: format(...values) };
+  return trace === undefined
+    ? { level, time, logid, function: fn, msg: format(...values) }
+    : { level, time, logid, trace_id: trace.traceId, span_id: trace.spanId, function: fn, msg: format(...values) };
 }
 
 /** Largest JSON line written; a longer record is replaced by a marked, shortened one. */
@@ -90,6 +113,8 @@ export function serializeRecord(record: LogRecord, maxLength = MAX_LINE_LENGTH):
     level: record.level,
     time: record.time,
     logid: record.logid,
+    trace_id: record.trace_id,
+    span_id: record.span_id,
     function: record.function,
     msg: line.slice(0, maxLength),
     truncated: true,

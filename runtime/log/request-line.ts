@@ -21,11 +21,15 @@ export interface RequestLine {
   trigger: string;
   /** `CODE: message` of a runtime error answer. */
   error?: string | undefined;
+  /** The request's trace id, 32 lower-case hex digits. */
+  traceId?: string | undefined;
+  /** The request's span id, 16 lower-case hex digits (given with traceId). */
+  spanId?: string | undefined;
 }
 
 /**
  * The request line as a record: `{ level, time, method, path, status, durationMs, bytes,
- * trigger, error?, logid, function, msg }`, in that key order.
+ * trigger, error?, logid, trace_id?, span_id?, function, msg }`, in that key order.
  */
 export function requestRecord(facts: RequestLine): LogRecord {
   const { level, method, path, status, durationMs, bytes, trigger, error } = facts;
@@ -33,6 +37,10 @@ export function requestRecord(facts: RequestLine): LogRecord {
   const record: Record<string, unknown> = { level, time: Date.now(), method, path, status, durationMs, bytes, trigger };
   if (error !== undefined) record['error'] = error;
   record['logid'] = facts.logid;
+  if (facts.traceId !== undefined) {
+    record['trace_id'] = facts.traceId;
+    record['span_id'] = facts.spanId;
+  }
   record['function'] = facts.fn;
   record['msg'] = `${method} ${path} ${status} ${durationMs} ms ${bytes} B`;
   return record as LogRecord;
@@ -96,6 +104,8 @@ export class RequestLineText {
       bytes +
       (error === undefined ? this.#triggerLogid : `${this.#triggerOnly},"error":${JSON.stringify(error)},"logid":`) +
       JSON.stringify(facts.logid) +
+      // Both ids are lower-case hex (checked when read, made here, or an SDK's): no escaping.
+      (facts.traceId === undefined ? '' : `,"trace_id":"${facts.traceId}","span_id":"${facts.spanId}"`) +
       this.#functionMsg +
       status +
       ' ' +

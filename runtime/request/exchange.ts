@@ -9,6 +9,9 @@ import type { BodyParser } from '../body/parse-body.js';
 import type { Logger } from '../log/logger.js';
 import type { LogLevel } from '../log/record.js';
 import type { RuntimeOptions } from '../options.js';
+import { ids } from '../trace/ids.js';
+import type { ServerTelemetry } from '../trace/otel-bridge.js';
+import { checkTracestate, parseTraceparent } from '../trace/traceparent.js';
 import type { LoadedFunction, Trigger } from '../types.js';
 import type { Router } from './router.js';
 
@@ -63,6 +66,16 @@ export class Exchange {
   abortReason: string | undefined;
   /** The body was left unread (413, 415): the connection cannot be reused. */
   closeConnection: boolean;
+  /** The trace: the incoming `traceparent`'s, or a new one (32 hex digits). */
+  traceId: string;
+  /** This request's span (16 hex digits): new per request, or the OpenTelemetry span's. */
+  spanId: string;
+  /** The caller's span from a valid incoming `traceparent`. */
+  parentSpanId: string | undefined;
+  /** The trace-flags byte: the caller's, or 1 (sampled) for a trace started here. */
+  traceFlags: number;
+  /** The OpenTelemetry span and duration of the request, when an SDK is registered. */
+  otel: ServerTelemetry | undefined;
 
   constructor(host: Host, req: IncomingMessage, res: ServerResponse, logid: string) {
     this.host = host;
@@ -85,6 +98,25 @@ export class Exchange {
     this.done = false;
     this.abortReason = undefined;
     this.closeConnection = false;
+    // W3C Trace Context: continue the caller's trace, or start one. Without the header (most
+    // requests) this is one property read and two slices of a random batch (trace/ids.ts).
+    const parent = parseTraceparent(req.headers.traceparent);
+    if (parent === undefined) {
+      this.traceId = ids.traceId();
+      this.parentSpanId = undefined;
+      this.traceFlags = 1;
+    } else {
+      this.traceId = parent.traceId;
+      this.parentSpanId = parent.parentId;
+      this.traceFlags = parent.flags;
+    }
+    this.spanId = ids.spanId();
+    this.otel = undefined;
+  }
+
+  /** The incoming `tracestate`, checked, when the request continues a caller's trace. */
+  get tracestate(): string | undefined {
+    return this.parentSpanId === undefined ? undefined : checkTracestate(this.req.headers.tracestate);
   }
 
   /**
@@ -129,7 +161,12 @@ export class Exchange {
   }
 
   log(level: LogLevel, values: readonly unknown[]): void {
-    this.host.logger.values(level, this.logid, this.fn?.name ?? '', values);
+    this.host.logger.values(level, this.logid, this.fn?.name ?? '', values, this);
+  }
+
+  /** Writes a runtime line of this request: its logid, function and trace ids. */
+  line(level: LogLevel, msg: string, fields?: Record<string, unknown>): void {
+    this.host.logger.line(level, this.logid, this.fn?.name ?? '', msg, fields, this);
   }
 
   functionName(): string {

@@ -1,6 +1,6 @@
 /**
- * The end of every request: its one request line, and the host told it finished (which
- * takes it out of the in-flight count). Called exactly once per request, by whoever claimed
+ * The end of every request: its one request line, its OpenTelemetry span ended (when an SDK
+ * is registered), and the host told it finished (which takes it out of the in-flight count). Called exactly once per request, by whoever claimed
  * the exchange: the response writer, or the pipeline when the client went away.
  */
 import type { Exchange } from './exchange.js';
@@ -23,6 +23,9 @@ export function finish(x: Exchange, status: number, bytes: number, error?: strin
     bytes,
     trigger: x.trigger,
     error,
+    traceId: x.traceId,
+    spanId: x.spanId,
   });
+  x.otel?.end(x.functionName(), x.rawPath, status);
   x.host.requestFinished(x, status, ms);
 }

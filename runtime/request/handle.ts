@@ -10,6 +10,7 @@ import { parseQuery } from '../body/query.js';
 import { readBodyThen } from '../body/read-body.js';
 import { createError } from '../errors.js';
 import { pickLogid } from '../log/logid.js';
+import { otelBridge, otelRegistered } from '../trace/otel.js';
 import type { QueryParams, Trigger } from '../types.js';
 import { cookieCodec } from './cookie-codec.js';
 import { Exchange, type Host } from './exchange.js';
@@ -24,6 +25,8 @@ const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', '
 export function handle(host: Host, req: IncomingMessage, res: ServerResponse): void {
   const options = host.options;
   const x = new Exchange(host, req, res, pickLogid(req.headers[options.logidHeader]));
+  // With no OpenTelemetry SDK registered, this one read of a global is all a request pays.
+  if (otelRegistered()) startTelemetry(x);
   host.requestStarted();
   let url = req.url ?? '/';
   // One comparison on the hot path: origin-form targets start with '/'; the others (absolute
@@ -88,6 +91,12 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   // The server answers `Expect: 100-continue` itself (serve/http-server.ts listens to
   // checkContinue), so that a body refused before reading (413, 415) gets no 100 Continue.
   if (reading && !x.done && req.headers.expect !== undefined) res.writeContinue();
+}
+
+/** Starts the request's span and duration once the bridge is loaded (the first requests after an SDK registers go without). */
+function startTelemetry(x: Exchange): void {
+  const bridge = otelBridge();
+  if (bridge !== undefined) x.otel = bridge.startServer(x);
 }
 
 /**
@@ -188,12 +197,7 @@ function onBodyError(x: Exchange, error: unknown): void {
   }
   // The client went away while sending: nobody is left to answer.
   if (!x.claim()) return;
-  x.host.logger.line(
-    'warn',
-    x.logid,
-    x.functionName(),
-    `the client disconnected while sending the body: ${(error as Error).message ?? String(error)}`,
-  );
+  x.line('warn', `the client disconnected while sending the body: ${(error as Error).message ?? String(error)}`);
   finish(x, 499, 0);
 }
 
@@ -213,7 +217,8 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined): void
   const service = new RequestService(x, query);
   let result: unknown;
   try {
-    result = x.fn!.handler(params, service);
+    // In the span's context, spans the handler starts (or its instrumented libraries do) are children of it.
+    result = x.otel === undefined ? x.fn!.handler(params, service) : x.otel.run(x.fn!.handler, params, service);
   } catch (error) {
     return sendError(x, error);
   }
@@ -247,18 +252,13 @@ function onTimeout(x: Exchange): void {
   if (x.done) return;
   const ms = x.fn!.timeout;
   x.abort('timeout');
-  x.host.logger.line('error', x.logid, x.functionName(), `timed out after ${ms} ms`, { timeoutMs: ms });
+  x.line('error', `timed out after ${ms} ms`, { timeoutMs: ms });
   sendError(x, createError('CLOUDFN_TIMEOUT', ms));
 }
 
 function onClose(x: Exchange): void {
   if (!x.claim()) return;
   x.abort('disconnect');
-  x.host.logger.line(
-    'warn',
-    x.logid,
-    x.functionName(),
-    'the client disconnected before the function answered; service.signal was aborted',
-  );
+  x.line('warn', 'the client disconnected before the function answered; service.signal was aborted');
   finish(x, 499, 0);
 }

@@ -216,13 +216,9 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
   });
   stream.on('error', (error: unknown) => {
     // The status line is gone: ending normally would pass a truncated body off as whole.
-    x.host.logger.line(
-      'error',
-      x.logid,
-      x.functionName(),
-      `the returned stream failed after ${bytes} bytes: ${String(error)}`,
-      { stack: (error as Error)?.stack },
-    );
+    x.line('error', `the returned stream failed after ${bytes} bytes: ${String(error)}`, {
+      stack: (error as Error)?.stack,
+    });
     res.destroy(error as Error);
   });
   let cut: string | undefined;
@@ -248,7 +244,7 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
   const check = new LengthCheck(declared);
   check.on('error', (error: Error) => {
     cut = `CLOUDFN_BAD_RESPONSE_LENGTH: ${error.message}`;
-    x.host.logger.line('error', x.logid, x.functionName(), `the response was cut: ${error.message}`, {
+    x.line('error', `the response was cut: ${error.message}`, {
       code: 'CLOUDFN_BAD_RESPONSE_LENGTH',
     });
     stream.destroy?.();
@@ -324,7 +320,7 @@ export function sendError(x: Exchange, error: unknown): void {
   if (!known?.expose) {
     // A crash: its message and stack go to the log, never to the client (unless in dev).
     const detail = error instanceof Error ? error.message : String(error);
-    x.host.logger.line('error', x.logid, x.functionName(), `the function failed: ${detail}`, {
+    x.line('error', `the function failed: ${detail}`, {
       code,
       stack: error instanceof Error ? error.stack : undefined,
     });

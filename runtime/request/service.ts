@@ -6,7 +6,8 @@
 import { validateHeaderName } from 'node:http';
 import { isPoisonKey } from '../body/poison.js';
 import { parseQuery } from '../body/query.js';
-import type { CookieOptions, LogMethod, QueryParams, Service, Trigger } from '../types.js';
+import { formatTraceparent } from '../trace/traceparent.js';
+import type { CookieOptions, LogMethod, QueryParams, Service, TraceContext, Trigger } from '../types.js';
 import { cookieCodec, type CookieCodec } from './cookie-codec.js';
 import type { Exchange } from './exchange.js';
 
@@ -64,6 +65,20 @@ function codec(): CookieCodec {
   return loaded;
 }
 
+function traceContext(x: Exchange): TraceContext {
+  const sampled = (x.traceFlags & 1) === 1;
+  const trace: { -readonly [K in keyof TraceContext]: TraceContext[K] } = {
+    traceId: x.traceId,
+    spanId: x.spanId,
+    sampled,
+    traceparent: formatTraceparent(x.traceId, x.spanId, sampled),
+  };
+  if (x.parentSpanId !== undefined) trace.parentSpanId = x.parentSpanId;
+  const state = x.tracestate;
+  if (state !== undefined) trace.tracestate = state;
+  return Object.freeze(trace);
+}
+
 /** The service of one request. Created by the pipeline; handlers receive it as their second argument. */
 export class RequestService implements Service {
   readonly headers: Service['headers'];
@@ -83,6 +98,7 @@ export class RequestService implements Service {
   #info: LogMethod | undefined;
   #warn: LogMethod | undefined;
   #error: LogMethod | undefined;
+  #trace: TraceContext | undefined;
 
   constructor(exchange: Exchange, query: QueryParams | undefined) {
     this.#x = exchange;
@@ -98,6 +114,7 @@ export class RequestService implements Service {
     this.#query = query;
     this.#cookies = undefined;
     this.#log = this.#debug = this.#info = this.#warn = this.#error = undefined;
+    this.#trace = undefined;
   }
 
   waitUntil(promise: PromiseLike<unknown>): void {
@@ -120,6 +137,11 @@ export class RequestService implements Service {
       this.#cookies = parsed as Record<string, string | undefined>;
     }
     return this.#cookies;
+  }
+
+  /** Built on first read: a request that never reads it allocates nothing for it. */
+  get trace(): TraceContext {
+    return (this.#trace ??= traceContext(this.#x));
   }
 
   get signal(): AbortSignal {
@@ -182,6 +204,7 @@ export class RequestService implements Service {
       trigger: this.trigger,
       logid: this.logid,
       functionName: this.functionName,
+      traceId: this.#x.traceId,
     };
   }
 }

@@ -16,6 +16,7 @@ import { createError } from '../errors.js';
 import type * as Metrics from '../metrics/index.js';
 import { checkFunctionNames, loadConfigFile, type ConfigFile } from './config-file.js';
 import { discoverFunctions } from './discover.js';
+import { loadOpenTelemetry } from '../trace/otel.js';
 import { type BeforeHook, createHttpServer, listen } from './http-server.js';
 import { loadFunction, type CompileHook } from './load.js';
 import { exitOnSignals, shutdown } from './shutdown.js';
@@ -97,6 +98,9 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   }
   await options.prepare?.(app);
   const server = createHttpServer(app, { before: [...before, ...(options.before ?? [])] });
+  // An OpenTelemetry SDK registered before start (node --import): its bridge is loaded before
+  // the first request, so that request has its span. Without an SDK this loads nothing.
+  await loadOpenTelemetry();
   const bound = await listen(server, app.options.port, app.options.host);
   // performance.now() counts from the process start: the cold start, up to the open port.
   app.metrics?.listening(performance.now() / 1000);

@@ -4,6 +4,7 @@
  * base URL (a dev server, `cloudfn start`, a bundle), so the code of a mini-program page that
  * calls functions can be tested in Node.
  */
+import { checkTraceOption, startOutgoing, type TraceParentSource } from '../../runtime/trace/outgoing.js';
 import type { Trigger } from '../../runtime/types.js';
 import { ContainerCallError, createClientError, type ContainerFailure } from './errors.js';
 import { encodeCall } from './encode.js';
@@ -37,11 +38,32 @@ export interface ContainerResponse<T = unknown> {
   cookies: string[];
 }
 
+/**
+ * The request a call is made for: a function's `service` fits. Its trace goes on in the call,
+ * its logid is sent, and the call is logged through it.
+ */
+export interface CallingRequest {
+  /** The trace the call continues: it sends a `traceparent` for a new child span (`service.trace`). */
+  readonly trace?: TraceParentSource;
+  /** Sent as `x-platform-logid`: a cloudfn function called takes it as its own logid. */
+  readonly logid?: string;
+  /** Where one line per call goes: `{ call, status, log_id, trace_id, client_span_id, ms }`. */
+  info?(...values: unknown[]): void;
+  /** Where a failed call's line goes. */
+  warn?(...values: unknown[]): void;
+}
+
 /** A call with callbacks; without any callback the call returns a promise instead. */
 export interface ContainerCallOptions<T = unknown> {
   /** The function's path, with an optional query string: `/hello?name=Ada`. */
   path: string;
   init?: ContainerCallInit;
+  /**
+   * cloudfn: the request this call is made for (a function calling another passes its
+   * `service`): the call carries its trace and logid (`init.header` wins over both) and is
+   * logged through it with the answer's `x-platform-logid` as `log_id`.
+   */
+  from?: CallingRequest;
   /** Called with the response, whatever its status (a 500 is a response, not a failure). */
   success?: (response: ContainerResponse<T>) => void;
   /** Called when no response came: bad options, timeout, network error. */
@@ -77,6 +99,11 @@ export interface ContainerClient {
   ): void;
   callContainer<T = unknown>(options: ContainerCallOptions<T>): Promise<ContainerResponse<T>>;
 }
+
+/** The header carrying a request's logid, both ways (`x-platform-logid`). */
+const LOGID_HEADER = 'x-platform-logid';
+/** What a logid may be (as the runtime accepts one): 1 to 128 of letters, digits and `._:-`. */
+const SAFE_LOGID = /^[\w.:-]{1,128}$/;
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
@@ -129,7 +156,30 @@ async function send(
     ...(client.trigger === false ? {} : { [TRIGGER_HEADER]: client.trigger ?? 'online' }),
     ...client.header,
   };
+  const from = options.from;
+  let parent: TraceParentSource | undefined;
+  try {
+    parent = checkTraceOption(from?.trace, 'from.trace');
+  } catch (error) {
+    throw createClientError('CLIENT_BAD_OPTIONS', (error as Error).message);
+  }
+  const logid = from?.logid;
+  if (logid !== undefined && (typeof logid !== 'string' || !SAFE_LOGID.test(logid)))
+    throw createClientError(
+      'CLIENT_BAD_OPTIONS',
+      `from.logid must be 1 to 128 letters, digits and ._:- (a request's logid), got ${JSON.stringify(logid)}`,
+    );
   const call = encodeCall(client.baseUrl, options.path, init, defaults);
+  const outgoing = await startOutgoing(parent, { method: call.method, url: call.url, name: call.method });
+  // The caller's own headers win: a traceparent or logid set in init.header is sent as given.
+  if (outgoing !== undefined && !call.headers.has('traceparent')) {
+    call.headers.set('traceparent', outgoing.traceparent);
+    if (outgoing.tracestate !== undefined && !call.headers.has('tracestate'))
+      call.headers.set('tracestate', outgoing.tracestate);
+  }
+  if (logid !== undefined && !call.headers.has(LOGID_HEADER)) call.headers.set(LOGID_HEADER, logid);
+  const trace = outgoing === undefined ? {} : { trace_id: outgoing.traceId, client_span_id: outgoing.spanId };
+  const started = Date.now();
   // A timeout is an AbortController, not a race: the request is really cancelled.
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeout);
@@ -145,6 +195,14 @@ async function send(
     response.headers.forEach((value, name) => {
       header[name] = value;
     });
+    outgoing?.end(response.status);
+    from?.info?.({
+      call: options.path,
+      status: response.status,
+      log_id: header[LOGID_HEADER],
+      ...trace,
+      ms: Date.now() - started,
+    });
     return {
       statusCode: response.status,
       header,
@@ -152,9 +210,18 @@ async function send(
       cookies: response.headers.getSetCookie(),
     };
   } catch (error) {
-    if (controller.signal.aborted) throw createClientError('CLIENT_TIMEOUT', timeout, call.url);
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw createClientError('CLIENT_NETWORK', call.url, cause?.code ?? cause?.message ?? (error as Error).message);
+    const failure = controller.signal.aborted
+      ? createClientError('CLIENT_TIMEOUT', timeout, call.url)
+      : createClientError(
+          'CLIENT_NETWORK',
+          call.url,
+          (error as { cause?: { code?: string; message?: string } }).cause?.code ??
+            (error as { cause?: { message?: string } }).cause?.message ??
+            (error as Error).message,
+        );
+    outgoing?.end(undefined, failure.code);
+    from?.warn?.({ call: options.path, error: failure.errMsg, ...trace, ms: Date.now() - started });
+    throw failure;
   } finally {
     clearTimeout(timer);
   }

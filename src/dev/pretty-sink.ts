@@ -43,7 +43,7 @@ const LEVEL_STYLE: Record<LogLevel, Style> = {
   error: 'red',
 };
 /** Fields every record has, printed in their own places rather than as key=value. */
-const OWN_FIELDS = new Set(['level', 'time', 'logid', 'function', 'msg', 'stack']);
+const OWN_FIELDS = new Set(['level', 'time', 'logid', 'trace_id', 'span_id', 'function', 'msg', 'stack']);
 
 function isRequestLine(record: LogRecord): boolean {
   return (

@@ -3,6 +3,13 @@
  * then decide: return the normalized body, refresh the token once, retry with back-off, or
  * throw a precise error.
  */
+import {
+  checkTraceOption,
+  requestContextOf,
+  startOutgoing,
+  type OutgoingTrace,
+  type TraceParentSource,
+} from '../../runtime/trace/outgoing.js';
 import type { FleetWarn } from '../fleet/connect.js';
 import type { RedisRateLimiter } from '../fleet/rate-limiter.js';
 import { createMediaError, MediaApiError, MediaError, MediaValidationError } from './errors.js';
@@ -23,8 +30,22 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides the client's `timeoutMs` for each attempt of this call. */
   timeoutMs?: number;
-  /** Overrides the client's `logger` for this call (e.g. the request's `service`). */
+  /**
+   * Overrides the client's `logger` for this call. Given the request's `service`, its lines
+   * carry the request's logid and trace ids, and the call continues its trace (see `trace`).
+   */
   logger?: MediaLogger;
+  /**
+   * The trace the call continues: each attempt sends a `traceparent` naming a new child span of
+   * it (with an OpenTelemetry SDK registered, a client span) and the parent's `tracestate`.
+   * @default the logger's `trace` when the logger is a request's `service`; else no traceparent
+   */
+  trace?: TraceParentSource;
+  /**
+   * Sent as `x-platform-logid`, so the platform's records can be matched with the request's.
+   * @default the logger's `logid` when the logger is a request's `service`
+   */
+  logid?: string;
   /**
    * The mini-program this call acts for: it is signed with this appid and its response is
    * verified with this appid's platform key. @default the client's `signing.appid`
@@ -50,13 +71,16 @@ const NEEDS_ENV_ID: ReadonlySet<Operation> = new Set([
 
 type Obj = Record<string, unknown>;
 
-/** The engine behind the client's methods. */
+/** What a logid sent as `x-platform-logid` may be (as the runtime accepts one). */
+const SAFE_LOGID = /^[\w.:-]{1,128}$/;
+
 /** A promise awaited later: a rejection before then is not an unhandled one (it reaches the awaiter). */
 function handled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
   return promise;
 }
 
+/** The engine behind the client's methods. */
 export class MediaCaller {
   readonly options: ResolvedMediaOptions;
   readonly tokens: TokenManager;
@@ -162,6 +186,21 @@ export class MediaCaller {
     const safe = !UNSAFE.has(operation);
     const started = options.clock.now();
     const logger = callOptions.logger ?? options.logger;
+    const caller = requestContextOf(logger);
+    let parent: TraceParentSource | undefined;
+    try {
+      parent = checkTraceOption(callOptions.trace, 'trace') ?? caller.trace;
+    } catch (error) {
+      throw createMediaError('MEDIA_OPTIONS', { operation }, 'trace', (error as Error).message);
+    }
+    const logid = callOptions.logid ?? caller.logid;
+    if (logid !== undefined && (typeof logid !== 'string' || !SAFE_LOGID.test(logid)))
+      throw createMediaError(
+        'MEDIA_OPTIONS',
+        { operation },
+        'logid',
+        `must be 1 to 128 letters, digits and ._:- (a request's logid), got ${JSON.stringify(logid)}`,
+      );
     let refreshed = false;
     let fresh: string | undefined;
     let retry = 0;
@@ -175,6 +214,16 @@ export class MediaCaller {
       let response: RawResponse | undefined;
       let failure: MediaError;
       let retryable: boolean;
+      // One span per attempt: a resend is another HTTP request (its own parent id downstream).
+      const outgoing = await startOutgoing(parent, {
+        method: 'POST',
+        url,
+        name: `POST ${API_PREFIX}${operation}`,
+        attributes:
+          retry === 0
+            ? { 'cloudfn.media.operation': operation }
+            : { 'cloudfn.media.operation': operation, 'http.request.resend_count': retry },
+      });
       try {
         response = await exchange(options, {
           label: operation,
@@ -185,11 +234,18 @@ export class MediaCaller {
           timeoutMs,
           logger,
           appid,
+          traceparent: outgoing?.traceparent,
+          tracestate: outgoing?.tracestate,
+          logid,
         });
       } catch (error) {
-        if (!(error instanceof ExchangeError)) throw error;
+        if (!(error instanceof ExchangeError)) {
+          outgoing?.end(undefined, 'Error');
+          throw error;
+        }
         failure = error.error;
         retryable = error.transient && (safe || !error.mayHaveReached);
+        outgoing?.end(undefined, failure.code);
       }
       if (response !== undefined) {
         const envelope =
@@ -198,12 +254,15 @@ export class MediaCaller {
             : undefined;
         const errNo = envelope === undefined ? undefined : errNoOf(envelope);
         const ok = response.status >= 200 && response.status <= 299;
+        // A 200 whose err_no is not 0 is a failure too: error.type names the err_no.
+        outgoing?.end(response.status, ok && errNo !== undefined && errNo !== 0 ? `err_no ${errNo}` : undefined);
         if (ok && envelope !== undefined && (errNo === undefined || errNo === 0)) {
           log(logger, 'info', {
             media: operation,
             status: response.status,
             err_no: 0,
             log_id: response.logId,
+            ...traceFields(outgoing),
             ms: options.clock.now() - started,
             attempts: retry + 1,
           });
@@ -237,6 +296,7 @@ export class MediaCaller {
               status: response.status,
               err_no: errNo,
               log_id: response.logId,
+              ...traceFields(outgoing),
               action: 'token refresh',
             });
             refreshed = true;
@@ -251,6 +311,8 @@ export class MediaCaller {
           media: operation,
           status: failure!.status,
           error: failure!.message,
+          log_id: response?.logId,
+          ...traceFields(outgoing),
           ms: options.clock.now() - started,
           attempts: retry + 1,
         });
@@ -261,6 +323,8 @@ export class MediaCaller {
         media: operation,
         status: response?.status,
         error: failure!.message,
+        log_id: response?.logId,
+        ...traceFields(outgoing),
         retry: retry + 1,
         delay_ms: delay,
       });
@@ -321,6 +385,14 @@ export class MediaCaller {
       }
     }
   };
+}
+
+/**
+ * The trace fields of a call's log line: `trace_id`, and `client_span_id`, the span id the
+ * platform saw as its parent (a service as logger adds the request's own `span_id`).
+ */
+function traceFields(outgoing: OutgoingTrace | undefined): Obj {
+  return outgoing === undefined ? {} : { trace_id: outgoing.traceId, client_span_id: outgoing.spanId };
 }
 
 function log(logger: MediaLogger | undefined, level: 'info' | 'warn', entry: Obj): void {

@@ -72,6 +72,12 @@ export interface ExchangeRequest {
   logger: MediaLogger | undefined;
   /** The mini-program acted for: the signed appid, and whose platform key verifies the answer. */
   appid: string | undefined;
+  /** W3C `traceparent` of this attempt's span (outgoing.ts), when the call continues a trace. */
+  traceparent?: string | undefined;
+  /** The parent's `tracestate`, passed on. */
+  tracestate?: string | undefined;
+  /** The calling request's logid, sent as `x-platform-logid`. */
+  logid?: string | undefined;
 }
 
 /**
@@ -83,6 +89,9 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
   const { label, url, signal, timeoutMs } = request;
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
   if (request.accessToken !== undefined) headers['access-token'] = request.accessToken;
+  if (request.traceparent !== undefined) headers.traceparent = request.traceparent;
+  if (request.tracestate !== undefined) headers.tracestate = request.tracestate;
+  if (request.logid !== undefined) headers[defaultHeaderProfile.logid] = request.logid;
   let body: string = request.json;
   if (options.signing !== undefined && request.appid !== undefined) {
     const parsed = new URL(url);

@@ -80,6 +80,36 @@ describe('the request line built as text', () => {
     },
   );
 
+  it('carries trace_id and span_id after logid, byte for byte as the record, with and without an error', () => {
+    const ids = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+    for (const error of [undefined, 'CLOUDFN_TIMEOUT: x']) {
+      const facts = {
+        level: 'info' as const,
+        logid: 'L4',
+        fn: 'hello',
+        method: 'GET',
+        path: '/hello',
+        status: 200,
+        durationMs: 0.3,
+        bytes: 17,
+        trigger: 'online',
+        error,
+        ...ids,
+      };
+      const [line] = linesOf((logger) => logger.request(facts));
+      const memory = createMemorySink();
+      new Logger(memory).request(facts);
+      const record = { ...memory.records[0]!, time: (JSON.parse(line!) as LogRecord).time };
+      expect(line).toBe(serializeRecord(record));
+      expect(Object.keys(record).slice(error === undefined ? 8 : 9, error === undefined ? 11 : 12)).toEqual([
+        'logid',
+        'trace_id',
+        'span_id',
+      ]);
+      expect(JSON.parse(line!)).toMatchObject({ trace_id: ids.traceId, span_id: ids.spanId });
+    }
+  });
+
   it('gives a record sink the same fields as a record', () => {
     const memory = createMemorySink();
     new Logger(memory).request({

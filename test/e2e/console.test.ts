@@ -208,10 +208,21 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     // A click shows that request's lines, from the server's store.
     const logid = await outside.getAttribute('data-logid');
     await outside.locator('.load').click();
-    await expect.poll(() => page.textContent('#logs-for')).toBe(logid);
+    await expect.poll(() => page.textContent('#logs-logid')).toBe(logid);
     await expect
       .poll(() => visibleLogs(page))
       .toEqual(['greeting outside', expect.stringMatching(/^GET \/hello 200 /)]);
+    // Its trace id is shown, and links the lines of every request of that trace, and back.
+    const traceId = await outside.getAttribute('data-trace-id');
+    expect(traceId).toMatch(/^[\da-f]{32}$/);
+    await expect.poll(() => page.textContent('#logs-trace')).toBe(traceId);
+    await page.click('#logs-trace');
+    await expect.poll(() => page.textContent('#logs-for')).toContain('every request');
+    await expect
+      .poll(() => visibleLogs(page))
+      .toEqual(['greeting outside', expect.stringMatching(/^GET \/hello 200 /)]);
+    await page.click('#logs-trace');
+    await expect.poll(() => page.textContent('#logs-logid')).toBe(logid);
 
     // Replay: its method and URL go into the editor (under its function) and out again from the page.
     await outside.locator('.replay').click();
@@ -374,7 +385,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     await page.click('#send');
     await page.waitForSelector('#cancel:not([hidden])');
     expect(await page.textContent('#response-status')).toBe('sending…');
-    const logid = await page.textContent('#logs-for');
+    const logid = await page.textContent('#logs-logid');
     await page.click('#cancel');
     await expect.poll(() => page.textContent('#response-status')).toBe('cancelled');
     expect(await page.isVisible('#send')).toBe(true);

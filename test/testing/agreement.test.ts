@@ -172,7 +172,7 @@ interface Outcome {
   logs: Record<string, unknown>[];
 }
 
-/** Handler records only: no request line, no runtime lines; time and logid vary by call. */
+/** Handler records only: no request line, no runtime lines; time, logid and trace ids vary by call. */
 function handlerLogs(records: LogRecord[]): Record<string, unknown>[] {
   return records
     .filter(
@@ -181,7 +181,12 @@ function handlerLogs(records: LogRecord[]): Record<string, unknown>[] {
         record.durationMs === undefined &&
         !String(record.msg ?? '').startsWith('the function failed'),
     )
-    .map(({ time: _time, logid, ...rest }) => ({ ...rest, logid: logid === '' ? '' : 'x' }));
+    .map(({ time: _time, logid, trace_id, span_id, ...rest }) => ({
+      ...rest,
+      logid: logid === '' ? '' : 'x',
+      trace_id: /^[\da-f]{32}$/.test(String(trace_id)) ? 'hex' : trace_id,
+      span_id: /^[\da-f]{16}$/.test(String(span_id)) ? 'hex' : span_id,
+    }));
 }
 
 function bodyOf(type: string | null, body: Buffer): unknown {

@@ -103,10 +103,11 @@ describe('createFakeService', () => {
     expect(recorded.headers).toEqual({ 'x-a': '1', 'x-b': '2', 'x-c': ['c1', 'c2'] });
     expect(recorded.cookies.sid).toEqual({ name: 'sid', value: 'abc', httpOnly: true, maxAge: 60 });
     expect(recorded.cookies.old).toMatchObject({ name: 'old', value: '', path: '/app', expires: new Date(0) });
+    const { traceId: trace_id, spanId: span_id } = service.trace;
     expect(recorded.logs.map(({ time: _t, ...r }) => r)).toEqual([
-      { level: 'log', user: 1, logid: 'L2', function: 'hello' },
-      { level: 'warn', json: 'text', logid: 'L2', function: 'hello' },
-      { level: 'error', logid: 'L2', function: 'hello', msg: 'failed 2 { x: 1 }' },
+      { level: 'log', user: 1, logid: 'L2', trace_id, span_id, function: 'hello' },
+      { level: 'warn', json: 'text', logid: 'L2', trace_id, span_id, function: 'hello' },
+      { level: 'error', logid: 'L2', trace_id, span_id, function: 'hello', msg: 'failed 2 { x: 1 }' },
     ]);
     expect(typeof recorded.logs[0]?.time).toBe('number');
   });

@@ -72,6 +72,13 @@ export class EventHub implements LogSink {
     return this.#recent.filter((kept) => kept.record.logid === logid).map(({ seq, record }) => ({ seq, ...record }));
   }
 
+  /** The kept records of one trace (every request that carried it), oldest first, each with its `seq`. */
+  logsForTrace(traceId: string): (LogRecord & { seq: number })[] {
+    return this.#recent
+      .filter((kept) => kept.record.trace_id === traceId)
+      .map(({ seq, record }) => ({ seq, ...record }));
+  }
+
   /** Turns a request into an event stream until the page goes away. */
   subscribe(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, {

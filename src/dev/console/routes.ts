@@ -8,6 +8,7 @@
  * | `/_cloudfn/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger, schedules }` |
  * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions` |
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
+ * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
@@ -122,6 +123,9 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
           head,
         );
       case '/api/logs': {
+        const traceId = url.searchParams.get('trace_id');
+        if (traceId !== null)
+          return sendJson(res, { traceId, records: traceId === '' ? [] : ctx.hub.logsForTrace(traceId) }, head);
         const logid = url.searchParams.get('logid') ?? '';
         return sendJson(res, { logid, records: logid === '' ? [] : ctx.hub.logsFor(logid) }, head);
       }

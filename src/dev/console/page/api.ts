@@ -28,6 +28,8 @@ export interface LogRecord {
   seq: number;
   level: 'log' | 'debug' | 'info' | 'warn' | 'error';
   logid: string;
+  /** The request's trace id, on the lines of a request. */
+  trace_id?: string;
   function: string;
   time: number;
   msg?: string;
@@ -36,6 +38,8 @@ export interface LogRecord {
 
 export interface RequestInfo {
   logid: string;
+  /** The request's W3C trace id: every line of the request carries it as `trace_id`. */
+  traceId: string;
   functionName: string;
   method: string;
   url: string;
@@ -53,9 +57,12 @@ export async function fetchMeta(): Promise<ConsoleMeta> {
   return (await res.json()) as ConsoleMeta;
 }
 
-/** The kept lines of one request (for a response whose live lines were missed). */
-export async function fetchLogs(logid: string): Promise<LogRecord[]> {
-  const res = await fetch(`${API}/logs?logid=${encodeURIComponent(logid)}`);
+/**
+ * The kept lines of one request (for a response whose live lines were missed), or with
+ * `byTrace`, of every request of one trace (a function calling another through the server).
+ */
+export async function fetchLogs(id: string, options: { byTrace?: boolean } = {}): Promise<LogRecord[]> {
+  const res = await fetch(`${API}/logs?${options.byTrace === true ? 'trace_id' : 'logid'}=${encodeURIComponent(id)}`);
   if (!res.ok) return [];
   return ((await res.json()) as { records: LogRecord[] }).records;
 }

@@ -27,10 +27,21 @@ import { startObservePanel } from './observe-panel.js';
 import { RequestList, statusKind } from './requests.js';
 import { defaultView, formatBytes, renderBody, renderHeaders, renderLog, type BodyView } from './view.js';
 
-/** The log lines shown: those of the page's last request, or of a request picked in the list. */
+/**
+ * The log lines shown: those of the page's last request, or of a request picked in the list;
+ * with `byTrace`, those of every request of its trace.
+ */
 interface LogView {
   logid: string;
+  /** The request's trace id, once known (from its request event). */
+  traceId?: string;
+  byTrace?: boolean;
   records: LogRecord[];
+}
+
+/** Whether a record belongs in a view: its request's, or its trace's. */
+function belongs(view: LogView, record: LogRecord): boolean {
+  return view.byTrace === true ? record.trace_id === view.traceId : record.logid === view.logid;
 }
 
 interface Exchange extends LogView {
@@ -97,7 +108,7 @@ const curlPanel = new CurlPanel(byId('curl'), (draft) => {
   saveDrafts(drafts);
 });
 const requests = new RequestList(byId('requests'), {
-  show: (info) => void showLogsOf(info.logid),
+  show: (info) => void showLogsOf(info.logid, info.traceId),
   replay: (info) => replay(info),
 });
 const logFilter = new LogFilter(byId('log-filter'), () => filterLogs());
@@ -262,12 +273,23 @@ function filterLogs(): void {
 }
 
 /** Shows the lines of a request picked in the list: those kept by the server, then live ones. */
-async function showLogsOf(logid: string): Promise<void> {
+async function showLogsOf(logid: string, traceId: string | undefined): Promise<void> {
   const view: LogView = current?.logid === logid ? current : { logid, records: [] };
+  if (traceId !== undefined) view.traceId = traceId;
+  view.byTrace = false;
   shown = view;
   requests.select(logid);
   renderLogs();
   for (const record of await fetchLogs(logid)) addRecord(view, record);
+}
+
+/** Shows the lines of every request of the shown request's trace (the trace id's link). */
+async function showTraceOf(view: LogView): Promise<void> {
+  if (view.traceId === undefined) return;
+  const traced: LogView = { logid: view.logid, traceId: view.traceId, byTrace: true, records: [] };
+  shown = traced;
+  renderLogs();
+  for (const record of await fetchLogs(view.traceId, { byTrace: true })) addRecord(traced, record);
 }
 
 /** The function serving a path: its own path, else the longest that prefixes it. */
@@ -387,6 +409,9 @@ function renderResponse(): void {
         response.headers.get(meta?.logidHeader ?? 'x-platform-logid') ?? exchange.logid,
       ),
     ),
+    exchange.info === undefined
+      ? null
+      : h('span', { class: 'stat trace' }, 'trace ', h('code', { id: 'response-trace' }, exchange.info.traceId)),
   );
   const view = exchange.view ?? defaultView(response.headers.get('content-type'), response.bytes);
   const tab = (id: Exchange['tab'], label: string) =>
@@ -429,10 +454,33 @@ function renderResponse(): void {
   replace(pane, exchange.tab === 'body' ? renderBody(response.bytes, view) : renderHeaders(response.headers));
 }
 
+/** `<logid> trace <trace id>`: the trace id a link to the lines of its whole trace, and back. */
+function logsHeading(view: LogView): (HTMLElement | string)[] {
+  const logid = h('code', { id: 'logs-logid' }, view.logid);
+  if (view.traceId === undefined) return [logid];
+  const traceId = view.traceId;
+  const toggle = h(
+    'a',
+    {
+      href: '#',
+      id: 'logs-trace',
+      'data-trace-id': traceId,
+      title: view.byTrace === true ? 'show only this request’s lines' : 'show the lines of every request of this trace',
+      onclick: (event: Event) => {
+        event.preventDefault();
+        if (view.byTrace === true) void showLogsOf(view.logid, traceId);
+        else void showTraceOf(view);
+      },
+    },
+    h('code', {}, traceId),
+  );
+  return view.byTrace === true ? ['trace ', toggle, ' (every request)'] : [logid, ' trace ', toggle];
+}
+
 function renderLogs(): void {
   const list = byId('logs');
   const view = shown;
-  replace(byId('logs-for'), view === undefined ? '' : h('code', {}, view.logid));
+  replace(byId('logs-for'), ...(view === undefined ? [] : logsHeading(view)));
   if (view === undefined) {
     replace(
       list,
@@ -544,8 +592,8 @@ async function start(): Promise<void> {
     status: setConnected,
     typecheck: renderTypeErrors,
     log: (record) => {
-      if (current !== undefined && record.logid === current.logid) addRecord(current, record);
-      else if (shown !== undefined && record.logid === shown.logid) addRecord(shown, record);
+      if (current !== undefined && belongs(current, record)) addRecord(current, record);
+      else if (shown !== undefined && belongs(shown, record)) addRecord(shown, record);
     },
     request: (info) => {
       observe.requestSeen();
@@ -553,7 +601,9 @@ async function start(): Promise<void> {
       if (shown?.logid === info.logid) requests.select(info.logid);
       if (current === undefined || info.logid !== current.logid) return;
       current.info = info;
+      current.traceId = info.traceId;
       renderResponse();
+      if (shown === current) renderLogs();
     },
     functions: (list) => {
       updateFunctions(list);

@@ -72,13 +72,14 @@ export class RequestList {
       {
         class: `request-entry${info.logid === this.#selected ? ' active' : ''}`,
         'data-logid': info.logid,
+        'data-trace-id': info.traceId,
         'data-trigger': info.trigger,
       },
       h(
         'button',
         {
           class: 'load',
-          title: `show its log lines (logid ${info.logid}, trigger ${info.trigger})`,
+          title: `show its log lines (logid ${info.logid}, trace ${info.traceId}, trigger ${info.trigger})`,
           onclick: () => this.#handlers.show(info),
         },
         h('span', { class: 'method' }, info.method),

@@ -109,7 +109,7 @@ export function renderHeaders(headers: Headers): HTMLElement {
   return h('table', { class: 'headers', id: 'response-headers' }, h('tbody', {}, ...rows));
 }
 
-const OWN_FIELDS = new Set(['seq', 'level', 'time', 'logid', 'function', 'msg', 'stack']);
+const OWN_FIELDS = new Set(['seq', 'level', 'time', 'logid', 'trace_id', 'span_id', 'function', 'msg', 'stack']);
 
 function isRequestLine(record: LogRecord): boolean {
   return (
