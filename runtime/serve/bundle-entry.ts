@@ -8,6 +8,7 @@ import { CloudfnError } from '../errors.js';
 import type { FunctionSpec } from '../types.js';
 import type { ConfigFile } from './config-file.js';
 import { functionFromModule } from './load.js';
+import { EVERY_PATH } from '../request/router.js';
 import { serve, type RunningServer } from './start.js';
 
 /** A function as a bundle carries it: the module it imported and where it came from. */
@@ -26,9 +27,6 @@ export interface BundleInit {
   /** One function answering every path (`dist/<name>/index.mjs`), or all by route (`dist/server.mjs`). */
   single: boolean;
 }
-
-/** The route that sends every path to a single function. path-to-regexp: `/` and anything under it. */
-export const EVERY_PATH = '/{*path}';
 
 /**
  * Starts the server of a bundle. A bad function (no default export, a bad config) prints the
