@@ -1,7 +1,8 @@
 /**
  * The end of every request: its one request line, its OpenTelemetry span ended (when an SDK
- * is registered), and the host told it finished (which takes it out of the in-flight count). Called exactly once per request, by whoever claimed
- * the exchange: the response writer, or the pipeline when the client went away.
+ * is registered), and the host told it finished (which takes it out of the in-flight count).
+ * Called exactly once per request, by whoever claimed the exchange: the response writer, or
+ * the pipeline when the client went away.
  */
 import type { Exchange } from './exchange.js';
 
