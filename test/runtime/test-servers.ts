@@ -8,7 +8,8 @@ import { Logger } from '../../runtime/log/logger.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import { serve, type RunningServer } from '../../runtime/serve/start.js';
-import type { FunctionSpec } from '../../runtime/types.js';
+import type { FunctionSpec, Handler } from '../../runtime/types.js';
+import type { LogSink } from '../../runtime/log/record.js';
 
 /** What `start` takes besides the functions. */
 export interface StartOptions {
@@ -16,6 +17,24 @@ export interface StartOptions {
   overrides?: Partial<RuntimeOptions>;
   /** The environment the options are read from. @default {} */
   env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Serves handlers by name on a free port of 127.0.0.1, logging into `sink`, for a test file
+ * that starts one server for all its tests (and closes it itself).
+ * @example server = await serveHandlers({ hello: () => 'hi' }, sink)
+ */
+export function serveHandlers(functions: Record<string, Handler>, sink: LogSink): Promise<RunningServer> {
+  return serve(
+    Object.entries(functions).map(([name, handler]) => ({ name, handler })),
+    {
+      flags: { port: '0', host: '127.0.0.1' },
+      env: {},
+      logger: new Logger(sink),
+      handleSignals: false,
+      keepServing: false,
+    },
+  );
 }
 
 /**

@@ -9,9 +9,9 @@ import { metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AggregationTemporality, DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Logger } from '../../../runtime/log/logger.js';
 import { createMemorySink } from '../../../runtime/log/sinks.js';
-import { serve, type RunningServer } from '../../../runtime/serve/start.js';
+import type { RunningServer } from '../../../runtime/serve/start.js';
+import { serveHandlers } from '../test-servers.js';
 import { loadOpenTelemetry, otelRegistered } from '../../../runtime/trace/otel.js';
 import { HttpError } from '../../../runtime/errors.js';
 import type { Handler } from '../../../runtime/types.js';
@@ -59,16 +59,7 @@ beforeAll(async () => {
   platform = await new MediaServer(keys).start();
   media = createMediaClient({ baseUrl: platform.url, accessToken: 'tok', retries: 0, env: {} });
   // The app exists before any SDK does: registering later must be noticed.
-  server = await serve(
-    Object.entries(functions).map(([name, handler]) => ({ name, handler })),
-    {
-      flags: { port: '0', host: '127.0.0.1' },
-      env: {},
-      logger: new Logger(sink),
-      handleSignals: false,
-      keepServing: false,
-    },
-  );
+  server = await serveHandlers(functions, sink);
 });
 afterAll(async () => {
   trace.disable();

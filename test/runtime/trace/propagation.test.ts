@@ -5,10 +5,10 @@
  * of the same trace and the request's logid; `callContainer` carries both to another function.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Logger } from '../../../runtime/log/logger.js';
 import type { LogRecord } from '../../../runtime/log/record.js';
 import { createMemorySink } from '../../../runtime/log/sinks.js';
-import { serve, type RunningServer } from '../../../runtime/serve/start.js';
+import type { RunningServer } from '../../../runtime/serve/start.js';
+import { serveHandlers } from '../test-servers.js';
 import type { Handler } from '../../../runtime/types.js';
 import { createContainerClient } from '../../../src/client/index.js';
 import { createMediaClient, type MediaClient } from '../../../src/media/index.js';
@@ -54,16 +54,7 @@ beforeAll(async () => {
     retries: 0,
     env: {},
   });
-  server = await serve(
-    Object.entries(functions).map(([name, handler]) => ({ name, handler })),
-    {
-      flags: { port: '0', host: '127.0.0.1' },
-      env: {},
-      logger: new Logger(sink),
-      handleSignals: false,
-      keepServing: false,
-    },
-  );
+  server = await serveHandlers(functions, sink);
 });
 afterAll(async () => {
   await server.close();
