@@ -9,12 +9,12 @@
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
+import { freePort } from '../testing/free-port.js';
 
 const enabled = process.env['CLOUDFN_CONTAINER_TEST'] === '1';
 const run = promisify(execFile);
@@ -32,18 +32,6 @@ const name = `cloudfn-container-test-${process.pid}`;
 
 function podman(...args: string[]): string {
   return execFileSync('podman', args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 async function until<T>(probe: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {

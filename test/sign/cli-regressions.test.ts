@@ -201,6 +201,21 @@ describe('cloudfn verify, response form, with a timestamp in milliseconds', () =
 });
 
 describe('cloudfn doctor checks the header timestamp against the clock', () => {
+  /** `cloudfn doctor` on a GET /v1/x request sent with `authorization`. */
+  const doctor = (authorization: string) =>
+    cloudfn([
+      'doctor',
+      '--private-key',
+      keys.path.pkcs8,
+      '--key-version',
+      '1',
+      '--method',
+      'GET',
+      '--url',
+      '/v1/x',
+      '--authorization',
+      authorization,
+    ]);
   it('a two-hour-old header fails with exit 1', () => {
     const old = Math.floor(Date.now() / 1000) - 7200;
     const signed = signRequest({
@@ -211,37 +226,13 @@ describe('cloudfn doctor checks the header timestamp against the clock', () => {
       url: '/v1/x',
       timestamp: old,
     });
-    const out = cloudfn([
-      'doctor',
-      '--private-key',
-      keys.path.pkcs8,
-      '--key-version',
-      '1',
-      '--method',
-      'GET',
-      '--url',
-      '/v1/x',
-      '--authorization',
-      signed.authorization,
-    ]);
+    const out = doctor(signed.authorization);
     expect(out.stdout).toMatch(/✗ the header's timestamp is inside the one-hour window: the timestamp is 72\d\d s old/);
     expect(out.code).toBe(1);
   });
   it('a fresh header passes', () => {
     const signed = signRequest({ privateKey: keys.pkcs8, appid: 'wx1', keyVersion: '1', method: 'GET', url: '/v1/x' });
-    const out = cloudfn([
-      'doctor',
-      '--private-key',
-      keys.path.pkcs8,
-      '--key-version',
-      '1',
-      '--method',
-      'GET',
-      '--url',
-      '/v1/x',
-      '--authorization',
-      signed.authorization,
-    ]);
+    const out = doctor(signed.authorization);
     expect(out.stdout).toMatch(/✓ the header's timestamp is inside the one-hour window/);
   });
 });
