@@ -100,12 +100,14 @@ export function readBodyThen<C>(
   // that closes without the 'aborted' event raw-body waits for.
   req.on('error', onError);
   req.on('close', onClose);
+  // raw-body checks the bytes against the declared length (400 when they differ).
+  const options = { length: chunked ? null : length, limit };
   const read = rawBody.value;
-  if (read !== undefined) read(req, { length: chunked ? null : length, limit }, reader.callback);
+  if (read !== undefined) read(req, options, reader.callback);
   else
     rawBody.load().then(
       (loaded) => {
-        if (!reader.settled) loaded(req, { length: chunked ? null : length, limit }, reader.callback);
+        if (!reader.settled) loaded(req, options, reader.callback);
       },
       (error: Error) => reader.finish(error),
     );

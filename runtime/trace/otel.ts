@@ -51,7 +51,8 @@ export function otelBridge(): OtelBridge | undefined {
  * @example await loadOpenTelemetry()
  */
 export function loadOpenTelemetry(): Promise<OtelBridge | undefined> {
-  if (bridge !== undefined || !otelRegistered()) return Promise.resolve(otelRegistered() ? bridge : undefined);
+  if (!otelRegistered()) return Promise.resolve(undefined);
+  if (bridge !== undefined) return Promise.resolve(bridge);
   loading ??= import('./otel-bridge.js').then(
     (loaded) => (bridge = loaded),
     (error: unknown) => {
