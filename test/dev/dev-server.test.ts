@@ -44,8 +44,6 @@ describe('cloudfn dev over a real socket', () => {
       });
     expect((await post('console_debug')).json).toMatchObject({ trigger: 'console_debug', params: { a: 1 } });
     expect((await post('root')).json).toMatchObject({ trigger: 'ide_debug' });
-    // timer belongs to requests the server sends itself, never to a header.
-    expect((await post('timer')).json).toMatchObject({ trigger: 'ide_debug' });
   });
 
   it('writes one request line per request, with the same logid as the response', async () => {
