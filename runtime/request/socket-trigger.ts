@@ -1,8 +1,9 @@
 /**
  * The trigger of a request the server sends itself: a timer of `config.schedule` (or its
  * on-demand firing) writes its request on an in-memory connection marked with the trigger, and
- * handle.ts gives that request the trigger. A mark on a socket no client can reach, so nothing
- * from the network can claim it, with or without a trusted `triggerHeader`.
+ * handle.ts gives that request the trigger. A mark on a socket no client can reach, so no
+ * client can claim it; only a gateway the deployment trusts (`triggerHeader`) may also send it,
+ * for the timers it fires itself (docs/decisions.md).
  */
 import type { Trigger } from '../types.js';
 

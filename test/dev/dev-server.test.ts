@@ -35,7 +35,7 @@ describe('cloudfn dev over a real socket', () => {
     expect(p.dev.app.router.get('modern')?.timeout).toBe(5000);
   });
 
-  it('lets the trusted header set console_debug, and nothing else', async () => {
+  it('lets the trusted header set the known triggers, and nothing else', async () => {
     const post = (trigger: string) =>
       p.get('/echo', {
         method: 'POST',
@@ -44,6 +44,8 @@ describe('cloudfn dev over a real socket', () => {
       });
     expect((await post('console_debug')).json).toMatchObject({ trigger: 'console_debug', params: { a: 1 } });
     expect((await post('root')).json).toMatchObject({ trigger: 'ide_debug' });
+    // A trusted header may say timer, for a gateway that fires timers (docs/decisions.md).
+    expect((await post('timer')).json).toMatchObject({ trigger: 'timer' });
   });
 
   it('writes one request line per request, with the same logid as the response', async () => {
