@@ -8,6 +8,7 @@ import { checkTraceOption, startOutgoing, type TraceParentSource } from '../../r
 import type { Trigger } from '../../runtime/types.js';
 import { ContainerCallError, createClientError, type ContainerFailure } from './errors.js';
 import { encodeCall } from './encode.js';
+import { availableFetch, createAbortController } from '../fetch-fallback/index.js';
 
 /**
  * The header the dev server trusts to set `service.trigger` (`DEV_TRIGGER_HEADER` of
@@ -82,7 +83,7 @@ export interface ContainerClientOptions {
   timeout?: number;
   /** The trigger asked of the server; false sends no trigger header. @default 'online' */
   trigger?: Trigger | false;
-  /** @default globalThis.fetch */
+  /** @default globalThis.fetch, or a node:https one where there is none (Node 14) */
   fetch?: typeof globalThis.fetch;
 }
 
@@ -181,7 +182,7 @@ async function send(
   const trace = outgoing === undefined ? {} : { trace_id: outgoing.traceId, client_span_id: outgoing.spanId };
   const started = Date.now();
   // A timeout is an AbortController, not a race: the request is really cancelled.
-  const controller = new AbortController();
+  const controller = createAbortController();
   const timer = setTimeout(() => controller.abort(), timeout);
   try {
     const response = await client.fetch(call.url, {
@@ -246,7 +247,7 @@ export function createContainerClient(options: ContainerClientOptions): Containe
     ...options,
     baseUrl: checkBaseUrl(options.baseUrl),
     timeout: options.timeout ?? 60_000,
-    fetch: options.fetch ?? globalThis.fetch,
+    fetch: options.fetch ?? availableFetch(),
   };
   function callContainer(call: ContainerCallOptions): Promise<ContainerResponse> | undefined {
     const promise = send(client, call);

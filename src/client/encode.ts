@@ -5,6 +5,7 @@
  * Runtime interface).
  */
 import { createClientError } from './errors.js';
+import { createHeaders } from '../fetch-fallback/index.js';
 
 export interface Encoded {
   url: string;
@@ -42,7 +43,7 @@ export function encodeCall(
       `path must be a string starting with "/", got ${JSON.stringify(path)}`,
     );
   const method = (init.method ?? 'GET').toUpperCase();
-  const headers = new Headers(defaults);
+  const headers = createHeaders(defaults);
   for (const [name, value] of Object.entries(init.header ?? {})) headers.set(name, String(value));
   let url = baseUrl + path;
   const data = init.body;

@@ -20,6 +20,7 @@ import type { ClientTokenFetcher, TokenProvider, TokenSource } from './token.js'
 import { RATE_LIMITED_OPERATIONS } from './types.js';
 import type { Operation } from './types.js';
 import { isOperation } from './validate.js';
+import { availableFetch } from '../fetch-fallback/index.js';
 
 /** The log methods the client uses. A function's `service` fits, so lines carry its logid. */
 export interface MediaLogger {
@@ -98,7 +99,7 @@ export interface MediaClientOptions {
    * @default none: the token cache and rate limits are this process's own
    */
   redis?: RedisOption;
-  /** The fetch to call. @default globalThis.fetch */
+  /** The fetch to call. @default globalThis.fetch, or a node:https one where there is none (Node 14) */
   fetch?: typeof globalThis.fetch;
   /** Where calls are logged. @default no logging */
   logger?: MediaLogger;
@@ -347,8 +348,9 @@ export function resolveMediaOptions(options: MediaClientOptions = {}): ResolvedM
       throw bad('tokenErrorCodes', `must be integers, got ${JSON.stringify(codesText ?? String(code))}`);
   const publicKeyInput = options.platformPublicKey ?? text(undefined, env, 'CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY');
   const platformKeys = resolvePlatformKeys(options, env, publicKeyInput !== undefined);
-  const fetchFn = options.fetch ?? globalThis.fetch;
-  if (typeof fetchFn !== 'function') throw bad('fetch', 'no fetch is available; pass options.fetch');
+  // Node 14 (the platform's function service) has no fetch: the node:https one sends instead.
+  const fetchFn = options.fetch ?? availableFetch();
+  if (typeof fetchFn !== 'function') throw bad('fetch', `must be a function, got ${typeof fetchFn}`);
   const retryDelayMs = number('retryDelayMs', 'CLOUDFN_MEDIA_RETRY_DELAY_MS', options.retryDelayMs, env, 200, 0);
   return {
     baseUrl,

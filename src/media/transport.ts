@@ -5,6 +5,7 @@
  */
 import { defaultHeaderProfile, signRequest, verifyResponse, type KeyInput } from '../sign/index.js';
 import { platformKeysOf } from '../sign/platform-keys.js';
+import { createAbortController } from '../fetch-fallback/index.js';
 import { createMediaError, type MediaError } from './errors.js';
 import { logIdOf } from './normalize.js';
 import type { MediaLogger, ResolvedMediaOptions } from './options.js';
@@ -111,7 +112,7 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
   }
 
   if (signal?.aborted) throw aborted(label, signal, false);
-  const controller = new AbortController();
+  const controller = createAbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
