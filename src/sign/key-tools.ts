@@ -6,6 +6,7 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, Key
 import { readFileSync } from 'node:fs';
 import { SignatureError } from './errors.js';
 import { assertRsa2048, isFile, KEY_BITS, loadPrivateKey, loadPublicKey, parse, type KeyInput } from './keys.js';
+import { rsaModulusLength } from './modulus-length.js';
 
 /** The encodings keys are written in. `spki` is the public key to upload. */
 export type KeyEncoding = 'pkcs1' | 'pkcs8' | 'spki';
@@ -114,7 +115,7 @@ export function inspectKey(input: KeyInput): KeyReport {
   }
   report.kind = key.type === 'private' ? 'private' : 'public';
   report.type = key.asymmetricKeyType;
-  report.bits = key.asymmetricKeyDetails?.modulusLength;
+  report.bits = key.asymmetricKeyType === 'rsa' ? rsaModulusLength(key) : undefined;
   try {
     assertRsa2048(key);
     report.fingerprint = keyFingerprint(key);

@@ -6,6 +6,7 @@
 import { createPrivateKey, createPublicKey, KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { signError } from './errors.js';
+import { rsaModulusLength } from './modulus-length.js';
 
 /** What `loadPrivateKey` and `loadPublicKey` accept. */
 export type KeyInput = string | Buffer | Uint8Array | KeyObject;
@@ -228,7 +229,8 @@ export function assertRsa2048(key: KeyObject): void {
     const curve = key.asymmetricKeyDetails?.namedCurve;
     throw signError('SIGN_KEY_TYPE', `an ${String(type).toUpperCase()}${curve === undefined ? '' : ` (${curve})`} key`);
   }
-  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  // Not asymmetricKeyDetails alone: Node 14 (the platform's function service) lacks it.
+  const bits = rsaModulusLength(key);
   if (bits !== KEY_BITS) throw signError('SIGN_KEY_SIZE', bits);
 }
 
