@@ -21,6 +21,7 @@ import { CloudfnError, createError } from '../errors.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
 import { lingerClose, lingerOnClose } from './linger.js';
+import { errorBody as errorBodyText } from './error-body.js';
 
 // A builtin through process.getBuiltinModule rather than an ESM import, which builds a namespace
 // from every export of the module: node:util, node:buffer and node:stream imported that way cost
@@ -304,10 +305,8 @@ class LengthCheck extends Transform {
   }
 }
 
-/** The JSON body of every error response. */
-export function errorBody(code: string, message: string, logid: string): string {
-  return JSON.stringify({ error: { code, message, logid } });
-}
+/** The JSON body of every error response (error-body.ts, shared with the function service's adapter). */
+export { errorBody } from './error-body.js';
 
 /**
  * Answers an error: a `CloudfnError` keeps its status and (below 500) its message; anything
@@ -331,7 +330,7 @@ export function sendError(x: Exchange, error: unknown): void {
     });
     if (x.host.options.exposeErrors) message = error instanceof Error ? (error.stack ?? error.message) : String(error);
   }
-  const body = errorBody(code, message, x.logid);
+  const body = errorBodyText(code, message, x.logid);
   const bytes = Buffer.byteLength(body);
   // A body we stopped reading (413, 415, 408) cannot be drained safely: close the connection,
   // lingering so that the client reads this answer rather than a reset (linger.ts).
