@@ -99,7 +99,7 @@ function bakedConfig(config: ConfigFile, only?: string): ConfigFile {
 }
 
 /** Empties the outdir of a previous build; refuses a folder cloudfn did not write. */
-function prepareOutdir(outdir: string): void {
+export function prepareOutdir(outdir: string): void {
   if (!existsSync(outdir)) {
     mkdirSync(outdir, { recursive: true });
     return;
@@ -119,7 +119,8 @@ function prepareOutdir(outdir: string): void {
   rmSync(manifest, { force: true });
 }
 
-function compileFailure(error: unknown, root: string): Error {
+/** esbuild's failure as a `CompileError` with each message's code frame. */
+export function compileFailure(error: unknown, root: string): Error {
   const errors = (error as { errors?: Message[] }).errors;
   if (errors === undefined) return error as Error;
   return new CompileError(

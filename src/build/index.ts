@@ -4,3 +4,10 @@ export { buildProject, formatBuildTable, formatBytes, MANIFEST } from './bundle.
 export type { BuildOptions, BuildResult, BuiltBundle } from './bundle.js';
 export { checkBundle } from './check-bundles.js';
 export type { BundleCheck } from './check-bundles.js';
+export {
+  buildFunctionService,
+  checkFunctionService,
+  formatCheckTable,
+  formatFunctionServiceTable,
+} from './function-service/index.js';
+export type { FunctionServiceBuildOptions, FunctionServiceBuildResult } from './function-service/index.js';

@@ -1,0 +1,193 @@
+/**
+ * `cloudfn build --target function-service`: one CommonJS file per function for the platform's
+ * function service (Node 14), at the function's path (`functions/videos/list.ts` →
+ * `videos/list.js`), with the adapter, the function and what it imports bundled and lowered to
+ * Node 14; a `package.json` naming what stayed external (native add-ons, packages the user
+ * marks external). The platform's limits are checked before anything is bundled (limits.ts).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build, type Plugin } from 'esbuild';
+import { discoverFunctions } from '../../../runtime/serve/discover.js';
+import { compileFailure, formatBytes, MANIFEST, prepareOutdir } from '../bundle.js';
+import { checkFunctionExports } from '../check-exports.js';
+import { formatMessage } from '../compile.js';
+import { leanDeps } from '../lean-deps.js';
+import { NativeModules } from '../native.js';
+import { selfAlias } from '../self-alias.js';
+import { functionServiceEntry } from './entry.js';
+import { leanFunctionService } from './lean.js';
+import { checkLimits, type PlannedFile } from './limits.js';
+
+/** The oldest Node the function service runs, as esbuild's target. */
+export const FUNCTION_SERVICE_TARGET = 'node14';
+
+/** Options of `buildFunctionService`. */
+export interface FunctionServiceBuildOptions {
+  /** Where the service folder goes, relative to the root (or absolute). @default 'dist/function-service' */
+  outdir?: string;
+  /** Minify the files. @default false */
+  minify?: boolean;
+  /** Packages to leave out of the files and name in package.json, for the platform to install. @default [] */
+  external?: readonly string[];
+}
+
+/** One file written. */
+export interface FunctionServiceFile {
+  /** The function's name (`videos/list`). */
+  name: string;
+  /** Its path in the service folder (`videos/list.js`). */
+  path: string;
+  /** Absolute path of the file. */
+  file: string;
+  bytes: number;
+  gzipBytes: number;
+  ms: number;
+}
+
+/** What a function-service build did. */
+export interface FunctionServiceBuildResult {
+  outdir: string;
+  files: FunctionServiceFile[];
+  /** Packages named in package.json's dependencies. */
+  external: string[];
+  warnings: string[];
+  ms: number;
+}
+
+/** The virtual module of a file's entry. */
+function entryPlugin(root: string, source: string): Plugin {
+  return {
+    name: 'cloudfn-function-service-entry',
+    setup(build) {
+      build.onResolve({ filter: /^cloudfn-function-service-entry$/ }, () => ({ path: 'entry', namespace: 'fs-entry' }));
+      build.onLoad({ filter: /.*/, namespace: 'fs-entry' }, () => ({
+        contents: source,
+        resolveDir: root,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** The versions the project's package.json asks for, to name them again in the service's. */
+function projectVersions(root: string): Record<string, string> {
+  try {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    return { ...pkg.devDependencies, ...pkg.dependencies };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Builds every function of the project at `root` for the platform's function service.
+ * @example const result = await buildFunctionService('/srv/app', { minify: true })
+ */
+export async function buildFunctionService(
+  root: string,
+  options: FunctionServiceBuildOptions = {},
+): Promise<FunctionServiceBuildResult> {
+  const started = performance.now();
+  const outdir = resolve(root, options.outdir ?? join('dist', 'function-service'));
+  const found = discoverFunctions(root);
+  const planned: (PlannedFile & { name: string; file: string })[] = found.map((fn) => ({
+    name: fn.name,
+    file: fn.file,
+    path: `${fn.name}.js`,
+    where: relative(root, fn.file),
+  }));
+  const over = checkLimits(planned);
+  if (over !== undefined) throw over;
+  await checkFunctionExports(root, found);
+  prepareOutdir(outdir);
+
+  const warnings: string[] = [];
+  const warn = (message: string): void => {
+    if (!warnings.includes(message)) warnings.push(message);
+  };
+  const native = new NativeModules(root, warn);
+  const external = [...(options.external ?? [])];
+  const files = await Promise.all(
+    planned.map(async (fn): Promise<FunctionServiceFile> => {
+      const fileStarted = performance.now();
+      const outfile = join(outdir, fn.path);
+      mkdirSync(dirname(outfile), { recursive: true });
+      try {
+        for (;;) {
+          const detector = native.plugin();
+          const result = await build({
+            entryPoints: ['cloudfn-function-service-entry'],
+            outfile,
+            bundle: true,
+            platform: 'node',
+            format: 'cjs',
+            target: FUNCTION_SERVICE_TARGET,
+            minify: options.minify === true,
+            external,
+            plugins: [
+              entryPlugin(root, functionServiceEntry(fn)),
+              leanFunctionService(),
+              selfAlias({ external: false }),
+              leanDeps(),
+              detector.plugin,
+            ],
+            absWorkingDir: root,
+            logLevel: 'silent',
+          });
+          if (detector.rebuild()) continue;
+          for (const warning of result.warnings) warn(formatMessage(warning, root));
+          break;
+        }
+      } catch (error) {
+        throw compileFailure(error, root);
+      }
+      const code = readFileSync(outfile);
+      return {
+        name: fn.name,
+        path: fn.path,
+        file: outfile,
+        bytes: code.length,
+        gzipBytes: gzipSync(code).length,
+        ms: Math.round(performance.now() - fileStarted),
+      };
+    }),
+  );
+
+  const names = [...new Set([...external, ...native.external])].sort();
+  const versions = projectVersions(root);
+  const dependencies = Object.fromEntries(names.map((name) => [name, versions[name] ?? '*']));
+  writeFileSync(
+    join(outdir, 'package.json'),
+    `${JSON.stringify({ name: 'cloudfn-function-service', private: true, dependencies }, null, 2)}\n`,
+  );
+  const top = [...new Set(files.map((f) => f.path.split('/')[0]!))];
+  writeFileSync(
+    join(outdir, MANIFEST),
+    `${JSON.stringify({ builtBy: 'cloudfn build --target function-service', functions: found.map((fn) => fn.name), files: [...top, 'package.json'] }, null, 2)}\n`,
+  );
+  return { outdir, files, external: names, warnings, ms: Math.round(performance.now() - started) };
+}
+
+/**
+ * The table a function-service build prints: each file's path, size and gzip size.
+ * @example process.stdout.write(formatFunctionServiceTable(result))
+ */
+export function formatFunctionServiceTable(result: FunctionServiceBuildResult): string {
+  const rows = [
+    ['file', 'size', 'gzip', 'time'],
+    ...result.files.map((f) => [f.path, formatBytes(f.bytes), formatBytes(f.gzipBytes), `${f.ms} ms`]),
+  ];
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)));
+  const line = (row: string[]): string =>
+    row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  ');
+  const external = result.external.length === 0 ? 'none' : result.external.join(', ');
+  return (
+    rows.map(line).join('\n') +
+    `\n\n${result.files.length} files for the function service in ${relative(process.cwd(), result.outdir) || '.'} (${result.ms} ms); package.json dependencies: ${external}\n`
+  );
+}

@@ -1,0 +1,22 @@
+/**
+ * The source of one file of the function service: require the function's module and the
+ * adapter, and export the wrapped handler as `module.exports` (and `.default`, for loaders
+ * that look there). CommonJS `require`, so that esbuild writes a CommonJS file whose
+ * `module.exports` is the function itself.
+ */
+import { ownFile } from '../../own-package.js';
+
+/**
+ * Writes the entry of the file serving function `name` from `file` (an absolute path).
+ * @example functionServiceEntry({ name: 'videos/list', file: '/app/functions/videos/list.ts' })
+ */
+export function functionServiceEntry(fn: { name: string; file: string }): string {
+  return [
+    `const fn = require(${JSON.stringify(fn.file)});`,
+    `const { functionServiceHandler } = require(${JSON.stringify(ownFile('runtime/function-service/adapter'))});`,
+    `const handler = functionServiceHandler(fn.default ?? fn, ${JSON.stringify(fn.name)});`,
+    `module.exports = handler;`,
+    `module.exports.default = handler;`,
+    '',
+  ].join('\n');
+}
