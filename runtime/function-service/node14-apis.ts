@@ -9,7 +9,8 @@ if (typeof objectWithHasOwn.hasOwn !== 'function') {
   Object.defineProperty(Object, 'hasOwn', {
     configurable: true,
     writable: true,
-    value: (object: object, key: PropertyKey): boolean => Object.hasOwn(object, key),
+    // biome-ignore lint/suspicious/noPrototypeBuiltins: this defines Object.hasOwn, so it cannot call it
+    value: (object: object, key: PropertyKey): boolean => Object.prototype.hasOwnProperty.call(object, key),
   });
 }
 

@@ -33,11 +33,6 @@ const table = {
     message: (limit: string, found: string, fix: string) =>
       `the platform's function service ${limit}; this project ${found}. ${fix}`,
   },
-  CLOUDFN_FUNCTION_SERVICE_UNSUPPORTED: {
-    status: 500,
-    message: (where: string, what: string, fix: string) =>
-      `${where}: ${what} does not run on the platform's function service; ${fix}`,
-  },
   CLOUDFN_DEV_INSPECT: {
     status: 500,
     message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}`,
