@@ -188,6 +188,6 @@ export function formatFunctionServiceTable(result: FunctionServiceBuildResult): 
   const external = result.external.length === 0 ? 'none' : result.external.join(', ');
   return (
     rows.map(line).join('\n') +
-    `\n\n${result.files.length} files for the function service in ${relative(process.cwd(), result.outdir) || '.'} (${result.ms} ms); package.json dependencies: ${external}\n`
+    `\n\n${result.files.length} ${result.files.length === 1 ? 'file' : 'files'} for the function service in ${relative(process.cwd(), result.outdir) || '.'} (${result.ms} ms); package.json dependencies: ${external}\n`
   );
 }
