@@ -16,6 +16,7 @@ import {
   type FunctionServiceBuildResult,
   ImitationRunner,
 } from '../../src/build/function-service/index.js';
+import { run as runBuild } from '../../src/cli/build.js';
 import { startDevPlatform } from '../../src/dev/with-platform.js';
 import { tempProject } from '../testing/project.js';
 
@@ -300,6 +301,40 @@ describe("the platform's limits", () => {
       expect(existsSync(join(over.root, 'dist'))).toBe(false);
     } finally {
       over.remove();
+    }
+  });
+});
+
+describe('cloudfn build --target', () => {
+  it('names the bad target and the two good ones', async () => {
+    await expect(runBuild([project.root, '--target', 'lambda'])).rejects.toThrow(
+      '--target must be server or function-service, got "lambda"',
+    );
+  });
+
+  it('refuses --external without the function-service target', async () => {
+    await expect(runBuild([project.root, '--external', 'sharp'])).rejects.toThrow(
+      '--external applies to --target function-service only',
+    );
+  });
+
+  it('names external packages in package.json with the project version', async () => {
+    const ext = tempProject({
+      'package.json': JSON.stringify({
+        name: 'ext',
+        private: true,
+        type: 'module',
+        dependencies: { 'left-out': '^2.1.0' },
+      }),
+      'functions/uses.ts': `import { shout } from 'left-out';\nexport default () => shout('x');`,
+    });
+    try {
+      const built = await buildFunctionService(ext.root, { external: ['left-out'] });
+      const pkg = JSON.parse(readFileSync(join(built.outdir, 'package.json'), 'utf8')) as { dependencies: object };
+      expect(pkg.dependencies).toEqual({ 'left-out': '^2.1.0' });
+      expect(readFileSync(join(built.outdir, 'uses.js'), 'utf8')).toContain('require("left-out")');
+    } finally {
+      ext.remove();
     }
   });
 });
