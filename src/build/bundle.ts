@@ -104,7 +104,8 @@ export function prepareOutdir(outdir: string): void {
     mkdirSync(outdir, { recursive: true });
     return;
   }
-  const entries = readdirSync(outdir);
+  // Another build's folder inside (`function-service/` of `--target function-service`) is its own.
+  const entries = readdirSync(outdir).filter((entry) => !existsSync(join(outdir, entry, MANIFEST)));
   if (entries.length === 0) return;
   const manifest = join(outdir, MANIFEST);
   if (!existsSync(manifest)) {

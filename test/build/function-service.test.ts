@@ -16,6 +16,7 @@ import {
   type FunctionServiceBuildResult,
   ImitationRunner,
 } from '../../src/build/function-service/index.js';
+import { buildProject } from '../../src/build/bundle.js';
 import { run as runBuild } from '../../src/cli/build.js';
 import { startDevPlatform } from '../../src/dev/with-platform.js';
 import { tempProject } from '../testing/project.js';
@@ -316,6 +317,20 @@ describe('cloudfn build --target', () => {
     await expect(runBuild([project.root, '--external', 'sharp'])).rejects.toThrow(
       '--external applies to --target function-service only',
     );
+  });
+
+  it('lets the server build share dist/ with the function-service folder, both ways', async () => {
+    const both = tempProject({ 'functions/hi.ts': 'export default () => ({ hi: true });' });
+    try {
+      await buildFunctionService(both.root);
+      await buildProject(both.root, { sourcemap: false });
+      await buildFunctionService(both.root);
+      await buildProject(both.root, { sourcemap: false });
+      expect(existsSync(join(both.root, 'dist', 'hi', 'index.mjs'))).toBe(true);
+      expect(existsSync(join(both.root, 'dist', 'function-service', 'hi.js'))).toBe(true);
+    } finally {
+      both.remove();
+    }
   });
 
   it('names external packages in package.json with the project version', async () => {
