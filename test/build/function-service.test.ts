@@ -344,7 +344,11 @@ describe('cloudfn build --target', () => {
       'functions/uses.ts': `import { shout } from 'left-out';\nexport default () => shout('x');`,
     });
     try {
+      ext.write('cloudfn.config.json', JSON.stringify({ routes: { '/u/:id': 'uses' } }));
       const built = await buildFunctionService(ext.root, { external: ['left-out'] });
+      expect(built.warnings.join('\n')).toMatch(
+        /routes of .*cloudfn\.config\.json do not apply on the function service/,
+      );
       const pkg = JSON.parse(readFileSync(join(built.outdir, 'package.json'), 'utf8')) as { dependencies: object };
       expect(pkg.dependencies).toEqual({ 'left-out': '^2.1.0' });
       expect(readFileSync(join(built.outdir, 'uses.js'), 'utf8')).toContain('require("left-out")');

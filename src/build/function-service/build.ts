@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
+import { loadConfigFile } from '../../../runtime/serve/config-file.js';
 import { discoverFunctions } from '../../../runtime/serve/discover.js';
 import { compileFailure, formatBytes, MANIFEST, prepareOutdir } from '../bundle.js';
 import { checkFunctionExports } from '../check-exports.js';
@@ -110,6 +111,11 @@ export async function buildFunctionService(
   const warn = (message: string): void => {
     if (!warnings.includes(message)) warnings.push(message);
   };
+  const config = await loadConfigFile(root);
+  if (config.routes !== undefined && Object.keys(config.routes).length > 0)
+    warn(
+      `the routes of ${config.file ?? 'cloudfn.config'} do not apply on the function service, which maps each path to its file (videos/list.js answers /videos/list); call the functions at their own paths`,
+    );
   const native = new NativeModules(root, warn);
   const external = [...(options.external ?? [])];
   const files = await Promise.all(
