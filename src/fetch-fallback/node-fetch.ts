@@ -2,6 +2,7 @@
  * A `fetch` over node:http and node:https for runtimes without a global one (Node 14, the
  * platform's function service). It covers what cloudfn's clients send and read: a method,
  * headers, a string or byte body, an abort signal; the status, headers and whole body back.
+ * Redirects are not followed (the platform's APIs answer where they are called).
  * The media client and `callContainer` choose it when `globalThis.fetch` is missing, so their
  * timeouts, retries, signing and verification are the same code on both runtimes.
  */
