@@ -115,7 +115,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     // The workers' timers ask the primary which of them fires each (without Redis).
     const stopLocks = grantLocksToWorkers();
-    const code = await runPrimary({ workers, metrics });
+    const code = await runPrimary({ workers, metrics, exitWithParent: startedByNpm(process.env) });
     stopLocks();
     return code;
   }

@@ -83,6 +83,12 @@ describe('process hygiene', () => {
       // What npm sets in the environment of what `npx cloudfn start` runs.
       { npm_command: 'exec' },
     ],
+    [
+      'start --workers',
+      ['start', FIXTURE, '--port', '0', '--host', '127.0.0.1', '--workers', '2'],
+      /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+      { npm_command: 'start' },
+    ],
   ])(
     '%s exits and frees its port when its parent is killed by PID',
     async (name, args, listening, env?: Record<string, string>) => {
