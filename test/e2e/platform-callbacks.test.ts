@@ -51,7 +51,8 @@ function runCli(args: string[]): { output: () => string; stop: () => Promise<unk
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
-    output: () => output,
+    // A command that exited (a refused flag) shows it at once, not after a wait's deadline.
+    output: () => (child.exitCode === null ? output : `${output}\n[exited ${child.exitCode}]`),
     stop: () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
@@ -64,6 +65,7 @@ async function until<T>(check: () => T | undefined, timeoutMs: number, what: () 
   for (;;) {
     const value = check();
     if (value !== undefined) return value;
+    if (/\[exited -?\d+\]/.test(what())) throw new Error(`the command exited: ${what()}`);
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
