@@ -10,6 +10,7 @@ import { Logger } from '../log/logger.js';
 import { RUNTIME_FUNCTION } from '../log/record.js';
 import { createJsonSink } from '../log/sinks.js';
 import { aggregateForWorkers } from '../metrics/cluster.js';
+import { onParentGone } from './shutdown.js';
 import type { RunningServer } from './start.js';
 
 /** The message a primary sends a worker to drain and exit. */
@@ -77,6 +78,11 @@ export interface PrimaryOptions {
    * one worker; docs/observability.md#metrics). @default false
    */
   metrics?: boolean;
+  /**
+   * Also drain and stop when the parent process goes away, as on SIGTERM (`cloudfn start` sets
+   * it when npm started it: npm killed by its PID passes no signal on). @default false
+   */
+  exitWithParent?: boolean;
 }
 
 /**
@@ -98,6 +104,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     const finish = (): void => {
       if (Object.keys(cluster.workers ?? {}).length > 0) return;
       stopMetrics?.();
+      stopWatchingParent?.();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       logger.flush();
@@ -127,6 +134,14 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     }
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    const stopWatchingParent =
+      options.exitWithParent === true
+        ? onParentGone(() => {
+            if (stopping) return;
+            line('info', 'the parent process exited: asking the workers to finish their requests');
+            stopAll();
+          })
+        : undefined;
 
     const fork = (): void => {
       const worker = cluster.fork();

@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findJsonError } from '../body/json-error.js';
 import { createError } from '../errors.js';
+import { LIMIT_KEYS, optionEnvVars } from '../options.js';
 import { validateConfig } from './load.js';
 import type { FunctionConfig } from '../types.js';
 
@@ -23,22 +24,18 @@ export interface ConfigFile {
 /** The file names tried, in order. */
 export const CONFIG_FILES = ['cloudfn.config.js', 'cloudfn.config.mjs', 'cloudfn.config.json'] as const;
 
-const OPTION_KEYS = new Set([
+/**
+ * The keys the file accepts: its own (`routes`, `functions`, `limits`) and every runtime option
+ * that has an environment variable, read from runtime/options.ts so that an option added there
+ * (and documented in docs/configuration.md) is accepted here without a second list to keep in
+ * step (`healthPath` and `pingPath` were once refused for want of it). The limits go under
+ * `limits`, not at the top.
+ */
+const OPTION_KEYS: ReadonlySet<string> = new Set([
   'routes',
   'functions',
   'limits',
-  'port',
-  'host',
-  'timeout',
-  'maxHeaderSize',
-  'headersTimeout',
-  'requestTimeout',
-  'keepAliveTimeout',
-  'shutdownTimeout',
-  'logidHeader',
-  'triggerHeader',
-  'protoAction',
-  'metrics',
+  ...Object.keys(optionEnvVars).filter((key) => !(LIMIT_KEYS as readonly string[]).includes(key)),
 ]);
 
 /**

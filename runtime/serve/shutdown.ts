@@ -100,8 +100,12 @@ export function exitOnSignals(options: SignalOptions): () => void {
   };
 }
 
-/** Calls `gone` once the parent process is gone; returns how to stop watching. */
-function onParentGone(gone: () => void): () => void {
+/**
+ * Calls `gone` once the parent process is gone (its IPC channel closes, or this process is
+ * re-parented); returns how to stop watching.
+ * @example const stop = onParentGone(() => server.close())
+ */
+export function onParentGone(gone: () => void): () => void {
   const parent = process.ppid;
   const onDisconnect = (): void => gone();
   if (process.connected) process.on('disconnect', onDisconnect);

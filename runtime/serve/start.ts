@@ -48,6 +48,12 @@ export interface ServeOptions {
   logger?: Logger;
   /** Exit 0 after a graceful shutdown on SIGTERM/SIGINT. @default true */
   handleSignals?: boolean;
+  /**
+   * With `handleSignals`, also stop gracefully when the parent process goes away, as `cloudfn
+   * dev` does (`exitOnSignals`'s `parent`): `cloudfn start` sets it when npm started it, since
+   * npm killed by its PID passes no signal on. @default false
+   */
+  exitWithParent?: boolean;
   /** Log stray rejections and exceptions and keep serving. @default true */
   keepServing?: boolean;
   /** Hooks answered before routing, after the health and metrics paths. @default [] */
@@ -111,6 +117,7 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
           logger,
           stop: () => shutdown(app, server),
           message: (signal) => `${signal} received: finishing ${app.inflight} requests in flight, then exiting`,
+          parent: options.exitWithParent === true,
         }),
     options.keepServing === false ? undefined : keepServingOnStrayErrors(app),
   ];

@@ -2,10 +2,13 @@
  * Before bundling, every function is compiled once without writing, so a build fails early
  * with the messages of start-up: a compile error with file:line:column and a code frame, or
  * the one-line CLOUDFN_NO_DEFAULT_EXPORT. The exports are read from esbuild's metafile, so
- * no user code runs at build time.
+ * no user code runs at build time. A CommonJS file always has a default export in the metafile
+ * (its `module.exports`), so for one the source is read instead: without any assignment to
+ * `module.exports` it has only named exports (`exports.handler = ...`), which start-up refuses.
  */
+import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { build, type Message } from 'esbuild';
+import { build, transform, type Message } from 'esbuild';
 import type { FoundFunction } from '../../runtime/serve/discover.js';
 import { createError } from '../../runtime/errors.js';
 import { CompileError, formatMessage } from './compile.js';
@@ -17,6 +20,7 @@ import { CompileError, formatMessage } from './compile.js';
 export async function checkFunctionExports(root: string, functions: readonly FoundFunction[]): Promise<void> {
   if (functions.length === 0) return;
   let outputs: Record<string, { entryPoint?: string; exports: string[] }>;
+  let inputs: Record<string, { format?: string }>;
   try {
     const result = await build({
       entryPoints: functions.map((fn) => fn.file),
@@ -32,6 +36,7 @@ export async function checkFunctionExports(root: string, functions: readonly Fou
       absWorkingDir: root,
     });
     outputs = result.metafile.outputs;
+    inputs = result.metafile.inputs;
   } catch (error) {
     const errors = (error as { errors?: Message[] }).errors ?? [];
     const file = errors[0]?.location?.file ?? 'functions';
@@ -44,5 +49,27 @@ export async function checkFunctionExports(root: string, functions: readonly Fou
     const where = relative(root, fn.file);
     const exports = exportsOf.get(where) ?? exportsOf.get(fn.file);
     if (exports !== undefined && !exports.includes('default')) throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+    const format = (inputs[where] ?? inputs[fn.file])?.format;
+    if (format === 'cjs' && !(await assignsModuleExports(fn.file)))
+      throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+  }
+}
+
+/** `module.exports = ...` (not `module.exports.x = ...`), after a pass that drops comments. */
+const MODULE_EXPORTS_ASSIGNED = /\bmodule\s*\.\s*exports\s*=(?!=)/;
+
+/**
+ * Whether a CommonJS file assigns `module.exports`, the only way it can export a function.
+ * esbuild's transform drops its comments first, so a commented-out assignment does not count.
+ * @example await assignsModuleExports('functions/legacy.js') // false for `exports.handler = fn`
+ */
+async function assignsModuleExports(file: string): Promise<boolean> {
+  const loader = /\.tsx?$|\.cts$/.test(file) ? 'ts' : 'js';
+  try {
+    const { code } = await transform(readFileSync(file, 'utf8'), { loader, logLevel: 'silent' });
+    return MODULE_EXPORTS_ASSIGNED.test(code);
+  } catch {
+    // The bundle step reports a file that does not compile; this check has nothing to add.
+    return true;
   }
 }

@@ -5,17 +5,20 @@
 import { resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { startDevPlatform, startDevServer } from '../dev/index.js';
+import { PlatformError } from '../platform/index.js';
+import { readPlatformEnv } from '../platform/options.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 
-const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]] [--no-typecheck]
+const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000] [--platform-callback-url <url>]] [--no-typecheck]
 
 Serves every function of <root>/functions (default: the current folder), rebuilding a function
 when its files change, with readable logs and the debug console at /_cloudfn/. Loads <root>/.env
 (the real environment wins). --inspect opens the debugger (default 127.0.0.1:9229). Colours are
 off when NO_COLOR is set or the output is not a terminal. --platform starts the platform
 emulator beside it (data in <root>/.cloudfn/platform) and points the media client of every
-function at it. Types are checked beside the server with the project's TypeScript (tsc --watch)
+function at it; --platform-callback-url (CLOUDFN_PLATFORM_CALLBACK_URL) has it POST its signed
+callbacks there, e.g. http://127.0.0.1:8000/notify. Types are checked beside the server with the project's TypeScript (tsc --watch)
 and errors shown here and on the console page; --no-typecheck turns that off. See docs/dev.md and
 docs/platform.md.`;
 
@@ -38,6 +41,7 @@ export async function run(argv: string[]): Promise<number> {
     host: { type: 'string' },
     platform: { type: 'boolean' },
     'platform-port': { type: 'string' },
+    'platform-callback-url': { type: 'string' },
     'no-typecheck': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -58,8 +62,17 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (!values.platform) throw new OptionsError('--platform-port goes with --platform');
   }
+  // The emulator's callbacks: a flag, else CLOUDFN_PLATFORM_CALLBACK_URL, as `cloudfn platform` reads it.
+  const callbackUrl = readPlatformEnv({ callbackUrl: values['platform-callback-url'] }, process.env).callbackUrl;
+  if (values['platform-callback-url'] !== undefined && !values.platform)
+    throw new OptionsError('--platform-callback-url goes with --platform');
   try {
-    const platform = values.platform ? await startDevPlatform(root, { port: platformPort ?? 4000 }) : undefined;
+    const platform = values.platform
+      ? await startDevPlatform(root, {
+          port: platformPort ?? 4000,
+          ...(callbackUrl === undefined ? {} : { callbackUrl }),
+        })
+      : undefined;
     await startDevServer({
       root,
       ...(platform === undefined ? {} : { env: platform.env }),
@@ -74,6 +87,7 @@ export async function run(argv: string[]): Promise<number> {
       throw new OptionsError(
         `${(error as Error).message}: another server holds the port; pass --port or --platform-port`,
       );
+    if (error instanceof PlatformError) throw new OptionsError(error.message);
     // Start-up problems are the user's to fix: one line (plus a code frame for compile errors).
     if (error instanceof CloudfnError) throw new OptionsError(error.message);
     throw error;

@@ -3,7 +3,8 @@
  * `cloudfn platform keys add`: register an app public key in its data folder, and
  * `cloudfn platform keys`: list the platform key pairs (the default and one per appid).
  */
-import { addAppKey, createPlatform, mediaClientEnv, PlatformError, type PlatformOptions } from '../platform/index.js';
+import { devAppEnv } from '../dev/with-platform.js';
+import { addAppKey, createPlatform, PlatformError, type PlatformOptions } from '../platform/index.js';
 import { DEFAULT_DATA_DIR, readPlatformEnv } from '../platform/options.js';
 import { listPlatformKeys } from '../platform/platform-keys.js';
 import { Logger } from '../../runtime/log/logger.js';
@@ -125,6 +126,9 @@ export async function run(argv: string[]): Promise<number> {
     Object.keys(options.clients ?? {}).length === 0
       ? 'any non-empty client_key/client_secret (dev mode)'
       : Object.keys(options.clients ?? {}).join(', ');
+  // The same dev app key as `cloudfn dev --platform`, in the same data folder: once one run
+  // registered it, the appid needs signed calls, so the printed lines must carry the key.
+  const clientEnv = await devAppEnv(platform, platform.dataDir);
   process.stdout.write(
     [
       `cloudfn platform listening on ${platform.url}`,
@@ -138,7 +142,7 @@ export async function run(argv: string[]): Promise<number> {
       `  callbacks:            ${platform.options.callbackUrl ?? 'off (--callback-url)'}`,
       '',
       'point the media client at it (createMediaClient() reads these):',
-      ...Object.entries(mediaClientEnv(platform)).map(([name, value]) => `  ${name}=${value}`),
+      ...Object.entries(clientEnv).map(([name, value]) => `  ${name}=${value}`),
       '',
     ].join('\n'),
   );

@@ -41,6 +41,18 @@ function oneLine(error: unknown): never {
   throw error;
 }
 
+/**
+ * Whether npm (`npm start`, `npx cloudfn start`, `npm exec`) started this process: npm sets
+ * `npm_command` in its children's environment. Killed by its PID, npm passes no signal on, so
+ * then the server stops when its parent goes, as `cloudfn dev` does. Otherwise it does not: a
+ * production server may be left running on purpose (`nohup cloudfn start &`, then the shell
+ * exits), and under a supervisor its parent does not go.
+ * @example startedByNpm({ npm_command: 'exec' }) // true
+ */
+function startedByNpm(env: NodeJS.ProcessEnv): boolean {
+  return env['npm_command'] !== undefined && env['npm_command'] !== '';
+}
+
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     port: { type: 'string', short: 'p' },
@@ -103,14 +115,20 @@ export async function run(argv: string[]): Promise<number> {
     }
     // The workers' timers ask the primary which of them fires each (without Redis).
     const stopLocks = grantLocksToWorkers();
-    const code = await runPrimary({ workers, metrics });
+    const code = await runPrimary({ workers, metrics, exitWithParent: startedByNpm(process.env) });
     stopLocks();
     return code;
   }
 
   try {
     const { prepare, before } = timers();
-    await startProject(root, { flags, compile: createCompileHook(root), prepare, before });
+    await startProject(root, {
+      flags,
+      compile: createCompileHook(root),
+      prepare,
+      before,
+      exitWithParent: startedByNpm(process.env),
+    });
   } catch (error) {
     oneLine(error);
   }

@@ -170,7 +170,7 @@ async function send(
       'CLIENT_BAD_OPTIONS',
       `from.logid must be 1 to 128 letters, digits and ._:- (a request's logid), got ${JSON.stringify(logid)}`,
     );
-  const call = encodeCall(client.baseUrl, options.path, init, defaults);
+  const call = await encodeCall(client.baseUrl, options.path, init, defaults);
   const outgoing = await startOutgoing(parent, { method: call.method, url: call.url, name: call.method });
   // The caller's own headers win: a traceparent or logid set in init.header is sent as given.
   if (outgoing !== undefined && !call.headers.has('traceparent')) {
@@ -196,6 +196,10 @@ async function send(
     response.headers.forEach((value, name) => {
       header[name] = value;
     });
+    // Headers iterates each Set-Cookie on its own, so the loop above kept only the last; the
+    // header holds them all, joined as Headers.get joins them, and `cookies` one by one.
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length > 0) header['set-cookie'] = cookies.join(', ');
     outgoing?.end(response.status);
     from?.info?.({
       call: options.path,
@@ -208,7 +212,7 @@ async function send(
       statusCode: response.status,
       header,
       data: decode(header['content-type'] ?? '', bytes),
-      cookies: response.headers.getSetCookie(),
+      cookies,
     };
   } catch (error) {
     const failure = controller.signal.aborted
@@ -226,6 +230,47 @@ async function send(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Runs a call's callbacks in order, `complete` last even when the one before it throws (a
+ * mini-program runs complete whatever success does). An error a callback throws is not
+ * swallowed: it is thrown again once complete has run, so it surfaces as an unhandled rejection
+ * (a failed `expect` inside `success` fails the test) and never reaches `fail`.
+ */
+function runCallbacks<R>(
+  first: ((result: R) => void) | undefined,
+  complete: ((result: R) => void) | undefined,
+  result: R,
+): void {
+  let thrown: { error: unknown } | undefined;
+  try {
+    first?.(result);
+  } catch (error) {
+    thrown = { error };
+  }
+  try {
+    complete?.(result);
+  } catch (error) {
+    thrown ??= { error };
+  }
+  if (thrown !== undefined) throw thrown.error;
+}
+
+/**
+ * The promise of a call, or, when the call has a callback, its callbacks: success then complete,
+ * or fail then complete.
+ */
+function deliver(
+  call: ContainerCallOptions,
+  promise: Promise<ContainerResponse>,
+): Promise<ContainerResponse> | undefined {
+  if (call?.success === undefined && call?.fail === undefined && call?.complete === undefined) return promise;
+  promise.then(
+    (response) => runCallbacks(call.success, call.complete, response),
+    (error: unknown) => runCallbacks(call.fail, call.complete, failureOf(error)),
+  );
+  return undefined;
 }
 
 function failureOf(error: unknown): ContainerFailure {
@@ -250,19 +295,7 @@ export function createContainerClient(options: ContainerClientOptions): Containe
     fetch: options.fetch ?? availableFetch(),
   };
   function callContainer(call: ContainerCallOptions): Promise<ContainerResponse> | undefined {
-    const promise = send(client, call);
-    if (call?.success === undefined && call?.fail === undefined && call?.complete === undefined) return promise;
-    promise.then(
-      (response) => {
-        call.success?.(response);
-        call.complete?.(response);
-      },
-      (error: unknown) => {
-        const failure = failureOf(error);
-        call.fail?.(failure);
-        call.complete?.(failure);
-      },
-    );
+    return deliver(call, send(client, call));
   }
   return { callContainer } as ContainerClient;
 }
@@ -277,10 +310,18 @@ export function createContainerClient(options: ContainerClientOptions): Containe
  */
 export const callContainer: ContainerClient['callContainer'] = ((options: ContainerCallOptions) => {
   const baseUrl = process.env.CLOUDFN_BASE_URL;
-  if (baseUrl === undefined || baseUrl === '') {
-    throw new TypeError(
-      'callContainer needs a base URL: set CLOUDFN_BASE_URL (e.g. http://127.0.0.1:8000) or use createContainerClient({ baseUrl })',
-    );
+  let client: ContainerClient;
+  try {
+    if (baseUrl === undefined || baseUrl === '') {
+      throw new Error(
+        'callContainer needs a base URL: set CLOUDFN_BASE_URL (e.g. http://127.0.0.1:8000) or use createContainerClient({ baseUrl })',
+      );
+    }
+    client = createContainerClient({ baseUrl });
+  } catch (error) {
+    // As every other bad option: fail and complete (or a rejected promise), never a throw.
+    const failure = createClientError('CLIENT_BAD_OPTIONS', (error as Error).message);
+    return deliver(options, Promise.reject(failure));
   }
-  return createContainerClient({ baseUrl }).callContainer(options);
+  return client.callContainer(options);
 }) as ContainerClient['callContainer'];

@@ -2,8 +2,10 @@
  * From a call's `init` to what fetch sends, as mini-program request APIs encode data: an object
  * is JSON (or a form when the header says urlencoded), a string is text, bytes are binary; on
  * GET an object becomes the query string, since a GET carries no body (platform contract,
- * Runtime interface).
+ * Runtime interface). FormData, URLSearchParams, a Blob and a stream are sent as fetch sends
+ * them, by the encoder `invoke` uses.
  */
+import { encodeFetchBody } from '../fetch-body.js';
 import { createClientError } from './errors.js';
 import { createHeaders } from '../fetch-fallback/index.js';
 
@@ -18,6 +20,16 @@ function isBytes(value: unknown): value is ArrayBuffer | ArrayBufferView {
   return value instanceof ArrayBuffer || ArrayBuffer.isView(value);
 }
 
+/** A body fetch encodes itself: multipart, an urlencoded form, a Blob's bytes, a stream. */
+function isFetchBody(value: unknown): value is FormData | URLSearchParams | Blob | ReadableStream {
+  return (
+    value instanceof FormData ||
+    value instanceof URLSearchParams ||
+    value instanceof Blob ||
+    value instanceof ReadableStream
+  );
+}
+
 function toForm(data: Record<string, unknown>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(data)) {
@@ -29,14 +41,14 @@ function toForm(data: Record<string, unknown>): string {
 }
 
 /**
- * @example encodeCall('http://localhost:8000', '/hello', { method: 'POST', body: { name: 'Ada' } }, {})
+ * @example await encodeCall('http://localhost:8000', '/hello', { method: 'POST', body: { name: 'Ada' } }, {})
  */
-export function encodeCall(
+export async function encodeCall(
   baseUrl: string,
   path: string,
   init: { method?: string; header?: Record<string, string>; body?: unknown },
   defaults: Record<string, string>,
-): Encoded {
+): Promise<Encoded> {
   if (typeof path !== 'string' || !path.startsWith('/'))
     throw createClientError(
       'CLIENT_BAD_OPTIONS',
@@ -51,12 +63,12 @@ export function encodeCall(
   if (data === undefined || data === null) {
     body = undefined;
   } else if (method === 'GET' || method === 'HEAD') {
-    if (typeof data !== 'object' || isBytes(data))
+    if (typeof data !== 'object' || isBytes(data) || (isFetchBody(data) && !(data instanceof URLSearchParams)))
       throw createClientError(
         'CLIENT_BAD_OPTIONS',
         `a ${method} call carries no body; pass an object to send as the query, or use method POST`,
       );
-    const query = toForm(data as Record<string, unknown>);
+    const query = data instanceof URLSearchParams ? data.toString() : toForm(data as Record<string, unknown>);
     if (query !== '') url += (path.includes('?') ? '&' : '?') + query;
   } else if (typeof data === 'string') {
     body = data;
@@ -67,6 +79,11 @@ export function encodeCall(
         ? new Uint8Array(data)
         : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     if (!headers.has('content-type')) headers.set('content-type', 'application/octet-stream');
+  } else if (isFetchBody(data)) {
+    // As fetch sends it: a given Content-Type wins, as it does for fetch.
+    const encoded = await encodeFetchBody(data);
+    body = encoded.bytes;
+    if (encoded.type !== null && !headers.has('content-type')) headers.set('content-type', encoded.type);
   } else if (typeof data === 'object') {
     const type = headers.get('content-type')?.toLowerCase() ?? '';
     if (type.startsWith('application/x-www-form-urlencoded')) body = toForm(data as Record<string, unknown>);
@@ -75,7 +92,10 @@ export function encodeCall(
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     }
   } else {
-    throw createClientError('CLIENT_BAD_OPTIONS', `init.body must be an object, a string or bytes, got ${typeof data}`);
+    throw createClientError(
+      'CLIENT_BAD_OPTIONS',
+      `init.body must be an object, a string, bytes, FormData, URLSearchParams or a Blob, got ${typeof data}`,
+    );
   }
   return { url, method, headers, body };
 }

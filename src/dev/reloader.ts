@@ -6,6 +6,7 @@
  * renamed files are found by discovering again after every change. A function that fails to
  * compile or load is served by a handler that answers 500 with the formatted error.
  */
+import { withBodyHint } from './body-hint.js';
 import { dirname, relative, sep } from 'node:path';
 import type { App } from '../../runtime/app.js';
 import type { FunctionSpec } from '../../runtime/types.js';
@@ -288,7 +289,8 @@ export class Reloader {
       entry.updatedAt = Date.now();
       const config = { ...shared, ...spec.config };
       entry.input = functionInput(entry.name, config);
-      return { ...spec, config };
+      // A body sent with the wrong Content-Type gets a hint in dev (src/dev/body-hint.ts).
+      return { ...spec, handler: withBodyHint(spec.handler), config };
     } catch (error) {
       const failure = asFailure(error, entry.where);
       if (entry.error !== failure.message)

@@ -30,6 +30,12 @@ export interface DevPlatformOptions {
   dataDir?: string;
   /** Where the emulator's lines go. @default stdout, prefixed `platform:` */
   log?: (line: string) => void;
+  /**
+   * Where the emulator POSTs its signed callbacks (upload and transcode ends), e.g. a function
+   * of the dev server: `http://127.0.0.1:8000/notify` (`cloudfn dev --platform-callback-url`).
+   * @default none: no callbacks
+   */
+  callbackUrl?: string;
 }
 
 /**
@@ -51,6 +57,29 @@ function devAppKey(dataDir: string): { privateKeyPath: string; publicKeyPem: str
 }
 
 /**
+ * The variables that point `createMediaClient()` at a running emulator with every call signed:
+ * `mediaClientEnv`'s, plus `CLOUDFN_MEDIA_APPID`, `CLOUDFN_MEDIA_PRIVATE_KEY` and
+ * `CLOUDFN_MEDIA_KEY_VERSION` of the dev app key in `dataDir`, registered with the emulator.
+ * `cloudfn dev --platform` passes them to functions and `cloudfn platform` prints them: both
+ * register the same key in the same data folder, so lines copied into `.env` keep working after
+ * a `--platform` run made the appid require signed calls.
+ * @example const env = await devAppEnv(platform, platform.dataDir) // { CLOUDFN_MEDIA_BASE_URL, ..., CLOUDFN_MEDIA_APPID, ... }
+ */
+export async function devAppEnv(
+  platform: Parameters<typeof mediaClientEnv>[0],
+  dataDir: string,
+): Promise<Record<string, string>> {
+  const env = mediaClientEnv(platform);
+  const appid = env['CLOUDFN_MEDIA_CLIENT_KEY']!;
+  const key = devAppKey(dataDir);
+  await addAppKey(dataDir, appid, DEV_KEY_VERSION, key.publicKeyPem);
+  env['CLOUDFN_MEDIA_APPID'] = appid;
+  env['CLOUDFN_MEDIA_PRIVATE_KEY'] = key.privateKeyPath;
+  env['CLOUDFN_MEDIA_KEY_VERSION'] = DEV_KEY_VERSION;
+  return env;
+}
+
+/**
  * Starts the emulator for a dev project and returns the variables its functions need.
  * @example
  * const dev = await startDevPlatform(root, { port: 4000 });
@@ -64,14 +93,10 @@ export async function startDevPlatform(root: string, options: DevPlatformOptions
     host: options.host ?? '127.0.0.1',
     dataDir,
     log,
+    ...(options.callbackUrl === undefined ? {} : { callbackUrl: options.callbackUrl }),
   });
-  const env = mediaClientEnv(platform);
-  const appid = env['CLOUDFN_MEDIA_CLIENT_KEY']!;
-  const key = devAppKey(dataDir);
-  await addAppKey(dataDir, appid, DEV_KEY_VERSION, key.publicKeyPem);
-  env['CLOUDFN_MEDIA_APPID'] = appid;
-  env['CLOUDFN_MEDIA_PRIVATE_KEY'] = key.privateKeyPath;
-  env['CLOUDFN_MEDIA_KEY_VERSION'] = DEV_KEY_VERSION;
+  const env = await devAppEnv(platform, dataDir);
+  const appid = env['CLOUDFN_MEDIA_APPID']!;
   log(
     `emulator on ${platform.url} (app ${appid}, key_version ${DEV_KEY_VERSION}; platform public key ${platform.publicKeyPath})`,
   );

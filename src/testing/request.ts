@@ -6,6 +6,7 @@
  */
 import { stringifyCookie } from 'cookie';
 import type { Trigger } from '../../runtime/types.js';
+import { encodeFetchBody, isPlainBody } from '../fetch-body.js';
 
 /** A query value: repeated keys are arrays; numbers and booleans are written as text. */
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
@@ -67,14 +68,6 @@ export interface WireRequest {
   body: Buffer | undefined;
 }
 
-/** A plain object or array is JSON; class instances (Blob, FormData, streams...) are fetch's to encode. */
-function isJsonBody(body: unknown): body is Record<string, unknown> | unknown[] {
-  if (Array.isArray(body)) return true;
-  if (typeof body !== 'object' || body === null) return false;
-  const proto = Object.getPrototypeOf(body) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
 function withQuery(path: string, query: InvokeRequest['query']): string {
   if (query === undefined) return path;
   const params = new URLSearchParams();
@@ -109,7 +102,7 @@ export async function toWireRequest(request: InvokeRequest, defaultPath: string)
     if (method === 'GET' || method === 'HEAD') {
       throw new TypeError(`a ${method} request cannot have a body; pass query for GET, or method: 'POST'`);
     }
-    if (isJsonBody(given)) {
+    if (isPlainBody(given)) {
       body = Buffer.from(JSON.stringify(given));
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     } else if (typeof given === 'number' || typeof given === 'boolean' || typeof given === 'bigint') {
@@ -118,14 +111,9 @@ export async function toWireRequest(request: InvokeRequest, defaultPath: string)
       );
     } else {
       // fetch's own encoder: the same bytes and Content-Type (boundary included) a browser sends.
-      const encoded = new Request('http://cloudfn.invalid/', {
-        method: 'POST',
-        body: given as RequestInit['body'],
-        duplex: 'half',
-      } as RequestInit);
-      body = Buffer.from(await encoded.arrayBuffer());
-      const type = encoded.headers.get('content-type');
-      if (type !== null && !headers.has('content-type')) headers.set('content-type', type);
+      const encoded = await encodeFetchBody(given);
+      body = Buffer.from(encoded.bytes.buffer, encoded.bytes.byteOffset, encoded.bytes.byteLength);
+      if (encoded.type !== null && !headers.has('content-type')) headers.set('content-type', encoded.type);
     }
     headers.set('content-length', String(body.length));
   }

@@ -230,6 +230,23 @@ describe('cloudfn build: options and failures', () => {
     }
   });
 
+  it('fails for a CommonJS function with only named exports, and passes one that sets module.exports', async () => {
+    const p = tempProject({
+      'functions/ok.cjs': '// module.exports.x = 1 in a comment does not count\nmodule.exports = async () => 1;',
+      'functions/legacy.cjs':
+        '// module.exports = async () => 1;\nexports.handler = async () => 1;\nmodule.exports.other = 2;',
+    });
+    try {
+      await expect(buildProject(p.root)).rejects.toThrow(/^functions\/legacy\.cjs has no default export: /);
+      expect(existsSync(join(p.root, 'dist'))).toBe(false);
+      rmSync(join(p.root, 'functions/legacy.cjs'));
+      await buildProject(p.root);
+      expect(existsSync(join(p.root, 'dist/ok/index.mjs'))).toBe(true);
+    } finally {
+      p.remove();
+    }
+  });
+
   it('fails on a compile error with file:line:column and a code frame', async () => {
     const p = tempProject({ 'functions/broken.ts': 'export default () => {\n  return 1 +;\n};' });
     try {

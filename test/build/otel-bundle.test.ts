@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject } from '../../src/build/index.js';
 import { tempProject } from '../testing/project.js';
+import { until } from '../testing/until.js';
 import { spawnServer } from './spawn-server.js';
 
 const modules = resolve(import.meta.dirname, '../../node_modules');
@@ -51,7 +52,8 @@ describe('the OpenTelemetry bridge of a bundle', () => {
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const res = await fetch(`${server.url}/hello`, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
       expect(await res.json()).toEqual({ trace: traceId });
-      await new Promise((r) => setTimeout(r, 100));
+      // The span is written when it ends, after the answer: wait for its line, not a guessed delay.
+      await until(() => (server.stdout().includes('"span"') ? true : undefined), 20_000, 'the span line');
       const span = server
         .stdout()
         .split('\n')

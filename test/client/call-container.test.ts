@@ -43,6 +43,13 @@ beforeAll(async () => {
     [
       { name: 'echo', handler: echo },
       { name: 'text', handler: () => 'plain words' },
+      {
+        name: 'two-cookies',
+        handler: (_params, service) => {
+          service.setCookie('a', '1').setCookie('b', '2');
+          return 'ok';
+        },
+      },
       { name: 'bytes', handler: () => Buffer.from([1, 2, 3]) },
       { name: 'empty', handler: () => undefined },
       {
@@ -118,6 +125,43 @@ describe('callContainer: the promise form', () => {
       init: { method: 'POST', header: { 'X-Custom': 'v' }, body: {} },
     });
     expect(custom.data.custom).toBe('v');
+  });
+
+  it('sends FormData, URLSearchParams and a Blob as fetch sends them', async () => {
+    const c = client();
+    const form = new FormData();
+    form.append('name', 'Ada');
+    const multipart = await c.callContainer<Echo>({ path: '/echo', init: { method: 'POST', body: form } });
+    expect(multipart.data.params).toEqual({ name: 'Ada' });
+    expect(multipart.data.type).toMatch(/^multipart\/form-data; boundary=/);
+    const withFile = new FormData();
+    withFile.append('file', new Blob([new Uint8Array([0, 255])], { type: 'image/png' }), 'a.png');
+    const upload = await c.callContainer<Echo>({ path: '/echo', init: { method: 'POST', body: withFile } });
+    expect(upload.data.params).toEqual({ file: 'a.png' });
+    const search = await c.callContainer<Echo>({
+      path: '/echo',
+      init: { method: 'POST', body: new URLSearchParams({ a: '1', b: 'x y' }) },
+    });
+    expect(search.data).toMatchObject({
+      params: { a: '1', b: 'x y' },
+      type: 'application/x-www-form-urlencoded;charset=UTF-8',
+    });
+    const blob = await c.callContainer<Echo>({
+      path: '/echo',
+      init: { method: 'POST', body: new Blob(['{"n":1}'], { type: 'application/json' }) },
+    });
+    expect(blob.data).toMatchObject({ params: { n: 1 }, type: 'application/json' });
+    const query = await c.callContainer<Echo>({ path: '/echo', init: { body: new URLSearchParams({ q: 'v w' }) } });
+    expect(query.data.url).toBe('/echo?q=v+w');
+    await expect(c.callContainer({ path: '/echo', init: { body: form } })).rejects.toThrow(
+      /a GET call carries no body/,
+    );
+  });
+
+  it('keeps every Set-Cookie, in cookies and in the header', async () => {
+    const res = await client().callContainer({ path: '/two-cookies' });
+    expect(res.cookies).toEqual(['a=1', 'b=2']);
+    expect(res.header['set-cookie']).toBe('a=1, b=2');
   });
 
   it('gives text as a string, other bytes as an ArrayBuffer, and an empty body as ""', async () => {
@@ -231,6 +275,57 @@ describe('callContainer: the callback form', () => {
     expect(order).toEqual(['fail CLIENT_TIMEOUT', 'complete']);
     expect(failure).toEqual({ errMsg: expect.stringMatching(/^callContainer:fail timeout/), code: 'CLIENT_TIMEOUT' });
   });
+  it('runs complete when success throws, and lets the error surface', async () => {
+    // The error is thrown again after complete: an unhandled rejection, caught here instead of by
+    // the test runner.
+    const listeners = process.listeners('unhandledRejection');
+    process.removeAllListeners('unhandledRejection');
+    try {
+      const surfaced = new Promise<unknown>((resolve) => process.once('unhandledRejection', resolve));
+      const order: string[] = [];
+      client().callContainer({
+        path: '/echo',
+        success: () => {
+          order.push('success');
+          throw new Error('a bug in success');
+        },
+        fail: () => void order.push('fail'),
+        complete: () => void order.push('complete'),
+      });
+      expect(((await surfaced) as Error).message).toBe('a bug in success');
+      expect(order).toEqual(['success', 'complete']);
+    } finally {
+      for (const listener of listeners) process.on('unhandledRejection', listener);
+    }
+  });
+});
+
+describe('callContainer without a base URL', () => {
+  it('calls fail and complete, or rejects, instead of throwing', async () => {
+    const before = process.env.CLOUDFN_BASE_URL;
+    delete process.env.CLOUDFN_BASE_URL;
+    try {
+      const order: string[] = [];
+      const failure = await new Promise<ContainerFailure>((resolve) => {
+        const returned = callContainer({
+          path: '/hello',
+          fail: (err) => void order.push(`fail ${err.code}`),
+          complete: (err) => resolve(err as ContainerFailure),
+        });
+        expect(returned).toBeUndefined();
+      });
+      expect(order).toEqual(['fail CLIENT_BAD_OPTIONS']);
+      expect(failure.errMsg).toMatch(
+        /^callContainer:fail parameter error: callContainer needs a base URL: set CLOUDFN_BASE_URL/,
+      );
+      await expect(callContainer({ path: '/hello' })).rejects.toThrow(/set CLOUDFN_BASE_URL/);
+      process.env.CLOUDFN_BASE_URL = 'localhost:8000';
+      await expect(callContainer({ path: '/hello' })).rejects.toThrow(/baseUrl must be an absolute http\(s\) URL/);
+    } finally {
+      if (before === undefined) delete process.env.CLOUDFN_BASE_URL;
+      else process.env.CLOUDFN_BASE_URL = before;
+    }
+  });
 });
 
 describe('callContainer against cloudfn dev', () => {
@@ -267,6 +362,5 @@ describe('callContainer against cloudfn dev', () => {
       if (before === undefined) delete process.env.CLOUDFN_BASE_URL;
       else process.env.CLOUDFN_BASE_URL = before;
     }
-    expect(() => callContainer({ path: '/hello' })).toThrow(/set CLOUDFN_BASE_URL/);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * `cloudfn dev` and `cloudfn platform` do not outlive what started them: killing the parent (an
- * `npm run dev`) by its PID stops them and frees the port, and SIGHUP stops them like SIGTERM.
+ * `cloudfn dev`, `cloudfn platform`, and `cloudfn start` run by npm do not outlive what started
+ * them: killing the parent (an `npm run dev`, an `npx cloudfn start`) by its PID stops them and
+ * frees the port, and SIGHUP stops them like SIGTERM.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -47,7 +48,11 @@ function alive(pid: number): boolean {
 }
 
 /** Like `npm run dev`: a parent process that starts the command and waits; its output goes to a file. */
-function startUnderParent(name: string, args: string[]): { parent: ReturnType<typeof spawn>; log: string } {
+function startUnderParent(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+): { parent: ReturnType<typeof spawn>; log: string } {
   const log = join(work, `${name}.log`);
   const script = `
     const { spawn } = require('node:child_process');
@@ -57,7 +62,10 @@ function startUnderParent(name: string, args: string[]): { parent: ReturnType<ty
     setInterval(() => {}, 1000);
   `;
   openSync(log, 'w');
-  return { parent: spawn(process.execPath, ['-e', script], { stdio: 'ignore' }), log };
+  return {
+    parent: spawn(process.execPath, ['-e', script], { stdio: 'ignore', env: { ...process.env, ...env } }),
+    log,
+  };
 }
 
 describe('process hygiene', () => {
@@ -68,11 +76,24 @@ describe('process hygiene', () => {
       ['platform', '--port', '0', '--data', join(work, 'platform-data'), '--no-ffmpeg'],
       /cloudfn platform listening on http:\/\/127\.0\.0\.1:(\d+)/,
     ],
+    [
+      'start',
+      ['start', FIXTURE, '--port', '0', '--host', '127.0.0.1'],
+      /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+      // What npm sets in the environment of what `npx cloudfn start` runs.
+      { npm_command: 'exec' },
+    ],
+    [
+      'start --workers',
+      ['start', FIXTURE, '--port', '0', '--host', '127.0.0.1', '--workers', '2'],
+      /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+      { npm_command: 'start' },
+    ],
   ])(
     '%s exits and frees its port when its parent is killed by PID',
-    async (name, args, listening) => {
+    async (name, args, listening, env?: Record<string, string>) => {
       ensureDist();
-      const { parent, log } = startUnderParent(name, args as string[]);
+      const { parent, log } = startUnderParent(name, args as string[], env);
       const port = Number(
         await until(() => listening.exec(readFileSync(log, 'utf8'))?.[1], 15_000, `${name} to listen`),
       );
@@ -80,8 +101,8 @@ describe('process hygiene', () => {
       expect(await portOpen(port)).toBe(true);
       const killed = Date.now();
       parent.kill('SIGKILL');
-      await until(async () => ((await portOpen(port)) ? undefined : true), 5000, 'the port to be freed');
-      await until(() => (alive(child) ? undefined : true), 5000, 'the child to exit');
+      await until(async () => ((await portOpen(port)) ? undefined : true), 15_000, 'the port to be freed');
+      await until(() => (alive(child) ? undefined : true), 15_000, 'the child to exit');
       console.log(`${name}: parent killed -> port freed and child gone in ${Date.now() - killed} ms`);
     },
     30_000,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendHttp } from '../runtime/transport.js';
+import { until } from '../testing/until.js';
 
 const cli = new URL('../../dist/src/cli/index.js', import.meta.url).pathname;
 const fixture = new URL('../fixtures/project/', import.meta.url).pathname;
@@ -91,7 +92,12 @@ describe('cloudfn start', () => {
       headers: { 'x-platform-logid': 'e2e-log-1' },
     });
     expect(answer.headers['x-platform-logid']).toBe('e2e-log-1');
-    await new Promise((r) => setTimeout(r, 100));
+    // The request line is written after the answer: wait for it rather than a guessed delay.
+    await until(
+      () => (server.lines.some((l) => l['logid'] === 'e2e-log-1' && l['status'] === 200) ? true : undefined),
+      20_000,
+      'the request line',
+    );
     const mine = server.lines.filter((l) => l['logid'] === 'e2e-log-1');
     expect(mine).toEqual([
       expect.objectContaining({ level: 'info', event: 'greet', name: 'Log', function: 'hello' }),
@@ -119,7 +125,11 @@ describe('cloudfn start stack traces', () => {
     const started = await startCli([root, '--port', '0', '--host', '127.0.0.1']);
     try {
       expect((await sendHttp(started.url, { path: '/boom' })).status).toBe(500);
-      const crash = await until(() => started.lines.find((line) => typeof line['stack'] === 'string'));
+      const crash = await until(
+        () => started.lines.find((line) => typeof line['stack'] === 'string'),
+        20_000,
+        'the crash line',
+      );
       expect(crash['stack']).toMatch(/Error: boom 0\n\s+at (Object\.)?boom \(.*functions\/boom\.ts:4:9\)/);
       expect(crash['stack']).not.toContain('.cloudfn/start');
     } finally {
@@ -128,15 +138,6 @@ describe('cloudfn start stack traces', () => {
     }
   });
 });
-
-async function until<T>(check: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let value = check(); ; value = check()) {
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('cloudfn start refuses bad input in one line', () => {
   it.each([

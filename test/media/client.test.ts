@@ -326,13 +326,13 @@ describe('error forms', () => {
 
   it('a slow answer times out after timeoutMs', async () => {
     server.responder = () => ({ delayMs: 400, body: { err_no: 0 } });
-    const started = Date.now();
     const error = await rejection(client({ timeoutMs: 100 }).getVideoList({ page_size: 20, page_number: 0 }));
     expect(error.code).toBe('MEDIA_TIMEOUT');
     expect(error.message).toBe(
       'get_video_list: no response within 100 ms; raise timeoutMs (CLOUDFN_MEDIA_TIMEOUT_MS) or retry later',
     );
-    expect(Date.now() - started).toBeLessThan(380);
+    // No bound in milliseconds (a loaded machine may fire the 100 ms timer late): the server
+    // answers after 400 ms, so MEDIA_TIMEOUT above already says the client gave up before it.
   });
 
   it('a per-call timeoutMs overrides the client option', async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { tempProject } from '../testing/project.js';
+import { until } from '../testing/until.js';
 import { pidOf, spawnServer } from '../build/spawn-server.js';
 
 const CLI = join(REPO, 'dist/src/cli/index.js');
@@ -26,8 +27,11 @@ describe('cloudfn start --workers 2 --metrics', () => {
       cwd: project.root,
     });
     try {
-      for (let i = 0; i < 200 && server.stdout().split('"msg":"listening on').length < 3; i++)
-        await new Promise((resolve) => setTimeout(resolve, 25));
+      await until(
+        () => (server.stdout().split('"msg":"listening on').length >= 3 ? true : undefined),
+        20_000,
+        () => server.stdout(),
+      );
       const pids = new Set<number>();
       for (let i = 0; i < 10; i++) pids.add(await pidOf(`${server.url}/pid`));
       expect(pids.size).toBe(2);
@@ -36,13 +40,15 @@ describe('cloudfn start --workers 2 --metrics', () => {
         const text = await (await fetch(`${server.url}/_cloudfn/metrics`, { headers: { connection: 'close' } })).text();
         expect(text).toMatch(/^cloudfn_requests_total\{function="pid",status="200"\} 10$/m);
       }
-      // Wait for a few firings: each due second is fired by one worker.
-      await new Promise((resolve) => setTimeout(resolve, 2500));
-      const due = server
-        .stdout()
-        .split('\n')
-        .filter((line) => line.includes('"function":"tick"') && line.includes('"status":200'))
-        .map((line) => JSON.parse(line) as { trigger: string; logid: string });
+      // Wait for a few firings (each due second is fired by one worker), however slow the machine.
+      const firings = (): { trigger: string; logid: string }[] =>
+        server
+          .stdout()
+          .split('\n')
+          .filter((line) => line.includes('"function":"tick"') && line.includes('"status":200'))
+          .map((line) => JSON.parse(line) as { trigger: string; logid: string });
+      await until(() => (firings().length >= 2 ? true : undefined), 20_000, 'two firings of tick');
+      const due = firings();
       expect(due.length).toBeGreaterThanOrEqual(2);
       // Once a second since start: two workers without the primary's lock would fire twice as often.
       expect(due.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 1);
@@ -55,5 +61,5 @@ describe('cloudfn start --workers 2 --metrics', () => {
     } finally {
       await server.stop('SIGKILL');
     }
-  }, 30_000);
+  }, 90_000);
 });

@@ -8,13 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineAtomicWriter, parseWorkers } from '../../runtime/serve/cluster.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { tempProject } from '../testing/project.js';
+import { until } from '../testing/until.js';
 import { pidOf, spawnServer, type Spawned } from '../build/spawn-server.js';
 
 const CLI = join(REPO, 'dist/src/cli/index.js');
 const project = tempProject({
   'functions/pid.ts': `export default async (params: { wait?: string; crash?: string }) => {
   if (params.crash) setTimeout(() => process.exit(3), 5);
-  if (params.wait) await new Promise((resolve) => setTimeout(resolve, Number(params.wait)));
+  if (params.wait) {
+    console.log(JSON.stringify({ waiting: process.pid }));
+    await new Promise((resolve) => setTimeout(resolve, Number(params.wait)));
+  }
   return { pid: process.pid };
 };`,
 });
@@ -32,8 +36,11 @@ async function startWorkers(workers: string): Promise<Spawned> {
   const server = await spawnServer([CLI, 'start', project.root, '--workers', workers], { cwd: project.root });
   // The first line is a worker's; wait for all of them.
   const expected = workers === 'auto' ? availableParallelism() : Number(workers);
-  for (let i = 0; i < 200 && listeningLines(server) < expected; i++)
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  await until(
+    () => (listeningLines(server) >= expected ? true : undefined),
+    20_000,
+    () => server.stdout(),
+  );
   return server;
 }
 
@@ -49,15 +56,23 @@ describe('cloudfn start --workers', () => {
       expect((await fetch(`${server.url}/_cloudfn/health`)).status).toBe(200);
 
       await pidOf(`${server.url}/pid?crash=1`);
-      for (let i = 0; i < 200 && listeningLines(server) < 3; i++)
-        await new Promise((resolve) => setTimeout(resolve, 25));
+      await until(
+        () => (listeningLines(server) >= 3 ? true : undefined),
+        20_000,
+        () => server.stdout(),
+      );
       expect(server.stdout()).toMatch(/"msg":"worker \d+ exited \(code 3\); starting another"/);
       const after = new Set<number>();
       for (let i = 0; i < 6; i++) after.add(await pidOf(`${server.url}/pid`));
       expect(after.size).toBe(2);
 
       const slow = fetch(`${server.url}/pid?wait=600`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // SIGTERM once the request is in a worker's handler, not after a guessed delay.
+      await until(
+        () => (server.stdout().includes('"waiting"') ? true : undefined),
+        20_000,
+        'the slow request to start',
+      );
       const exited = server.stop('SIGTERM');
       expect((await slow).status).toBe(200);
       expect(await exited).toBe(0);
@@ -65,7 +80,7 @@ describe('cloudfn start --workers', () => {
     } finally {
       await server.stop('SIGKILL');
     }
-  }, 30_000);
+  }, 90_000);
 
   it('starts one worker per CPU with auto', async () => {
     const server = await startWorkers('auto');
@@ -74,7 +89,7 @@ describe('cloudfn start --workers', () => {
     } finally {
       expect(await server.stop()).toBe(0);
     }
-  }, 30_000);
+  }, 90_000);
 
   it('keeps a single process without --workers', async () => {
     const server = await spawnServer([CLI, 'start', project.root], { cwd: project.root });
@@ -120,7 +135,7 @@ describe('cloudfn start --workers', () => {
     } finally {
       broken.remove();
     }
-  }, 30_000);
+  }, 90_000);
 
   it('refuses a bad --workers value in one line', () => {
     for (const value of ['0', 'two', '1000']) {

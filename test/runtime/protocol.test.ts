@@ -13,6 +13,7 @@ import type { RuntimeOptions } from '../../runtime/options.js';
 import type { Service } from '../../runtime/types.js';
 import { testServers } from './test-servers.js';
 import { sendHttp } from './transport.js';
+import { until } from '../testing/until.js';
 
 const servers = testServers();
 const start = (functions: FunctionSpec[], overrides: Partial<RuntimeOptions> = {}): Promise<RunningServer> =>
@@ -111,23 +112,31 @@ describe('faults', () => {
   it('aborts service.signal and logs when the client disconnects', async () => {
     let aborted: (reason: unknown) => void = () => {};
     const seen = new Promise((resolve) => (aborted = resolve));
+    let running: () => void = () => {};
+    const inHandler = new Promise<void>((resolve) => (running = resolve));
     const server = await start([
       {
         name: 'wait',
         handler: (_p: unknown, service: Service) =>
           new Promise(() => {
             service.signal.addEventListener('abort', () => aborted(service.signal.reason));
+            running();
           }),
       },
     ]);
     const socket = connect(server.port, '127.0.0.1', () => socket.write('GET /wait HTTP/1.1\r\nHost: x\r\n\r\n'));
-    await new Promise((r) => setTimeout(r, 100));
+    // Disconnect once the handler runs, not after a guessed delay.
+    await inHandler;
     socket.destroy();
     expect(String(await seen)).toContain('disconnected');
-    await new Promise((r) => setTimeout(r, 20));
-    expect(
-      servers.sink.records.some((r) => r.function === 'wait' && String(r.msg).includes('client disconnected')),
-    ).toBe(true);
+    await until(
+      () =>
+        servers.sink.records.some((r) => r.function === 'wait' && String(r.msg).includes('client disconnected'))
+          ? true
+          : undefined,
+      20_000,
+      'the disconnect line',
+    );
     expect(servers.sink.records.some((r) => r.function === 'wait' && r['status'] === 499)).toBe(true);
   });
 
@@ -157,16 +166,25 @@ describe('faults', () => {
   });
 
   it('ignores what a handler returns after its timeout', async () => {
+    let returned: () => void = () => {};
+    const late = new Promise<void>((resolve) => (returned = resolve));
     const server = await start([
       {
         name: 'late',
-        handler: () => new Promise((r) => setTimeout(() => r({ late: true }), 150)),
+        handler: () =>
+          new Promise((r) =>
+            setTimeout(() => {
+              r({ late: true });
+              returned();
+            }, 150),
+          ),
         config: { timeout: 50 },
       },
     ]);
     const answer = await sendHttp(server.url, { path: '/late' });
     expect(answer.status).toBe(504);
-    await new Promise((r) => setTimeout(r, 200));
+    // Once the late value was returned (not after a guessed delay), the server still serves.
+    await late;
     expect((await sendHttp(server.url, { path: '/late' })).status).toBe(504);
   });
 
