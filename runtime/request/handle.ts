@@ -15,6 +15,7 @@ import type { QueryParams, Trigger } from '../types.js';
 import { cookieCodec } from './cookie-codec.js';
 import { Exchange, type Host } from './exchange.js';
 import { finish } from './finish.js';
+import { closesAfterAnswer } from './linger.js';
 import { sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
@@ -24,6 +25,10 @@ const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', '
 /** The request listener of a host (an App). */
 export function handle(host: Host, req: IncomingMessage, res: ServerResponse): void {
   const options = host.options;
+  // A request pipelined behind an answer that closes the connection (a 415, a 413, a missing
+  // Host) would run and never be answered, and a client that retries would run it twice.
+  const socket = req.socket;
+  if (socket !== null && closesAfterAnswer(socket)) return notRun(host, req);
   const x = new Exchange(host, req, res, pickLogid(req.headers[options.logidHeader]));
   // With no OpenTelemetry SDK registered, this one read of a global is all a request pays.
   if (otelRegistered()) startTelemetry(x);
@@ -91,6 +96,19 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   // The server answers `Expect: 100-continue` itself (serve/http-server.ts listens to
   // checkContinue), so that a body refused before reading (413, 415) gets no 100 Continue.
   if (reading && !x.done && req.headers.expect !== undefined) res.writeContinue();
+}
+
+/**
+ * Leaves a request pipelined behind a closing answer unrun and unanswered (its answer could
+ * not be written: the connection ends after the one before), with a line saying so.
+ */
+function notRun(host: Host, req: IncomingMessage): void {
+  host.logger.line(
+    'warn',
+    pickLogid(req.headers[host.options.logidHeader]),
+    '',
+    `${req.method ?? ''} ${req.url ?? ''} was not run: it was pipelined behind an answer that closes the connection; send it again on a new connection`,
+  );
 }
 
 /** Starts the request's span and duration once the bridge is loaded (the first requests after an SDK registers go without). */
