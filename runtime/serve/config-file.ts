@@ -39,6 +39,9 @@ const OPTION_KEYS = new Set([
   'triggerHeader',
   'protoAction',
   'metrics',
+  'memoryBudget',
+  'sendTimeout',
+  'maxConnections',
 ]);
 
 /**
