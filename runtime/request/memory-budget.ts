@@ -49,12 +49,20 @@ export class MemoryBudget {
 
   /**
    * Counts the part of an ended answer still waiting in node's buffers until the response
-   * closes (sent, or its connection gone). Only answers that did not leave at once pay this.
+   * closes (sent) or its connection does, whichever comes first. Only answers that did not
+   * leave at once pay this; one queued behind another (no socket yet) is not counted, since
+   * node might never report its end.
    */
   holdAnswer(res: ServerResponse, bytes: number): void {
+    const socket = res.socket;
+    if (socket == null) return;
     this.#held += bytes;
-    res.once('close', () => {
+    const release = (): void => {
+      res.off('close', release);
+      socket.off('close', release);
       this.#held -= bytes;
-    });
+    };
+    res.once('close', release);
+    socket.once('close', release);
   }
 }

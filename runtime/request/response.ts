@@ -134,6 +134,11 @@ function stuckAnswer(x: Exchange, pending: number): void {
   const ms = host.options.sendTimeout;
   if (ms > 0 && socket != null) {
     socket.setTimeout(ms);
+    // Sent at last: node's own 'finish' listener ran first and set the keep-alive timeout,
+    // unless keepAliveTimeout is 0; then the idle socket must not keep this one.
+    x.res.once('finish', () => {
+      if (socket.timeout === ms) socket.setTimeout(0);
+    });
     x.res.once('timeout', () => {
       host.connections?.sendTimedOut();
       x.line('warn', `the client did not read the answer for ${ms} ms (sendTimeout); the connection was closed`, {
