@@ -141,18 +141,29 @@ describe('the send timeout', () => {
     expect(servers.sink.records.some((r) => r.level === 'warn' && String(r.msg).includes('sendTimeout'))).toBe(true);
   });
 
-  it('leaves a client that reads its answer alone', async () => {
-    const server = await servers.start([{ name: 'big', handler: () => BIG }], { overrides: { sendTimeout: 100 } });
+  it('leaves a client that reads its answer, slowly, alone: each read renews the time', async () => {
+    // The client pauses 200 ms after each 4 MiB: it takes longer than sendTimeout in all, but
+    // never goes that long without reading (a margin of 1.3 s for a loaded machine).
+    const server = await servers.start([{ name: 'big', handler: () => BIG }], { overrides: { sendTimeout: 1500 } });
     const reader = await open(server, { read: false });
     let received = 0;
+    let sincePause = 0;
+    const started = performance.now();
     reader.socket.on('data', (chunk: Buffer) => {
       received += chunk.length;
+      sincePause += chunk.length;
       if (received > BIG.length) reader.socket.end();
+      else if (sincePause >= 4 * 1024 * 1024) {
+        sincePause = 0;
+        reader.socket.pause();
+        setTimeout(() => reader.socket.resume(), 200);
+      }
     });
     reader.socket.write('GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     reader.socket.resume();
     await reader.closed;
     expect(received).toBeGreaterThan(BIG.length);
+    expect(performance.now() - started).toBeGreaterThan(1500);
     expect(server.app.connections.sendTimeouts).toBe(0);
   });
 });
