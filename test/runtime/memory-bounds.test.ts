@@ -198,6 +198,9 @@ describe('their options and metrics', () => {
     });
     expect(options).toMatchObject({ memoryBudget: 2048, sendTimeout: 0, maxConnections: 7 });
     expect(resolveOptions({ config: { maxConnections: 9 } }).maxConnections).toBe(9);
+    expect(resolveOptions({ flags: { memoryBudget: '64' }, env: { CLOUDFN_MEMORY_BUDGET: '128' } }).memoryBudget).toBe(
+      64,
+    );
     expect(() => resolveOptions({ env: { CLOUDFN_SEND_TIMEOUT: 'soon' } })).toThrow(
       /sendTimeout.*CLOUDFN_SEND_TIMEOUT/,
     );
