@@ -11,9 +11,11 @@ import { Logger } from './log/logger.js';
 import { createJsonSink } from './log/sinks.js';
 import type { RequestMetrics } from './metrics/registry.js';
 import { LIMIT_ENV, resolveOptions, type RuntimeOptions } from './options.js';
+import { ConnectionLimit } from './request/connection-limit.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { cookieCodec } from './request/cookie-codec.js';
 import { handle } from './request/handle.js';
+import { MemoryBudget } from './request/memory-budget.js';
 import { Router } from './request/router.js';
 import { loadOpenTelemetry } from './trace/otel.js';
 import type { FunctionConfig, FunctionSpec, Handler, Limits, LoadedFunction, RequestInfo } from './types.js';
@@ -39,6 +41,10 @@ export class App implements Host {
   readonly observers = new Set<(info: RequestInfo) => void>();
   /** The request listener, bound once. */
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Bytes of bodies and unsent answers held across requests, against `memoryBudget`. */
+  readonly memory: MemoryBudget;
+  /** Open connections against `maxConnections`, and those closed for `sendTimeout`. */
+  readonly connections: ConnectionLimit;
   #inflight = 0;
   #closing = false;
   #drained: (() => void) | undefined;
@@ -55,6 +61,8 @@ export class App implements Host {
       this.options.limitSources = sources;
     }
     this.logger = init.logger ?? new Logger(createJsonSink());
+    this.memory = new MemoryBudget(this.options.memoryBudget);
+    this.connections = new ConnectionLimit(this.options.maxConnections);
     this.router = new Router(
       [...init.functions].map((spec) => this.resolve(spec)),
       init.routes,
@@ -114,6 +122,7 @@ export class App implements Host {
 
   requestFinished(x: Exchange, status: number, durationMs: number): void {
     this.#inflight--;
+    if (x.heldBytes > 0) this.memory.give(x.heldBytes);
     if (this.#metrics !== undefined) this.#metrics.finished(x.functionName(), status, durationMs, x.abortReason);
     if (this.observers.size > 0) {
       const info: RequestInfo = {

@@ -95,6 +95,16 @@ const table = {
     message: (ms: number) => `the function timed out after ${ms} ms; make it faster or raise config.timeout`,
   },
   CLOUDFN_SHUTTING_DOWN: { status: 503, message: () => `the server is shutting down; retry on another connection` },
+  CLOUDFN_OVERLOADED: {
+    status: 503,
+    message: (held: number, need: number, budget: number) =>
+      `the server holds ${held} bytes of request bodies and unsent answers; this request needs ${need} more, over its memoryBudget of ${budget}; retry after the Retry-After seconds, or raise CLOUDFN_MEMORY_BUDGET`,
+  },
+  CLOUDFN_TOO_MANY_CONNECTIONS: {
+    status: 503,
+    message: (limit: number) =>
+      `the server already has ${limit} open connections (maxConnections); retry after the Retry-After seconds on a new connection, or raise CLOUDFN_MAX_CONNECTIONS`,
+  },
   CLOUDFN_COMPILE_ERROR: {
     status: 500,
     message: (file: string) => `${file} failed to compile; fix the error shown in the terminal`,

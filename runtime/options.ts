@@ -58,6 +58,22 @@ export interface RuntimeOptions {
    * @default false
    */
   metrics: boolean;
+  /**
+   * Bytes of request bodies held in memory and of answers not yet sent, across requests; a
+   * request that would pass it is refused 503 with `Retry-After` before its body is read
+   * (`--memory-budget`, `CLOUDFN_MEMORY_BUDGET`; 0 is no limit). @default 134217728 (128 MiB)
+   */
+  memoryBudget: number;
+  /**
+   * Time an answer may wait for a client that does not read it before the connection is
+   * closed (`--send-timeout`, `CLOUDFN_SEND_TIMEOUT`; 0 is no limit). @default 10000
+   */
+  sendTimeout: number;
+  /**
+   * Open connections; a request on one opened past it is answered 503 with `Retry-After`
+   * (`--max-connections`, `CLOUDFN_MAX_CONNECTIONS`; 0 is no limit). @default 1024
+   */
+  maxConnections: number;
 }
 
 /** 10 MiB: the default largest body and file. */
@@ -183,6 +199,12 @@ const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
   healthPath: { env: 'CLOUDFN_HEALTH_PATH', parse: healthPath, default: DEFAULT_HEALTH_PATH },
   pingPath: { env: 'CLOUDFN_PING_PATH', parse: healthPath, default: DEFAULT_PING_PATH },
   metrics: { env: 'CLOUDFN_METRICS', parse: bool, default: false },
+  // The three bounds on memory (docs/configuration.md#memory-bounds): with their defaults a
+  // 512 MiB container survives 200 clients that never read a 5 MiB answer and 300 concurrent
+  // 8 MiB uploads (test/bench/memory-bounds.mjs).
+  memoryBudget: { env: 'CLOUDFN_MEMORY_BUDGET', parse: integer(0), default: 128 * 1024 * 1024 },
+  sendTimeout: { env: 'CLOUDFN_SEND_TIMEOUT', parse: integer(0), default: 10_000 },
+  maxConnections: { env: 'CLOUDFN_MAX_CONNECTIONS', parse: integer(0), default: 1024 },
 };
 
 /** Names of the environment variables, for docs and the CLI's help. */

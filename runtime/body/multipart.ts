@@ -73,8 +73,14 @@ export function parseMultipartWith(
     );
   }
   if (body.length === 0) return Promise.resolve(nullObject<MultipartParams>());
-  const scan = scanMultipart(body, boundary, limits, sources);
+  let scan = scanMultipart(body, boundary, limits, sources);
   if (scan.error !== undefined) return Promise.reject(scan.error);
+  if (scan.emptyFilenames.length > 0) {
+    // busboy reads `filename=""` as no file name and the part as a text field: name the file
+    // with a token it keeps, given back as '' (onFile). Rare, so a copy and a second scan.
+    scan = scanMultipart(markEmptyFilenames(scan.body, scan.emptyFilenames), boundary, limits, sources);
+    if (scan.error !== undefined) return Promise.reject(scan.error);
+  }
   const whole = scan.body;
   if (!skipLargeParts || scan.large.length === 0) {
     return new Promise<MultipartParams>((resolve, reject) =>
@@ -93,6 +99,32 @@ export function parseMultipartWith(
 
 /** Unguessable from outside the process, so a client cannot send a part that reads as a token. */
 const TOKEN_PREFIX = `cloudfn-part-${randomBytes(12).toString('hex')}-`;
+
+/** Stands for `filename=""` while busboy reads the body (see parseMultipartWith). */
+const EMPTY_FILENAME = `${TOKEN_PREFIX}empty`;
+
+/** The body with each `""` of a `filename=""` replaced by the quoted EMPTY_FILENAME. */
+function markEmptyFilenames(body: Buffer, empty: readonly PartRange[]): Buffer {
+  const pieces: Buffer[] = [];
+  const mark = Buffer.from(`"${EMPTY_FILENAME}"`, 'latin1');
+  let from = 0;
+  for (const { start, end } of empty) {
+    pieces.push(body.subarray(from, start), mark);
+    from = end;
+  }
+  pieces.push(body.subarray(from));
+  return Buffer.concat(pieces);
+}
+
+/**
+ * A field or file name as the user chose it: browsers send `"`, CR and LF in names as `%22`,
+ * `%0D` and `%0A` (HTML's multipart/form-data encoding), and WHATWG's `formData()` decodes
+ * them; other `%` sequences are left as sent, as browsers do not escape `%` itself.
+ */
+function decodeName(name: string): string {
+  if (!name.includes('%')) return name;
+  return name.replace(/%(22|0d|0a)/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
 
 /** The body with each large part's content replaced by a token, and the real content by token. */
 function swapLargeParts(body: Buffer, large: readonly PartRange[]): { body: Buffer; contents: Map<string, Buffer> } {
@@ -191,12 +223,16 @@ class MultipartReader {
         ),
       );
     }
-    if (name === undefined || isPoisonKey(name)) return;
-    this.entries.push({ name, value });
+    if (name === undefined) return;
+    const key = decodeName(name);
+    if (isPoisonKey(key)) return;
+    this.entries.push({ name: key, value });
   }
 
   private onFile(name: string | undefined, stream: Readable, info: FileInfo): void {
-    const entry: Entry | undefined = name === undefined || isPoisonKey(name) ? undefined : { name, value: undefined };
+    const key = name === undefined ? undefined : decodeName(name);
+    const entry: Entry | undefined =
+      key === undefined || isPoisonKey(key) ? undefined : { name: key, value: undefined };
     if (entry !== undefined) this.entries.push(entry);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -211,7 +247,7 @@ class MultipartReader {
     });
     stream.on('end', () => {
       if (this.settled || entry === undefined) return;
-      const filename = info.filename ?? '';
+      const filename = info.filename === undefined || info.filename === EMPTY_FILENAME ? '' : decodeName(info.filename);
       if (filename === '' && size === 0) return; // an <input type=file> left empty
       let buffer = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
       const real =

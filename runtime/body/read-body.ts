@@ -211,7 +211,11 @@ class BodyReader<C> {
   }
 }
 
-function clientAbort(cause?: Error): ClientAbortError {
+/**
+ * The error a read ends with when the client went away mid-body (the pipeline logs it 499).
+ * @example abortBodyRead(req, clientAbort(parserError))
+ */
+export function clientAbort(cause?: Error): ClientAbortError {
   if (cause !== undefined && (cause as { code?: unknown }).code === 'ECONNRESET') return cause as ClientAbortError;
   const error = new Error(
     'the client closed the connection before the body was complete',

@@ -48,10 +48,62 @@ export interface TraceIds {
 /** The runtime's own lines carry this function name. */
 export const RUNTIME_FUNCTION = 'cloudfn';
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/**
+ * True for an object whose fields are its content: a plain object, an object without a
+ * prototype, and one whose prototype has none either (the null-prototype maps cloudfn hands
+ * out: params, query, cookies, node's headers; see body/null-object.ts). Arrays and class
+ * instances (Error, Date, Buffer, Map) are not: they are printed as `console.log` would.
+ */
+function isFieldsObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
+  const proto = Object.getPrototypeOf(value) as object | null;
+  // Object.prototype itself has a null prototype, so this covers plain objects too.
+  return proto === null || Object.getPrototypeOf(proto) === null;
+}
+
+/** Deepest nesting rewritten for `format`, one past util.inspect's default depth of 2. */
+const PLAIN_DEPTH = 3;
+
+/**
+ * `value` with every null-prototype object inside it copied into a plain object, so that
+ * `format` prints `{ x: '1' }` for it as for a plain object, not
+ * `NullObjectConstructor <[Object: null prototype] {}> { x: '1' }`. Only objects that need it
+ * are copied; a cycle is left to `format`, which marks it.
+ */
+function plainForFormat(value: unknown, depth: number, seen: Set<object>): unknown {
+  if (typeof value !== 'object' || value === null || depth > PLAIN_DEPTH || seen.has(value)) return value;
+  const isArray = Array.isArray(value);
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (!isArray && proto !== Object.prototype && !isFieldsObject(value)) return value;
+  seen.add(value);
+  let copy: Record<string, unknown> | unknown[] | undefined =
+    isArray || proto === Object.prototype ? undefined : { ...(value as Record<string, unknown>) };
+  const source = value as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const inner = source[key];
+    const plain = plainForFormat(inner, depth + 1, seen);
+    if (plain !== inner) {
+      copy ??= isArray ? [...(value as unknown[])] : { ...source };
+      (copy as Record<string, unknown>)[key] = plain;
+    }
+  }
+  seen.delete(value);
+  return copy ?? value;
+}
+
+/** `format(...values)` with null-prototype objects printed as plain objects. */
+function formatValues(values: readonly unknown[]): string {
+  let args: unknown[] | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value !== 'object' || value === null) continue;
+    const plain = plainForFormat(value, 0, new Set());
+    if (plain !== value) {
+      args ??= [...values];
+      args[i] = plain;
+    }
+  }
+  return format(...(args ?? values));
 }
 
 /**
@@ -76,14 +128,15 @@ export function toRecord(
         // Not JSON after all: printed as text below.
       }
     }
-    if (isPlainObject(value))
+    if (isFieldsObject(value))
       return trace === undefined
         ? { level, time, ...value, logid, function: fn }
         : { level, time, ...value, logid, trace_id: trace.traceId, span_id: trace.spanId, function: fn };
   }
+  const msg = formatValues(values);
   return trace === undefined
-    ? { level, time, logid, function: fn, msg: format(...values) }
-    : { level, time, logid, trace_id: trace.traceId, span_id: trace.spanId, function: fn, msg: format(...values) };
+    ? { level, time, logid, function: fn, msg }
+    : { level, time, logid, trace_id: trace.traceId, span_id: trace.spanId, function: fn, msg };
 }
 
 /** Largest JSON line written; a longer record is replaced by a marked, shortened one. */

@@ -13,6 +13,15 @@ import { joinCluster } from './cluster.js';
 export interface MetricsSource {
   /** Requests answered-not-yet plus `service.waitUntil` work in flight. */
   readonly inflight: number;
+  /** The memory budget (request/memory-budget.ts). */
+  readonly memory?: { readonly held: number; readonly limit: number; readonly refused: number };
+  /** The connection limit (request/connection-limit.ts). */
+  readonly connections?: {
+    readonly open: number;
+    readonly limit: number;
+    readonly refused: number;
+    readonly sendTimeouts: number;
+  };
 }
 
 /** Seconds: from 1 ms to 60 s, the default function timeout. */
@@ -81,6 +90,58 @@ export class RequestMetrics {
       labelNames: ['function'],
       registers,
     });
+    // The memory bounds (docs/configuration.md#memory-bounds), read at scrape time.
+    const gauge = (name: string, help: string, read: () => number | undefined, aggregator?: 'max'): void => {
+      new prom.Gauge({
+        name,
+        help,
+        registers,
+        ...(aggregator === undefined ? {} : { aggregator }),
+        collect() {
+          this.set(read() ?? 0);
+        },
+      });
+    };
+    // Counts kept by the app, exposed as counters: set from the app's count at each scrape.
+    const counter = (name: string, help: string, read: () => number | undefined): void => {
+      new prom.Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read() ?? 0);
+        },
+      });
+    };
+    gauge(
+      'cloudfn_memory_held_bytes',
+      'Bytes of request bodies held and answers not yet sent.',
+      () => source.memory?.held,
+    );
+    gauge('cloudfn_memory_budget_bytes', 'The memoryBudget option (0 is no limit).', () => source.memory?.limit, 'max');
+    counter(
+      'cloudfn_memory_refusals_total',
+      'Requests refused 503 CLOUDFN_OVERLOADED: the memory budget was spent.',
+      () => source.memory?.refused,
+    );
+    gauge('cloudfn_connections_open', 'Connections open now.', () => source.connections?.open);
+    gauge(
+      'cloudfn_connections_max',
+      'The maxConnections option (0 is no limit).',
+      () => source.connections?.limit,
+      'max',
+    );
+    counter(
+      'cloudfn_connection_refusals_total',
+      'Requests refused 503 CLOUDFN_TOO_MANY_CONNECTIONS: their connection was over maxConnections.',
+      () => source.connections?.refused,
+    );
+    counter(
+      'cloudfn_send_timeouts_total',
+      'Connections closed because an answer waited past sendTimeout for a client that did not read it.',
+      () => source.connections?.sendTimeouts,
+    );
     this.#coldStart = new prom.Gauge({
       name: 'cloudfn_cold_start_seconds',
       help: 'Time from the process start to the server listening.',

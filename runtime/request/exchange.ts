@@ -13,6 +13,8 @@ import { ids } from '../trace/ids.js';
 import type { ServerTelemetry } from '../trace/otel-bridge.js';
 import { checkTracestate, parseTraceparent } from '../trace/traceparent.js';
 import type { LoadedFunction, Trigger } from '../types.js';
+import type { ConnectionLimit } from './connection-limit.js';
+import type { MemoryBudget } from './memory-budget.js';
 import type { Router } from './router.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -31,6 +33,10 @@ export interface Host {
   readonly parser: BodyParser;
   /** True once shutdown began. */
   readonly closing: boolean;
+  /** The memory budget shared by the app's requests (memory-budget.ts); none in a fake service. */
+  readonly memory?: MemoryBudget | undefined;
+  /** The app's count of open connections (connection-limit.ts); none in a fake service. */
+  readonly connections?: ConnectionLimit | undefined;
   /** A request arrived (counted in flight until `requestFinished`). */
   requestStarted(): void;
   /** A request's line was logged: called exactly once per `requestStarted`. */
@@ -66,6 +72,8 @@ export class Exchange {
   abortReason: string | undefined;
   /** The body was left unread (413, 415): the connection cannot be reused. */
   closeConnection: boolean;
+  /** Bytes this request took of the app's memory budget, given back when it finishes. */
+  heldBytes: number;
   /** The trace: the incoming `traceparent`'s, or a new one (32 hex digits). */
   traceId: string;
   /** This request's span (16 hex digits): new per request, or the OpenTelemetry span's. */
@@ -98,6 +106,7 @@ export class Exchange {
     this.done = false;
     this.abortReason = undefined;
     this.closeConnection = false;
+    this.heldBytes = 0;
     // W3C Trace Context: continue the caller's trace, or start one. Without the header (most
     // requests) this is one property read and two slices of a random batch (trace/ids.ts).
     const parent = parseTraceparent(req.headers.traceparent);

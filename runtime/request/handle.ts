@@ -15,6 +15,7 @@ import type { QueryParams, Trigger } from '../types.js';
 import { cookieCodec } from './cookie-codec.js';
 import { Exchange, type Host } from './exchange.js';
 import { finish } from './finish.js';
+import { closesAfterAnswer } from './linger.js';
 import { sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
@@ -24,6 +25,10 @@ const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', '
 /** The request listener of a host (an App). */
 export function handle(host: Host, req: IncomingMessage, res: ServerResponse): void {
   const options = host.options;
+  // A request pipelined behind an answer that closes the connection (a 415, a 413, a missing
+  // Host) would run and never be answered, and a client that retries would run it twice.
+  const socket = req.socket;
+  if (socket !== null && closesAfterAnswer(socket)) return notRun(host, req);
   const x = new Exchange(host, req, res, pickLogid(req.headers[options.logidHeader]));
   // With no OpenTelemetry SDK registered, this one read of a global is all a request pays.
   if (otelRegistered()) startTelemetry(x);
@@ -40,6 +45,10 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   x.rawPath = q === -1 ? url : url.slice(0, q);
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);
   if (host.closing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
+  if (socket !== null && host.connections?.refuses(socket) === true) {
+    x.closeConnection = true;
+    return sendError(x, createError('CLOUDFN_TOO_MANY_CONNECTIONS', host.connections.limit));
+  }
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (node's own answer is bare).
   if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
     x.closeConnection = true;
@@ -60,6 +69,16 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
 
   const method = x.method;
   if (method !== 'GET' && method !== 'POST') return sendError(x, createError('CLOUDFN_METHOD_NOT_ALLOWED', method));
+  const memory = host.memory;
+  if (memory !== undefined) {
+    const need = method === 'POST' ? bodyReservation(req, found.fn.limits.maxBodySize) : 0;
+    if (!memory.take(need)) {
+      // A body left unread cannot be drained safely: the connection closes after the 503.
+      x.closeConnection = need > 0;
+      return sendError(x, createError('CLOUDFN_OVERLOADED', memory.held, need, memory.limit));
+    }
+    x.heldBytes = need;
+  }
 
   const triggerHeader = options.triggerHeader;
   if (triggerHeader !== undefined) {
@@ -91,6 +110,29 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   // The server answers `Expect: 100-continue` itself (serve/http-server.ts listens to
   // checkContinue), so that a body refused before reading (413, 415) gets no 100 Continue.
   if (reading && !x.done && req.headers.expect !== undefined) res.writeContinue();
+}
+
+/**
+ * The bytes a body will hold once read: its declared length (a longer one is refused 413 by the
+ * read), the whole limit for a chunked body, whose length is known only at its end.
+ */
+function bodyReservation(req: IncomingMessage, limit: number): number {
+  if (req.headers['transfer-encoding'] !== undefined) return limit;
+  const length = Number(req.headers['content-length'] ?? 0);
+  return Number.isFinite(length) ? Math.min(length, limit) : 0;
+}
+
+/**
+ * Leaves a request pipelined behind a closing answer unrun and unanswered (its answer could
+ * not be written: the connection ends after the one before), with a line saying so.
+ */
+function notRun(host: Host, req: IncomingMessage): void {
+  host.logger.line(
+    'warn',
+    pickLogid(req.headers[host.options.logidHeader]),
+    '',
+    `${req.method ?? ''} ${req.url ?? ''} was not run: it was pipelined behind an answer that closes the connection; send it again on a new connection`,
+  );
 }
 
 /** Starts the request's span and duration once the bridge is loaded (the first requests after an SDK registers go without). */

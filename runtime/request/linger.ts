@@ -42,6 +42,18 @@ export function lingerOnClose(socket: Socket): void {
   (socket as Socket & { destroySoon: () => void }).destroySoon = destroySoonLingering;
 }
 
+/**
+ * True once an answer on `socket` said it closes the connection (`lingerOnClose` or
+ * `lingerClose` ran): a request node parsed behind it, pipelined in the same write, will never
+ * get its answer written, so it must not run.
+ */
+export function closesAfterAnswer(socket: Socket): boolean {
+  return (
+    (socket as Socket & { destroySoon: unknown }).destroySoon === destroySoonLingering ||
+    (socket as Lingering)[LINGERING] !== undefined
+  );
+}
+
 function destroySoonLingering(this: Socket): void {
   lingerClose(this);
 }

@@ -61,6 +61,8 @@ interface HeaderPlan {
   close: boolean;
   /** Add `allow: GET, POST` (a 405). */
   allow: boolean;
+  /** Add `retry-after: 1` (a 503 for load, not for shutdown). */
+  retryAfter?: boolean;
 }
 
 /**
@@ -102,6 +104,7 @@ function headersFor(x: Exchange, plan: HeaderPlan): HeaderList {
   out.push(x.host.options.logidHeader, x.logid);
   if (allow) out.push('allow', 'GET, POST');
   if (close) out.push('connection', 'close');
+  if (plan.retryAfter === true) out.push('retry-after', '1');
   return out;
 }
 
@@ -112,8 +115,39 @@ function byteLength(body: string | Buffer | undefined): number {
 
 /** Writes a whole response; the caller has claimed the exchange. */
 function end(x: Exchange, status: number, headers: HeaderList, body: string | Buffer | undefined): void {
-  x.res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
-  x.res.end(body);
+  const res = x.res;
+  res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
+  res.end(body);
+  // Most answers leave at once; one still in node's buffers waits for a client that reads.
+  if (res.writableLength > 0) stuckAnswer(x, res.writableLength);
+}
+
+/**
+ * An answer the client has not read yet: its bytes count against the memory budget until they
+ * are sent, and the connection is closed when the client reads nothing for `sendTimeout`
+ * (node's idle timeout of the socket, which a write that makes progress renews; node sets the
+ * keep-alive timeout in its place once the answer is sent).
+ */
+function stuckAnswer(x: Exchange, pending: number): void {
+  const host = x.host;
+  host.memory?.holdAnswer(x.res, pending);
+  const socket = x.res.socket;
+  const ms = host.options.sendTimeout;
+  if (ms > 0 && socket != null) {
+    socket.setTimeout(ms);
+    // Sent at last: node's own 'finish' listener ran first and set the keep-alive timeout,
+    // unless keepAliveTimeout is 0; then the idle socket must not keep this one.
+    x.res.once('finish', () => {
+      if (socket.timeout === ms) socket.setTimeout(0);
+    });
+    x.res.once('timeout', () => {
+      host.connections?.sendTimedOut();
+      x.line('warn', `the client did not read the answer for ${ms} ms (sendTimeout); the connection was closed`, {
+        sendTimeout: ms,
+      });
+      socket.destroy();
+    });
+  }
 }
 
 /**
@@ -341,6 +375,7 @@ export function sendError(x: Exchange, error: unknown): void {
     handlerHeaders: known?.name === 'HttpError',
     close: x.host.closing || x.closeConnection,
     allow: status === 405,
+    retryAfter: code === 'CLOUDFN_OVERLOADED' || code === 'CLOUDFN_TOO_MANY_CONNECTIONS',
   });
   end(x, status, headers, body);
   finish(x, status, bytes, known === undefined ? undefined : `${code}: ${known.message}`);

@@ -6,7 +6,7 @@
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { App } from '../app.js';
-import { abortBodyRead } from '../body/read-body.js';
+import { abortBodyRead, clientAbort } from '../body/read-body.js';
 import { type CloudfnError, createError } from '../errors.js';
 import { generateLogid } from '../log/logid.js';
 import { checkTimeouts } from '../options.js';
@@ -68,6 +68,9 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
     },
     listener,
   );
+  // Counted from node's own listener on: the connection limit marks those over it (handle.ts).
+  const connections = app.connections;
+  server.on('connection', (socket: Socket) => connections.opened(socket));
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(app, error, socket));
   // With a listener, node leaves `Expect: 100-continue` to the app (handle.ts sends the 100 only
   // when it reads the body) and hands CONNECT over instead of closing the socket silently.
@@ -123,6 +126,13 @@ function onClientError(app: App, error: NodeJS.ErrnoException, socket: Socket): 
           : createError('CLOUDFN_BAD_REQUEST', error.code ?? error.message);
   const incoming = s.parser?.incoming;
   if (incoming != null && !incoming.complete) {
+    // The stream ended inside the body: the client closed its side mid-body, which is a
+    // disconnect (499 and its warning line), not a malformed request.
+    if (error.code === 'HPE_INVALID_EOF_STATE' && abortBodyRead(incoming, clientAbort(error))) {
+      // Nobody is left to answer, and node leaves the half-closed socket open.
+      socket.destroy();
+      return;
+    }
     if (abortBodyRead(incoming, failure)) return;
     // The body of a request already answered (or answering itself) failed: no second answer.
     whenIdle(s, () => lingerClose(socket));

@@ -18,7 +18,8 @@ import { OptionsError, parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>] [--metrics]
-                    [--trigger-endpoint]
+                    [--trigger-endpoint] [--memory-budget <bytes>] [--send-timeout <ms>]
+                    [--max-connections <n>]
 
 Serves every function of <root>/functions (default: the current folder) as JSON log lines on
 stdout. PORT and HOST are read when the flags are absent; see docs/configuration.md.
@@ -28,6 +29,9 @@ stdout. PORT and HOST are read when the flags are absent; see docs/configuration
                       over the workers
   --trigger-endpoint  accept POST /_cloudfn/trigger/<function> (cloudfn trigger) to fire a
                       scheduled function now
+  --memory-budget, --send-timeout, --max-connections
+                      the memory bounds, per process (CLOUDFN_MEMORY_BUDGET, CLOUDFN_SEND_TIMEOUT,
+                      CLOUDFN_MAX_CONNECTIONS; 0 turns one off); see docs/configuration.md
 
 Functions exporting config.schedule (cron) are fired on it, with service.trigger 'timer'; with
 CLOUDFN_REDIS_URL set, one server of the fleet fires each. See docs/observability.md.
@@ -60,6 +64,9 @@ export async function run(argv: string[]): Promise<number> {
     workers: { type: 'string', short: 'w' },
     metrics: { type: 'boolean' },
     'trigger-endpoint': { type: 'boolean' },
+    'memory-budget': { type: 'string' },
+    'send-timeout': { type: 'string' },
+    'max-connections': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -69,7 +76,14 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length > 1)
     throw new OptionsError(`start takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   const root = resolve(positionals[0] ?? '.');
-  const flags = { port: values.port, host: values.host, metrics: values.metrics === true ? true : undefined };
+  const flags = {
+    port: values.port,
+    host: values.host,
+    metrics: values.metrics === true ? true : undefined,
+    memoryBudget: values['memory-budget'],
+    sendTimeout: values['send-timeout'],
+    maxConnections: values['max-connections'],
+  };
   const timers = (): ReturnType<typeof serveTimers> => serveTimers({ endpoint: values['trigger-endpoint'] === true });
   let workers: number | undefined;
   try {

@@ -298,3 +298,78 @@ describe('parseBody: multipart/form-data', () => {
     expect(error.message).toContain(detail);
   });
 });
+
+describe('parseBody: multipart parts busboy alone would change or drop', () => {
+  it('keeps a file part sent with filename="" and content as an UploadFile, bytes intact', async () => {
+    const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0x0d, 0x0a]);
+    const result = await parse(
+      multipart([
+        { name: 'f', filename: '', type: 'image/png', body: bytes },
+        { name: 'a', body: '1' },
+      ]),
+    );
+    expect(result['f']).toStrictEqual(file('', bytes, 'image/png'));
+    expect(result['a']).toBe('1');
+  });
+
+  it('keeps a large filename="" part whole too (the large-part path)', async () => {
+    const bytes = Buffer.alloc(200 * 1024, 0xff);
+    const result = await parse(multipart([{ name: 'f', filename: '', type: 'text/plain', body: bytes }]));
+    expect(result['f']).toStrictEqual(file('', bytes, 'text/plain'));
+  });
+
+  it('still leaves out an empty file input (no file name, no bytes)', async () => {
+    const result = await parse(multipart([{ name: 'f', filename: '', body: '' }]));
+    expect({ ...result }).toStrictEqual({});
+  });
+
+  it('refuses a part whose Content-Disposition cannot be parsed, naming it', async () => {
+    const body = multipart([
+      { name: 'a', body: '1' },
+      { headers: ['Content-Disposition: form-data; name="f"; filename="say "hi".txt"'], body: 'data' },
+    ]);
+    const error = await rejection(body);
+    expect([error.code, error.status]).toEqual(['CLOUDFN_BAD_MULTIPART', 400]);
+    expect(error.message).toContain('part 2');
+    expect(error.message).toContain('say \\"hi\\".txt');
+    expect(error.message).toContain('%22');
+  });
+
+  it('refuses a part of another disposition than form-data', async () => {
+    const error = await rejection(multipart([{ headers: ['Content-Disposition: attachment; name="a"'], body: '1' }]));
+    expect(error.code).toBe('CLOUDFN_BAD_MULTIPART');
+    expect(error.message).toContain('attachment');
+  });
+
+  it.each(['base64', 'quoted-printable', 'x-custom'])('refuses Content-Transfer-Encoding: %s', async (encoding) => {
+    const error = await rejection(
+      multipart([
+        { name: 'f', filename: 'a.bin', headers: [`Content-Transfer-Encoding: ${encoding}`], body: 'aGVsbG8=' },
+      ]),
+    );
+    expect([error.code, error.status]).toEqual(['CLOUDFN_BAD_MULTIPART', 400]);
+    expect(error.message).toContain(encoding);
+    expect(error.message).toContain('RFC 7578');
+  });
+
+  it.each(['binary', '8bit', '7BIT'])(
+    'accepts Content-Transfer-Encoding: %s, which changes nothing',
+    async (encoding) => {
+      const result = await parse(
+        multipart([{ name: 'f', filename: 'a.bin', headers: [`Content-Transfer-Encoding: ${encoding}`], body: 'raw' }]),
+      );
+      expect(result['f']).toStrictEqual(file('a.bin', 'raw', 'text/plain'));
+    },
+  );
+
+  it('decodes %22, %0D and %0A in names and file names as WHATWG formData() does, nothing else', async () => {
+    const result = await parse(
+      multipart([
+        { name: 'say%22hi%22', filename: 'a%22b%0D%0A.txt', body: 'x' },
+        { name: 'pct%41', body: 'y' },
+      ]),
+    );
+    expect((result['say"hi"'] as UploadFile).name).toBe('a"b\r\n.txt');
+    expect(result['pct%41']).toBe('y');
+  });
+});
