@@ -39,6 +39,10 @@ const OPTION_KEYS = new Set([
   'triggerHeader',
   'protoAction',
   'metrics',
+  'functionsDir',
+  'trustGatewayHeaders',
+  'captureConsole',
+  'devUser',
 ]);
 
 /**

@@ -43,6 +43,7 @@ export async function checkFunctionExports(root: string, functions: readonly Fou
   for (const fn of functions) {
     const where = relative(root, fn.file);
     const exports = exportsOf.get(where) ?? exportsOf.get(fn.file);
-    if (exports !== undefined && !exports.includes('default')) throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+    if (exports !== undefined && !exports.includes('default'))
+      throw createError(exports.includes('main') ? 'CLOUDFN_WECHAT_MAIN_EXPORT' : 'CLOUDFN_NO_DEFAULT_EXPORT', where);
   }
 }

@@ -11,8 +11,10 @@ import { OptionsError, parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn build [root] [--outdir dist] [--minify] [--no-sourcemap] [--check] [--no-typecheck]
+                     [--functions-dir functions]
 
-Bundles each function of <root>/functions (default: the current folder) with the runtime and
+Bundles each function of <root>/functions (default: the current folder; --functions-dir or the
+config's functionsDir names another folder, . for the root itself) with the runtime and
 its dependencies into <outdir>/<name>/index.mjs (serves that function at every path on PORT,
 default 8000), and all of them into <outdir>/server.mjs (by route, for containers).
 
@@ -31,6 +33,7 @@ export async function run(argv: string[]): Promise<number> {
     'no-sourcemap': { type: 'boolean' },
     check: { type: 'boolean' },
     'no-typecheck': { type: 'boolean' },
+    'functions-dir': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -55,6 +58,7 @@ export async function run(argv: string[]): Promise<number> {
       outdir: values.outdir,
       minify: values.minify === true,
       sourcemap: values['no-sourcemap'] !== true,
+      ...(values['functions-dir'] === undefined ? {} : { functionsDir: values['functions-dir'] }),
     });
   } catch (error) {
     // The same one line as start-up (plus a code frame for compile errors).

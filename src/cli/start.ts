@@ -18,10 +18,10 @@ import { OptionsError, parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>] [--metrics]
-                    [--trigger-endpoint]
+                    [--trigger-endpoint] [--functions-dir functions]
 
 Serves every function of <root>/functions (default: the current folder) as JSON log lines on
-stdout. PORT and HOST are read when the flags are absent; see docs/configuration.md.
+stdout; --functions-dir (config functionsDir) names another folder, . for the root itself. PORT and HOST are read when the flags are absent; see docs/configuration.md.
 
   --workers <n|auto>  serve from n processes sharing the port (node:cluster); auto is one per CPU
   --metrics           serve Prometheus text at /_cloudfn/metrics (CLOUDFN_METRICS=true), summed
@@ -48,6 +48,7 @@ export async function run(argv: string[]): Promise<number> {
     workers: { type: 'string', short: 'w' },
     metrics: { type: 'boolean' },
     'trigger-endpoint': { type: 'boolean' },
+    'functions-dir': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -57,7 +58,12 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length > 1)
     throw new OptionsError(`start takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
   const root = resolve(positionals[0] ?? '.');
-  const flags = { port: values.port, host: values.host, metrics: values.metrics === true ? true : undefined };
+  const flags = {
+    port: values.port,
+    host: values.host,
+    metrics: values.metrics === true ? true : undefined,
+    functionsDir: values['functions-dir'],
+  };
   const timers = (): ReturnType<typeof serveTimers> => serveTimers({ endpoint: values['trigger-endpoint'] === true });
   let workers: number | undefined;
   try {
@@ -92,12 +98,13 @@ export async function run(argv: string[]): Promise<number> {
     try {
       // Checked once here, so a bad option is one line rather than one per worker.
       const config = await loadConfigFile(root);
-      metrics = resolveOptions({ flags, env: process.env, config }).metrics;
+      const resolved = resolveOptions({ flags, env: process.env, config });
+      metrics = resolved.metrics;
       checkFunctionNames(
         config,
-        discoverFunctions(root).map((fn) => fn.name),
+        discoverFunctions(root, resolved.functionsDir).map((fn) => fn.name),
       );
-      await precompileProject(root);
+      await precompileProject(root, resolved.functionsDir);
     } catch (error) {
       oneLine(error);
     }
