@@ -20,10 +20,9 @@ export function devUserHook(user: DevUser): BeforeHook {
   const forwarded = headers['x-forwarded-for']!;
   delete headers['x-forwarded-for'];
   return (req: IncomingMessage) => {
-    if (hasGatewayHeaders(req.headers)) return false;
-    Object.assign(req.headers, headers);
-    // The gateway appends to what a proxy before it sent; locally that is the client's address.
+    // The gateway sets X-Forwarded-For on every call; locally the client is this machine.
     req.headers['x-forwarded-for'] ??= forwarded;
+    if (!hasGatewayHeaders(req.headers)) Object.assign(req.headers, headers);
     return false;
   };
 }
