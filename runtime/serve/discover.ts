@@ -4,14 +4,18 @@
  * `videos/list`). Files and folders starting with `_` or `.`, tests (`*.test.*`, `*.spec.*`),
  * declarations (`*.d.ts`) and `node_modules` are not functions, so helpers can live beside them.
  * The folder is the `functionsDir` option; `.` is the project root (the platform's own layout),
- * where config files (`*.config.*`), `dist`, `test` and `tests` are not functions either.
+ * where config files (`*.config.*`), `dist`, `test`, `tests` and any folder holding a build's
+ * `cloudfn-build.json` are not functions either.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { createError } from '../errors.js';
 
 /** The extensions a function file may have, in the order tried for `<name>/index.*`. */
 export const FUNCTION_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;
+
+/** The manifest `cloudfn build` writes in its output folder (src/build/bundle.ts). */
+const BUILD_MANIFEST = 'cloudfn-build.json';
 
 /** A function file found on disk. */
 export interface FoundFunction {
@@ -109,6 +113,8 @@ export function discoverFunctions(root: string, dir = 'functions'): FoundFunctio
       if (atRoot && folder === base ? ignoredAtRoot(entry.name) : ignored(entry.name)) continue;
       const full = join(folder, entry.name);
       if (entry.isDirectory()) {
+        // At the root, an earlier `cloudfn build --outdir <dir>` is output, not functions.
+        if (atRoot && folder === base && existsSync(join(full, BUILD_MANIFEST))) continue;
         walk(full);
         continue;
       }
