@@ -182,6 +182,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       schedules: () => timers.list(),
       assets: () => (assets ??= loadConsoleAssets()),
       triggerHeader: DEV_TRIGGER_HEADER,
+      devUser,
     });
     const server = createHttpServer(app, {
       before: [
