@@ -66,6 +66,47 @@ describe('cloudfn start on a root-layout project', () => {
   }, 30_000);
 });
 
+describe('cloudfn dev and cloudfn build on a root-layout project', () => {
+  it('dev --functions-dir . answers as the dev user from CLOUDFN_DEV_OPENID', async () => {
+    const child = spawn(process.execPath, [cli, 'dev', root, '--functions-dir', '.', '--port', '0', '--no-typecheck'], {
+      env: { ...process.env, NO_COLOR: '1', HOST: '127.0.0.1', CLOUDFN_DEV_OPENID: 'cli-ann' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no start-up line: ${out}`)), 20_000);
+        child.stdout!.on('data', () => {
+          const match = /dev server on (http:\/\/\S+) with 2 functions/.exec(out);
+          if (match !== null) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        });
+      });
+      const res = await fetch(`${url}/get_open_id`);
+      expect(((await res.json()) as { openid: string }).openid).toBe('cli-ann');
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 30_000);
+
+  it('build --functions-dir . bundles the root functions', () => {
+    const result = spawnSync(
+      process.execPath,
+      [cli, 'build', root, '--functions-dir', '.', '--no-typecheck', '--outdir', 'cli-dist'],
+      { encoding: 'utf8' },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/get_open_id/);
+    expect(result.stdout).toMatch(/start_game/);
+    expect(result.stdout).not.toMatch(/vite\.config|_helper/);
+  }, 60_000);
+});
+
 describe('a WeChat cloud function under cloudfn start', () => {
   it('is told the one-line change', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cloudfn-wechat-'));
