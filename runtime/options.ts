@@ -133,14 +133,14 @@ export const METRICS_PATH = '/_cloudfn/metrics';
 
 /** A folder relative to the project root: no absolute path, no `..`. */
 const relativeDir: Parse<string> = (raw, where) => {
-  const value = text(raw, where).replace(/\\/g, '/').replace(/\/+$/, '') || '.';
-  if (value.startsWith('/') || /^[A-Za-z]:/.test(value) || value.split('/').includes('..'))
+  const given = text(raw, where).replace(/\\/g, '/');
+  if (given.startsWith('/') || /^[A-Za-z]:/.test(given) || given.split('/').includes('..'))
     fail(
       '',
       where,
       `must be a folder inside the project, such as "functions" or "." (the root), got ${JSON.stringify(raw)}`,
     );
-  return value === './' ? '.' : value.replace(/^\.\/(?=.)/, '');
+  return given.replace(/\/+$/, '').replace(/^(\.\/)+(?=.)/, '') || '.';
 };
 
 /** The default health path. */

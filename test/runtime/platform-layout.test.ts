@@ -58,6 +58,10 @@ describe('functionsDir "."', () => {
       'option functionsDir is invalid: must be a folder inside the project, such as "functions" or "." (the root), got "../elsewhere" (from --functions-dir)',
     );
     expect(() => resolveOptions({ config: { functionsDir: '/srv' } })).toThrow(/from cloudfn.config functionsDir/);
+    expect(() => resolveOptions({ config: { functionsDir: '/' } })).toThrow(
+      /got "\/" \(from cloudfn.config functionsDir\)/,
+    );
+    expect(() => resolveOptions({ env: { CLOUDFN_FUNCTIONS_DIR: 'C:\\app' } })).toThrow(/from CLOUDFN_FUNCTIONS_DIR/);
   });
 
   it('is what cloudfn start serves', async () => {
