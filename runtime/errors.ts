@@ -114,6 +114,11 @@ const table = {
     message: (file: string) =>
       `${file} has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })`,
   },
+  CLOUDFN_WECHAT_MAIN_EXPORT: {
+    status: 500,
+    message: (file: string) =>
+      `${file} exports main (event, context), the form of a WeChat cloud function; cloudfn calls the default export with (params, service): change the one line exports.main = async (event, context) => to module.exports = async (event, context) => (or export const main = to export default)`,
+  },
   CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION: {
     status: 500,
     message: (file: string, got: string) =>

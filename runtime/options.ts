@@ -74,6 +74,40 @@ export interface RuntimeOptions {
    * (`--max-connections`, `CLOUDFN_MAX_CONNECTIONS`; 0 is no limit). @default 1024
    */
   maxConnections: number;
+  /**
+   * The folder functions are found in, relative to the project root (`--functions-dir`,
+   * `CLOUDFN_FUNCTIONS_DIR`); `.` is the root itself, as in the platform's own templates
+   * (docs/platform-projects.md). @default 'functions'
+   */
+  functionsDir: string;
+  /**
+   * Trust the gateway's caller headers (`X-TT-OPENID`, `X-TT-APPID`, ...) a request carries
+   * (`CLOUDFN_TRUST_GATEWAY_HEADERS`). Only behind the platform's gateway, which sets them; off,
+   * they are removed before the handler runs, so no client can claim another user
+   * (docs/decisions.md). @default false
+   */
+  trustGatewayHeaders: boolean;
+  /**
+   * Turn `console.log/info/warn/error/debug` into JSON log lines with the logid of the request
+   * that made them (`CLOUDFN_CAPTURE_CONSOLE`). @default true
+   */
+  captureConsole: boolean;
+}
+
+/** The caller as the platform's gateway sends it in headers (docs/platform-projects.md). */
+export interface DevUser {
+  /** `X-TT-OPENID`. @default 'dev-openid' */
+  openid: string;
+  /** `X-TT-APPID`. @default 'tt0000000000000000' */
+  appid: string;
+  /** `X-TT-UNIONID`. @default 'dev-unionid' */
+  unionid: string;
+  /** `X-TT-ENV`. @default 'development' */
+  env: string;
+  /** `X-TT-SOURCE`. @default 'miniapp' */
+  source: string;
+  /** `X-Forwarded-For`. @default '127.0.0.1' */
+  ip: string;
 }
 
 /** 10 MiB: the default largest body and file. */
@@ -112,6 +146,18 @@ export const defaultLimits: Readonly<Limits> = Object.freeze(
 
 /** Where `--metrics` serves the Prometheus text. */
 export const METRICS_PATH = '/_cloudfn/metrics';
+
+/** A folder relative to the project root: no absolute path, no `..`. */
+const relativeDir: Parse<string> = (raw, where) => {
+  const given = text(raw, where).replace(/\\/g, '/');
+  if (given.startsWith('/') || /^[A-Za-z]:/.test(given) || given.split('/').includes('..'))
+    fail(
+      '',
+      where,
+      `must be a folder inside the project, such as "functions" or "." (the root), got ${JSON.stringify(raw)}`,
+    );
+  return given.replace(/\/+$/, '').replace(/^(\.\/)+(?=.)/, '') || '.';
+};
 
 /** The default health path. */
 export const DEFAULT_HEALTH_PATH = '/_cloudfn/health';
@@ -205,6 +251,9 @@ const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
   memoryBudget: { env: 'CLOUDFN_MEMORY_BUDGET', parse: integer(0), default: 128 * 1024 * 1024 },
   sendTimeout: { env: 'CLOUDFN_SEND_TIMEOUT', parse: integer(0), default: 10_000 },
   maxConnections: { env: 'CLOUDFN_MAX_CONNECTIONS', parse: integer(0), default: 1024 },
+  functionsDir: { env: 'CLOUDFN_FUNCTIONS_DIR', parse: relativeDir, default: 'functions' },
+  trustGatewayHeaders: { env: 'CLOUDFN_TRUST_GATEWAY_HEADERS', parse: bool, default: false },
+  captureConsole: { env: 'CLOUDFN_CAPTURE_CONSOLE', parse: bool, default: true },
 };
 
 /** Names of the environment variables, for docs and the CLI's help. */
@@ -297,4 +346,57 @@ export function checkTimeouts(options: Pick<RuntimeOptions, 'headersTimeout' | '
       `must be 0 (off) or at least headersTimeout (${headersTimeout}), got ${requestTimeout}; raise CLOUDFN_REQUEST_TIMEOUT or lower CLOUDFN_HEADERS_TIMEOUT`,
     );
   }
+}
+
+/** The default dev user, and the environment variable of the fields that have one. */
+const devUserSpecs: { readonly [K in keyof DevUser]: { readonly env?: string; readonly default: string } } = {
+  openid: { env: 'CLOUDFN_DEV_OPENID', default: 'dev-openid' },
+  appid: { env: 'CLOUDFN_DEV_APPID', default: 'tt0000000000000000' },
+  unionid: { env: 'CLOUDFN_DEV_UNIONID', default: 'dev-unionid' },
+  env: { default: 'development' },
+  source: { default: 'miniapp' },
+  ip: { default: '127.0.0.1' },
+};
+
+/**
+ * The user `cloudfn dev` acts as: each field from its environment variable, then the config
+ * file's `devUser`, then the default. A field that is not a non-empty string without control
+ * characters throws `CLOUDFN_OPTIONS` naming it.
+ * @example resolveDevUser({ env: { CLOUDFN_DEV_OPENID: 'ann' }, config }) // { openid: 'ann', ... }
+ */
+export function resolveDevUser(sources: OptionSources = {}): DevUser {
+  const fromConfig = sources.config?.['devUser'];
+  if (fromConfig !== undefined && (typeof fromConfig !== 'object' || fromConfig === null || Array.isArray(fromConfig)))
+    throw createError(
+      'CLOUDFN_OPTIONS',
+      'devUser',
+      `must be an object such as { "openid": "ann" }, got ${JSON.stringify(fromConfig)} (from cloudfn.config devUser)`,
+    );
+  const config = (fromConfig ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(config)) {
+    if (!(key in devUserSpecs))
+      throw createError(
+        'CLOUDFN_OPTIONS',
+        'devUser',
+        `${key} is not a field; the fields are ${Object.keys(devUserSpecs).join(', ')} (from cloudfn.config devUser)`,
+      );
+  }
+  const user = {} as Record<string, string>;
+  for (const [key, spec] of Object.entries(devUserSpecs)) {
+    const fromEnv = spec.env === undefined ? undefined : sources.env?.[spec.env];
+    const [raw, where] =
+      fromEnv !== undefined && fromEnv !== '' ? [fromEnv, spec.env!] : [config[key], `cloudfn.config devUser.${key}`];
+    if (raw === undefined) {
+      user[key] = spec.default;
+      continue;
+    }
+    if (typeof raw !== 'string' || raw.trim() === '' || /[^\x20-\x7e]/.test(raw))
+      throw createError(
+        'CLOUDFN_OPTIONS',
+        `devUser.${key}`,
+        `must be a non-empty string of printable ASCII (it is sent in a header), got ${JSON.stringify(raw)} (from ${where})`,
+      );
+    user[key] = raw.trim();
+  }
+  return user as unknown as DevUser;
 }

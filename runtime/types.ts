@@ -46,6 +46,45 @@ export type LogMethod = (...values: unknown[]) => void;
  * The request's place in a distributed trace (W3C Trace Context, docs/observability.md): read
  * from the incoming `traceparent`, or a new trace when none came (or it was malformed).
  */
+/**
+ * The caller of a call from a mini-program, from the gateway's `X-TT-*` headers
+ * (docs/platform-projects.md#the-caller). Under `cloudfn start` these headers are read only with
+ * `trustGatewayHeaders` on; `cloudfn dev` adds a dev user's.
+ */
+export interface Caller {
+  /** `X-TT-OPENID`: the user, when signed in. */
+  readonly openid?: string;
+  /** `X-TT-ANONYMOUS-OPENID`: the device, for a user not signed in. */
+  readonly anonymousOpenid?: string;
+  /** `X-TT-APPID`: the mini-program. */
+  readonly appid?: string;
+  /** `X-TT-UNIONID`: the user across the developer's apps. */
+  readonly unionid?: string;
+  /** `X-TT-ENV`: the environment the call was made in. */
+  readonly env?: string;
+  /** `X-TT-SOURCE`: where the call came from. */
+  readonly source?: string;
+  /** The client's address: the first entry of `X-Forwarded-For`. */
+  readonly ip?: string;
+  /** True when there is no `openid` (only an anonymous one). */
+  readonly anonymous: boolean;
+}
+
+/** A user to act as, for `invoke`, `callContainer` and the dev server: what becomes the `X-TT-*` headers. */
+export interface CallerInit {
+  openid?: string;
+  /** Sent as `X-TT-ANONYMOUS-OPENID`; with `anonymous: true` and none given, `anon-<openid or user>`. */
+  anonymousOpenid?: string;
+  appid?: string;
+  unionid?: string;
+  env?: string;
+  source?: string;
+  /** Sent as `X-Forwarded-For`. */
+  ip?: string;
+  /** Send as a user not signed in: no `X-TT-OPENID` (nor `X-TT-UNIONID`). @default false */
+  anonymous?: boolean;
+}
+
 export interface TraceContext {
   /** 32 lower-case hex digits: the incoming trace's, or a new one. */
   readonly traceId: string;
@@ -97,6 +136,12 @@ export interface Service {
   error: LogMethod;
   /** cloudfn: the request's log id, also sent as `x-platform-logid`. */
   readonly logid: string;
+  /**
+   * cloudfn: the caller, from the gateway's `X-TT-*` headers, or undefined when there are none
+   * (not a call from a mini-program, or `trustGatewayHeaders` off under `cloudfn start`).
+   * @example const openid = service.caller?.openid ?? null
+   */
+  readonly caller: Caller | undefined;
   /** cloudfn: the function's name, e.g. `videos/list`. */
   readonly functionName: string;
   /** cloudfn: the exact bytes received (empty for GET), for verifying signed callbacks. */

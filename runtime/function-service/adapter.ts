@@ -9,10 +9,20 @@
 import './node14-apis.js';
 import { CloudfnError } from '../errors.js';
 import { pickLogid } from '../log/logid.js';
+import { readCaller } from '../request/caller.js';
 import { errorBody } from '../request/error-body.js';
 import { ids } from '../trace/ids.js';
 import { checkTracestate, formatTraceparent, parseTraceparent } from '../trace/traceparent.js';
-import type { CookieOptions, Handler, LogMethod, QueryParams, Service, TraceContext, Trigger } from '../types.js';
+import type {
+  Caller,
+  CookieOptions,
+  Handler,
+  LogMethod,
+  QueryParams,
+  Service,
+  TraceContext,
+  Trigger,
+} from '../types.js';
 
 /** The request header carrying the platform's log id (platform contract, Signing). */
 export const LOGID_HEADER = 'x-platform-logid';
@@ -89,6 +99,7 @@ class FunctionServiceService implements Service {
   #trace: TraceContext | undefined;
   #signal: AbortSignal | undefined;
   #rawBody: Buffer | undefined;
+  #caller: Caller | undefined | null = null;
   readonly pending: PromiseLike<unknown>[] = [];
   readonly logid: string;
   readonly functionName: string;
@@ -127,6 +138,11 @@ class FunctionServiceService implements Service {
   }
   get cookies(): Record<string, string | undefined> {
     return this.#context.cookies;
+  }
+  /** On the function service the platform's gateway sets the `X-TT-*` headers, so they are trusted. */
+  get caller(): Caller | undefined {
+    if (this.#caller === null) this.#caller = readCaller(this.#context.headers);
+    return this.#caller;
   }
   get trigger(): Trigger {
     return this.#context.trigger as Trigger;

@@ -17,6 +17,8 @@ import { Exchange, type Host } from './exchange.js';
 import { finish } from './finish.js';
 import { closesAfterAnswer } from './linger.js';
 import { sendError, sendResult } from './response.js';
+import { requestContext } from '../log/console-capture.js';
+import { stripGatewayHeaders } from './caller.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
 
@@ -256,11 +258,17 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined): void
     );
     return;
   }
+  const options = x.host.options;
+  // Not behind the gateway: a client's X-TT-* headers claim a user nobody vouched for.
+  if (!options.trustGatewayHeaders) stripGatewayHeaders(x.req.headers);
   const service = new RequestService(x, query);
   let result: unknown;
   try {
-    // In the span's context, spans the handler starts (or its instrumented libraries do) are children of it.
-    result = x.otel === undefined ? x.fn!.handler(params, service) : x.otel.run(x.fn!.handler, params, service);
+    // Inside the request's context, console.* calls of the handler carry its logid
+    // (log/console-capture.ts); with capture off the handler is called directly.
+    result = options.captureConsole
+      ? requestContext.run(x, callHandler, x, params, service)
+      : callHandler(x, params, service);
   } catch (error) {
     return sendError(x, error);
   }
@@ -278,6 +286,11 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined): void
   // A reaction on a settled Promise rather than queueMicrotask, which also makes an
   // AsyncResource and a bound function per call (40 instead of 70-110 ns).
   SETTLED.then(() => watch(x));
+}
+
+/** Calls the handler; in the span's context, spans it starts (or its libraries do) are children of it. */
+function callHandler(x: Exchange, params: unknown, service: RequestService): unknown {
+  return x.otel === undefined ? x.fn!.handler(params, service) : x.otel.run(x.fn!.handler, params, service);
 }
 
 /** Reactions on it run in the order they were added, after those already queued. */

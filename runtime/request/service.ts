@@ -7,7 +7,8 @@ import { validateHeaderName } from 'node:http';
 import { isPoisonKey } from '../body/poison.js';
 import { parseQuery } from '../body/query.js';
 import { formatTraceparent } from '../trace/traceparent.js';
-import type { CookieOptions, LogMethod, QueryParams, Service, TraceContext, Trigger } from '../types.js';
+import type { Caller, CookieOptions, LogMethod, QueryParams, Service, TraceContext, Trigger } from '../types.js';
+import { readCaller } from './caller.js';
 import { cookieCodec, type CookieCodec } from './cookie-codec.js';
 import type { Exchange } from './exchange.js';
 
@@ -99,6 +100,7 @@ export class RequestService implements Service {
   #warn: LogMethod | undefined;
   #error: LogMethod | undefined;
   #trace: TraceContext | undefined;
+  #caller: Caller | undefined | null;
 
   constructor(exchange: Exchange, query: QueryParams | undefined) {
     this.#x = exchange;
@@ -115,6 +117,7 @@ export class RequestService implements Service {
     this.#cookies = undefined;
     this.#log = this.#debug = this.#info = this.#warn = this.#error = undefined;
     this.#trace = undefined;
+    this.#caller = null;
   }
 
   waitUntil(promise: PromiseLike<unknown>): void {
@@ -142,6 +145,12 @@ export class RequestService implements Service {
   /** Built on first read: a request that never reads it allocates nothing for it. */
   get trace(): TraceContext {
     return (this.#trace ??= traceContext(this.#x));
+  }
+
+  /** Read from the headers on first use (null: not read yet). */
+  get caller(): Caller | undefined {
+    if (this.#caller === null) this.#caller = readCaller(this.headers);
+    return this.#caller;
   }
 
   get signal(): AbortSignal {

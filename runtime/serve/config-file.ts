@@ -35,6 +35,8 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
   'routes',
   'functions',
   'limits',
+  // An object, read by resolveDevUser rather than the option table.
+  'devUser',
   ...Object.keys(optionEnvVars).filter((key) => !(LIMIT_KEYS as readonly string[]).includes(key)),
 ]);
 

@@ -3,13 +3,19 @@
  * `functions/<name>/index.*` is one function named by its path (`functions/videos/list.ts` is
  * `videos/list`). Files and folders starting with `_` or `.`, tests (`*.test.*`, `*.spec.*`),
  * declarations (`*.d.ts`) and `node_modules` are not functions, so helpers can live beside them.
+ * The folder is the `functionsDir` option; `.` is the project root (the platform's own layout),
+ * where config files (`*.config.*`), `dist`, `test`, `tests` and any folder holding a build's
+ * `cloudfn-build.json` are not functions either.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { createError } from '../errors.js';
 
 /** The extensions a function file may have, in the order tried for `<name>/index.*`. */
 export const FUNCTION_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;
+
+/** The manifest `cloudfn build` writes in its output folder (src/build/bundle.ts). */
+const BUILD_MANIFEST = 'cloudfn-build.json';
 
 /** A function file found on disk. */
 export interface FoundFunction {
@@ -20,6 +26,30 @@ export interface FoundFunction {
 
 function extensionOf(file: string): string | undefined {
   return FUNCTION_EXTENSIONS.find((ext) => file.endsWith(ext) && !file.endsWith('.d' + ext));
+}
+
+/** At the project root, what is a project's file rather than a function. */
+function ignoredAtRoot(entry: string): boolean {
+  return (
+    ignored(entry) ||
+    entry === 'dist' ||
+    entry === 'test' ||
+    entry === 'tests' ||
+    /\.config\.[cm]?[jt]s$/.test(entry) ||
+    /^(vitest|jest|webpack|rollup|vite|eslint|babel)\.[a-z.]*$/.test(entry)
+  );
+}
+
+/** The files at the root that would be functions with `functionsDir: "."`, for the message. */
+function rootHandlers(root: string): string[] {
+  try {
+    return readdirSync(root, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && !ignoredAtRoot(entry.name) && extensionOf(entry.name) !== undefined)
+      .map((entry) => entry.name)
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 function ignored(entry: string): boolean {
@@ -37,7 +67,8 @@ function ignored(entry: string): boolean {
  * @example discoverFunctions('/srv/app') // [{ name: 'hello', file: '/srv/app/functions/hello.ts' }]
  */
 export function discoverFunctions(root: string, dir = 'functions'): FoundFunction[] {
-  const base = join(root, dir);
+  const atRoot = dir === '.';
+  const base = atRoot ? root : join(root, dir);
   try {
     if (!statSync(base).isDirectory()) throw new Error('not a folder');
   } catch {
@@ -49,10 +80,20 @@ export function discoverFunctions(root: string, dir = 'functions'): FoundFunctio
         `there is no functions folder: ${root} is the functions folder itself; pass the project root that holds it, ${dirname(root)} (e.g. cloudfn dev . from there)`,
       );
     }
+    const atTop = dir === 'functions' ? rootHandlers(root) : [];
+    if (atTop.length > 0) {
+      // Not taken as functions unasked: a build script at the root would become a public URL.
+      const shown = atTop.slice(0, 3).join(', ') + (atTop.length > 3 ? ', ...' : '');
+      throw createError(
+        'CLOUDFN_BAD_CONFIG',
+        base,
+        `there is no functions folder, but ${shown} sit${atTop.length === 1 ? 's' : ''} at the project root, as in the platform's layout; to serve them, set "functionsDir": "." in cloudfn.config.json (or pass --functions-dir .)`,
+      );
+    }
     throw createError(
       'CLOUDFN_BAD_CONFIG',
       base,
-      `there is no functions folder; create ${join(dir, 'hello.ts')} with export default async function (params, service) { ... }`,
+      `there is no ${dir} folder; create ${join(dir, 'hello.ts')} with export default async function (params, service) { ... }`,
     );
   }
   const found = new Map<string, string>();
@@ -69,9 +110,11 @@ export function discoverFunctions(root: string, dir = 'functions'): FoundFunctio
   };
   const walk = (folder: string): void => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      if (ignored(entry.name)) continue;
+      if (atRoot && folder === base ? ignoredAtRoot(entry.name) : ignored(entry.name)) continue;
       const full = join(folder, entry.name);
       if (entry.isDirectory()) {
+        // At the root, an earlier `cloudfn build --outdir <dir>` is output, not functions.
+        if (atRoot && folder === base && existsSync(join(full, BUILD_MANIFEST))) continue;
         walk(full);
         continue;
       }

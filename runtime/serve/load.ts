@@ -91,6 +91,15 @@ export function functionFromModule(mod: Record<string, unknown>, name: string, w
   ) {
     handler = (handler as { default: unknown }).default;
   }
+  // A WeChat cloud function (`exports.main = async (event, context) => ...`): its own message,
+  // since the fix is one line. `main` is on the namespace (ESM, or CommonJS through node's
+  // export lexer) or on module.exports, which is the default of an imported CommonJS module.
+  if (
+    typeof handler !== 'function' &&
+    (typeof mod['main'] === 'function' ||
+      typeof (handler as { main?: unknown } | null | undefined)?.main === 'function')
+  )
+    throw createError('CLOUDFN_WECHAT_MAIN_EXPORT', where);
   if (handler === undefined) throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
   if (typeof handler !== 'function')
     throw createError('CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', where, describeValue(handler));

@@ -20,6 +20,7 @@ import { loadOpenTelemetry } from '../trace/otel.js';
 import { type BeforeHook, createHttpServer, listen } from './http-server.js';
 import { loadFunction, type CompileHook } from './load.js';
 import { exitOnSignals, shutdown } from './shutdown.js';
+import { captureConsole } from '../log/console-capture.js';
 import { keepServingOnStrayErrors } from './stray-errors.js';
 
 /** A running server. */
@@ -108,6 +109,8 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   // the first request, so that request has its span. Without an SDK this loads nothing.
   await loadOpenTelemetry();
   const bound = await listen(server, app.options.port, app.options.host);
+  // Installed once the port is open, so a start-up that fails leaves console as it was.
+  const restoreConsole = app.options.captureConsole ? captureConsole(logger) : undefined;
   // performance.now() counts from the process start: the cold start, up to the open port.
   app.metrics?.listening(performance.now() / 1000);
   const removers = [
@@ -140,6 +143,7 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     async close() {
       for (const remove of removers) remove?.();
       await shutdown(app, server);
+      restoreConsole?.();
     },
   };
 }
@@ -156,7 +160,8 @@ export interface StartOptions extends ServeOptions {
  */
 export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? (await loadConfigFile(root));
-  const specs = await loadProjectFunctions(root, options.compile);
+  const { functionsDir } = resolveOptions({ flags: options.flags, env: options.env ?? process.env, config });
+  const specs = await loadProjectFunctions(root, options.compile, functionsDir);
   checkFunctionNames(
     config,
     specs.map((spec) => spec.name),
@@ -164,8 +169,12 @@ export async function startProject(root: string, options: StartOptions = {}): Pr
   return serve(specs, { ...options, config });
 }
 
-/** Discovers and imports every function of a project, in name order. */
-export async function loadProjectFunctions(root: string, compile?: CompileHook): Promise<FunctionSpec[]> {
-  const found = discoverFunctions(root);
+/** Discovers and imports every function of a project (in `functionsDir`), in name order. */
+export async function loadProjectFunctions(
+  root: string,
+  compile?: CompileHook,
+  functionsDir = 'functions',
+): Promise<FunctionSpec[]> {
+  const found = discoverFunctions(root, functionsDir);
   return Promise.all(found.map(({ name, file }) => loadFunction(file, name, relative(root, file), compile)));
 }

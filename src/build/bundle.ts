@@ -12,12 +12,13 @@
  * function that never uses Redis carries none of its glue.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Message, type Metafile, type Plugin } from 'esbuild';
 import type { LoadedFunction } from '../../runtime/types.js';
 import { checkFunctionNames, loadConfigFile, type ConfigFile } from '../../runtime/serve/config-file.js';
 import { discoverFunctions, type FoundFunction } from '../../runtime/serve/discover.js';
+import { resolveOptions } from '../../runtime/options.js';
 import { createError } from '../../runtime/errors.js';
 import { Router } from '../../runtime/request/router.js';
 import { checkFunctionExports } from './check-exports.js';
@@ -37,6 +38,8 @@ export interface BuildOptions {
   sourcemap?: boolean;
   /** Also write `server.mjs` with every function. @default true */
   server?: boolean;
+  /** The folder of the functions (`--functions-dir`). @default the config's functionsDir, else 'functions' */
+  functionsDir?: string;
 }
 
 /** One bundle written. */
@@ -233,15 +236,20 @@ function loadOrder(root: string, entry: string, outputs: Metafile['outputs']): {
  */
 export async function buildProject(root: string, options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
+  const config = await loadConfigFile(root);
   const resolved: Required<BuildOptions> = {
     outdir: options.outdir ?? 'dist',
     minify: options.minify ?? false,
     sourcemap: options.sourcemap ?? true,
     server: options.server ?? true,
+    functionsDir: resolveOptions({ flags: { functionsDir: options.functionsDir }, env: process.env, config })
+      .functionsDir,
   };
   const outdir = resolve(root, resolved.outdir);
-  const config = await loadConfigFile(root);
-  const found: FoundFunction[] = discoverFunctions(root);
+  // With functionsDir '.', a custom outdir sits among the functions: its bundles are not functions.
+  const found: FoundFunction[] = discoverFunctions(root, resolved.functionsDir).filter(
+    (fn) => !fn.file.startsWith(outdir + sep),
+  );
   // The routes must name functions that exist, checked with the router's own message.
   new Router(
     found.map((fn) => ({ name: fn.name }) as LoadedFunction),

@@ -48,28 +48,37 @@ export async function checkFunctionExports(root: string, functions: readonly Fou
   for (const fn of functions) {
     const where = relative(root, fn.file);
     const exports = exportsOf.get(where) ?? exportsOf.get(fn.file);
-    if (exports !== undefined && !exports.includes('default')) throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+    if (exports !== undefined && !exports.includes('default'))
+      throw createError(exports.includes('main') ? 'CLOUDFN_WECHAT_MAIN_EXPORT' : 'CLOUDFN_NO_DEFAULT_EXPORT', where);
     const format = (inputs[where] ?? inputs[fn.file])?.format;
-    if (format === 'cjs' && !(await assignsModuleExports(fn.file)))
-      throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+    if (format === 'cjs') {
+      const assigned = await moduleExportsOf(fn.file);
+      if (assigned === 'main') throw createError('CLOUDFN_WECHAT_MAIN_EXPORT', where);
+      if (assigned === 'none') throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+    }
   }
 }
 
 /** `module.exports = ...` (not `module.exports.x = ...`), after a pass that drops comments. */
 const MODULE_EXPORTS_ASSIGNED = /\bmodule\s*\.\s*exports\s*=(?!=)/;
 
+/** `exports.main = ...`, the WeChat-cloud form of a function. */
+const WECHAT_MAIN_ASSIGNED = /\b(?:module\s*\.\s*)?exports\s*\.\s*main\s*=(?!=)/;
+
 /**
- * Whether a CommonJS file assigns `module.exports`, the only way it can export a function.
- * esbuild's transform drops its comments first, so a commented-out assignment does not count.
- * @example await assignsModuleExports('functions/legacy.js') // false for `exports.handler = fn`
+ * Whether a CommonJS file assigns `module.exports` (the only way it can export a function), only
+ * `exports.main` (the WeChat-cloud form), or neither. esbuild's transform drops comments first,
+ * so a commented-out assignment does not count.
+ * @example await moduleExportsOf('functions/legacy.js') // 'none' for `exports.handler = fn`
  */
-async function assignsModuleExports(file: string): Promise<boolean> {
+async function moduleExportsOf(file: string): Promise<'assigned' | 'main' | 'none'> {
   const loader = /\.tsx?$|\.cts$/.test(file) ? 'ts' : 'js';
   try {
     const { code } = await transform(readFileSync(file, 'utf8'), { loader, logLevel: 'silent' });
-    return MODULE_EXPORTS_ASSIGNED.test(code);
+    if (MODULE_EXPORTS_ASSIGNED.test(code)) return 'assigned';
+    return WECHAT_MAIN_ASSIGNED.test(code) ? 'main' : 'none';
   } catch {
     // The bundle step reports a file that does not compile; this check has nothing to add.
-    return true;
+    return 'assigned';
   }
 }

@@ -23,9 +23,9 @@ export function startOutDir(root: string): string {
  * Checks and compiles every function of `root`; throws the first problem.
  * @example await precompileProject(root) // then workers use precompiledHook(root)
  */
-export async function precompileProject(root: string): Promise<void> {
+export async function precompileProject(root: string, functionsDir = 'functions'): Promise<void> {
   await loadConfigFile(root);
-  const found = discoverFunctions(root);
+  const found = discoverFunctions(root, functionsDir);
   await checkFunctionExports(root, found);
   const compile = createCompileHook(root, startOutDir(root));
   for (const fn of found) if (NEEDS_COMPILE.test(fn.file)) await compile(fn.file, fn.name);

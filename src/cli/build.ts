@@ -21,8 +21,10 @@ import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn build [root] [--target server|function-service] [--outdir dist] [--minify]
                     [--no-sourcemap] [--external <pkg>]... [--check] [--no-typecheck]
+                    [--functions-dir functions]
 
-Bundles each function of <root>/functions (default: the current folder) with the runtime and
+Bundles each function of <root>/functions (default: the current folder; --functions-dir or the
+config's functionsDir names another folder, . for the root itself) with the runtime and
 its dependencies into <outdir>/<name>/index.mjs (serves that function at every path on PORT,
 default 8000), and all of them into <outdir>/server.mjs (by route, for containers).
 
@@ -49,6 +51,7 @@ export async function run(argv: string[]): Promise<number> {
     'no-typecheck': { type: 'boolean' },
     target: { type: 'string' },
     external: { type: 'string', multiple: true },
+    'functions-dir': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -81,6 +84,7 @@ export async function run(argv: string[]): Promise<number> {
       external: values.external ?? [],
       check: values.check === true,
       typeNote,
+      functionsDir: values['functions-dir'],
     });
   let result;
   try {
@@ -88,6 +92,7 @@ export async function run(argv: string[]): Promise<number> {
       outdir: values.outdir,
       minify: values.minify === true,
       sourcemap: values['no-sourcemap'] !== true,
+      ...(values['functions-dir'] === undefined ? {} : { functionsDir: values['functions-dir'] }),
     });
   } catch (error) {
     // The same one line as start-up (plus a code frame for compile errors).
@@ -113,7 +118,14 @@ export async function run(argv: string[]): Promise<number> {
 /** `--target function-service`: the files, their table, and with `--check` the Node 14 run. */
 async function buildForFunctionService(
   root: string,
-  options: { outdir: string | undefined; minify: boolean; external: string[]; check: boolean; typeNote: string },
+  options: {
+    outdir: string | undefined;
+    minify: boolean;
+    external: string[];
+    check: boolean;
+    typeNote: string;
+    functionsDir: string | undefined;
+  },
 ): Promise<number> {
   let result;
   try {
@@ -121,6 +133,7 @@ async function buildForFunctionService(
       ...(options.outdir === undefined ? {} : { outdir: join(options.outdir, 'function-service') }),
       minify: options.minify,
       external: options.external,
+      ...(options.functionsDir === undefined ? {} : { functionsDir: options.functionsDir }),
     });
   } catch (error) {
     if (error instanceof CloudfnError) throw new OptionsError(error.message);

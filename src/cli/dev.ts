@@ -11,8 +11,10 @@ import { OptionsError, parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 
 const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000] [--platform-callback-url <url>]] [--no-typecheck]
+                  [--functions-dir functions]
 
-Serves every function of <root>/functions (default: the current folder), rebuilding a function
+Serves every function of <root>/functions (default: the current folder; --functions-dir or the
+config's functionsDir names another folder, . for the root itself), rebuilding a function
 when its files change, with readable logs and the debug console at /_cloudfn/. Loads <root>/.env
 (the real environment wins). --inspect opens the debugger (default 127.0.0.1:9229). Colours are
 off when NO_COLOR is set or the output is not a terminal. --platform starts the platform
@@ -43,6 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     'platform-port': { type: 'string' },
     'platform-callback-url': { type: 'string' },
     'no-typecheck': { type: 'boolean' },
+    'functions-dir': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -81,6 +84,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(split.inspect === undefined ? {} : { inspect: split.inspect === '' ? true : split.inspect }),
       handleSignals: true,
       typecheck: values['no-typecheck'] !== true,
+      ...(values['functions-dir'] === undefined ? {} : { functionsDir: values['functions-dir'] }),
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')

@@ -4,12 +4,13 @@
  */
 import { relative, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
+import type { Layout } from '../init/platform-layout.js';
 import { initProject, listTemplates } from '../init/scaffold.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 
 function help(): string {
-  return `usage: cloudfn init <dir> [--template starter] [--name <package name>]
+  return `usage: cloudfn init <dir> [--template starter] [--name <package name>] [--layout functions|platform]
 
 Creates <dir> (new or empty) from a template: package.json depending on cloudfn, tsconfig.json,
 functions/, tests with vitest and cloudfn/testing, a README, a Dockerfile and a Knative Service.
@@ -17,13 +18,18 @@ functions/, tests with vitest and cloudfn/testing, a README, a Dockerfile and a 
 templates: ${listTemplates().join(', ')}
   starter    hello, a multipart upload, and a media function configured from CLOUDFN_MEDIA_*
   media      video functions with the media client (cloudfn/media), tested against the emulator
-  callback   a function verifying the platform's signed callbacks (cloudfn/sign)`;
+  callback   a function verifying the platform's signed callbacks (cloudfn/sign)
+
+  --layout platform  put each function file at the project root, as the platform's own
+                     templates do, with "functionsDir": "." in cloudfn.config.json
+                     (docs/platform-projects.md)`;
 }
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     template: { type: 'string', short: 't' },
     name: { type: 'string' },
+    layout: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -37,7 +43,11 @@ export async function run(argv: string[]): Promise<number> {
   const dir = resolve(positionals[0]!);
   let result;
   try {
-    result = initProject(dir, { template: values.template, name: values.name });
+    result = initProject(dir, {
+      template: values.template,
+      name: values.name,
+      ...(values.layout === undefined ? {} : { layout: values.layout as Layout }),
+    });
   } catch (error) {
     if (error instanceof CloudfnError) throw new OptionsError(error.message);
     throw error;

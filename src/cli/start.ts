@@ -20,9 +20,10 @@ import { helpText } from './help.js';
 const HELP = `usage: cloudfn start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>] [--metrics]
                     [--trigger-endpoint] [--memory-budget <bytes>] [--send-timeout <ms>]
                     [--max-connections <n>]
+                    [--functions-dir functions]
 
 Serves every function of <root>/functions (default: the current folder) as JSON log lines on
-stdout. PORT and HOST are read when the flags are absent; see docs/configuration.md.
+stdout; --functions-dir (config functionsDir) names another folder, . for the root itself. PORT and HOST are read when the flags are absent; see docs/configuration.md.
 
   --workers <n|auto>  serve from n processes sharing the port (node:cluster); auto is one per CPU
   --metrics           serve Prometheus text at /_cloudfn/metrics (CLOUDFN_METRICS=true), summed
@@ -67,6 +68,7 @@ export async function run(argv: string[]): Promise<number> {
     'memory-budget': { type: 'string' },
     'send-timeout': { type: 'string' },
     'max-connections': { type: 'string' },
+    'functions-dir': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -83,6 +85,7 @@ export async function run(argv: string[]): Promise<number> {
     memoryBudget: values['memory-budget'],
     sendTimeout: values['send-timeout'],
     maxConnections: values['max-connections'],
+    functionsDir: values['functions-dir'],
   };
   const timers = (): ReturnType<typeof serveTimers> => serveTimers({ endpoint: values['trigger-endpoint'] === true });
   let workers: number | undefined;
@@ -118,12 +121,13 @@ export async function run(argv: string[]): Promise<number> {
     try {
       // Checked once here, so a bad option is one line rather than one per worker.
       const config = await loadConfigFile(root);
-      metrics = resolveOptions({ flags, env: process.env, config }).metrics;
+      const resolved = resolveOptions({ flags, env: process.env, config });
+      metrics = resolved.metrics;
       checkFunctionNames(
         config,
-        discoverFunctions(root).map((fn) => fn.name),
+        discoverFunctions(root, resolved.functionsDir).map((fn) => fn.name),
       );
-      await precompileProject(root);
+      await precompileProject(root, resolved.functionsDir);
     } catch (error) {
       oneLine(error);
     }

@@ -5,7 +5,8 @@
  * calls functions can be tested in Node.
  */
 import { checkTraceOption, startOutgoing, type TraceParentSource } from '../../runtime/trace/outgoing.js';
-import type { Trigger } from '../../runtime/types.js';
+import type { CallerInit, Trigger } from '../../runtime/types.js';
+import { callerHeaders } from '../../runtime/request/caller.js';
 import { ContainerCallError, createClientError, type ContainerFailure } from './errors.js';
 import { encodeCall } from './encode.js';
 import { availableFetch, createAbortController } from '../fetch-fallback/index.js';
@@ -65,6 +66,14 @@ export interface ContainerCallOptions<T = unknown> {
    * logged through it with the answer's `x-platform-logid` as `log_id`.
    */
   from?: CallingRequest;
+  /**
+   * cloudfn: call as this user, as a mini-program would through the platform's gateway: its
+   * `X-TT-*` headers are sent (`init.header` wins). Wins over the client's `user`; `null` sends
+   * none. A server trusts them under `cloudfn dev`, and under `cloudfn start` only with
+   * `trustGatewayHeaders` on (docs/platform-projects.md#the-caller).
+   * @default the client's user, else none
+   */
+  user?: CallerInit | null;
   /** Called with the response, whatever its status (a 500 is a response, not a failure). */
   success?: (response: ContainerResponse<T>) => void;
   /** Called when no response came: bad options, timeout, network error. */
@@ -85,6 +94,8 @@ export interface ContainerClientOptions {
   trigger?: Trigger | false;
   /** @default globalThis.fetch, or a node:https one where there is none (Node 14) */
   fetch?: typeof globalThis.fetch;
+  /** The user every call is made as (`X-TT-*` headers); a call's `user` wins. @default none */
+  user?: CallerInit;
 }
 
 /** A client bound to one base URL. */
@@ -138,7 +149,7 @@ function checkBaseUrl(baseUrl: unknown): string {
 }
 
 async function send(
-  client: Required<Omit<ContainerClientOptions, 'header' | 'trigger'>> & ContainerClientOptions,
+  client: Required<Omit<ContainerClientOptions, 'header' | 'trigger' | 'user'>> & ContainerClientOptions,
   options: ContainerCallOptions,
 ): Promise<ContainerResponse> {
   if (typeof options !== 'object' || options === null)
@@ -157,6 +168,14 @@ async function send(
     ...(client.trigger === false ? {} : { [TRIGGER_HEADER]: client.trigger ?? 'online' }),
     ...client.header,
   };
+  const user = options.user === undefined ? client.user : options.user;
+  if (user !== undefined && user !== null) {
+    try {
+      Object.assign(defaults, callerHeaders(user));
+    } catch (error) {
+      throw createClientError('CLIENT_BAD_OPTIONS', (error as Error).message);
+    }
+  }
   const from = options.from;
   let parent: TraceParentSource | undefined;
   try {

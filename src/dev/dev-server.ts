@@ -10,7 +10,8 @@ import { App } from '../../runtime/app.js';
 import { checkFunctionNames, loadConfigFile } from '../../runtime/serve/config-file.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION, type LogSink } from '../../runtime/log/record.js';
-import { resolveOptions } from '../../runtime/options.js';
+import { resolveDevUser, resolveOptions } from '../../runtime/options.js';
+import { captureConsole } from '../../runtime/log/console-capture.js';
 import { createHttpServer, listen } from '../../runtime/serve/http-server.js';
 import { keepServingOnStrayErrors } from '../../runtime/serve/stray-errors.js';
 import { exitOnSignals, shutdown } from '../../runtime/serve/shutdown.js';
@@ -22,6 +23,7 @@ import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { CONSOLE_PREFIX, createConsoleHandler, isConsolePath } from './console/routes.js';
 import { DotenvLayer } from './dotenv.js';
+import { devUserHook } from './dev-user.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
 import { Reloader, type FunctionStatus } from './reloader.js';
@@ -65,6 +67,8 @@ export interface DevServerOptions {
    * `--no-typecheck`). @default false
    */
   typecheck?: boolean;
+  /** The folder of the functions, relative to the root (`--functions-dir`). @default the config's functionsDir, else 'functions' */
+  functionsDir?: string;
   /** The clock of the timers of `config.schedule` (tests pass a fake one). @default the system clock */
   clock?: SchedulerClock;
 }
@@ -122,11 +126,16 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const config = await loadConfigFile(root);
     const host = options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1');
     const resolved = resolveOptions({
-      flags: { port: options.port === undefined ? undefined : String(options.port), host },
+      flags: {
+        port: options.port === undefined ? undefined : String(options.port),
+        host,
+        functionsDir: options.functionsDir,
+      },
       env: process.env,
       config,
     });
 
+    const devUser = resolveDevUser({ env: process.env, config });
     const loader = new Reloader({
       root,
       logger,
@@ -136,6 +145,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         hub.publish('functions', list);
       },
       debounceMs: options.debounceMs ?? 5,
+      functionsDir: resolved.functionsDir,
     });
     reloader = loader;
     const specs = await loader.load();
@@ -146,7 +156,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const app = new App({
       functions: specs,
       routes: config.routes ?? {},
-      options: { ...resolved, trigger: 'ide_debug', exposeErrors: true, triggerHeader: DEV_TRIGGER_HEADER },
+      // Dev stands where the gateway would: the headers it adds (devUserHook) are trusted.
+      options: {
+        ...resolved,
+        trigger: 'ide_debug',
+        exposeErrors: true,
+        triggerHeader: DEV_TRIGGER_HEADER,
+        trustGatewayHeaders: true,
+      },
       logger,
     });
     app.observers.add((info) => hub.request(info));
@@ -165,9 +182,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       schedules: () => timers.list(),
       assets: () => (assets ??= loadConsoleAssets()),
       triggerHeader: DEV_TRIGGER_HEADER,
+      devUser,
     });
     const server = createHttpServer(app, {
       before: [
+        devUserHook(devUser),
         metricsHook(app.metrics!),
         triggerHook(timers),
         (req, res) => {
@@ -185,6 +204,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       ],
     });
     const bound = await listen(server, app.options.port, app.options.host);
+    if (app.options.captureConsole) cleanups.push(captureConsole(logger));
     assets = loadConsoleAssets();
     assets.catch(() => undefined);
 

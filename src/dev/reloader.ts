@@ -7,7 +7,7 @@
  * compile or load is served by a handler that answers 500 with the formatted error.
  */
 import { withBodyHint } from './body-hint.js';
-import { dirname, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import type { App } from '../../runtime/app.js';
 import type { FunctionSpec } from '../../runtime/types.js';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
@@ -70,12 +70,16 @@ export interface ReloaderOptions {
   onUpdate?: (functions: FunctionStatus[]) => void;
   /** Time to wait for more events after the first one of a save. @default 5 */
   debounceMs?: number;
+  /** The folder of the functions, relative to the root (the `functionsDir` option). @default 'functions' */
+  functionsDir?: string;
 }
 
 /** Serves the functions of a folder and reloads them as their files change. */
 export class Reloader {
   readonly root: string;
   readonly #functionsDir: string;
+  /** `functionsDir` as configured, for discovery. */
+  readonly #dir: string;
   readonly #options: ReloaderOptions;
   readonly #logger: Logger;
   readonly #entries = new Map<string, Entry>();
@@ -91,7 +95,8 @@ export class Reloader {
   /** @example const reloader = new Reloader({ root, logger }); const specs = await reloader.load(); */
   constructor(options: ReloaderOptions) {
     this.root = options.root;
-    this.#functionsDir = `${options.root}${sep}functions`;
+    this.#dir = options.functionsDir ?? 'functions';
+    this.#functionsDir = this.#dir === '.' ? options.root : join(options.root, this.#dir);
     this.#options = options;
     this.#logger = options.logger;
     this.#watcher = new TreeWatcher((path) => this.notify(path));
@@ -107,7 +112,7 @@ export class Reloader {
 
   /** Discovers, builds and loads every function; returns the specs to create the app with. */
   async load(): Promise<FunctionSpec[]> {
-    const found = discoverFunctions(this.root);
+    const found = discoverFunctions(this.root, this.#dir);
     for (const { name, file } of found) this.#entries.set(name, this.#entry(name, file));
     return Promise.all([...this.#entries.values()].map((entry) => this.#load(entry)));
   }
@@ -201,7 +206,7 @@ export class Reloader {
     };
     let found: Map<string, string> | undefined;
     try {
-      found = new Map(discoverFunctions(this.root).map(({ name, file }) => [name, file]));
+      found = new Map(discoverFunctions(this.root, this.#dir).map(({ name, file }) => [name, file]));
     } catch (error) {
       // Two files for one name, or the folder is gone: keep serving what was loaded.
       this.#logger.line('error', '', RUNTIME_FUNCTION, error instanceof Error ? error.message : String(error));

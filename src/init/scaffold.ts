@@ -7,6 +7,7 @@ import { cpSync, existsSync, readFileSync, readdirSync, renameSync, statSync, wr
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createError } from '../../runtime/errors.js';
+import { LAYOUTS, type Layout, toPlatformLayout } from './platform-layout.js';
 import { isPublished, ownVersion, vendorCloudfn } from './vendor.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -59,6 +60,12 @@ export interface InitOptions {
   /** The package name. @default the folder's name, made valid for npm */
   name?: string;
   /**
+   * `functions`: each function in functions/; `platform`: each at the project root, as the
+   * platform's own templates have them, with `"functionsDir": "."` (docs/platform-projects.md).
+   * @default 'functions'
+   */
+  layout?: Layout;
+  /**
    * Whether this cloudfn's version can be installed from the registry; when not, it is packed
    * into `vendor/` and the project depends on `file:vendor/cloudfn-<version>.tgz`.
    * @default isPublished: asks npm (`npm view cloudfn@<version> version`, 10 s at most)
@@ -106,6 +113,14 @@ export function initProject(dir: string, options: InitOptions = {}): InitResult 
       `there is no template ${JSON.stringify(template)}; choose one of ${templates.join(', ')}`,
     );
   }
+  const layout = options.layout ?? 'functions';
+  if (!LAYOUTS.includes(layout)) {
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      '--layout',
+      `there is no layout ${JSON.stringify(layout)}; choose one of ${LAYOUTS.join(', ')}`,
+    );
+  }
   if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0)) {
     throw createError(
       'CLOUDFN_BAD_CONFIG',
@@ -117,6 +132,8 @@ export function initProject(dir: string, options: InitOptions = {}): InitResult 
   cpSync(source, dir, { recursive: true, filter: (from) => !SKIPPED.has(basename(from)) || from === source });
   for (const [from, to] of Object.entries(RENAMED))
     if (existsSync(join(dir, from))) renameSync(join(dir, from), join(dir, to));
+
+  if (layout === 'platform') toPlatformLayout(dir);
 
   const original = (JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { name: string }).name;
   const name = options.name ?? packageNameFor(dir);

@@ -149,6 +149,8 @@ async function mount(target: InvokeTarget, request: InvokeRequest, options: Invo
     limits: { ...base.limits, ...options.runtime?.limits },
   } as RuntimeOptions;
   if (request.trigger !== undefined) runtime.trigger = request.trigger;
+  // A call made as a user stands behind the gateway: its X-TT-* headers are kept.
+  if (request.user !== undefined) runtime.trustGatewayHeaders = true;
   const fn: FunctionSpec = { ...spec, name, config: { ...perFunction, ...spec.config, ...options.config } };
   return { fn, routes, runtime };
 }

@@ -11,6 +11,8 @@ import type { FunctionSpec } from '../../runtime/types.js';
 import { createError } from '../../runtime/errors.js';
 import { functionFromModule, type CompileHook } from '../../runtime/serve/load.js';
 import { FUNCTION_EXTENSIONS } from '../../runtime/serve/discover.js';
+import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { resolveOptions } from '../../runtime/options.js';
 
 const NEEDS_COMPILE = /\.[cm]?ts$/;
 
@@ -28,12 +30,14 @@ export function findProjectRoot(from: string): string {
 }
 
 /**
- * The function's name as `cloudfn start` gives it: its path under functions/.
+ * The function's name as `cloudfn start` gives it: its path under the functions folder
+ * (`functionsDir`, `.` for the root).
  * @example functionNameOf('/srv/app', '/srv/app/functions/videos/list.ts') // 'videos/list'
+ * @example functionNameOf('/srv/app', '/srv/app/get_open_id.ts', '.') // 'get_open_id'
  */
-export function functionNameOf(root: string, file: string): string {
+export function functionNameOf(root: string, file: string, functionsDir = 'functions'): string {
   const ext = FUNCTION_EXTENSIONS.find((e) => file.endsWith(e)) ?? extname(file);
-  const rel = relative(join(root, 'functions'), file);
+  const rel = relative(functionsDir === '.' ? root : join(root, functionsDir), file);
   const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
   const path = inside ? rel : basename(file);
   const name = path
@@ -85,7 +89,8 @@ export async function loadTarget(
     );
   }
   const projectRoot = root ?? findProjectRoot(dirname(file));
-  const name = functionNameOf(projectRoot, file);
+  const config = await loadConfigFile(projectRoot);
+  const name = functionNameOf(projectRoot, file, resolveOptions({ env: process.env, config }).functionsDir);
   const key = `${file}\0${stat.mtimeMs}\0${stat.size}`;
   let loading = cache.get(key);
   if (loading === undefined) {

@@ -4,6 +4,8 @@
  * test and a browser send the same thing; only a plain object or array differs: it is sent as
  * JSON, since that is what a test that passes one means.
  */
+import { callerHeaders } from '../../runtime/request/caller.js';
+import type { CallerInit } from '../../runtime/types.js';
 import { stringifyCookie } from 'cookie';
 import type { Trigger } from '../../runtime/types.js';
 import { encodeFetchBody, isPlainBody } from '../fetch-body.js';
@@ -58,6 +60,12 @@ export interface InvokeRequest<P = unknown> {
   cookies?: Record<string, string>;
   /** `service.trigger` for this call. @default 'online' */
   trigger?: Trigger;
+  /**
+   * Call as this user, as the platform's gateway would: its `X-TT-*` headers are sent and
+   * trusted for this call (`service.caller`). `{ anonymous: true }` calls as a user not signed in.
+   * @default undefined (no user headers)
+   */
+  user?: CallerInit;
 }
 
 /** A request ready to write: method, path with query, headers by lower-case name, body bytes. */
@@ -122,6 +130,8 @@ export async function toWireRequest(request: InvokeRequest, defaultPath: string)
     const own = headers.get('cookie');
     if (cookies !== '') headers.set('cookie', own === null || own === '' ? cookies : `${own}; ${cookies}`);
   }
+  if (request.user !== undefined)
+    for (const [name, value] of Object.entries(callerHeaders(request.user))) headers.set(name, value);
   if (!headers.has('host')) headers.set('host', 'localhost');
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {

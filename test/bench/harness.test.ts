@@ -37,6 +37,8 @@ const BENCHMARKS = [
   'dev reload: save until the new code answers',
   'dev reload with the type checker on',
   'dev type check: save until the type error is shown',
+  'console.log in a request, captured as a JSON line',
+  'GET tiny function with console capture on, no console call',
 ];
 const PEERS = [
   'fastify 5, logger off',
@@ -198,7 +200,7 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
         '--warmup',
         '0',
         '--only',
-        'get,sign,bundle',
+        'get,sign,bundle,console',
         '--out',
         out,
         '--quiet',
@@ -211,8 +213,8 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
     );
     for (const name of BENCHMARKS) expect(stdout).toContain(`| ${name} |`);
     for (const peer of PEERS) {
-      expect(stdout).toContain(`| ${peer} | GET | not run (--only get,sign,bundle) |`);
-      expect(stdout).toContain(`| ${peer} | POST JSON | not run (--only get,sign,bundle) |`);
+      expect(stdout).toContain(`| ${peer} | GET | not run (--only get,sign,bundle,console) |`);
+      expect(stdout).toContain(`| ${peer} | POST JSON | not run (--only get,sign,bundle,console) |`);
     }
 
     const results = JSON.parse(readFileSync(out, 'utf8')) as {
@@ -228,7 +230,7 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
     expect(results.peers.express).toMatch(/^5\./);
     expect(results.rows.map((row) => row.benchmark).sort()).toEqual([...BENCHMARKS, ...PEER_BENCHMARKS].sort());
     const byId = new Map(results.rows.map((row) => [row.id, row]));
-    for (const id of ['get', 'get-fastify', 'latency', 'memory', 'sign', 'verify']) {
+    for (const id of ['get', 'get-fastify', 'latency', 'memory', 'sign', 'verify', 'console-call', 'console-request']) {
       const row = byId.get(id)!;
       expect(row.status, `${id}: ${JSON.stringify(row)}`).toBe('measured');
       expect(row.cloudfn!.rounds).toHaveLength(3);
@@ -251,7 +253,7 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       'peer-fastify-get',
       'peer-gcf-json',
     ]) {
-      expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign,bundle)' });
+      expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign,bundle,console)' });
     }
     expect(results.table).toContain('| GET tiny function |');
     expect(results.peerTable).toContain('| peer | request |');

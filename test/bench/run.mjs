@@ -19,6 +19,8 @@
  *   bundle   bytes of the hello bundle built with --minify
  *   workers  cloudfn start --workers auto against --workers 1: req/s and CPU per request
  *   reload   the dev server's reload and type check
+ *   console  console.log captured in a request against service.log, and GET with capture on
+ *            against capture off (no console call)
  * A group left out still has its rows in the tables, marked "not run". --doc also writes the
  * tables into docs/performance.md.
  */
@@ -38,8 +40,10 @@ import { workersRows, WORKERS_BASELINE, WORKERS_BENCHMARK, WORKERS_CPU_BENCHMARK
 import { PEER_LABELS, PEERS, peerVersions } from './servers/peers.mjs';
 import { reloadRow, typecheckRows } from './lib/reload.mjs';
 
+const CONSOLE_CALL_BENCHMARK = 'console.log in a request, captured as a JSON line';
+const CONSOLE_REQUEST_BENCHMARK = 'GET tiny function with console capture on, no console call';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const GROUPS = ['get', 'json', 'peers', 'upload', 'sign', 'cold', 'bundle', 'workers', 'reload'];
+const GROUPS = ['get', 'json', 'peers', 'upload', 'sign', 'cold', 'bundle', 'workers', 'reload', 'console'];
 
 const { values } = parseArgs({
   options: {
@@ -304,6 +308,34 @@ try {
       }),
     );
   }
+  if (only.includes('console')) {
+    log('console.log captured vs service.log; GET with console capture on vs off');
+    const ms = Math.max(100, Math.round((seconds * 1000) / 3));
+    const [command, args] = pinned('server', process.execPath, [
+      join(ROOT, 'test/bench/console-bench.mjs'),
+      String(rounds),
+      String(ms),
+    ]);
+    const c = JSON.parse(execFileSync(command, args, { encoding: 'utf8' }).trim().split('\n').pop());
+    rows.push(
+      ratioRow({
+        id: 'console-call',
+        benchmark: CONSOLE_CALL_BENCHMARK,
+        baseline: 'service.log',
+        unit: 'calls/s',
+        subject: c.consoleLog,
+        base: c.serviceLog,
+      }),
+      ratioRow({
+        id: 'console-request',
+        benchmark: CONSOLE_REQUEST_BENCHMARK,
+        baseline: 'CLOUDFN_CAPTURE_CONSOLE=false',
+        unit: 'req/s',
+        subject: c.captureOn,
+        base: c.captureOff,
+      }),
+    );
+  }
   if (only.includes('cold')) {
     log('cold start: built hello bundle vs a bare node:http script');
     rows.push(await coldStartRow({ root: ROOT, work, rounds: Math.max(rounds, 10), progress: log }));
@@ -352,6 +384,10 @@ const NOT_RUN = {
     ['workers', WORKERS_BENCHMARK, WORKERS_BASELINE, undefined],
     ['workers-cpu', WORKERS_CPU_BENCHMARK, WORKERS_BASELINE, undefined],
   ],
+  console: [
+    ['console-call', CONSOLE_CALL_BENCHMARK, 'service.log', undefined],
+    ['console-request', CONSOLE_REQUEST_BENCHMARK, 'CLOUDFN_CAPTURE_CONSOLE=false', undefined],
+  ],
   reload: [
     ['reload', 'dev reload: save until the new code answers', '—', '<= 250 ms (median)'],
     ['reload-typecheck', 'dev reload with the type checker on', '—', '<= 50 ms'],
@@ -385,6 +421,8 @@ const ORDER = [
   'reload',
   'reload-typecheck',
   'typecheck-error',
+  'console-call',
+  'console-request',
   ...Object.keys(PEER_REQUESTS).flatMap((key) => PEERS.map((peer) => `peer-${peer}-${key}`)),
 ];
 rows.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));

@@ -5,8 +5,10 @@
  * side changes alone.
  */
 import { describe, expectTypeOf, it } from 'vitest';
+import type { DevUser } from '../../runtime/options.js';
 import type { RequestInfo } from '../../runtime/types.js';
 import type {
+  DevUserInfo as PageDevUser,
   RequestInfo as PageRequestInfo,
   TypeDiagnostic as PageTypeDiagnostic,
 } from '../../src/dev/console/page/api.js';
@@ -19,5 +21,9 @@ describe('the console page mirrors the dev server', () => {
 
   it('declares a type error as the type checker formats it', () => {
     expectTypeOf<PageTypeDiagnostic>().toEqualTypeOf<TypeDiagnostic>();
+  });
+
+  it('declares the dev user as the options module resolves it', () => {
+    expectTypeOf<PageDevUser>().toEqualTypeOf<DevUser>();
   });
 });

@@ -6,9 +6,10 @@
  * marks external). The platform's limits are checked before anything is bundled (limits.ts).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
+import { resolveOptions } from '../../../runtime/options.js';
 import { loadConfigFile } from '../../../runtime/serve/config-file.js';
 import { discoverFunctions } from '../../../runtime/serve/discover.js';
 import { compileFailure, formatBytes, MANIFEST, prepareOutdir } from '../bundle.js';
@@ -32,6 +33,8 @@ export interface FunctionServiceBuildOptions {
   minify?: boolean;
   /** Packages to leave out of the files and name in package.json, for the platform to install. @default [] */
   external?: readonly string[];
+  /** The folder of the functions (`--functions-dir`). @default the config's functionsDir, else 'functions' */
+  functionsDir?: string;
 }
 
 /** One file written. */
@@ -95,7 +98,14 @@ export async function buildFunctionService(
 ): Promise<FunctionServiceBuildResult> {
   const started = performance.now();
   const outdir = resolve(root, options.outdir ?? join('dist', 'function-service'));
-  const found = discoverFunctions(root);
+  const config = await loadConfigFile(root);
+  const functionsDir = resolveOptions({
+    flags: { functionsDir: options.functionsDir },
+    env: process.env,
+    config,
+  }).functionsDir;
+  // With functionsDir '.', the output folder sits among the functions: its files are not functions.
+  const found = discoverFunctions(root, functionsDir).filter((fn) => !fn.file.startsWith(outdir + sep));
   const planned: (PlannedFile & { name: string; file: string })[] = found.map((fn) => ({
     name: fn.name,
     file: fn.file,
@@ -111,7 +121,6 @@ export async function buildFunctionService(
   const warn = (message: string): void => {
     if (!warnings.includes(message)) warnings.push(message);
   };
-  const config = await loadConfigFile(root);
   if (config.routes !== undefined && Object.keys(config.routes).length > 0)
     warn(
       `the routes of ${config.file ?? 'cloudfn.config'} do not apply on the function service, which maps each path to its file (videos/list.js answers /videos/list); call the functions at their own paths`,

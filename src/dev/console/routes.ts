@@ -5,11 +5,12 @@
  * | path | answer |
  * |---|---|
  * | `/_cloudfn/` | the page |
- * | `/_cloudfn/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger, schedules }` |
+ * | `/_cloudfn/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger, schedules, devUser }` |
  * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions` |
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
  */
+import type { DevUser } from '../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
 import { CloudfnError } from '../../../runtime/errors.js';
@@ -34,6 +35,8 @@ export interface ConsoleContext {
   assets: () => Promise<ConsoleAssets>;
   /** The header the page sends to mark its requests `console_debug`. */
   triggerHeader: string;
+  /** The user the dev server acts as, for the page's "Call as" picker. */
+  devUser: DevUser;
 }
 
 /**
@@ -119,6 +122,7 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
             triggerHeader: ctx.triggerHeader,
             consoleTrigger: 'console_debug',
             schedules: ctx.schedules?.() ?? [],
+            devUser: ctx.devUser,
           },
           head,
         );

@@ -21,6 +21,18 @@ export interface ConsoleMeta {
   consoleTrigger: string;
   /** The functions with a `config.schedule`, and their next firings. */
   schedules?: { name: string; schedule: string; next?: string }[];
+  /** The user the dev server acts as (config devUser, CLOUDFN_DEV_*). */
+  devUser: DevUserInfo;
+}
+
+/** The dev user, as the gateway would send it in X-TT-* headers. */
+export interface DevUserInfo {
+  openid: string;
+  appid: string;
+  unionid: string;
+  env: string;
+  source: string;
+  ip: string;
 }
 
 export interface LogRecord {

@@ -15,6 +15,7 @@ import {
   type RequestInfo,
   type TypecheckInfo,
 } from './api.js';
+import { callerHeaders, renderCallerPicker, type CallerChoice } from './caller.js';
 import { toCurl } from './curl.js';
 import { CurlPanel } from './curl-panel.js';
 import { byId, h, replace } from './dom.js';
@@ -88,6 +89,8 @@ let history: HistoryEntry[] = loadHistory();
 let current: Exchange | undefined;
 let shown: LogView | undefined;
 let connected = false;
+/** Who the next request is made as (the "Call as" picker). */
+let caller: CallerChoice = { as: 'dev' };
 const drafts = loadDrafts();
 
 const editor = new Editor(byId('editor'), newDraft('/'), {
@@ -214,7 +217,11 @@ async function send(): Promise<void> {
   const logid = newLogid();
   let request;
   try {
-    request = toRequest(draft, { [meta.logidHeader]: logid, [meta.triggerHeader]: meta.consoleTrigger });
+    request = toRequest(draft, {
+      [meta.logidHeader]: logid,
+      [meta.triggerHeader]: meta.consoleTrigger,
+      ...callerHeaders(caller, meta.devUser),
+    });
   } catch (error) {
     current = { logid, draft, records: [], failure: (error as Error).message, tab: 'body' };
     shown = current;
@@ -586,6 +593,9 @@ async function start(): Promise<void> {
   renderResponse();
   renderLogs();
   meta = await fetchMeta();
+  renderCallerPicker(byId('caller'), meta.devUser, (choice) => {
+    caller = choice;
+  });
   updateFunctions(meta.functions);
   const observe = startObservePanel(meta.schedules ?? []);
   openFeed({

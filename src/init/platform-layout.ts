@@ -1,0 +1,57 @@
+/**
+ * `cloudfn init --layout platform`: a new project in the platform's own layout, as its
+ * templates have it: each function file at the project root (`hello.ts` served at `/hello`),
+ * with `"functionsDir": "."` in cloudfn.config.json. The template's functions/ is moved up, and
+ * the paths that named it (the tests' `invoke('functions/...')` and imports, the README's table,
+ * tsconfig's include) are rewritten.
+ */
+import { existsSync, readFileSync, readdirSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createError } from '../../runtime/errors.js';
+
+/** The layouts `cloudfn init` can write. */
+export const LAYOUTS = ['functions', 'platform'] as const;
+export type Layout = (typeof LAYOUTS)[number];
+
+function textFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.[cm]?[jt]s$/.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+function rewrite(file: string, edit: (text: string) => string): void {
+  if (existsSync(file)) writeFileSync(file, edit(readFileSync(file, 'utf8')));
+}
+
+/**
+ * Moves `<dir>/functions/*` to `<dir>` and points the project at its root.
+ * @example toPlatformLayout('/home/ada/my-app')
+ */
+export function toPlatformLayout(dir: string): void {
+  const functions = join(dir, 'functions');
+  const entries = readdirSync(functions);
+  for (const entry of entries) {
+    // A template whose function shares a name with a project file cannot be moved up as is.
+    if (existsSync(join(dir, entry)))
+      throw createError(
+        'CLOUDFN_BAD_CONFIG',
+        join('functions', entry),
+        `cannot move to the project root, where ${entry} already exists; use --layout functions for this template`,
+      );
+  }
+  for (const entry of entries) renameSync(join(functions, entry), join(dir, entry));
+  rmdirSync(functions);
+  for (const file of textFiles(join(dir, 'test')))
+    rewrite(file, (text) => text.replaceAll('../functions/', '../').replaceAll("'functions/", "'"));
+  rewrite(join(dir, 'README.md'), (text) =>
+    text
+      .replaceAll('`functions/`', 'the project root (`"functionsDir": "."` in cloudfn.config.json)')
+      .replaceAll('`functions/', '`')
+      .replaceAll("'functions/", "'"),
+  );
+  rewrite(join(dir, 'tsconfig.json'), (text) => text.replace('"functions"', '"*.ts", "*/**/*.ts"'));
+  const configFile = join(dir, 'cloudfn.config.json');
+  const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, 'utf8')) as object) : {};
+  writeFileSync(configFile, JSON.stringify({ functionsDir: '.', ...config }, null, 2) + '\n');
+}
