@@ -44,6 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   let typeNote = '';
   if (values['no-typecheck'] !== true) {
     // esbuild strips types without checking them: without this, `const n: number = name` ships.
+    process.stderr.write("cloudfn: type checking (tsconfig.json, the project's TypeScript; --no-typecheck skips)\n");
     const types = await checkProject(root);
     if (!types.checked) typeNote = `type check off: ${types.reason}\n`;
     else if (types.diagnostics.length > 0)
