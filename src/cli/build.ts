@@ -6,7 +6,7 @@ import { relative, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { buildProject, checkBundle, formatBuildTable } from '../build/index.js';
 import { createDevError } from '../dev/errors.js';
-import { checkProject, formatReport } from '../typecheck/index.js';
+import { checkProject, findTypeScript, formatReport } from '../typecheck/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 
@@ -44,7 +44,8 @@ export async function run(argv: string[]): Promise<number> {
   let typeNote = '';
   if (values['no-typecheck'] !== true) {
     // esbuild strips types without checking them: without this, `const n: number = name` ships.
-    process.stderr.write("cloudfn: type checking (tsconfig.json, the project's TypeScript; --no-typecheck skips)\n");
+    const setup = findTypeScript(root);
+    if (setup.ok) process.stdout.write(`type checking with TypeScript ${setup.version} (--no-typecheck skips it)\n`);
     const types = await checkProject(root);
     if (!types.checked) typeNote = `type check off: ${types.reason}\n`;
     else if (types.diagnostics.length > 0)
