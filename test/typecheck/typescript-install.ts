@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The exact versions tested: the native 7, the first and last 5.x, and the 3.8 the platform's templates pin. */
-export const TYPESCRIPT_VERSIONS = ['7.0.2', '5.9.3', '5.0.4', '3.8.3'] as const;
+/** The exact versions tested: the native 7, the last 6.x, the first and last 5.x, and the 3.8 the platform's templates pin. */
+export const TYPESCRIPT_VERSIONS = ['7.0.2', '6.0.3', '5.9.3', '5.0.4', '3.8.3'] as const;
 
 /**
  * The `node_modules` holding `typescript@version` and `@types/node`, installed on first use;

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkProject, findTypeScript, type TypeReport, watchTypes } from '../../src/typecheck/index.js';
 import { ensureDist, REPO } from '../testing/ensure-dist.js';
-import { installedTypeScript } from './typescript-install.js';
+import { installedTypeScript, TYPESCRIPT_VERSIONS } from './typescript-install.js';
 
 const TSCONFIG = JSON.stringify({
   compilerOptions: {
@@ -52,7 +52,7 @@ function project(modules: string, files: Record<string, string>): string {
   return root;
 }
 
-describe.each(['7.0.2', '5.9.3', '5.0.4'])('TypeScript %s', (version) => {
+describe.each(TYPESCRIPT_VERSIONS.filter((v) => !v.startsWith('3.')))('TypeScript %s', (version) => {
   const modules = installedTypeScript(version);
 
   it.skipIf(modules === undefined)(
