@@ -12,12 +12,11 @@ import { RUNTIME_FUNCTION } from '../log/record.js';
 import { createJsonSink } from '../log/sinks.js';
 import { resolveOptions, type OptionSources, type RuntimeOptions } from '../options.js';
 import type { FunctionSpec } from '../types.js';
-import { createError } from '../errors.js';
-import type * as Metrics from '../metrics/index.js';
 import { checkFunctionNames, loadConfigFile, type ConfigFile } from './config-file.js';
 import { discoverFunctions } from './discover.js';
 import { loadOpenTelemetry } from '../trace/otel.js';
 import { type BeforeHook, createHttpServer, listen } from './http-server.js';
+import { importMetrics } from './import-metrics.js';
 import { loadFunction, type CompileHook } from './load.js';
 import { exitOnSignals, shutdown } from './shutdown.js';
 import { captureConsole } from '../log/console-capture.js';
@@ -65,18 +64,6 @@ export interface ServeOptions {
    * @default undefined
    */
   prepare?: (app: App) => void | Promise<void>;
-}
-
-/**
- * Imports the metrics module (and prom-client) when metrics are on, or says why it cannot be
- * had. In a bundle it is a chunk (about 70 kB minified) read only then (src/build/bundle.ts).
- */
-async function importMetrics(): Promise<typeof Metrics> {
-  try {
-    return await import('../metrics/index.js');
-  } catch (error) {
-    throw createError('CLOUDFN_METRICS_UNAVAILABLE', (error as Error).message.split('\n')[0] ?? 'not found');
-  }
 }
 
 /**

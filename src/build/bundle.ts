@@ -26,6 +26,7 @@ import { CompileError, formatMessage } from './compile.js';
 import { entrySource } from './entry.js';
 import { leanDeps } from './lean-deps.js';
 import { NativeModules } from './native.js';
+import { optionalPeers } from './optional-peers.js';
 import { selfAlias } from './self-alias.js';
 
 /** Options of `buildProject`. */
@@ -183,7 +184,13 @@ async function bundle(
         minify: options.minify,
         banner: { js: BANNER },
         define: { __dirname: '__cloudfn_dirname', __filename: '__cloudfn_filename' },
-        plugins: [virtualEntry(root, target), selfAlias({ external: false }), leanDeps(), detector.plugin],
+        plugins: [
+          virtualEntry(root, target),
+          selfAlias({ external: false }),
+          leanDeps(),
+          optionalPeers(),
+          detector.plugin,
+        ],
         absWorkingDir: root,
         metafile: true,
         logLevel: 'silent',

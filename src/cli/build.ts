@@ -15,7 +15,7 @@ import {
   formatFunctionServiceTable,
 } from '../build/index.js';
 import { createDevError } from '../dev/errors.js';
-import { checkProject, formatReport } from '../typecheck/index.js';
+import { checkProject, findTypeScript, formatReport } from '../typecheck/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 
@@ -72,6 +72,8 @@ export async function run(argv: string[]): Promise<number> {
   let typeNote = '';
   if (values['no-typecheck'] !== true) {
     // esbuild strips types without checking them: without this, `const n: number = name` ships.
+    const setup = findTypeScript(root);
+    if (setup.ok) process.stdout.write(`type checking with TypeScript ${setup.version} (--no-typecheck skips it)\n`);
     const types = await checkProject(root);
     if (!types.checked) typeNote = `type check off: ${types.reason}\n`;
     else if (types.diagnostics.length > 0)

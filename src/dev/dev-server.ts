@@ -15,8 +15,7 @@ import { captureConsole } from '../../runtime/log/console-capture.js';
 import { createHttpServer, listen } from '../../runtime/serve/http-server.js';
 import { keepServingOnStrayErrors } from '../../runtime/serve/stray-errors.js';
 import { exitOnSignals, shutdown } from '../../runtime/serve/shutdown.js';
-import { loadMetrics } from '../../runtime/metrics/registry.js';
-import { metricsHook } from '../../runtime/metrics/endpoint.js';
+import { importMetrics } from '../../runtime/serve/import-metrics.js';
 import { Scheduler, type SchedulerClock } from '../schedule/scheduler.js';
 import { triggerHook } from '../schedule/trigger-route.js';
 import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
@@ -167,8 +166,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       logger,
     });
     app.observers.add((info) => hub.request(info));
-    // Dev always counts: the console's metrics panel reads /_cloudfn/metrics.
-    app.useMetrics(loadMetrics(app));
+    // Dev counts when prom-client is installed (an optional peer): the console's metrics panel
+    // reads /_cloudfn/metrics. Without it, one line says what to install and the rest works.
+    const metrics = await importMetrics().catch((error: unknown) => {
+      logger.line('warn', '', RUNTIME_FUNCTION, `metrics panel off: ${(error as Error).message}`);
+      return undefined;
+    });
+    if (metrics !== undefined) app.useMetrics(metrics.loadMetrics(app));
     const timers = new Scheduler(app, { onBadSchedule: 'log', ...(options.clock ? { clock: options.clock } : {}) });
     scheduler = timers;
     timers.sync();
@@ -187,7 +191,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const server = createHttpServer(app, {
       before: [
         devUserHook(devUser),
-        metricsHook(app.metrics!),
+        ...(metrics !== undefined && app.metrics !== undefined ? [metrics.metricsHook(app.metrics)] : []),
         triggerHook(timers),
         (req, res) => {
           if (!isConsolePath(req.url ?? '/')) return false;

@@ -44,6 +44,8 @@ export function startTypeErrors(options: TypeErrorsOptions): () => Promise<void>
     root,
     tsconfig: setup.tsconfig,
     typescript: setup.typescript,
+    engine: setup.engine,
+    tsc: setup.tsc,
     onChecking: () => hub.publish('typecheck', { state: 'checking', diagnostics: [] } satisfies TypecheckEvent),
     onReport: (report) => {
       if (report.diagnostics.length > 0) {

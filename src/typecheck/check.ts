@@ -1,12 +1,14 @@
 /**
- * One type check of a project, in process, as `tsc --noEmit -p tsconfig.json` would do it with
- * the project's own TypeScript: what `cloudfn build` runs before bundling.
+ * One type check of a project, as `tsc --noEmit -p tsconfig.json` would do it with the project's
+ * own TypeScript: in process through its compiler API (5.x, 6.x), or by running its `tsc` (7 and
+ * later, see tsc-cli.ts). What `cloudfn build` runs before bundling.
  */
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { toTypeDiagnostics, type TsApi } from './diagnostics.js';
 import { findTypeScript } from './find-typescript.js';
 import { selfTypePaths } from './self-types.js';
+import { parseTscOutput, runTsc, TSC_FLAGS, tscProject } from './tsc-cli.js';
 import type { TypeDiagnostic } from './format.js';
 
 /** The outcome: the errors found, or why nothing was checked. */
@@ -38,6 +40,30 @@ export async function checkProject(root: string): Promise<CheckResult> {
   const setup = findTypeScript(root);
   if (!setup.ok) return { checked: false, reason: setup.reason };
   const started = performance.now();
+  const version = `TypeScript ${setup.version}`;
+  try {
+    if (setup.engine === 'cli') {
+      const project = tscProject({ ...setup, root, selfPaths: selfTypePaths(root) });
+      const { stdout, code } = await runTsc(setup.tsc, ['-p', project, ...TSC_FLAGS], root);
+      const diagnostics = parseTscOutput(stdout, root);
+      // Exit 1/2 with nothing parsed is output this reader does not know: say so, never pass.
+      if (code !== 0 && diagnostics.length === 0)
+        return { checked: false, reason: `${version}'s tsc exited ${code}: ${stdout.trim().split('\n')[0] ?? ''}` };
+      return { checked: true, diagnostics, ms: performance.now() - started };
+    }
+    return checkWithApi(root, setup.typescript, setup.tsconfig, started);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      checked: false,
+      reason: `${version} could not check this project (${message.split('\n')[0]}); run npx tsc --noEmit to see why`,
+    };
+  }
+}
+
+/** The in-process check through the compiler API of TypeScript 5.x/6.x. */
+function checkWithApi(root: string, typescript: string, tsconfig: string, started: number): CheckResult {
+  const setup = { typescript, tsconfig };
   const ts = createRequire(setup.typescript)(setup.typescript) as TsCompiler;
   const sys = ts.sys as { readFile(path: string): string | undefined };
   const read = ts.readConfigFile(setup.tsconfig, (path) => sys.readFile(path));

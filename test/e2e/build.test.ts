@@ -3,10 +3,13 @@
  * codes, and the one-line message it shares with `cloudfn start`.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { tempProject } from '../testing/project.js';
+import { spawnServer } from '../build/spawn-server.js';
+import { installCopy } from '../testing/installed-copy.js';
 
 const CLI = join(REPO, 'dist/src/cli/index.js');
 const cli = (args: string[], cwd: string) =>
@@ -68,4 +71,53 @@ describe('cloudfn build (CLI)', () => {
       broken.remove();
     }
   });
+});
+
+describe('cloudfn build source maps (as installed: cloudfn from dist/)', () => {
+  const project = tempProject({
+    'functions/crash.ts': `export default () => {
+  const value: { deep?: { field: string } } = {};
+  return value.deep!.field;
+};`,
+  });
+  afterAll(() => project.remove());
+
+  it('resolves a stack trace under --enable-source-maps to real lines whose text the map carries', async () => {
+    const installed = installCopy(project.root);
+    const built = spawnSync(process.execPath, [join(installed, 'dist/src/cli/index.js'), 'build', '--no-typecheck'], {
+      cwd: project.root,
+      encoding: 'utf8',
+    });
+    expect(built.stderr).toBe('');
+    const server = await spawnServer(['--enable-source-maps', 'dist/crash/index.mjs'], { cwd: project.root });
+    try {
+      expect((await fetch(server.url)).status).toBe(500);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await server.stop();
+    }
+    const line = server
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('the function failed'))!;
+    const stack = (JSON.parse(line) as { stack: string }).stack;
+    expect(stack).toMatch(/functions\/crash\.ts:3:\d+/);
+    // cloudfn's own frames name its .ts files, which are not shipped: their text must be in the
+    // map (sourcesContent, from dist's maps), or a reader of the trace has nothing to open.
+    const map = JSON.parse(readFileSync(join(project.root, 'dist/crash/index.mjs.map'), 'utf8')) as {
+      sources: string[];
+      sourcesContent?: (string | null)[];
+    };
+    expect(map.sources.filter((_, i) => typeof map.sourcesContent?.[i] !== 'string')).toEqual([]);
+    const frames = [...stack.matchAll(/([^\s()]+\.ts):(\d+):\d+\)?$/gm)].map(([, file, at]) => ({
+      file: file!,
+      at: Number(at),
+    }));
+    expect(frames.filter((f) => f.file.includes('runtime/')).length).toBeGreaterThan(0);
+    for (const frame of frames) {
+      const index = map.sources.findIndex((source) => frame.file.endsWith(source.replace(/^(\.\.\/)+/, '')));
+      expect(index, frame.file).toBeGreaterThanOrEqual(0);
+      expect(map.sourcesContent![index]!.split('\n')[frame.at - 1]?.trim(), frame.file).not.toBe('');
+    }
+  }, 60_000);
 });

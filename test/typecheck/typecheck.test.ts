@@ -94,7 +94,9 @@ describe('cloudfn build', () => {
         '    |         ^^^^^\n' +
         'fix them (npm run typecheck shows them too), or pass --no-typecheck to build anyway\n',
     );
+    expect(failed.stdout).toMatch(/^type checking with TypeScript 5\.\d+\.\d+ \(--no-typecheck skips it\)\n$/);
     const built = spawnSync(process.execPath, [cli, 'build', root, '--no-typecheck'], { encoding: 'utf8' });
+    expect(built.stdout).not.toContain('type checking');
     expect(built.status).toBe(0);
   }, 60_000);
 });
