@@ -22,11 +22,12 @@ function isBytes(value: unknown): value is ArrayBuffer | ArrayBufferView {
 
 /** A body fetch encodes itself: multipart, an urlencoded form, a Blob's bytes, a stream. */
 function isFetchBody(value: unknown): value is FormData | URLSearchParams | Blob | ReadableStream {
+  // Each global is looked up first: Node 14 (the function service) has URLSearchParams only.
   return (
-    value instanceof FormData ||
     value instanceof URLSearchParams ||
-    value instanceof Blob ||
-    value instanceof ReadableStream
+    (typeof FormData === 'function' && value instanceof FormData) ||
+    (typeof Blob === 'function' && value instanceof Blob) ||
+    (typeof ReadableStream === 'function' && value instanceof ReadableStream)
   );
 }
 
