@@ -148,7 +148,7 @@ export interface StartOptions extends ServeOptions {
  * @example await startProject('/srv/app', { flags: { port: '8000' }, compile })
  */
 export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
-  const config = options.config ?? (await loadConfigFile(root));
+  const config = options.config ?? (await loadConfigFile(root, { compile: options.compile }));
   const specs = await loadProjectFunctions(root, options.compile);
   checkFunctionNames(
     config,

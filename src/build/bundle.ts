@@ -16,7 +16,8 @@ import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Message, type Metafile, type Plugin } from 'esbuild';
 import type { LoadedFunction } from '../../runtime/types.js';
-import { checkFunctionNames, loadConfigFile, type ConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames, type ConfigFile } from '../../runtime/serve/config-file.js';
+import { loadProjectConfig } from './project-config.js';
 import { discoverFunctions, type FoundFunction } from '../../runtime/serve/discover.js';
 import { createError } from '../../runtime/errors.js';
 import { Router } from '../../runtime/request/router.js';
@@ -238,7 +239,7 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
     server: options.server ?? true,
   };
   const outdir = resolve(root, resolved.outdir);
-  const config = await loadConfigFile(root);
+  const config = await loadProjectConfig(root);
   const found: FoundFunction[] = discoverFunctions(root);
   // The routes must name functions that exist, checked with the router's own message.
   new Router(

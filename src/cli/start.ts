@@ -5,7 +5,8 @@
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { resolveOptions } from '../../runtime/options.js';
-import { checkFunctionNames, loadConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames } from '../../runtime/serve/config-file.js';
+import { loadProjectConfig } from '../build/project-config.js';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { startProject } from '../../runtime/serve/start.js';
 import { CloudfnError } from '../../runtime/errors.js';
@@ -91,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
     let metrics: boolean;
     try {
       // Checked once here, so a bad option is one line rather than one per worker.
-      const config = await loadConfigFile(root);
+      const config = await loadProjectConfig(root);
       metrics = resolveOptions({ flags, env: process.env, config }).metrics;
       checkFunctionNames(
         config,
