@@ -10,7 +10,7 @@ writeFileSync(join(repo, CONFIG_SCHEMA_PATH), configSchemaText());
 console.log(`wrote ${CONFIG_SCHEMA_PATH}`);
 try {
   const { CLI_REFERENCE_PATH, cliReference } = await import(join(repo, 'dist/src/cli/reference.js'));
-  writeFileSync(join(repo, CLI_REFERENCE_PATH), cliReference());
+  writeFileSync(join(repo, CLI_REFERENCE_PATH), await cliReference());
   console.log(`wrote ${CLI_REFERENCE_PATH}`);
 } catch (error) {
   if (error.code !== 'ERR_MODULE_NOT_FOUND') throw error;

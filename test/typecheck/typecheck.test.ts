@@ -88,7 +88,8 @@ describe('cloudfn build', () => {
     const failed = spawnSync(process.execPath, [cli, 'build', root], { encoding: 'utf8' });
     expect(failed.status).toBe(1);
     expect(failed.stderr).toBe(
-      'cloudfn: type check failed with 1 type error:\n' +
+      'type checking with tsconfig.json…\n' +
+        'cloudfn: type check failed with 1 type error:\n' +
         "functions/hello.ts:3:9: Type 'string' is not assignable to type 'number'. TS2322\n" +
         '  3 |   const count: number = name;\n' +
         '    |         ^^^^^\n' +
