@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../runtime/options.js';
 import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { loadProjectConfig } from '../../src/build/project-config.js';
+import { spawnServer } from '../build/spawn-server.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 
 const dirs: string[] = [];
@@ -104,4 +105,35 @@ describe('cloudfn.config.ts', () => {
     expect(run.stderr).toMatch(/^cloudfn: cloudfn\.config\.ts: prot is not an option; did you mean port\?/);
     expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
   });
+
+  it.each([[[]], [['--workers', '2']]])(
+    'configures cloudfn start %j: its health path answers, the default does not',
+    async (extra) => {
+      ensureDist();
+      const root = project({
+        'cloudfn.config.ts': [
+          "import { defineConfig } from 'cloudfn';",
+          "export default defineConfig({ healthPath: '/ready' });",
+        ].join('\n'),
+      });
+      const server = await spawnServer([join(REPO, 'dist/src/cli/index.js'), 'start', root, ...extra], { cwd: root });
+      try {
+        // With workers, wait until each listens, as test/runtime/cluster.test.ts does.
+        const listening = () =>
+          server
+            .stdout()
+            .split('\n')
+            .filter((l) => l.includes('"msg":"listening on')).length;
+        for (let i = 0; i < 400 && listening() < (extra.length === 0 ? 1 : 2); i++)
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        const origin = new URL(server.url).origin;
+        expect((await fetch(`${origin}/ready`)).status).toBe(200);
+        expect(await (await fetch(`${origin}/ready`)).text()).not.toContain('hello');
+        expect((await fetch(`${origin}/_cloudfn/health`)).status).toBe(404);
+      } finally {
+        await server.stop();
+      }
+    },
+    60_000,
+  );
 });
