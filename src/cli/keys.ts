@@ -46,6 +46,11 @@ inspect:  { "ok": boolean, "kind": "private" | "public" | null, "encoding": stri
 /** Runs `cloudfn keys`. */
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  // `cloudfn keys generate --help` is the command's help too, not an unknown flag.
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(formatHelp(HELP) + '\n');
+    return 0;
+  }
   if (sub === 'generate') return generate(rest);
   if (sub === 'convert') return convert(rest);
   if (sub === 'inspect') return inspect(rest);

@@ -72,7 +72,8 @@ function clients(pairs: string[] | undefined): Record<string, string> {
 
 /** Runs `cloudfn platform`. */
 export async function run(argv: string[]): Promise<number> {
-  if (argv[0] === 'keys') return keys(argv.slice(1));
+  // `cloudfn platform keys add --help` is the command's help too, not an unknown flag.
+  if (argv[0] === 'keys' && !argv.includes('--help') && !argv.includes('-h')) return keys(argv.slice(1));
   const { values, positionals } = parseCommandArgs(argv, {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },

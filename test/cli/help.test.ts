@@ -46,6 +46,16 @@ describe('--help', () => {
     }
   });
 
+  it.each([
+    ['keys', 'generate'],
+    ['keys', 'inspect'],
+    ['platform', 'keys'],
+  ])("of a subcommand (%s %s --help) is its command's help", (name, sub) => {
+    const run = cloudfn([name, sub, '--help']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(cloudfn([name, '--help']).stdout);
+  });
+
   it('of cloudfn itself lists the commands and points at the docs folder', () => {
     const run = cloudfn(['--help']);
     expect(run.stdout).toContain('cloudfn help <command>');
