@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../runtime/options.js';
 import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { loadProjectConfig } from '../../src/build/project-config.js';
+import { startDevServer } from '../../src/dev/index.js';
 import { spawnServer } from '../build/spawn-server.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 
@@ -91,6 +92,20 @@ describe('cloudfn.config.ts', () => {
     await expect(loadConfigFile(root)).rejects.toThrow(
       /cloudfn\.config\.ts: is TypeScript, which only the cloudfn CLI/,
     );
+  });
+
+  it('is read by cloudfn dev, which also stops on a misspelt key', async () => {
+    const bad = project({ 'cloudfn.config.ts': 'export default { helthPath: "/ready" };\n' });
+    await expect(startDevServer({ root: bad, port: 0, host: '127.0.0.1', sink: { write() {} } })).rejects.toThrow(
+      'cloudfn.config.ts: helthPath is not an option; did you mean healthPath?',
+    );
+    const good = project({ 'cloudfn.config.ts': 'export default { healthPath: "/ready" };\n' });
+    const dev = await startDevServer({ root: good, port: 0, host: '127.0.0.1', sink: { write() {} } });
+    try {
+      expect((await fetch(new URL('/ready', dev.url))).status).toBe(200);
+    } finally {
+      await dev.close();
+    }
   });
 
   it('stops cloudfn start with one line naming the misspelt key', () => {
