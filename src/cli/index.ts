@@ -11,7 +11,7 @@ import { docsPage, formatHelp } from './help.js';
 
 function usage(): string {
   const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
-  return `usage: cloudfn <command> [options]\n       cloudfn help <command>\n\ncommands:\n${rows.join('\n')}\n\nRun cloudfn help <command> (or cloudfn <command> --help) for a command's options and examples.\ndocs: ${dirname(docsPage('dev.md'))}/ (one page per capability; cli.md is this reference)`;
+  return `usage: cloudfn <command> [options]\n       cloudfn help <command>\n\ncommands:\n${rows.join('\n')}\n\nRun cloudfn help <command> (or cloudfn <command> --help) for a command's options and examples.\ndocs: ${dirname(docsPage('dev.md'))}/ (README.md indexes the pages; cli.md lists every command)`;
 }
 
 /** `cloudfn help <command>`: that command's help, exactly as `cloudfn <command> --help` prints it. */

@@ -59,7 +59,7 @@ describe('--help', () => {
   it('of cloudfn itself lists the commands and points at the docs folder', () => {
     const run = cloudfn(['--help']);
     expect(run.stdout).toContain('cloudfn help <command>');
-    expect(run.stdout).toContain(`docs: ${join(REPO, 'docs')}/ (one page per capability`);
+    expect(run.stdout).toContain(`docs: ${join(REPO, 'docs')}/ (README.md indexes the pages`);
     for (const name of NAMES) expect(run.stdout).toMatch(new RegExp(`^ {2}${name} +\\S`, 'm'));
     expect(cloudfn(['help']).stdout).toBe(run.stdout);
   });
