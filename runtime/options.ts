@@ -166,7 +166,17 @@ export const DEFAULT_HEALTH_PATH = '/_cloudfn/health';
 const DEFAULT_PING_PATH = '/v1/ping';
 
 type Source = 'flag' | 'env' | 'config' | 'default';
-type Parse<T> = (raw: unknown, where: string) => T;
+
+/** The JSON Schema (draft 2020-12) of the values a validator accepts, for editors. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/** A validator, and the JSON Schema of what it accepts in `cloudfn.config.json`. */
+type Parse<T> = ((raw: unknown, where: string) => T) & { schema?: JsonSchema };
+
+/** Attaches the JSON Schema of a validator's values (read by `configOptionTable`). */
+function described<T>(parse: (raw: unknown, where: string) => T, schema: JsonSchema): Parse<T> {
+  return Object.assign(parse, { schema });
+}
 
 /** Validators throw this; `pick` adds the option's name and wraps it as `CLOUDFN_OPTIONS`. */
 function fail(_name: string, where: string, detail: string): never {
@@ -174,50 +184,71 @@ function fail(_name: string, where: string, detail: string): never {
 }
 
 function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parse<number> {
-  return (raw, where) => {
-    const value = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      fail('', where, `must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-    }
-    return value;
-  };
+  return described(
+    (raw, where) => {
+      const value = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+        fail('', where, `must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      }
+      return value;
+    },
+    { type: 'integer', minimum: min, ...(max === Number.MAX_SAFE_INTEGER ? {} : { maximum: max }) },
+  );
 }
 
-const text: Parse<string> = (raw, where) => {
-  if (typeof raw !== 'string' || raw.trim() === '')
-    fail('', where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
-  return raw.trim();
-};
+const text: Parse<string> = described(
+  (raw, where) => {
+    if (typeof raw !== 'string' || raw.trim() === '')
+      fail('', where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
+    return raw.trim();
+  },
+  { type: 'string', minLength: 1 },
+);
 
-const headerName: Parse<string> = (raw, where) => {
-  const value = text(raw, where);
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value))
-    fail('', where, `must be an HTTP header name, got ${JSON.stringify(raw)}`);
-  return value.toLowerCase();
-};
+const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+
+const headerName: Parse<string> = described(
+  (raw, where) => {
+    const value = text(raw, where);
+    if (!new RegExp(HEADER_NAME).test(value))
+      fail('', where, `must be an HTTP header name, got ${JSON.stringify(raw)}`);
+    return value.toLowerCase();
+  },
+  { type: 'string', pattern: HEADER_NAME },
+);
 
 function oneOf<T extends string>(...values: T[]): Parse<T> {
-  return (raw, where) => {
-    if (typeof raw !== 'string' || !values.includes(raw as T))
-      fail('', where, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
-    return raw as T;
-  };
+  return described(
+    (raw, where) => {
+      if (typeof raw !== 'string' || !values.includes(raw as T))
+        fail('', where, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+      return raw as T;
+    },
+    { enum: values },
+  );
 }
 
-const bool: Parse<boolean> = (raw, where) => {
-  if (typeof raw === 'boolean') return raw;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  return fail('', where, `must be true or false, got ${JSON.stringify(raw)}`);
-};
+const bool: Parse<boolean> = described(
+  (raw, where) => {
+    if (typeof raw === 'boolean') return raw;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    return fail('', where, `must be true or false, got ${JSON.stringify(raw)}`);
+  },
+  { type: 'boolean' },
+);
 
 /** A path starting with `/`, or `off` for none. */
-const healthPath: Parse<string | undefined> = (raw, where) => {
-  const value = text(raw, where);
-  if (value === 'off') return undefined;
-  if (!value.startsWith('/')) fail('', where, `must be a path starting with "/" (or off), got ${JSON.stringify(raw)}`);
-  return value;
-};
+const healthPath: Parse<string | undefined> = described(
+  (raw, where) => {
+    const value = text(raw, where);
+    if (value === 'off') return undefined;
+    if (!value.startsWith('/'))
+      fail('', where, `must be a path starting with "/" (or off), got ${JSON.stringify(raw)}`);
+    return value;
+  },
+  { type: 'string', pattern: '^(/.*|off)$' },
+);
 
 interface Spec<T> {
   env?: string;
@@ -255,6 +286,41 @@ const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
   trustGatewayHeaders: { env: 'CLOUDFN_TRUST_GATEWAY_HEADERS', parse: bool, default: false },
   captureConsole: { env: 'CLOUDFN_CAPTURE_CONSOLE', parse: bool, default: true },
 };
+
+/**
+ * Options that `cloudfn.config.*` may not set: `trigger` is each request's, and `exposeErrors`
+ * is for `cloudfn dev` only (a config file deployed with it would send stacks to clients).
+ */
+export const NOT_IN_CONFIG_FILE = ['trigger', 'exposeErrors'] as const;
+
+/** The scalar options a config file may set; the type of `defineConfig` is derived from it. */
+export type ConfigFileOptionKey = Exclude<keyof Scalars, (typeof NOT_IN_CONFIG_FILE)[number]>;
+
+/** One option as a config file sees it: its name, environment variable, default and JSON Schema. */
+export interface ConfigOptionRow {
+  readonly name: string;
+  readonly env: string | undefined;
+  readonly default: unknown;
+  readonly schema: JsonSchema;
+}
+
+/**
+ * The options a config file may set, read from the option table itself, so the config file's
+ * known keys, `defineConfig`'s type and the shipped JSON Schema follow every option added here.
+ * `limits` is separate: see `LIMIT_KEYS`.
+ * @example configOptionTable().map((row) => row.name) // ['port', 'host', 'timeout', ...]
+ */
+export function configOptionTable(): readonly ConfigOptionRow[] {
+  const excluded: readonly string[] = NOT_IN_CONFIG_FILE;
+  return Object.entries(specs)
+    .filter(([name]) => !excluded.includes(name))
+    .map(([name, spec]) => ({
+      name,
+      env: spec.env,
+      default: spec.default,
+      schema: (spec.parse as Parse<unknown>).schema ?? {},
+    }));
+}
 
 /** Names of the environment variables, for docs and the CLI's help. */
 export const optionEnvVars: Readonly<Record<string, string>> = Object.freeze({

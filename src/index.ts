@@ -9,10 +9,15 @@
  * };
  * export default hello;
  * @example
+ * // cloudfn.config.ts
+ * import { defineConfig } from 'cloudfn';
+ * export default defineConfig({ port: 3000 });
+ * @example
  * import { isUploadFile } from 'cloudfn';
  * if (isUploadFile(params.file)) service.log({ uploaded: params.file.name });
  */
 export { HttpError, CloudfnError } from '../runtime/errors.js';
+export { defineConfig, type CloudfnConfig } from '../runtime/serve/define-config.js';
 export { isUploadFile } from '../runtime/body/upload-file.js';
 export type {
   CookieOptions,

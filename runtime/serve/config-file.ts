@@ -1,14 +1,17 @@
 /**
- * Reads `cloudfn.config.(js|mjs|json)` at a project's root: global options, per-function
+ * Reads `cloudfn.config.(ts|mts|js|mjs|json)` at a project's root: global options, per-function
  * options and custom routes. Unknown keys stop start-up, since a typo would silently be ignored.
+ * The runtime cannot compile TypeScript: a `.ts` config is turned into JavaScript by the compile
+ * hook the CLI passes (esbuild, in src/build), as functions are.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findJsonError } from '../body/json-error.js';
+import { closest } from '../closest.js';
 import { createError } from '../errors.js';
-import { LIMIT_KEYS, optionEnvVars } from '../options.js';
-import { validateConfig } from './load.js';
+import { configOptionTable, LIMIT_KEYS } from '../options.js';
+import { type CompileHook, validateConfig } from './load.js';
 import type { FunctionConfig } from '../types.js';
 
 /** The file's shape. Every key is optional. */
@@ -21,24 +24,48 @@ export interface ConfigFile {
   [option: string]: unknown;
 }
 
-/** The file names tried, in order. */
-export const CONFIG_FILES = ['cloudfn.config.js', 'cloudfn.config.mjs', 'cloudfn.config.json'] as const;
+/** The file names a project may use (one of them). */
+export const CONFIG_FILES = [
+  'cloudfn.config.ts',
+  'cloudfn.config.mts',
+  'cloudfn.config.js',
+  'cloudfn.config.mjs',
+  'cloudfn.config.json',
+] as const;
+
+/** The name the compile hook is given for a TypeScript config (its output is `<name>.mjs`). */
+export const CONFIG_COMPILE_NAME = '.cloudfn.config';
 
 /**
- * The keys the file accepts: its own (`routes`, `functions`, `limits`) and every runtime option
- * that has an environment variable, read from runtime/options.ts so that an option added there
- * (and documented in docs/configuration.md) is accepted here without a second list to keep in
- * step (`healthPath` and `pingPath` were once refused for want of it). The limits go under
- * `limits`, not at the top.
+ * The keys of a config file: `$schema` (for editors, ignored), routes, functions, limits and
+ * every option of the option table that a config file may set.
  */
-const OPTION_KEYS: ReadonlySet<string> = new Set([
-  'routes',
-  'functions',
-  'limits',
-  // An object, read by resolveDevUser rather than the option table.
-  'devUser',
-  ...Object.keys(optionEnvVars).filter((key) => !(LIMIT_KEYS as readonly string[]).includes(key)),
-]);
+export function configFileKeys(): string[] {
+  // devUser is an object, read by resolveDevUser rather than the option table.
+  return ['$schema', 'routes', 'functions', 'limits', 'devUser', ...configOptionTable().map((row) => row.name)];
+}
+
+/** How `loadConfigFile` reads a project's config. */
+export interface LoadConfigOptions {
+  /**
+   * Turns `cloudfn.config.ts`/`.mts` into an importable file (the CLI passes esbuild's). Without
+   * it a TypeScript config is an error that says to run it through the CLI.
+   * @default undefined
+   */
+  compile?: CompileHook;
+}
+
+/** The error for a key no option has: the likely one when it is a typo, else the list. */
+function unknownKey(name: string, key: string, known: readonly string[], prefix = ''): Error {
+  const guess = closest(key, known);
+  return createError(
+    'CLOUDFN_BAD_CONFIG',
+    name,
+    guess === undefined
+      ? `${prefix}${key} is not an option; the options are ${known.join(', ')}`
+      : `${prefix}${key} is not an option; did you mean ${prefix}${guess}? (the options are ${known.join(', ')})`,
+  );
+}
 
 /**
  * A JSON syntax error as `file:line:column`, what was found, and a code frame of that line.
@@ -68,11 +95,30 @@ function jsonError(name: string, text: string, at: number): Error {
  * Loads the config file of `root`, or `{}` when there is none.
  * @example const config = await loadConfigFile(process.cwd())
  */
-export async function loadConfigFile(root: string): Promise<ConfigFile & { file?: string }> {
-  const name = CONFIG_FILES.find((candidate) => existsSync(join(root, candidate)));
+export async function loadConfigFile(
+  root: string,
+  options: LoadConfigOptions = {},
+): Promise<ConfigFile & { file?: string }> {
+  const found = CONFIG_FILES.filter((candidate) => existsSync(join(root, candidate)));
+  const name = found[0];
   if (name === undefined) return {};
+  if (found.length > 1)
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      found.join(' and '),
+      `are both config files; keep one (cloudfn reads only one, so the other would be ignored)`,
+    );
   const file = join(root, name);
+  const typescript = name.endsWith('ts');
+  if (typescript && options.compile === undefined)
+    throw createError(
+      'CLOUDFN_BAD_CONFIG',
+      name,
+      'is TypeScript, which only the cloudfn CLI compiles (cloudfn dev, start or build; a bundle carries its config built in); from code, pass loadConfigFile(root, { compile })',
+    );
   let config: unknown;
+  // Compile errors come formatted with their code frame from the hook; they are not rewrapped.
+  const source = typescript ? await options.compile!(file, CONFIG_COMPILE_NAME) : file;
   try {
     if (name.endsWith('.json')) {
       const text = readFileSync(file, 'utf8');
@@ -80,7 +126,7 @@ export async function loadConfigFile(root: string): Promise<ConfigFile & { file?
       if (at !== -1) throw jsonError(name, text, at);
       config = JSON.parse(text);
     } else {
-      config = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+      config = ((await import(pathToFileURL(source).href)) as { default?: unknown }).default;
     }
   } catch (error) {
     if ((error as { code?: unknown }).code === 'CLOUDFN_BAD_CONFIG') throw error;
@@ -89,15 +135,16 @@ export async function loadConfigFile(root: string): Promise<ConfigFile & { file?
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw createError('CLOUDFN_BAD_CONFIG', name, 'must hold an object (export default { ... } or a JSON object)');
   }
-  for (const key of Object.keys(config)) {
-    if (!OPTION_KEYS.has(key))
-      throw createError(
-        'CLOUDFN_BAD_CONFIG',
-        name,
-        `${key} is not an option; the options are ${[...OPTION_KEYS].join(', ')}`,
-      );
-  }
+  const known = configFileKeys();
+  for (const key of Object.keys(config)) if (!known.includes(key)) throw unknownKey(name, key, known);
   const result = config as ConfigFile;
+  const limits = result['limits'];
+  if (limits !== undefined) {
+    if (typeof limits !== 'object' || limits === null || Array.isArray(limits))
+      throw createError('CLOUDFN_BAD_CONFIG', name, 'limits must be an object such as { "maxBodySize": 1048576 }');
+    for (const key of Object.keys(limits))
+      if (!LIMIT_KEYS.includes(key as never)) throw unknownKey(name, key, LIMIT_KEYS, 'limits.');
+  }
   if (result.routes !== undefined && (typeof result.routes !== 'object' || result.routes === null)) {
     throw createError(
       'CLOUDFN_BAD_CONFIG',
@@ -106,7 +153,8 @@ export async function loadConfigFile(root: string): Promise<ConfigFile & { file?
     );
   }
   for (const [fn, value] of Object.entries(result.functions ?? {})) validateConfig(value, `${name} functions.${fn}`);
-  return { ...result, file };
+  const { $schema: _schema, ...rest } = result;
+  return { ...rest, file };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { FunctionConfig, FunctionSpec, Handler } from '../types.js';
 export type CompileHook = (file: string, name: string) => Promise<string>;
 
 /** The keys of a function's `config`: its timeout, its schedule and every limit. */
-const CONFIG_KEYS: readonly string[] = ['timeout', 'schedule', ...LIMIT_KEYS];
+export const CONFIG_KEYS: readonly string[] = ['timeout', 'schedule', ...LIMIT_KEYS];
 
 /**
  * Checks a function's `export const config`: known keys only, positive integers.

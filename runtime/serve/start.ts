@@ -146,7 +146,7 @@ export interface StartOptions extends ServeOptions {
  * @example await startProject('/srv/app', { flags: { port: '8000' }, compile })
  */
 export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
-  const config = options.config ?? (await loadConfigFile(root));
+  const config = options.config ?? (await loadConfigFile(root, { compile: options.compile }));
   const { functionsDir } = resolveOptions({ flags: options.flags, env: options.env ?? process.env, config });
   const specs = await loadProjectFunctions(root, options.compile, functionsDir);
   checkFunctionNames(

@@ -16,7 +16,8 @@ import { join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Message, type Metafile, type Plugin } from 'esbuild';
 import type { LoadedFunction } from '../../runtime/types.js';
-import { checkFunctionNames, loadConfigFile, type ConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames, type ConfigFile } from '../../runtime/serve/config-file.js';
+import { loadProjectConfig } from './project-config.js';
 import { discoverFunctions, type FoundFunction } from '../../runtime/serve/discover.js';
 import { resolveOptions } from '../../runtime/options.js';
 import { createError } from '../../runtime/errors.js';
@@ -243,7 +244,7 @@ function loadOrder(root: string, entry: string, outputs: Metafile['outputs']): {
  */
 export async function buildProject(root: string, options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
-  const config = await loadConfigFile(root);
+  const config = await loadProjectConfig(root);
   const resolved: Required<BuildOptions> = {
     outdir: options.outdir ?? 'dist',
     minify: options.minify ?? false,

@@ -24,10 +24,11 @@ export function startOutDir(root: string): string {
  * @example await precompileProject(root) // then workers use precompiledHook(root)
  */
 export async function precompileProject(root: string, functionsDir = 'functions'): Promise<void> {
-  await loadConfigFile(root);
+  // Compiled beside the functions, so the workers' precompiledHook finds a cloudfn.config.ts.
+  const compile = createCompileHook(root, startOutDir(root));
+  await loadConfigFile(root, { compile });
   const found = discoverFunctions(root, functionsDir);
   await checkFunctionExports(root, found);
-  const compile = createCompileHook(root, startOutDir(root));
   for (const fn of found) if (NEEDS_COMPILE.test(fn.file)) await compile(fn.file, fn.name);
 }
 

@@ -3,6 +3,7 @@
  * into an `OptionsError` that the CLI prints as one line, without a stack, and exits 1.
  */
 import { parseArgs } from 'node:util';
+import { closest } from '../../runtime/closest.js';
 
 /** A bad flag, env var or config value; the CLI prints its message alone and exits 1. */
 export class OptionsError extends Error {
@@ -52,39 +53,14 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O):
   }
 }
 
-/** The edit distance of two short strings (insertions, deletions, substitutions, swaps). */
-function distance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
-
 /**
  * The message for an unknown flag: the closest known one when it is a likely typo (at most a
  * third of its letters off), else the list.
  * @example unknownOption('--prot', ['port', 'host']) // 'unknown option --prot; did you mean --port?'
  */
 export function unknownOption(flag: string, known: readonly string[]): string {
-  const name = flag.replace(/^-+/, '');
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const d = distance(name, candidate);
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  if (best !== undefined && name.length > 1 && bestDistance <= Math.max(1, Math.floor(best.length / 3))) {
-    return `unknown option ${flag}; did you mean --${best}?`;
-  }
+  const best = closest(flag.replace(/^-+/, ''), known);
+  if (best !== undefined) return `unknown option ${flag}; did you mean --${best}?`;
   return `unknown option ${flag}; the options are ${known.map((k) => `--${k}`).join(', ')}`;
 }
 

@@ -17,30 +17,63 @@ import {
 import { createDevError } from '../dev/errors.js';
 import { checkProject, findTypeScript, formatReport } from '../typecheck/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
-import { helpText } from './help.js';
+import { type CommandHelp, formatHelp } from './help.js';
 
-const HELP = `usage: cloudfn build [root] [--target server|function-service] [--outdir dist] [--minify]
-                    [--no-sourcemap] [--external <pkg>]... [--check] [--no-typecheck]
-                    [--functions-dir functions]
+/** What `cloudfn build --json` prints; documented in HELP.json and docs/cli.md. */
+interface BuildJson {
+  outdir: string;
+  ms: number;
+  typecheck: { checked: boolean; note: string | null };
+  bundles: { name: string; file: string; bytes: number; gzipBytes: number; lazyBytes: number; ms: number }[];
+  warnings: string[];
+  checks: { file: string; ok: boolean; ms: number; problem: string | null }[] | null;
+}
 
-Bundles each function of <root>/functions (default: the current folder; --functions-dir or the
-config's functionsDir names another folder, . for the root itself) with the runtime and
-its dependencies into <outdir>/<name>/index.mjs (serves that function at every path on PORT,
-default 8000), and all of them into <outdir>/server.mjs (by route, for containers).
-
-  --target <t>      server (default): the bundles above, ES modules for Node >= 20;
-                    function-service: <outdir>/function-service/<name>.js, CommonJS for the
-                    platform's function service (Node 14), with a package.json to deploy
-                    with dycloud function:deploy (see docs/deploy.md)
-  --external <pkg>  (function-service) leave <pkg> out of the files and name it in package.json
-  --outdir <dir>    where bundles go, relative to root (default dist)
-  --minify          minify the bundles
-  --no-sourcemap    do not write .map files (written by default; run with node --enable-source-maps)
-  --check           start every bundle, ask its health path, stop it; exit 1 if any fails
-                    (function-service: load each file under Node 14 and call it once)
-  --no-typecheck    bundle without type checking first (by default type errors stop the build)
-
-See docs/build.md.`;
+export const HELP: CommandHelp = {
+  name: 'build',
+  usage: [
+    'build [root] [--target server|function-service] [--outdir dist] [--minify] [--no-sourcemap]',
+    '      [--external <pkg>]... [--check] [--no-typecheck] [--functions-dir functions] [--json]',
+  ],
+  description: `Type checks the project, then bundles each function of <root>/functions (default: the current
+folder; --functions-dir or the config's functionsDir names another folder, . for the root
+itself) with the runtime and its dependencies into <outdir>/<name>/index.mjs (serves that
+function at every path on PORT, default 8000), and all of them into <outdir>/server.mjs (by
+route, for containers).`,
+  options: [
+    [
+      '--target <t>',
+      "server (default): the bundles above, ES modules; function-service:\n<outdir>/function-service/<name>.js, CommonJS for the platform's function service\n(Node 14), with a package.json to deploy with dycloud function:deploy (docs/deploy.md)",
+    ],
+    ['--external <pkg>', '(function-service) leave <pkg> out of the files and name it in package.json'],
+    ['--functions-dir <dir>', 'the folder of the functions (config functionsDir; . is the root)'],
+    ['-o, --outdir <dir>', 'where bundles go, relative to root (default dist)'],
+    ['--minify', 'minify the bundles'],
+    ['--no-sourcemap', 'do not write .map files (written by default; run with node --enable-source-maps)'],
+    [
+      '--check',
+      'start every bundle, ask its health path, stop it; exit 1 if any fails\n(function-service: load each file under Node 14 and call it once)',
+    ],
+    ['--no-typecheck', 'bundle without type checking first (by default type errors stop the build)'],
+    ['--json', 'print one JSON object on stdout instead of the table (see docs/cli.md)'],
+  ],
+  examples: [
+    ['build', 'type check and bundle this folder into ./dist'],
+    ['build --minify --check', 'minified, and start each bundle once to be sure it serves'],
+    ['build --target function-service --check', 'CommonJS files for the function service, run once under Node 14'],
+    ['build --json > build.json', 'the sizes as JSON, for a script or CI'],
+  ],
+  json: `{
+  "outdir": string,                 // absolute
+  "ms": number,                     // esbuild's time for the whole build
+  "typecheck": { "checked": boolean, "note": string | null },  // note: why it was off
+  "bundles": [{ "name": string, "file": string, "bytes": number, "gzipBytes": number,
+                "lazyBytes": number, "ms": number }],
+  "warnings": string[],
+  "checks": [{ "file": string, "ok": boolean, "ms": number, "problem": string | null }] | null
+}`,
+  pages: ['build.md', 'deploy.md', 'cli.md'],
+};
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
@@ -52,10 +85,11 @@ export async function run(argv: string[]): Promise<number> {
     target: { type: 'string' },
     external: { type: 'string', multiple: true },
     'functions-dir': { type: 'string' },
+    json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(helpText(HELP, ['build.md', 'deploy.md']) + '\n');
+    process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
   if (positionals.length > 1)
@@ -69,11 +103,17 @@ export async function run(argv: string[]): Promise<number> {
       '--external applies to --target function-service only; the server bundles keep every package inside',
     );
   const root = resolve(positionals[0] ?? '.');
+  const json = values.json === true;
   let typeNote = '';
   if (values['no-typecheck'] !== true) {
+    // Said when there is something to check (else the note after the table says why not), on
+    // stderr so that stdout stays the table (or the JSON) alone.
     // esbuild strips types without checking them: without this, `const n: number = name` ships.
     const setup = findTypeScript(root);
-    if (setup.ok) process.stdout.write(`type checking with TypeScript ${setup.version} (--no-typecheck skips it)\n`);
+    if (setup.ok)
+      process.stderr.write(
+        `type checking with TypeScript ${setup.version} and ${relative(root, setup.tsconfig)}… (--no-typecheck skips it)\n`,
+      );
     const types = await checkProject(root);
     if (!types.checked) typeNote = `type check off: ${types.reason}\n`;
     else if (types.diagnostics.length > 0)
@@ -101,10 +141,34 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof CloudfnError) throw new OptionsError(error.message);
     throw error;
   }
+  const checks =
+    values.check === true
+      ? await Promise.all(result.bundles.map((b) => checkBundle(b.file, { chunks: b.chunks })))
+      : undefined;
+  if (json) {
+    const output: BuildJson = {
+      outdir: result.outdir,
+      ms: result.ms,
+      typecheck: { checked: values['no-typecheck'] !== true && typeNote === '', note: typeNote.trim() || null },
+      bundles: result.bundles.map(({ name, file, bytes, gzipBytes, lazyBytes, ms }) => ({
+        name,
+        file,
+        bytes,
+        gzipBytes,
+        lazyBytes,
+        ms,
+      })),
+      warnings: result.warnings,
+      checks:
+        checks?.map((c) => ({ file: c.file, ok: c.ok, ms: c.ms, problem: c.ok ? null : (c.problem ?? 'failed') })) ??
+        null,
+    };
+    process.stdout.write(`${JSON.stringify(output)}\n`);
+    return checks?.some((c) => !c.ok) === true ? 1 : 0;
+  }
   for (const warning of result.warnings) process.stderr.write(`cloudfn: warning: ${warning}\n`);
   process.stdout.write(formatBuildTable(result) + typeNote);
-  if (!values.check) return 0;
-  const checks = await Promise.all(result.bundles.map((b) => checkBundle(b.file, { chunks: b.chunks })));
+  if (checks === undefined) return 0;
   let failed = 0;
   for (const check of checks) {
     const name = relative(process.cwd(), check.file);

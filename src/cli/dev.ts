@@ -8,21 +8,42 @@ import { startDevPlatform, startDevServer } from '../dev/index.js';
 import { PlatformError } from '../platform/index.js';
 import { readPlatformEnv } from '../platform/options.js';
 import { OptionsError, parseCommandArgs } from './args.js';
-import { helpText } from './help.js';
+import { type CommandHelp, formatHelp } from './help.js';
 
-const HELP = `usage: cloudfn dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000] [--platform-callback-url <url>]] [--no-typecheck]
-                  [--functions-dir functions]
-
-Serves every function of <root>/functions (default: the current folder; --functions-dir or the
-config's functionsDir names another folder, . for the root itself), rebuilding a function
+export const HELP: CommandHelp = {
+  name: 'dev',
+  usage: [
+    'dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]',
+    '    [--platform-callback-url <url>]] [--no-typecheck] [--functions-dir functions]',
+  ],
+  description: `Serves every function of <root>/functions (default: the current folder), rebuilding a function
 when its files change, with readable logs and the debug console at /_cloudfn/. Loads <root>/.env
-(the real environment wins). --inspect opens the debugger (default 127.0.0.1:9229). Colours are
-off when NO_COLOR is set or the output is not a terminal. --platform starts the platform
-emulator beside it (data in <root>/.cloudfn/platform) and points the media client of every
-function at it; --platform-callback-url (CLOUDFN_PLATFORM_CALLBACK_URL) has it POST its signed
-callbacks there, e.g. http://127.0.0.1:8000/notify. Types are checked beside the server with the project's TypeScript (tsc --watch)
-and errors shown here and on the console page; --no-typecheck turns that off. See docs/dev.md and
-docs/platform.md.`;
+(the real environment wins). Colours are off when NO_COLOR is set or the output is not a
+terminal. Types are checked beside the server with the project's TypeScript (tsc --watch) and
+errors shown here and on the console page.`,
+  options: [
+    ['-p, --port <n>', 'port to listen on (PORT, default 8000)'],
+    ['--host <h>', 'address to listen on (HOST, default 127.0.0.1)'],
+    ['--inspect[=[host:]port]', 'open the debugger (default 127.0.0.1:9229)'],
+    [
+      '--platform',
+      'start the platform emulator beside it (data in <root>/.cloudfn/platform) and point\nthe media client of every function at it',
+    ],
+    ['--platform-port <n>', 'port of the emulator (default 4000)'],
+    [
+      '--platform-callback-url <url>',
+      'have the emulator POST its signed callbacks there (CLOUDFN_PLATFORM_CALLBACK_URL),\ne.g. http://127.0.0.1:8000/notify',
+    ],
+    ['--functions-dir <dir>', 'the folder of the functions (config functionsDir; . is the root)'],
+    ['--no-typecheck', 'do not run the type checker'],
+  ],
+  examples: [
+    ['dev', 'serve this folder with reload on http://127.0.0.1:8000'],
+    ['dev --platform', 'with the local emulator of the open platform'],
+    ['dev --inspect --port 3000', 'with the debugger, on port 3000'],
+  ],
+  pages: ['dev.md', 'platform.md'],
+};
 
 /** `--inspect=9230` is Node's spelling; parseArgs wants the value as its own option. */
 function splitInspect(argv: string[]): { argv: string[]; inspect: string | undefined } {
@@ -49,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(helpText(HELP, ['dev.md', 'platform.md']) + '\n');
+    process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
   if (positionals.length > 1)

@@ -4,17 +4,39 @@
  */
 import { runDoctor } from '../sign/index.js';
 import { parseCommandArgs, required } from './args.js';
-import { helpText } from './help.js';
+import { type CommandHelp, formatHelp } from './help.js';
+import { printJson } from './json.js';
 import { libraryCall, readBodyOption } from './sign.js';
 
-const USAGE = `usage: cloudfn doctor --private-key f [--public-key uploaded.pem] [--key-version v] [--platform-public-key p.pem]
-                      [--body-file f | --body text] [--method M --url u [--authorization '<header value>']]
-
-Checks, as far as can be done offline: the pair signs and verifies, the uploaded key is that pair's,
-format and size, key_version given, the body is stable, the string to sign matches the request,
-and the header's timestamp is inside the platform's one-hour window by this machine's clock.
-Keys are a file path, the PEM text itself ("$APP_PRIVATE_KEY"), or --private-key=… ; all work.
-Exit 1 when a check fails.`;
+export const HELP: CommandHelp = {
+  name: 'doctor',
+  usage: [
+    'doctor --private-key f [--public-key uploaded.pem] [--key-version v] [--platform-public-key p.pem]',
+    "       [--body-file f | --body text] [--method M --url u [--authorization '<header value>']] [--json]",
+  ],
+  description: `Checks, as far as can be done offline: the pair signs and verifies, the uploaded key is that
+pair's, format and size, key_version given, the body is stable, the string to sign matches the
+request, and the header's timestamp is inside the platform's one-hour window by this machine's
+clock. Prints one line per check, ✓ or ✗ with the fix (! for a risk worth knowing). Exit 1 when
+a check fails.`,
+  options: [
+    ['--private-key <key>', 'a file path, the PEM text itself ("$APP_PRIVATE_KEY"), or --private-key=… ; all work'],
+    ['--public-key <key>', 'the public key uploaded to the platform'],
+    ['--key-version <v>', 'the key_version the requests send'],
+    ['--platform-public-key <key>', 'the platform public key of the mini-program'],
+    ['--body-file <f>, --body <text>', 'a body to check for stability'],
+    ['--method <M>, --url <u>', 'a request to check the string to sign of'],
+    ['--authorization <value>', 'the header that request sent'],
+    ['--json', 'print one JSON object on stdout (see docs/cli.md)'],
+  ],
+  examples: [
+    ['doctor --private-key app_private_key.pem --public-key app_public_key.pem --key-version 1', 'check a key pair'],
+    ['doctor --private-key "$APP_PRIVATE_KEY" --json', 'as JSON, for CI'],
+  ],
+  json: `{ "ok": boolean,   // false when a check failed (exit 1)
+  "checks": [{ "status": "pass" | "fail" | "warn", "title": string, "detail": string | null }] }`,
+  pages: ['signing.md', 'cli.md'],
+};
 
 const MARK = { pass: '✓', fail: '✗', warn: '!' } as const;
 
@@ -30,10 +52,11 @@ export async function run(argv: string[]): Promise<number> {
     method: { type: 'string' },
     url: { type: 'string' },
     authorization: { type: 'string' },
+    json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
-    process.stdout.write(helpText(USAGE, ['signing.md']) + '\n');
+    process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
   const body = readBodyOption(values['body-file'], values.body);
@@ -49,9 +72,14 @@ export async function run(argv: string[]): Promise<number> {
       ...(values.authorization === undefined ? {} : { authorization: values.authorization }),
     }),
   );
+  const failed = checks.some((c) => c.status === 'fail');
+  if (values.json === true) {
+    const rows = checks.map(({ status, title, detail }) => ({ status, title, detail: detail ?? null }));
+    return printJson({ ok: !failed, checks: rows }, failed ? 1 : 0);
+  }
   for (const check of checks) {
     const detail = check.detail === undefined ? '' : `: ${check.detail}`;
     process.stdout.write(`${MARK[check.status]} ${check.title}${detail}\n`);
   }
-  return checks.some((c) => c.status === 'fail') ? 1 : 0;
+  return failed ? 1 : 0;
 }

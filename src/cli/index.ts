@@ -3,43 +3,38 @@
  * The `cloudfn` command: it finds the command's module and runs it. Each command lives in
  * its own file, parses its arguments and calls the library; it holds no logic of its own.
  */
+import { closest } from '../../runtime/closest.js';
 import { OptionsError } from './args.js';
 import { dirname } from 'node:path';
-import { docsPage } from './help.js';
-
-type Command = { run(argv: string[]): Promise<number> };
-
-/** Commands load lazily so `cloudfn sign` does not pay for esbuild or the runtime. */
-const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
-  start: { summary: 'serve functions/ in production mode', load: () => import('./start.js') },
-  dev: { summary: 'serve functions/ with reload, readable logs and the debug console', load: () => import('./dev.js') },
-  trigger: {
-    summary: 'fire a scheduled function (config.schedule) now on a running server',
-    load: () => import('./trigger.js'),
-  },
-  build: { summary: 'bundle each function (and server.mjs) for deployment', load: () => import('./build.js') },
-  init: { summary: 'create a project from a template (starter, media, callback)', load: () => import('./init.js') },
-  keys: { summary: 'generate, convert or inspect an app key pair', load: () => import('./keys.js') },
-  sign: { summary: 'sign a request: print Platform-Authorization or a curl command', load: () => import('./sign.js') },
-  verify: { summary: 'verify a response, callback or request signature', load: () => import('./verify.js') },
-  doctor: {
-    summary: 'check keys, key_version and body against the troubleshooting list',
-    load: () => import('./doctor.js'),
-  },
-  platform: {
-    summary: 'run the local emulator of the open platform (media API, signatures, ffmpeg)',
-    load: () => import('./platform.js'),
-  },
-};
+import { commands } from './commands.js';
+import { docsPage, formatHelp } from './help.js';
 
 function usage(): string {
   const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
-  return `usage: cloudfn <command> [options]\n\ncommands:\n${rows.join('\n')}\n\nRun cloudfn <command> --help for a command's options.\ndocs: ${dirname(docsPage('dev.md'))}/ (one page per capability)`;
+  return `usage: cloudfn <command> [options]\n       cloudfn help <command>\n\ncommands:\n${rows.join('\n')}\n\nRun cloudfn help <command> (or cloudfn <command> --help) for a command's options and examples.\ndocs: ${dirname(docsPage('dev.md'))}/ (README.md indexes the pages; cli.md lists every command)`;
+}
+
+/** `cloudfn help <command>`: that command's help, exactly as `cloudfn <command> --help` prints it. */
+async function help(topic: string | undefined): Promise<number> {
+  if (topic === undefined) {
+    process.stdout.write(usage() + '\n');
+    return 0;
+  }
+  const command = commands[topic];
+  if (command === undefined) throw new OptionsError(unknownCommand(topic));
+  process.stdout.write(formatHelp((await command.load()).HELP) + '\n');
+  return 0;
+}
+
+function unknownCommand(name: string): string {
+  const guess = closest(name, Object.keys(commands));
+  return `unknown command ${JSON.stringify(name)}; ${guess === undefined ? 'run cloudfn --help for the list' : `did you mean ${guess}?`}`;
 }
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === 'help') return help(rest[0]);
+  if (name === undefined || name === '--help' || name === '-h') {
     process.stdout.write(usage() + '\n');
     return name === undefined ? 1 : 0;
   }
@@ -50,10 +45,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = commands[name];
-  if (command === undefined) {
-    process.stderr.write(`cloudfn: unknown command ${JSON.stringify(name)}; run cloudfn --help for the list\n`);
-    return 1;
-  }
+  if (command === undefined) throw new OptionsError(unknownCommand(name));
   return (await command.load()).run(rest);
 }
 

@@ -7,22 +7,38 @@ import { CloudfnError } from '../../runtime/errors.js';
 import type { Layout } from '../init/platform-layout.js';
 import { initProject, listTemplates } from '../init/scaffold.js';
 import { OptionsError, parseCommandArgs } from './args.js';
-import { helpText } from './help.js';
+import { type CommandHelp, formatHelp } from './help.js';
 
-function help(): string {
-  return `usage: cloudfn init <dir> [--template starter] [--name <package name>] [--layout functions|platform]
+/** The help; the template list is read from templates/ when the module loads. */
+export const HELP: CommandHelp = help();
 
-Creates <dir> (new or empty) from a template: package.json depending on cloudfn, tsconfig.json,
-functions/, tests with vitest and cloudfn/testing, a README, a Dockerfile and a Knative Service.
+function help(): CommandHelp {
+  return {
+    name: 'init',
+    usage: ['init <dir> [--template starter] [--name <package name>]'],
+    description: `Creates <dir> (new or empty) from a template: package.json depending on cloudfn, tsconfig.json,
+cloudfn.config.json, functions/, tests with vitest and cloudfn/testing, a README, a Dockerfile
+and a Knative Service.
 
 templates: ${listTemplates().join(', ')}
   starter    hello, a multipart upload, and a media function configured from CLOUDFN_MEDIA_*
   media      video functions with the media client (cloudfn/media), tested against the emulator
-  callback   a function verifying the platform's signed callbacks (cloudfn/sign)
-
-  --layout platform  put each function file at the project root, as the platform's own
-                     templates do, with "functionsDir": "." in cloudfn.config.json
-                     (docs/platform-projects.md)`;
+  callback   a function verifying the platform's signed callbacks (cloudfn/sign)`,
+    options: [
+      ['-t, --template <name>', 'the template (default starter)'],
+      ['--name <package name>', 'the package name (default: from the folder name)'],
+      [
+        '--layout <functions|platform>',
+        'platform puts each function file at the project root, as the platform\'s own templates\ndo, with "functionsDir": "." in cloudfn.config.json (docs/platform-projects.md)',
+      ],
+    ],
+    examples: [
+      ['init my-app', 'a new project in ./my-app from the starter template'],
+      ['init videos --template media', 'a project with the media client'],
+      ['init legacy --layout platform', "functions at the root, as in the platform's templates"],
+    ],
+    pages: ['deploy.md'],
+  };
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -33,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(helpText(help(), ['deploy.md']) + '\n');
+    process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
   if (positionals.length !== 1)

@@ -10,35 +10,47 @@ import { listPlatformKeys } from '../platform/platform-keys.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
-import { helpText } from './help.js';
+import { type CommandHelp, formatHelp } from './help.js';
 
-const HELP = `usage: cloudfn platform [--port 4000] [--data .cloudfn/platform] [--reset] [options]
-       cloudfn platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem or file>
-       cloudfn platform keys [--data <dir>]     list the platform key pairs: the default, one per appid
-
-Serves POST /oauth/client_token/, POST /api/cloud_voc/<operation> and signed media links.
-
-options:
-  --port <n>              port (env CLOUDFN_PLATFORM_PORT, default 4000)
-  --host <h>              address (default 127.0.0.1)
-  --data <dir>            state, keys and media (env CLOUDFN_PLATFORM_DATA, default .cloudfn/platform)
-  --reset                 empty the data folder first (the platform key pair is kept)
-  --client <key:secret>   accept only these client credentials (repeatable; default: any pair)
-  --token-ttl <s>         access token lifetime in seconds (default 7200)
-  --env-id <id>           known env_id values (repeatable; default: any)
-  --domain <host>         extra media domains for get_video_by_vid (repeatable)
-  --appid <id>            a mini-program with its own platform key pair (repeatable); public keys
-                          in <data>/platform_keys/public/<appid>.pem, for createPlatformKeyStore
-  --callback-url <url>    POST signed notifications there when uploads and transcodes end
-  --faults <spec>         e.g. latency=0.5:200,500=0.1,expired-token=0.05,bad-signature=0.05,rate-limit=0.1
-  --review-delay <ms>     99 -> 98 after upload (default 10000)
-  --job-delay <ms>        time in each upload job state (default 500)
-  --transcode-delay <ms>  time in each transcode state (default 500)
-  --max-source-bytes <n>  largest source file (default 2147483648)
-  --preset <p>            x264/x265 preset (default veryfast)
-  --no-ffmpeg             simulate probing and transcoding even when ffmpeg is installed
-
-See docs/platform.md.`;
+export const HELP: CommandHelp = {
+  name: 'platform',
+  usage: [
+    'platform [--port 4000] [--data .cloudfn/platform] [--reset] [options]',
+    'platform keys add --data <dir> --appid <id> --key-version <v> --public-key <pem or file>',
+    'platform keys [--data <dir>]',
+  ],
+  description: `Runs the local emulator of the open platform: POST /oauth/client_token/, POST
+/api/cloud_voc/<operation> and signed media links. \`platform keys\` lists the platform key pairs
+(the default, one per appid); \`platform keys add\` registers an app public key.`,
+  options: [
+    ['-p, --port <n>', 'port (env CLOUDFN_PLATFORM_PORT, default 4000)'],
+    ['--host <h>', 'address (default 127.0.0.1)'],
+    ['--data <dir>', 'state, keys and media (env CLOUDFN_PLATFORM_DATA, default .cloudfn/platform)'],
+    ['--reset', 'empty the data folder first (the platform key pair is kept)'],
+    ['--client <key:secret>', 'accept only these client credentials (repeatable; default: any pair)'],
+    ['--token-ttl <s>', 'access token lifetime in seconds (default 7200)'],
+    ['--env-id <id>', 'known env_id values (repeatable; default: any)'],
+    ['--domain <host>', 'extra media domains for get_video_by_vid (repeatable)'],
+    [
+      '--appid <id>',
+      'a mini-program with its own platform key pair (repeatable); public keys\nin <data>/platform_keys/public/<appid>.pem, for createPlatformKeyStore',
+    ],
+    ['--callback-url <url>', 'POST signed notifications there when uploads and transcodes end'],
+    ['--faults <spec>', 'e.g. latency=0.5:200,500=0.1,expired-token=0.05,bad-signature=0.05,rate-limit=0.1'],
+    ['--review-delay <ms>', '99 -> 98 after upload (default 10000)'],
+    ['--job-delay <ms>', 'time in each upload job state (default 500)'],
+    ['--transcode-delay <ms>', 'time in each transcode state (default 500)'],
+    ['--max-source-bytes <n>', 'largest source file (default 2147483648)'],
+    ['--preset <p>', 'x264/x265 preset (default veryfast)'],
+    ['--no-ffmpeg', 'simulate probing and transcoding even when ffmpeg is installed'],
+  ],
+  examples: [
+    ['platform', 'serve the emulator on http://127.0.0.1:4000'],
+    ['platform --faults latency=0.5:200,500=0.1 --reset', 'with injected faults, from an empty state'],
+    ['platform keys --data .cloudfn/platform', 'list the platform key pairs'],
+  ],
+  pages: ['platform.md'],
+};
 
 function integer(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -61,7 +73,8 @@ function clients(pairs: string[] | undefined): Record<string, string> {
 
 /** Runs `cloudfn platform`. */
 export async function run(argv: string[]): Promise<number> {
-  if (argv[0] === 'keys') return keys(argv.slice(1));
+  // `cloudfn platform keys add --help` is the command's help too, not an unknown flag.
+  if (argv[0] === 'keys' && !argv.includes('--help') && !argv.includes('-h')) return keys(argv.slice(1));
   const { values, positionals } = parseCommandArgs(argv, {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
@@ -83,7 +96,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(helpText(HELP, ['platform.md']) + '\n');
+    process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
   if (positionals.length > 0)

@@ -6,16 +6,38 @@ import { readFileSync } from 'node:fs';
 import { showLineEnds, signedPath, signRequest, SignatureError } from '../sign/index.js';
 import { hasLiteralBackslashN } from '../sign/doctor.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
-import { helpText } from './help.js';
+import { type CommandHelp, formatHelp } from './help.js';
 
-const USAGE = `usage: cloudfn sign --private-key f --appid a --key-version v --method M --url u
-                    [--body-file f | --body text] [--timestamp t] [--nonce n] [--show-string] [--curl <full url>]
-
-Prints Platform-Authorization: SHA256-RSA2048 appid="…",nonce_str="…",timestamp="…",key_version="…",signature="…"
-  --private-key   a file path, the PEM text itself ("$APP_PRIVATE_KEY"), or --private-key=… ; all work
-  --url           signed as fetch sends it: a blank as %20, non-ASCII text percent-encoded as UTF-8
-  --show-string   also print the string to sign on stderr, LF shown as ⏎
-  --curl URL      print a curl command instead, sending the signed body byte for byte`;
+export const HELP: CommandHelp = {
+  name: 'sign',
+  usage: [
+    'sign --private-key f --appid a --key-version v --method M --url u',
+    '     [--body-file f | --body text] [--timestamp t] [--nonce n] [--show-string] [--curl <full url>]',
+  ],
+  description: `Prints Platform-Authorization: SHA256-RSA2048 appid="…",nonce_str="…",timestamp="…",key_version="…",signature="…"`,
+  options: [
+    ['--private-key <key>', 'a file path, the PEM text itself ("$APP_PRIVATE_KEY"), or --private-key=… ; all work'],
+    ['--appid <id>', 'the mini-program'],
+    ['--key-version <v>', 'the key_version of the uploaded public key'],
+    ['--method <M>', 'the HTTP method'],
+    ['--url <u>', 'signed as fetch sends it: a blank as %20, non-ASCII text percent-encoded as UTF-8'],
+    ['--body-file <f>, --body <text>', 'the body, byte for byte'],
+    ['--timestamp <t>, --nonce <n>', 'fixed values instead of now and a random nonce'],
+    ['--show-string', 'also print the string to sign on stderr, LF shown as ⏎'],
+    ['--curl <URL>', 'print a curl command instead, sending the signed body byte for byte'],
+  ],
+  examples: [
+    [
+      'sign --private-key app_private_key.pem --appid tt123 --key-version 1 --method GET --url /v1/videos',
+      'the header for a GET',
+    ],
+    [
+      'sign --private-key "$APP_PRIVATE_KEY" --appid tt123 --key-version 1 --method POST --url /api/x --body \'{"a":1}\' --curl https://example.com/api/x',
+      'a ready curl command',
+    ],
+  ],
+  pages: ['signing.md'],
+};
 
 /** Runs `cloudfn sign`. */
 export async function run(argv: string[]): Promise<number> {
@@ -34,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
-    process.stdout.write(helpText(USAGE, ['signing.md']) + '\n');
+    process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
   const body = readBodyOption(values['body-file'], values.body);

@@ -5,7 +5,8 @@
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { resolveOptions } from '../../runtime/options.js';
-import { checkFunctionNames, loadConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames } from '../../runtime/serve/config-file.js';
+import { loadProjectConfig } from '../build/project-config.js';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { startProject } from '../../runtime/serve/start.js';
 import { CloudfnError } from '../../runtime/errors.js';
@@ -15,30 +16,46 @@ import { precompileProject, precompiledHook } from '../build/precompile.js';
 import { grantLocksToWorkers } from '../schedule/lock.js';
 import { serveTimers } from '../schedule/serve-timers.js';
 import { OptionsError, parseCommandArgs } from './args.js';
-import { helpText } from './help.js';
+import { type CommandHelp, formatHelp } from './help.js';
 
-const HELP = `usage: cloudfn start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>] [--metrics]
-                    [--trigger-endpoint] [--memory-budget <bytes>] [--send-timeout <ms>]
-                    [--max-connections <n>]
-                    [--functions-dir functions]
-
-Serves every function of <root>/functions (default: the current folder) as JSON log lines on
-stdout; --functions-dir (config functionsDir) names another folder, . for the root itself. PORT and HOST are read when the flags are absent; see docs/configuration.md.
-
-  --workers <n|auto>  serve from n processes sharing the port (node:cluster); auto is one per CPU
-  --metrics           serve Prometheus text at /_cloudfn/metrics (CLOUDFN_METRICS=true), summed
-                      over the workers
-  --trigger-endpoint  accept POST /_cloudfn/trigger/<function> (cloudfn trigger) to fire a
-                      scheduled function now
-  --memory-budget, --send-timeout, --max-connections
-                      the memory bounds, per process (CLOUDFN_MEMORY_BUDGET, CLOUDFN_SEND_TIMEOUT,
-                      CLOUDFN_MAX_CONNECTIONS; 0 turns one off); see docs/configuration.md
-
-Functions exporting config.schedule (cron) are fired on it, with service.trigger 'timer'; with
-CLOUDFN_REDIS_URL set, one server of the fleet fires each. See docs/observability.md.
-
-GET /_cloudfn/health answers 200 while serving and 503 while draining (CLOUDFN_HEALTH_PATH
-changes it, off turns it off). See docs/deploy.md.`;
+export const HELP: CommandHelp = {
+  name: 'start',
+  usage: [
+    'start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>] [--metrics] [--trigger-endpoint]',
+    '      [--memory-budget <bytes>] [--send-timeout <ms>] [--max-connections <n>] [--functions-dir functions]',
+  ],
+  description: `Serves every function of <root>/functions (default: the current folder) in production mode,
+with JSON log lines on stdout. PORT and HOST are read when the flags are absent, then
+cloudfn.config.* (see docs/configuration.md). Functions exporting config.schedule (cron) are fired
+on it, with service.trigger 'timer'; with CLOUDFN_REDIS_URL set, one server of the fleet fires
+each. GET /_cloudfn/health answers 200 while serving and 503 while draining.`,
+  options: [
+    ['-p, --port <n>', 'port to listen on (PORT, default 8000)'],
+    ['--host <h>', 'address to listen on (HOST, default 0.0.0.0)'],
+    ['-w, --workers <n|auto>', 'serve from n processes sharing the port (node:cluster); auto is one per CPU'],
+    ['--metrics', 'serve Prometheus text at /_cloudfn/metrics (CLOUDFN_METRICS=true), summed over the workers'],
+    [
+      '--trigger-endpoint',
+      'accept POST /_cloudfn/trigger/<function> (cloudfn trigger) to fire a scheduled function now',
+    ],
+    [
+      '--memory-budget <bytes>',
+      'bodies and unsent answers held at once, per process (CLOUDFN_MEMORY_BUDGET; 0 is off)',
+    ],
+    [
+      '--send-timeout <ms>',
+      'close a connection whose client reads none of its answer (CLOUDFN_SEND_TIMEOUT; 0 is off)',
+    ],
+    ['--max-connections <n>', 'open connections per process (CLOUDFN_MAX_CONNECTIONS; 0 is off)'],
+    ['--functions-dir <dir>', 'the folder of the functions (config functionsDir; . is the root)'],
+  ],
+  examples: [
+    ['start', 'serve the project in this folder on port 8000'],
+    ['start --port 3000 --workers auto', 'one process per CPU on port 3000'],
+    ['start ./my-app --metrics', 'serve another folder, with Prometheus metrics'],
+  ],
+  pages: ['configuration.md', 'deploy.md', 'observability.md'],
+};
 
 /** Start-up problems are the user's to fix: one line (plus a code frame for compile errors). */
 function oneLine(error: unknown): never {
@@ -72,7 +89,7 @@ export async function run(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(helpText(HELP, ['configuration.md', 'deploy.md', 'observability.md']) + '\n');
+    process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
   if (positionals.length > 1)
@@ -120,7 +137,7 @@ export async function run(argv: string[]): Promise<number> {
     let metrics: boolean;
     try {
       // Checked once here, so a bad option is one line rather than one per worker.
-      const config = await loadConfigFile(root);
+      const config = await loadProjectConfig(root);
       const resolved = resolveOptions({ flags, env: process.env, config });
       metrics = resolved.metrics;
       checkFunctionNames(

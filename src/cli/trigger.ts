@@ -4,23 +4,36 @@
  */
 import { triggerRemote } from '../schedule/trigger-client.js';
 import { OptionsError, parseCommandArgs } from './args.js';
-import { helpText } from './help.js';
+import { type CommandHelp, formatHelp } from './help.js';
+import { printJson } from './json.js';
 
-const HELP = `usage: cloudfn trigger <function> [--url http://127.0.0.1:8000]
-
-Fires a function that exports config.schedule now, on a running cloudfn dev (or cloudfn start
+export const HELP: CommandHelp = {
+  name: 'trigger',
+  usage: ['trigger <function> [--url http://127.0.0.1:8000] [--json]'],
+  description: `Fires a function that exports config.schedule now, on a running cloudfn dev (or cloudfn start
 --trigger-endpoint): POST <url>/_cloudfn/trigger/<function>. The handler gets trigger 'timer'
-and manual: true. Prints the function's status, logid and body; exits 1 when it answered 4xx/5xx.
-
-  --url <url>   the server (default http://127.0.0.1:$PORT, PORT defaulting to 8000)`;
+and manual: true. Prints the function's status and logid on stderr and its body on stdout;
+exits 1 when it answered 4xx/5xx.`,
+  options: [
+    ['--url <url>', 'the server (default http://127.0.0.1:$PORT, PORT defaulting to 8000)'],
+    ['--json', 'print one JSON object on stdout: { function, status, logid, body }'],
+  ],
+  examples: [
+    ['trigger cleanup', 'fire functions/cleanup.ts on the dev server'],
+    ['trigger reports/daily --url http://127.0.0.1:3000 --json', 'on another port, as JSON for a script'],
+  ],
+  json: `{ "function": string, "status": number, "logid": string, "body": string }  // body: as the function answered`,
+  pages: ['observability.md', 'cli.md'],
+};
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     url: { type: 'string' },
+    json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(helpText(HELP, ['observability.md']) + '\n');
+    process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
   if (positionals.length !== 1)
@@ -32,7 +45,12 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     throw new OptionsError((error as Error).message);
   }
+  const code = answer.status >= 400 ? 1 : 0;
+  if (values.json === true) {
+    const { function: fn, status, logid, body } = answer;
+    return printJson({ function: fn, status, logid, body }, code);
+  }
   process.stderr.write(`${answer.function} answered ${answer.status} (logid ${answer.logid})\n`);
   process.stdout.write(answer.body.endsWith('\n') || answer.body === '' ? answer.body : `${answer.body}\n`);
-  return answer.status >= 400 ? 1 : 0;
+  return code;
 }

@@ -13,16 +13,56 @@ import {
   type KeyInput,
 } from '../sign/index.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
-import { helpText } from './help.js';
+import { type CommandHelp, formatHelp } from './help.js';
+import { printJson } from './json.js';
 import { libraryCall, readBodyOption } from './sign.js';
 
-const USAGE = `usage: cloudfn verify --public-key f --timestamp t --nonce n --signature s [--body-file f | --body text] [--max-age s]
-       cloudfn verify --public-key f --authorization '<header value>' --method M --url u [--body-file f | --body text] [--max-age s]
+/** What `cloudfn verify --json` prints; documented in HELP.json and docs/cli.md. */
+interface VerifyJson {
+  valid: boolean;
+  kind: 'request' | 'response';
+  appid: string | null;
+  keyVersion: string | null;
+  timestamp: string | null;
+  code: string | null;
+  message: string | null;
+  likelyCause: string | null;
+}
 
-The first form checks a response or callback (platform public key); the second a request (app public key).
---max-age defaults to 3600 for requests and to no age check for responses.
---public-key is a file path, the PEM text itself ("$PLATFORM_PUBLIC_KEY"), or --public-key=… ; all work.
-Exit 0 prints "valid"; exit 1 prints the reason and the likely cause.`;
+export const HELP: CommandHelp = {
+  name: 'verify',
+  usage: [
+    'verify --public-key f --timestamp t --nonce n --signature s [--body-file f | --body text] [--max-age s] [--json]',
+    "verify --public-key f --authorization '<header value>' --method M --url u [--body-file f | --body text]",
+    '       [--max-age s] [--json]',
+  ],
+  description: `The first form checks a response or callback (platform public key); the second a request (app
+public key). Exit 0 prints "valid"; exit 1 prints the reason and the likely cause.`,
+  options: [
+    ['--public-key <key>', 'a file path, the PEM text itself ("$PLATFORM_PUBLIC_KEY"), or --public-key=… ; all work'],
+    ['--timestamp, --nonce, --signature', 'the response or callback headers'],
+    ['--authorization <value>', 'the Platform-Authorization header of a request'],
+    ['--method <M>, --url <u>', 'the request, as it was signed'],
+    ['--body-file <f>, --body <text>', 'the raw body'],
+    ['--max-age <s>', 'seconds a signature stays valid (default 3600 for requests, none for responses)'],
+    ['--json', 'print one JSON object on stdout (see docs/cli.md)'],
+  ],
+  examples: [
+    [
+      'verify --public-key platform_public_key.pem --timestamp 1700000000 --nonce N --signature S --body-file body.json',
+      'a callback the platform sent',
+    ],
+    [
+      'verify --public-key app_public_key.pem --authorization "$HEADER" --method POST --url /api/x --body \'{}\' --json',
+      'a request, as JSON',
+    ],
+  ],
+  json: `{ "valid": boolean,
+  "kind": "request" | "response",            // the second form, or the first
+  "appid": string | null, "keyVersion": string | null, "timestamp": string | null,  // requests
+  "code": string | null, "message": string | null, "likelyCause": string | null }  // when invalid`,
+  pages: ['signing.md', 'cli.md'],
+};
 
 /** Runs `cloudfn verify`. */
 export async function run(argv: string[]): Promise<number> {
@@ -37,10 +77,11 @@ export async function run(argv: string[]): Promise<number> {
     'body-file': { type: 'string' },
     body: { type: 'string' },
     'max-age': { type: 'string' },
+    json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
-    process.stdout.write(helpText(USAGE, ['signing.md']) + '\n');
+    process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
   const publicKey: KeyInput = libraryCall(() =>
@@ -51,6 +92,22 @@ export async function run(argv: string[]): Promise<number> {
   if (maxAge !== undefined && !(Number.isInteger(maxAge) && maxAge >= 0)) {
     throw new OptionsError(`--max-age must be whole seconds, got ${JSON.stringify(values['max-age'])}`);
   }
+  const kind = values.authorization !== undefined ? 'request' : 'response';
+  const answer = (fields: Partial<VerifyJson>, code: number): number =>
+    printJson(
+      {
+        valid: code === 0,
+        kind,
+        appid: null,
+        keyVersion: null,
+        timestamp: null,
+        code: null,
+        message: null,
+        likelyCause: null,
+        ...fields,
+      } satisfies VerifyJson,
+      code,
+    );
   try {
     if (values.authorization !== undefined) {
       const method = required(values.method, 'method', 'POST');
@@ -64,6 +121,8 @@ export async function run(argv: string[]): Promise<number> {
         nonceStore: false,
         ...(maxAge === undefined ? {} : { maxAgeSeconds: maxAge }),
       });
+      if (values.json === true)
+        return answer({ appid: result.appid, keyVersion: result.keyVersion, timestamp: String(result.timestamp) }, 0);
       process.stdout.write(
         `valid: appid ${result.appid}, key_version ${result.keyVersion}, timestamp ${result.timestamp}\n`,
       );
@@ -81,11 +140,16 @@ export async function run(argv: string[]): Promise<number> {
         ? { maxAgeSeconds: Number.MAX_SAFE_INTEGER, maxFutureSkewSeconds: Number.MAX_SAFE_INTEGER }
         : { maxAgeSeconds: maxAge }),
     });
+    if (values.json === true) return answer({}, 0);
     process.stdout.write('valid\n');
     return 0;
   } catch (error) {
     if (error instanceof OptionsError) throw error;
     if (!(error instanceof SignatureError)) throw new OptionsError((error as Error).message);
+    if (values.json === true) {
+      const likely = error.code === 'SIGN_BAD_SIGNATURE' ? likelyCause(values, publicKey, body) : null;
+      return answer({ code: error.code, message: error.message, likelyCause: likely }, 1);
+    }
     process.stderr.write(`invalid: ${error.code}: ${error.message}\n`);
     if (error.code === 'SIGN_BAD_SIGNATURE')
       process.stderr.write(`likely cause: ${likelyCause(values, publicKey, body)}\n`);

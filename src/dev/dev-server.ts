@@ -7,7 +7,8 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { App } from '../../runtime/app.js';
-import { checkFunctionNames, loadConfigFile } from '../../runtime/serve/config-file.js';
+import { checkFunctionNames } from '../../runtime/serve/config-file.js';
+import { loadProjectConfig } from '../build/project-config.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION, type LogSink } from '../../runtime/log/record.js';
 import { resolveDevUser, resolveOptions } from '../../runtime/options.js';
@@ -122,7 +123,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       options.inspect === undefined || options.inspect === false
         ? undefined
         : openInspector(options.inspect === true ? '' : options.inspect);
-    const config = await loadConfigFile(root);
+    const config = await loadProjectConfig(root);
     const host = options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1');
     const resolved = resolveOptions({
       flags: {

@@ -4,7 +4,8 @@
  * (`startDevServer({ env })`) win, then the real environment, then `.env`.
  *
  * Grammar, one assignment per line: `[export ] KEY = value`. KEY is letters, digits, `_`, `.`
- * and `-`, not starting with a digit. A value is unquoted (trimmed; ` #` starts a comment),
+ * and `-`, not starting with a digit. A value is unquoted (trimmed; the first `#` starts a
+ * comment, as in dotenv and `node --env-file`, so `A=a#b` is `a`),
  * single-quoted or backquoted (literal, may span lines), or double-quoted (may span lines;
  * `\n`, `\r`, `\t`, `\"` and `\\` are escapes). `#` lines and blank lines are skipped. There is
  * no `${VAR}` expansion. A later assignment of the same key wins.
@@ -71,7 +72,9 @@ export function parseDotenv(text: string): ParsedDotenv {
       continue;
     }
     let value = source.slice(valueStart, end);
-    const comment = value.search(/\s#/);
+    // dotenv and `node --env-file` both end an unquoted value at its first `#`, with or without
+    // a space before it; production reads .env with one of them, so dev must cut in the same place.
+    const comment = value.indexOf('#');
     if (comment !== -1) value = value.slice(0, comment);
     values[key] = value.trim();
     at = end + 1;

@@ -9,6 +9,7 @@ import { createAbortController } from '../fetch-fallback/index.js';
 import { createMediaError, type MediaError } from './errors.js';
 import { logIdOf } from './normalize.js';
 import type { MediaLogger, ResolvedMediaOptions } from './options.js';
+import { retryAfterSeconds } from './retry-after.js';
 
 /** A response as received, with its body parsed when it is JSON. */
 export interface RawResponse {
@@ -20,7 +21,7 @@ export interface RawResponse {
   json: unknown;
   /** `log_id` of the body, or the `x-platform-logid` header. */
   logId: string | undefined;
-  /** Seconds the platform asked to wait (`Retry-After`), when given. */
+  /** Seconds the platform asked to wait (`Retry-After`, seconds or an HTTP date), when given. */
   retryAfterSeconds: number | undefined;
 }
 
@@ -175,15 +176,13 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
         );
     }
   }
-  const retryAfter = Number(response.headers.get('retry-after'));
   return {
     status,
     headers: response.headers,
     text,
     json,
     logId: logIdOf(json) ?? response.headers.get(defaultHeaderProfile.logid) ?? undefined,
-    retryAfterSeconds:
-      Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : undefined,
+    retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after'), options.clock.now()),
   };
 }
 

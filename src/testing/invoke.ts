@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { App } from '../../runtime/app.js';
 import type { FunctionSpec, RequestInfo, Service } from '../../runtime/types.js';
 import { functionFromModule } from '../../runtime/serve/load.js';
-import { loadConfigFile } from '../../runtime/serve/config-file.js';
+import { loadProjectConfig } from '../build/project-config.js';
 import { Logger } from '../../runtime/log/logger.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
@@ -115,7 +115,7 @@ async function mount(target: InvokeTarget, request: InvokeRequest, options: Invo
     const loaded = await loadTarget(target, options.cwd ?? process.cwd());
     spec = loaded.spec;
     // A function loaded from a project runs with that project's cloudfn.config, as it would in start.
-    const { file: _file, ...fileConfig } = await loadConfigFile(loaded.root);
+    const { file: _file, ...fileConfig } = await loadProjectConfig(loaded.root);
     config = fileConfig;
   } else if (typeof target === 'function') {
     spec = { name: nameFromPath(request.path ?? '/'), handler: target as Handler };

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,8 @@ describe('parseDotenv', () => {
     ['A=1', { A: '1' }],
     ['export A = spaced value  ', { A: 'spaced value' }],
     ['A=value # comment', { A: 'value' }],
-    ['A=pass#word', { A: 'pass#word' }],
+    ['A=pass#word', { A: 'pass' }],
+    ['A="pass#word"', { A: 'pass#word' }],
     ['A="quoted # not a comment" # comment', { A: 'quoted # not a comment' }],
     ["A='single $HOME \\n'", { A: 'single $HOME \\n' }],
     ['A="line\\nbreak \\"q\\" \\\\ tab\\t"', { A: 'line\nbreak "q" \\ tab\t' }],
@@ -36,6 +38,44 @@ describe('parseDotenv', () => {
 
   it('counts lines across multi-line values', () => {
     expect(parseDotenv('A="x\ny"\n\nbad line').problems).toEqual(['line 4: expected KEY=value, got "bad line"']);
+  });
+});
+
+describe('parseDotenv and node --env-file read comments alike', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cloudfn-dotenv-node-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Lines on which dotenv and Node agree; production reads .env with one of them.
+  const lines = [
+    'HASH_INSIDE=a#b',
+    'HASH_AFTER_SPACE=a #b',
+    'HASH_FIRST=#b',
+    'SPACE_THEN_HASH= #b',
+    'TWO_HASHES=x#y#z',
+    'URL=https://example.com/path#frag',
+    'DOUBLE="q#x" # c',
+    "SINGLE='q #x'",
+    'PLAIN=value   ',
+  ];
+
+  it('gives the values that node --env-file gives for the same file', () => {
+    const file = join(dir, '.env');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const keys = lines.map((line) => line.slice(0, line.indexOf('=')));
+    const fromNode = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          `--env-file=${file}`,
+          '-e',
+          'const k = JSON.parse(process.argv[1]); console.log(JSON.stringify(Object.fromEntries(k.map((n) => [n, process.env[n]]))))',
+          JSON.stringify(keys),
+        ],
+        { encoding: 'utf8', env: {} },
+      ),
+    ) as Record<string, string>;
+    expect({ ...parseDotenv(`${lines.join('\n')}\n`).values }).toEqual(fromNode);
+    expect(fromNode.HASH_INSIDE).toBe('a');
   });
 });
 

@@ -98,6 +98,24 @@ describe('retries', () => {
     expect(clock.sleeps).toEqual([2000]);
   });
 
+  it('honours Retry-After given as an HTTP date, measured on the client clock', async () => {
+    const at = new Date(clock.now() + 3000).toUTCString();
+    server.responder = script({ ...fail(503), headers: { 'retry-after': at } }, ok('get_work_flow_exection'));
+    await client().getWorkFlowExecution({ run_id: 'r' });
+    expect(clock.sleeps).toEqual([3000]);
+  });
+
+  it('falls back to its own back-off when Retry-After is a past date or unreadable', async () => {
+    const past = new Date(clock.now() - 60_000).toUTCString();
+    server.responder = script(
+      { ...fail(503), headers: { 'retry-after': past } },
+      { ...fail(503), headers: { 'retry-after': 'soon' } },
+      ok('get_work_flow_exection'),
+    );
+    await client().getWorkFlowExecution({ run_id: 'r' });
+    expect(clock.sleeps).toEqual([100, 200]);
+  });
+
   it('does not retry a parameter error', async () => {
     server.responder = script(
       { status: 400, body: { err_no: 40001, err_msg: 'param error' }, sign: false },

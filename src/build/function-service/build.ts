@@ -10,13 +10,13 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 import { resolveOptions } from '../../../runtime/options.js';
-import { loadConfigFile } from '../../../runtime/serve/config-file.js';
 import { discoverFunctions } from '../../../runtime/serve/discover.js';
 import { compileFailure, formatBytes, MANIFEST, prepareOutdir } from '../bundle.js';
 import { checkFunctionExports } from '../check-exports.js';
 import { formatMessage } from '../compile.js';
 import { leanDeps } from '../lean-deps.js';
 import { NativeModules } from '../native.js';
+import { loadProjectConfig } from '../project-config.js';
 import { selfAlias } from '../self-alias.js';
 import { functionServiceEntry } from './entry.js';
 import { leanFunctionService } from './lean.js';
@@ -98,7 +98,7 @@ export async function buildFunctionService(
 ): Promise<FunctionServiceBuildResult> {
   const started = performance.now();
   const outdir = resolve(root, options.outdir ?? join('dist', 'function-service'));
-  const config = await loadConfigFile(root);
+  const config = await loadProjectConfig(root);
   const functionsDir = resolveOptions({
     flags: { functionsDir: options.functionsDir },
     env: process.env,

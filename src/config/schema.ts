@@ -1,0 +1,90 @@
+/**
+ * `configSchema`: the JSON Schema of `cloudfn.config.json`, derived from the option table of
+ * runtime/options.ts (plus routes, functions and limits), so an option added there reaches
+ * editors with no second list to keep. docs/cloudfn.config.schema.json is its output, checked
+ * by a test.
+ */
+import { configOptionTable, LIMIT_KEYS, defaultLimits, optionEnvVars, type JsonSchema } from '../../runtime/options.js';
+import { CONFIG_KEYS } from '../../runtime/serve/load.js';
+
+/** Where the schema ships, relative to the package root. */
+export const CONFIG_SCHEMA_PATH = 'docs/cloudfn.config.schema.json';
+
+/** What a project's cloudfn.config.json puts in `$schema` to point at the installed copy. */
+export const CONFIG_SCHEMA_REF = `./node_modules/cloudfn/${CONFIG_SCHEMA_PATH}`;
+
+/** `PORT · docs/configuration.md` style text: where else the option is set, and where it is explained. */
+function describe(name: string, what: string): string {
+  const env = optionEnvVars[name];
+  return `${what}${env === undefined ? '' : ` Also set by the environment variable ${env}.`} See docs/configuration.md.`;
+}
+
+/** The limits, each a whole number; in `limits` and in a function's options. */
+function limitProperties(): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    LIMIT_KEYS.map((key) => [
+      key,
+      { type: 'integer', minimum: 0, default: defaultLimits[key], description: describe(key, `The ${key} limit.`) },
+    ]),
+  );
+}
+
+/** A function's own options (`export const config`, or `functions` in the config file). */
+function functionConfigSchema(): JsonSchema {
+  const limits = limitProperties();
+  const properties: Record<string, JsonSchema> = {};
+  for (const key of CONFIG_KEYS) {
+    if (key === 'timeout') properties[key] = { type: 'integer', minimum: 1, description: 'Milliseconds before 504.' };
+    else if (key === 'schedule')
+      properties[key] = { type: 'string', minLength: 1, description: 'A cron expression, e.g. "0 */5 * * * *".' };
+    else properties[key] = limits[key] ?? {};
+  }
+  return { type: 'object', additionalProperties: false, properties };
+}
+
+/**
+ * The JSON Schema (draft 2020-12) of `cloudfn.config.json`: unknown keys are errors, as they
+ * are when cloudfn reads the file.
+ * @example writeFileSync('schema.json', JSON.stringify(configSchema(), null, 2))
+ */
+export function configSchema(): JsonSchema {
+  const properties: Record<string, JsonSchema> = {
+    $schema: { type: 'string', description: 'The JSON Schema of this file, for editors; ignored by cloudfn.' },
+    routes: {
+      type: 'object',
+      description: 'Custom routes, path-to-regexp pattern → function name: { "/videos/:vid": "videos/get" }.',
+      additionalProperties: { type: 'string', minLength: 1 },
+    },
+    functions: {
+      type: 'object',
+      description: 'Per-function options by function name, as an alternative to export const config.',
+      additionalProperties: functionConfigSchema(),
+    },
+    limits: {
+      type: 'object',
+      description: 'Body and multipart limits of every function.',
+      additionalProperties: false,
+      properties: limitProperties(),
+    },
+  };
+  for (const row of configOptionTable()) {
+    properties[row.name] = {
+      ...row.schema,
+      ...(row.default === undefined ? {} : { default: row.default }),
+      description: describe(row.name, `The ${row.name} option.`),
+    };
+  }
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'cloudfn.config.json',
+    description: 'Options of a cloudfn project. See docs/configuration.md of cloudfn.',
+    type: 'object',
+    additionalProperties: false,
+    properties,
+  };
+}
+
+/** The schema as the shipped file holds it: two-space JSON and a final newline. */
+export function configSchemaText(): string {
+  return `${JSON.stringify(configSchema(), null, 2)}\n`;
+}
