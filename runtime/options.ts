@@ -424,6 +424,9 @@ const devUserSpecs: { readonly [K in keyof DevUser]: { readonly env?: string; re
   ip: { default: '127.0.0.1' },
 };
 
+/** The fields of `devUser`, for the config schema. */
+export const DEV_USER_KEYS: readonly string[] = Object.freeze(Object.keys(devUserSpecs));
+
 /**
  * The user `cloudfn dev` acts as: each field from its environment variable, then the config
  * file's `devUser`, then the default. A field that is not a non-empty string without control

@@ -42,7 +42,7 @@ export const CONFIG_COMPILE_NAME = '.cloudfn.config';
  */
 export function configFileKeys(): string[] {
   // devUser is an object, read by resolveDevUser rather than the option table.
-  return ['$schema', 'routes', 'functions', 'limits', 'devUser', ...configOptionTable().map((row) => row.name)];
+  return ['$schema', 'routes', 'functions', 'limits', ...configOptionTable().map((row) => row.name), 'devUser'];
 }
 
 /** How `loadConfigFile` reads a project's config. */

@@ -2,7 +2,7 @@
  * `defineConfig` and `CloudfnConfig`: the typed shape of `cloudfn.config.ts`, derived from the
  * option table in runtime/options.ts, so an option added there is a config key here too.
  */
-import type { ConfigFileOptionKey, RuntimeOptions } from '../options.js';
+import type { ConfigFileOptionKey, DevUser, RuntimeOptions } from '../options.js';
 import type { FunctionConfig, Limits } from '../types.js';
 
 /**
@@ -18,6 +18,8 @@ export type CloudfnConfig = {
   functions?: Record<string, FunctionConfig>;
   /** Body and multipart limits of every function. */
   limits?: Partial<Limits>;
+  /** The caller `cloudfn dev` sends as the gateway would (docs/platform-projects.md). */
+  devUser?: Partial<DevUser>;
 } & { [K in ConfigFileOptionKey]?: Exclude<RuntimeOptions[K], undefined> };
 
 /** The keys of `T` that `CloudfnConfig` does not have, each typed `never` so it is an error. */

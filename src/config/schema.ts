@@ -4,7 +4,14 @@
  * editors with no second list to keep. docs/cloudfn.config.schema.json is its output, checked
  * by a test.
  */
-import { configOptionTable, LIMIT_KEYS, defaultLimits, optionEnvVars, type JsonSchema } from '../../runtime/options.js';
+import {
+  configOptionTable,
+  DEV_USER_KEYS,
+  LIMIT_KEYS,
+  defaultLimits,
+  optionEnvVars,
+  type JsonSchema,
+} from '../../runtime/options.js';
 import { CONFIG_KEYS } from '../../runtime/serve/load.js';
 
 /** Where the schema ships, relative to the package root. */
@@ -65,6 +72,13 @@ export function configSchema(): JsonSchema {
       description: 'Body and multipart limits of every function.',
       additionalProperties: false,
       properties: limitProperties(),
+    },
+    devUser: {
+      type: 'object',
+      description:
+        'The caller cloudfn dev sends as the platform gateway would, as X-TT-* headers (docs/platform-projects.md).',
+      additionalProperties: false,
+      properties: Object.fromEntries(DEV_USER_KEYS.map((key) => [key, { type: 'string', minLength: 1 }])),
     },
   };
   for (const row of configOptionTable()) {

@@ -158,7 +158,9 @@ describe('CPU time of a process tree from /proc', () => {
   it.skipIf(process.platform !== 'linux')('counts a busy child', async () => {
     const child = spawn(
       process.execPath,
-      ['-e', 'const t = Date.now(); while (Date.now() - t < 300); console.log("done"); setTimeout(() => {}, 5000)'],
+      // Spins until it has used 300 ms of CPU (not of the clock), so a loaded machine cannot
+      // make it report less.
+      ['-e', 'while (process.cpuUsage().user < 300000); console.log("done"); setTimeout(() => {}, 5000)'],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     try {

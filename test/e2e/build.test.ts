@@ -49,7 +49,9 @@ describe('cloudfn build (CLI)', () => {
   });
 
   it('shows its options with --help and refuses unknown flags in one line', () => {
-    expect(cli(['build', '--help'], project.root).stdout).toMatch(/^usage: cloudfn build \[root\] \[--outdir dist\]/);
+    expect(cli(['build', '--help'], project.root).stdout).toMatch(
+      /^usage: cloudfn build \[root\] \[--target server\|function-service\] \[--outdir dist\]/,
+    );
     const bad = cli(['build', '--outdir'], project.root);
     expect(bad.status).toBe(1);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
