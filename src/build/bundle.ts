@@ -25,6 +25,7 @@ import { CompileError, formatMessage } from './compile.js';
 import { entrySource } from './entry.js';
 import { leanDeps } from './lean-deps.js';
 import { NativeModules } from './native.js';
+import { sdkAlias } from './sdk-alias.js';
 import { selfAlias } from './self-alias.js';
 
 /** Options of `buildProject`. */
@@ -178,7 +179,14 @@ async function bundle(
         minify: options.minify,
         banner: { js: BANNER },
         define: { __dirname: '__cloudfn_dirname', __filename: '__cloudfn_filename' },
-        plugins: [virtualEntry(root, target), selfAlias({ external: false }), leanDeps(), detector.plugin],
+        // The platform installs its server SDK itself: the import stays external (sdk-alias.ts).
+        plugins: [
+          virtualEntry(root, target),
+          selfAlias({ external: false }),
+          sdkAlias({ standIn: false }),
+          leanDeps(),
+          detector.plugin,
+        ],
         absWorkingDir: root,
         metafile: true,
         logLevel: 'silent',

@@ -72,6 +72,8 @@ export async function startDevPlatform(root: string, options: DevPlatformOptions
   env['CLOUDFN_MEDIA_APPID'] = appid;
   env['CLOUDFN_MEDIA_PRIVATE_KEY'] = key.privateKeyPath;
   env['CLOUDFN_MEDIA_KEY_VERSION'] = DEV_KEY_VERSION;
+  // The server SDK stand-in's database lives beside the emulator's state.
+  env['CLOUDFN_PLATFORM_DATA'] = dataDir;
   log(
     `emulator on ${platform.url} (app ${appid}, key_version ${DEV_KEY_VERSION}; platform public key ${platform.publicKeyPath})`,
   );

@@ -9,6 +9,7 @@
  * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions` |
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
+ * | `/_cloudfn/api/database[?collection=…]` | the server SDK stand-in's collections (and one's documents) |
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
@@ -16,6 +17,8 @@ import { CloudfnError } from '../../../runtime/errors.js';
 import { errorBody } from '../../../runtime/request/response.js';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { createDevError } from '../errors.js';
+import { browseDatabase } from '../../platform/sdk/browse.js';
+import { readSdkOptions } from '../../platform/sdk/options.js';
 import type { FunctionStatus } from '../reloader.js';
 import type { ScheduledFunction } from '../../schedule/scheduler.js';
 import type { ConsoleAssets } from './assets.js';
@@ -129,6 +132,12 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
         const logid = url.searchParams.get('logid') ?? '';
         return sendJson(res, { logid, records: logid === '' ? [] : ctx.hub.logsFor(logid) }, head);
       }
+      case '/api/database':
+        try {
+          return sendJson(res, browseDatabase(readSdkOptions().dataDir, url.searchParams.get('collection')), head);
+        } catch (error) {
+          return sendFailure(res, error);
+        }
       case '/api/events':
         return ctx.hub.subscribe(req, res);
       default:
