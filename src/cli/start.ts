@@ -12,6 +12,7 @@ import { CloudfnError } from '../../runtime/errors.js';
 import { createCompileHook } from '../build/compile.js';
 import { clusterLogger, parseWorkers, runPrimary, runWorker } from '../../runtime/serve/cluster.js';
 import { precompileProject, precompiledHook } from '../build/precompile.js';
+import { installSdkResolver } from '../platform/sdk/node-resolver.js';
 import { grantLocksToWorkers } from '../schedule/lock.js';
 import { serveTimers } from '../schedule/serve-timers.js';
 import { OptionsError, parseCommandArgs } from './args.js';
@@ -70,6 +71,8 @@ export async function run(argv: string[]): Promise<number> {
   // (functions/boom.ts:3:9) rather than the compiled .cloudfn/start/boom.mjs. Stacks are only
   // mapped when an error's stack is read, so requests that do not fail pay nothing.
   process.setSourceMapsEnabled(true);
+  // JavaScript functions importing the platform's server SDK get the stand-in when it is not installed.
+  installSdkResolver();
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {

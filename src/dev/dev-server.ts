@@ -22,6 +22,7 @@ import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { CONSOLE_PREFIX, createConsoleHandler, isConsolePath } from './console/routes.js';
 import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform/options.js';
+import { installSdkResolver } from '../platform/sdk/node-resolver.js';
 import { DotenvLayer } from './dotenv.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
@@ -100,6 +101,8 @@ export interface DevServer {
  */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   process.setSourceMapsEnabled(true);
+  // JavaScript functions importing the platform's server SDK get the stand-in when it is not installed.
+  installSdkResolver();
   const root = options.root;
   const hub = new EventHub();
   const logger = new Logger(

@@ -11,6 +11,7 @@ import type { FunctionSpec } from '../../runtime/types.js';
 import { createError } from '../../runtime/errors.js';
 import { functionFromModule, type CompileHook } from '../../runtime/serve/load.js';
 import { FUNCTION_EXTENSIONS } from '../../runtime/serve/discover.js';
+import { installSdkResolver } from '../platform/sdk/node-resolver.js';
 
 const NEEDS_COMPILE = /\.[cm]?ts$/;
 
@@ -98,6 +99,8 @@ export async function loadTarget(
 
 async function load(file: string, name: string, where: string, root: string, version: number): Promise<FunctionSpec> {
   let target = file;
+  // JavaScript functions importing the platform's server SDK get the stand-in when it is not installed.
+  installSdkResolver();
   if (NEEDS_COMPILE.test(file)) {
     const compile = await hookFor(root);
     // Test runners load files from several processes and threads at once, and may kill them
