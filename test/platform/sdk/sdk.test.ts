@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mediaClientEnv, type Platform } from '../../../src/platform/index.js';
 import { PlatformError } from '../../../src/platform/errors.js';
 import { createDySdk } from '../../../src/platform/sdk/index.js';
+import { startDevPlatform } from '../../../src/dev/with-platform.js';
 import { startPlatform, tempDir } from '../helpers.js';
 
 describe('getContext()', () => {
@@ -115,6 +116,33 @@ describe('openApiInvoke()', () => {
       data: { page_size: 1, page_number: 0 },
     });
     expect(answer).toMatchObject({ err_no: 0 });
+  });
+
+  it('signs calls to the emulator with the app key cloudfn dev --platform registered', async () => {
+    const home = tempDir('cloudfn-sdk-dev-');
+    const dev = await startDevPlatform(home.dir, { port: 0, dataDir: home.dir, log: () => {} });
+    try {
+      const sdk = createDySdk(dev.env);
+      const answer = await sdk.context({ headers: {} }).openApiInvoke({
+        url: '/api/cloud_voc/get_video_list',
+        method: 'POST',
+        data: { page_size: 1, page_number: 0 },
+      });
+      expect(answer).toMatchObject({ err_no: 0 });
+      // Unsigned, the same call is refused: the emulator knows the app's key.
+      const { CLOUDFN_MEDIA_PRIVATE_KEY: _key, ...unsigned } = dev.env;
+      const refused = await createDySdk(unsigned)
+        .context({ headers: {} })
+        .openApiInvoke({
+          url: '/api/cloud_voc/get_video_list',
+          method: 'POST',
+          data: { page_size: 1, page_number: 0 },
+        });
+      expect(refused).not.toMatchObject({ err_no: 0 });
+    } finally {
+      await dev.close();
+      home.remove();
+    }
   });
 
   it('sends any other interface to CLOUDFN_SDK_OPENAPI_URL, with one cached token', async () => {
