@@ -72,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
   // mapped when an error's stack is read, so requests that do not fail pay nothing.
   process.setSourceMapsEnabled(true);
   // JavaScript functions importing the platform's server SDK get the stand-in when it is not installed.
-  installSdkResolver();
+  installSdkResolver(root);
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {

@@ -101,9 +101,9 @@ export interface DevServer {
  */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   process.setSourceMapsEnabled(true);
-  // JavaScript functions importing the platform's server SDK get the stand-in when it is not installed.
-  installSdkResolver();
   const root = options.root;
+  // JavaScript functions importing the platform's server SDK get the stand-in when it is not installed.
+  installSdkResolver(root);
   const hub = new EventHub();
   const logger = new Logger(
     teeSink(options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color }), hub),

@@ -100,7 +100,7 @@ export async function loadTarget(
 async function load(file: string, name: string, where: string, root: string, version: number): Promise<FunctionSpec> {
   let target = file;
   // JavaScript functions importing the platform's server SDK get the stand-in when it is not installed.
-  installSdkResolver();
+  installSdkResolver(root);
   if (NEEDS_COMPILE.test(file)) {
     const compile = await hookFor(root);
     // Test runners load files from several processes and threads at once, and may kill them

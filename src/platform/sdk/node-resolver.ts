@@ -7,6 +7,7 @@
  */
 import Module, { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { installedFrom } from '../../build/sdk-alias.js';
 import { ownFile } from '../../own-package.js';
 
 const SDK = '@open-dy/node-server-sdk';
@@ -19,10 +20,11 @@ let installed = false;
  * Sends unresolvable requires and imports of the server SDK to the stand-in, in this process.
  * From cloudfn's TypeScript sources (its own tests) only `require` is covered, since Node
  * cannot load the hooks file as TypeScript; the built package covers both.
- * @example installSdkResolver() // then require('@open-dy/node-server-sdk') works in a project without it
+ * A project that has the package installed needs nothing, and pays nothing (no hooks thread).
+ * @example installSdkResolver('/srv/app') // then require('@open-dy/node-server-sdk') works in a project without it
  */
-export function installSdkResolver(): void {
-  if (installed) return;
+export function installSdkResolver(root: string): void {
+  if (installed || installedFrom(root)) return;
   installed = true;
   const standIn = ownFile('src/platform/sdk/index');
   const statics = Module as unknown as { _resolveFilename: ResolveFilename };

@@ -104,6 +104,33 @@ process.stdout.write(JSON.stringify(res.json));`;
   });
 });
 
+describe('with the real package installed', () => {
+  it('uses it, not the stand-in, in TypeScript and CommonJS files', () => {
+    const real = tempProject({
+      'node_modules/@open-dy/node-server-sdk/package.json': JSON.stringify({
+        name: '@open-dy/node-server-sdk',
+        main: 'index.js',
+      }),
+      'node_modules/@open-dy/node-server-sdk/index.js': 'exports.dySDK = { real: true };\n',
+      'functions/which.ts': `import { dySDK } from '@open-dy/node-server-sdk';\nexport default () => ({ real: 'real' in dySDK });\n`,
+      'functions/which-cjs.cjs': `const { dySDK } = require('@open-dy/node-server-sdk');\nmodule.exports = () => ({ real: 'real' in dySDK });\n`,
+    });
+    try {
+      const script = `const { invoke } = await import(${JSON.stringify(`${REPO}/dist/src/testing/index.js`)});
+const a = await invoke('functions/which.ts', {}, { cwd: ${JSON.stringify(real.root)} });
+const b = await invoke('functions/which-cjs.cjs', {}, { cwd: ${JSON.stringify(real.root)} });
+process.stdout.write(JSON.stringify([a.json, b.json]));`;
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: real.root,
+        encoding: 'utf8',
+      });
+      expect(JSON.parse(out)).toEqual([{ real: true }, { real: true }]);
+    } finally {
+      real.remove();
+    }
+  });
+});
+
 describe('under the dev server', () => {
   it('runs them, keeps the database in <root>/.cloudfn/platform and lists it on the console API', async () => {
     const dev = await startDevServer({
