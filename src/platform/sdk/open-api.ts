@@ -10,7 +10,6 @@ import { TokenManager, type JsonPost } from '../../media/token.js';
 import { systemClock } from '../../media/clock.js';
 import { signRequest } from '../../sign/index.js';
 import { platformError } from '../errors.js';
-import { TOKEN_PATH } from '../server.js';
 import { SDK_OPENAPI_URL_VAR, type SdkOptions } from './options.js';
 
 /** What `openApiInvoke` takes, as the platform's SDK does. */
@@ -71,9 +70,9 @@ export class OpenApiInvoker {
 
   /** The access-token for `options`' client at `base`, or undefined without client credentials. */
   private async token(options: SdkOptions, base: string): Promise<string | undefined> {
-    const tokenBase = options.emulatorUrl ?? base;
     if (options.clientKey === undefined || options.clientSecret === undefined) return undefined;
-    const key = `${options.clientKey}@${tokenBase}`;
+    const tokenUrl = options.tokenUrl ?? `${options.emulatorUrl ?? base}/oauth/client_token/`;
+    const key = `${options.clientKey}@${tokenUrl}`;
     let manager = this.tokens.get(key);
     if (manager === undefined) {
       const post: JsonPost = postJson;
@@ -82,7 +81,7 @@ export class OpenApiInvoker {
           kind: 'credentials',
           clientKey: options.clientKey,
           clientSecret: options.clientSecret,
-          tokenUrl: tokenBase + TOKEN_PATH,
+          tokenUrl,
           fetcher: undefined,
         },
         systemClock,

@@ -21,6 +21,8 @@ export interface SdkOptions {
   /** Client credentials exchanged for the access-token (CLOUDFN_MEDIA_CLIENT_KEY/SECRET). */
   clientKey: string | undefined;
   clientSecret: string | undefined;
+  /** Where they are exchanged (CLOUDFN_MEDIA_TOKEN_URL). @default `<emulatorUrl>/oauth/client_token/` */
+  tokenUrl: string | undefined;
   /** The app key that signs calls to the emulator, when `cloudfn dev --platform` registered one. */
   signing: { appid: string; privateKeyPath: string; keyVersion: string } | undefined;
 }
@@ -43,6 +45,7 @@ export function readSdkOptions(env: Record<string, string | undefined> = process
     openApiUrl: nonEmpty(env[SDK_OPENAPI_URL_VAR])?.replace(/\/+$/, ''),
     clientKey: nonEmpty(env['CLOUDFN_MEDIA_CLIENT_KEY']),
     clientSecret: nonEmpty(env['CLOUDFN_MEDIA_CLIENT_SECRET']),
+    tokenUrl: nonEmpty(env['CLOUDFN_MEDIA_TOKEN_URL']),
     signing:
       appid !== undefined && privateKeyPath !== undefined && keyVersion !== undefined
         ? { appid, privateKeyPath, keyVersion }
