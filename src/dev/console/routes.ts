@@ -17,6 +17,7 @@ import { CloudfnError } from '../../../runtime/errors.js';
 import { errorBody } from '../../../runtime/request/response.js';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { createDevError } from '../errors.js';
+import { PlatformError } from '../../platform/errors.js';
 import { browseDatabase } from '../../platform/sdk/browse.js';
 import { readSdkOptions } from '../../platform/sdk/options.js';
 import type { FunctionStatus } from '../reloader.js';
@@ -136,7 +137,9 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
         try {
           return sendJson(res, browseDatabase(readSdkOptions().dataDir, url.searchParams.get('collection')), head);
         } catch (error) {
-          return sendFailure(res, error);
+          // A bad collection name is the caller's to fix (400); an unreadable file stays a 500.
+          const bad = error instanceof PlatformError && error.code === 'PLATFORM_SDK_BAD_ARGUMENT';
+          return sendFailure(res, bad ? new CloudfnError(error.code, 400, error.message) : error);
         }
       case '/api/events':
         return ctx.hub.subscribe(req, res);

@@ -154,6 +154,11 @@ describe('under the dev server', () => {
         collections: [{ name: 'visits', count: 2 }],
         collection: { name: 'visits', count: 2 },
       });
+      const bad = await fetch(`${dev.url}/_cloudfn/api/database?collection=../etc`);
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({
+        error: { code: 'PLATFORM_SDK_BAD_ARGUMENT', message: expect.stringContaining('got "../etc"') },
+      });
     } finally {
       await dev.close();
     }
