@@ -71,8 +71,9 @@ export async function run(argv: string[]): Promise<number> {
   // (functions/boom.ts:3:9) rather than the compiled .cloudfn/start/boom.mjs. Stacks are only
   // mapped when an error's stack is read, so requests that do not fail pay nothing.
   process.setSourceMapsEnabled(true);
-  // JavaScript functions importing the platform's server SDK get the stand-in when it is not installed.
-  installSdkResolver(root);
+  // JavaScript functions importing the platform's server SDK get the stand-in when it is not
+  // installed (TypeScript ones get it from the compile hook).
+  installSdkResolver(root, { esm: hasJavaScriptFunctions(root) });
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
@@ -119,4 +120,14 @@ export async function run(argv: string[]): Promise<number> {
   }
   // The server keeps the process alive; signals end it with exit code 0.
   return 0;
+}
+
+/** Whether Node, rather than esbuild, loads some function of `root` as an ES module. */
+function hasJavaScriptFunctions(root: string): boolean {
+  try {
+    return discoverFunctions(root).some((fn) => /\.m?js$/.test(fn.file));
+  } catch {
+    // A project that cannot be listed fails in startProject with its own message.
+    return false;
+  }
 }

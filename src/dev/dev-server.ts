@@ -22,7 +22,6 @@ import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { CONSOLE_PREFIX, createConsoleHandler, isConsolePath } from './console/routes.js';
 import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform/options.js';
-import { installSdkResolver } from '../platform/sdk/node-resolver.js';
 import { DotenvLayer } from './dotenv.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
@@ -102,8 +101,6 @@ export interface DevServer {
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   process.setSourceMapsEnabled(true);
   const root = options.root;
-  // JavaScript functions importing the platform's server SDK get the stand-in when it is not installed.
-  installSdkResolver(root);
   const hub = new EventHub();
   const logger = new Logger(
     teeSink(options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color }), hub),
