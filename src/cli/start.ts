@@ -73,7 +73,7 @@ export async function run(argv: string[]): Promise<number> {
   process.setSourceMapsEnabled(true);
   // JavaScript functions importing the platform's server SDK get the stand-in when it is not
   // installed (TypeScript ones get it from the compile hook).
-  installSdkResolver(root, { esm: hasJavaScriptFunctions(root) });
+  await installSdkResolver(root, { javascript: hasJavaScriptFunctions(root) });
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
@@ -122,10 +122,10 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** Whether Node, rather than esbuild, loads some function of `root` as an ES module. */
+/** Whether Node, rather than esbuild, loads some function of `root`. */
 function hasJavaScriptFunctions(root: string): boolean {
   try {
-    return discoverFunctions(root).some((fn) => /\.m?js$/.test(fn.file));
+    return discoverFunctions(root).some((fn) => /\.[cm]?js$/.test(fn.file));
   } catch {
     // A project that cannot be listed fails in startProject with its own message.
     return false;

@@ -100,7 +100,7 @@ export async function loadTarget(
 async function load(file: string, name: string, where: string, root: string, version: number): Promise<FunctionSpec> {
   let target = file;
   // A JavaScript function is loaded by Node, not esbuild: its server SDK import needs the resolver.
-  if (!NEEDS_COMPILE.test(file)) installSdkResolver(root, { esm: /\.m?js$/.test(file) });
+  if (!NEEDS_COMPILE.test(file)) await installSdkResolver(root, { javascript: true });
   if (NEEDS_COMPILE.test(file)) {
     const compile = await hookFor(root);
     // Test runners load files from several processes and threads at once, and may kill them

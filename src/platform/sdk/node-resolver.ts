@@ -15,33 +15,36 @@ const SDK = '@open-dy/node-server-sdk';
 
 type ResolveFilename = (request: string, parent: unknown, isMain: boolean, options?: unknown) => string;
 
-/** Whether `require` is patched, and whether the import hooks are registered, in this process. */
+/** Whether `require` is patched, and the hooks registered and the stand-in loaded, in this process. */
 let required = false;
-let imported = false;
+let loading: Promise<void> | undefined;
 
 /** What `installSdkResolver` covers. */
 export interface SdkResolverOptions {
   /**
-   * Also catch ES `import`s (`.js`/`.mjs` functions): registering module hooks starts Node's
-   * hooks thread, measured at 110 ms of start-up, so it is done only for projects that have
-   * such files. `require` is always covered: patching it costs nothing. @default false
+   * The project has JavaScript functions (`.js`, `.cjs`, `.mjs`), which Node loads itself. Then
+   * ES `import`s are caught too, by module hooks, and the stand-in is loaded before any function:
+   * a `require` of it while an `import` of it is still loading fails in Node 20 ("not yet fully
+   * loaded"), which `cloudfn start` hit loading a .cjs and a .ts function at once. Registering
+   * the hooks starts Node's hooks thread (110 ms measured), so TypeScript projects, whose imports
+   * esbuild rewrites, skip both. `require` is always covered: patching it costs nothing.
+   * @default false
    */
-  esm?: boolean;
+  javascript?: boolean;
 }
 
 /**
- * Sends unresolvable requires (and with `esm`, imports) of the server SDK to the stand-in, in
- * this process, unless the project at `root` has the package installed. TypeScript functions
- * never need it: esbuild's plugin (build/sdk-alias.ts) handles them. From cloudfn's TypeScript
- * sources (its own tests) only `require` is covered, since Node cannot load the hooks file as
- * TypeScript; the built package covers both.
- * @example installSdkResolver('/srv/app', { esm: true }) // then import '@open-dy/node-server-sdk' works in a project without it
+ * Sends unresolvable requires (and, for JavaScript projects, imports) of the server SDK to the
+ * stand-in, in this process, unless the project at `root` has the package installed. From
+ * cloudfn's TypeScript sources (its own tests) only `require` is covered, since Node cannot load
+ * the hooks file as TypeScript; the built package covers both.
+ * @example await installSdkResolver('/srv/app', { javascript: true }) // then import '@open-dy/node-server-sdk' works without it
  */
-export function installSdkResolver(root: string, options: SdkResolverOptions = {}): void {
+export async function installSdkResolver(root: string, options: SdkResolverOptions = {}): Promise<void> {
   if (installedFrom(root)) return;
+  const standIn = ownFile('src/platform/sdk/index');
   if (!required) {
     required = true;
-    const standIn = ownFile('src/platform/sdk/index');
     const statics = Module as unknown as { _resolveFilename: ResolveFilename };
     const original = statics._resolveFilename;
     statics._resolveFilename = function resolveWithStandIn(request, parent, isMain, resolveOptions) {
@@ -53,10 +56,11 @@ export function installSdkResolver(root: string, options: SdkResolverOptions = {
       }
     };
   }
-  if (options.esm === true && !imported) {
-    imported = true;
-    const hooks = ownFile('src/platform/sdk/resolve-hooks');
-    const standIn = pathToFileURL(ownFile('src/platform/sdk/index')).href;
-    if (hooks.endsWith('.js')) register(pathToFileURL(hooks), { data: { standIn } });
-  }
+  if (options.javascript !== true || !standIn.endsWith('.js')) return;
+  loading ??= (async () => {
+    const url = pathToFileURL(standIn).href;
+    register(pathToFileURL(ownFile('src/platform/sdk/resolve-hooks')), { data: { standIn: url } });
+    await import(url);
+  })();
+  await loading;
 }
