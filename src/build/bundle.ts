@@ -28,6 +28,7 @@ import { entrySource } from './entry.js';
 import { leanDeps } from './lean-deps.js';
 import { NativeModules } from './native.js';
 import { optionalPeers } from './optional-peers.js';
+import { sdkAlias } from './sdk-alias.js';
 import { selfAlias } from './self-alias.js';
 
 /** Options of `buildProject`. */
@@ -185,9 +186,11 @@ async function bundle(
         minify: options.minify,
         banner: { js: BANNER },
         define: { __dirname: '__cloudfn_dirname', __filename: '__cloudfn_filename' },
+        // The platform installs its server SDK itself: the import stays external (sdk-alias.ts).
         plugins: [
           virtualEntry(root, target),
           selfAlias({ external: false }),
+          sdkAlias({ standIn: false }),
           leanDeps(),
           optionalPeers(),
           detector.plugin,

@@ -8,6 +8,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { build, type Message } from 'esbuild';
 import { CloudfnError, createError } from '../../runtime/errors.js';
 import type { CompileHook } from '../../runtime/serve/load.js';
+import { sdkAlias } from './sdk-alias.js';
 import { selfAlias } from './self-alias.js';
 
 /** Formats an esbuild message as `file:line:column: text` and a code frame. */
@@ -45,7 +46,8 @@ export function createCompileHook(root: string, outDir = join(root, '.cloudfn', 
         bundle: true,
         packages: 'external',
         // `cloudfn` imports go to the copy serving the function (one HttpError class).
-        plugins: [selfAlias({ external: true })],
+        // An unresolvable server SDK import loads cloudfn's stand-in (docs/platform-projects.md).
+        plugins: [selfAlias({ external: true }), sdkAlias({ standIn: true })],
         platform: 'node',
         format: 'esm',
         target: 'node20',

@@ -11,6 +11,7 @@
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { context, type BuildContext, type BuildOptions, type Message } from 'esbuild';
 import { CompileError, formatMessage } from './compile.js';
+import { sdkAlias } from './sdk-alias.js';
 import { selfAlias } from './self-alias.js';
 
 /** The result of one successful build. */
@@ -53,7 +54,8 @@ function optionsFor(root: string, file: string, format: 'cjs' | 'esm'): BuildOpt
     bundle: true,
     packages: 'external',
     // `cloudfn` imports go to the copy running the dev server (one HttpError class).
-    plugins: [selfAlias({ external: true, format })],
+    // An unresolvable server SDK import loads cloudfn's stand-in (docs/platform-projects.md).
+    plugins: [selfAlias({ external: true, format }), sdkAlias({ standIn: true, format })],
     platform: 'node',
     format,
     target: 'node20',

@@ -13,6 +13,7 @@ import { CloudfnError } from '../../runtime/errors.js';
 import { createCompileHook } from '../build/compile.js';
 import { clusterLogger, parseWorkers, runPrimary, runWorker } from '../../runtime/serve/cluster.js';
 import { precompileProject, precompiledHook } from '../build/precompile.js';
+import { installSdkResolver } from '../platform/sdk/node-resolver.js';
 import { grantLocksToWorkers } from '../schedule/lock.js';
 import { serveTimers } from '../schedule/serve-timers.js';
 import { OptionsError, parseCommandArgs } from './args.js';
@@ -116,6 +117,9 @@ export async function run(argv: string[]): Promise<number> {
   // (functions/boom.ts:3:9) rather than the compiled .cloudfn/start/boom.mjs. Stacks are only
   // mapped when an error's stack is read, so requests that do not fail pay nothing.
   process.setSourceMapsEnabled(true);
+  // JavaScript functions importing the platform's server SDK get the stand-in when it is not
+  // installed (TypeScript ones get it from the compile hook).
+  await installSdkResolver(root, { javascript: hasJavaScriptFunctions(root) });
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
@@ -169,4 +173,14 @@ export async function run(argv: string[]): Promise<number> {
   }
   // The server keeps the process alive; signals end it with exit code 0.
   return 0;
+}
+
+/** Whether Node, rather than esbuild, loads some function of `root`. */
+function hasJavaScriptFunctions(root: string): boolean {
+  try {
+    return discoverFunctions(root).some((fn) => /\.[cm]?js$/.test(fn.file));
+  } catch {
+    // A project that cannot be listed fails in startProject with its own message.
+    return false;
+  }
 }

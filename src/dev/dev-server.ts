@@ -22,6 +22,7 @@ import { triggerHook } from '../schedule/trigger-route.js';
 import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { CONSOLE_PREFIX, createConsoleHandler, isConsolePath } from './console/routes.js';
+import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform/options.js';
 import { DotenvLayer } from './dotenv.js';
 import { devUserHook } from './dev-user.js';
 import { openInspector } from './inspect.js';
@@ -108,7 +109,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const logger = new Logger(
     teeSink(options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color }), hub),
   );
-  const env = injectEnv(options.env ?? {});
+  // The server SDK stand-in keeps its database in the project's emulator data folder.
+  const env = injectEnv({
+    ...(process.env[PLATFORM_ENV_VARS.dataDir] ? {} : { [PLATFORM_ENV_VARS.dataDir]: join(root, DEFAULT_DATA_DIR) }),
+    ...options.env,
+  });
   const dotenv = new DotenvLayer(join(root, '.env'));
   const cleanups: (() => void)[] = [() => dotenv.unload(), env.restore];
   const undo = (): void => {

@@ -97,6 +97,8 @@ export async function startDevPlatform(root: string, options: DevPlatformOptions
   });
   const env = await devAppEnv(platform, dataDir);
   const appid = env['CLOUDFN_MEDIA_APPID']!;
+  // The server SDK stand-in's database lives beside the emulator's state.
+  env['CLOUDFN_PLATFORM_DATA'] = dataDir;
   log(
     `emulator on ${platform.url} (app ${appid}, key_version ${DEV_KEY_VERSION}; platform public key ${platform.publicKeyPath})`,
   );

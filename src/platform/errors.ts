@@ -142,6 +142,23 @@ const table = {
     message: (file: string, detail: string) =>
       `${file} cannot be read (${detail}); fix or delete it, or start with --reset`,
   },
+  PLATFORM_SDK_NOT_EMULATED: {
+    status: 500,
+    errNo: 50101,
+    message: (member: string) =>
+      `${member} is not emulated by cloudfn's local stand-in of @open-dy/node-server-sdk (it has context(), getContext(), openApiInvoke() and database()); install the real package to use it, see docs/platform-projects.md#the-server-sdk`,
+  },
+  PLATFORM_SDK_NO_OPENAPI_TARGET: {
+    status: 500,
+    errNo: 50102,
+    message: (url: string, detail: string) =>
+      `openApiInvoke cannot send ${url} anywhere locally: ${detail}; set CLOUDFN_SDK_OPENAPI_URL to a local server that answers it (or run cloudfn dev --platform for the media interfaces)`,
+  },
+  PLATFORM_SDK_BAD_ARGUMENT: {
+    status: 500,
+    errNo: 50103,
+    message: (what: string, detail: string) => `${what} ${detail}`,
+  },
   PLATFORM_OPTIONS: {
     status: 500,
     errNo: 50002,

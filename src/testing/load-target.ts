@@ -13,6 +13,7 @@ import { functionFromModule, type CompileHook } from '../../runtime/serve/load.j
 import { FUNCTION_EXTENSIONS } from '../../runtime/serve/discover.js';
 import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { resolveOptions } from '../../runtime/options.js';
+import { installSdkResolver } from '../platform/sdk/node-resolver.js';
 
 const NEEDS_COMPILE = /\.[cm]?ts$/;
 
@@ -103,6 +104,8 @@ export async function loadTarget(
 
 async function load(file: string, name: string, where: string, root: string, version: number): Promise<FunctionSpec> {
   let target = file;
+  // A JavaScript function is loaded by Node, not esbuild: its server SDK import needs the resolver.
+  if (!NEEDS_COMPILE.test(file)) await installSdkResolver(root, { javascript: true });
   if (NEEDS_COMPILE.test(file)) {
     const compile = await hookFor(root);
     // Test runners load files from several processes and threads at once, and may kill them

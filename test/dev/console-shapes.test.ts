@@ -14,6 +14,8 @@ import type {
   TypecheckInfo,
 } from '../../src/dev/console/page/api.js';
 import type { TypecheckEvent } from '../../src/dev/type-errors.js';
+import type { DatabaseView as PageDatabaseView } from '../../src/dev/console/page/database-panel.js';
+import type { DatabaseView } from '../../src/platform/sdk/browse.js';
 
 it('declares the same shapes the dev server sends', () => {
   expectTypeOf<PageRequestInfo>().toEqualTypeOf<RequestInfo>();
@@ -23,4 +25,5 @@ it('declares the same shapes the dev server sends', () => {
   expectTypeOf<PageLogRecord['seq']>().toEqualTypeOf<number>();
   expectTypeOf<TypecheckInfo>().toEqualTypeOf<TypecheckEvent>();
   expectTypeOf<FunctionInfo>().toEqualTypeOf<FunctionStatus>();
+  expectTypeOf<PageDatabaseView>().toEqualTypeOf<DatabaseView>();
 });

@@ -63,6 +63,25 @@ describe('checkProject', () => {
     ]);
   });
 
+  it("checks @open-dy/node-server-sdk imports against the stand-in's types when it is not installed", async () => {
+    const sdkFunction = (line: string): string =>
+      `import { dySDK } from '@open-dy/node-server-sdk';\nexport default async function (_p: unknown, service: { headers: Record<string, string> }) {\n  const db = dySDK.database();\n  await db.collection('x').where({ n: db.command.gt(1) }).get();\n  ${line}\n}\n`;
+    const good = await checkProject(
+      project({
+        'tsconfig.json': TSCONFIG,
+        'functions/who.ts': sdkFunction('return dySDK.context(service).getContext().openId;'),
+      }),
+    );
+    expect(good.checked && good.diagnostics).toEqual([]);
+    const bad = await checkProject(
+      project({
+        'tsconfig.json': TSCONFIG,
+        'functions/who.ts': sdkFunction('const n: number = dySDK.context(service).getContext().openId;\n  return n;'),
+      }),
+    );
+    expect(bad.checked && bad.diagnostics.map((d) => d.code)).toEqual(['TS2322']);
+  });
+
   it('checks the templates served from this checkout against this cloudfn (npm run dev shows no false errors)', async () => {
     for (const template of ['starter', 'media', 'callback']) {
       const result = await checkProject(join(REPO, 'templates', template));

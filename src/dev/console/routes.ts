@@ -9,6 +9,7 @@
  * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions` |
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
+ * | `/_cloudfn/api/database[?collection=…]` | the server SDK stand-in's collections (and one's documents) |
  */
 import type { DevUser } from '../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,6 +18,9 @@ import { CloudfnError } from '../../../runtime/errors.js';
 import { errorBody } from '../../../runtime/request/response.js';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { createDevError } from '../errors.js';
+import { PlatformError } from '../../platform/errors.js';
+import { browseDatabase } from '../../platform/sdk/browse.js';
+import { readSdkOptions } from '../../platform/sdk/options.js';
 import type { FunctionStatus } from '../reloader.js';
 import type { ScheduledFunction } from '../../schedule/scheduler.js';
 import type { ConsoleAssets } from './assets.js';
@@ -133,6 +137,14 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
         const logid = url.searchParams.get('logid') ?? '';
         return sendJson(res, { logid, records: logid === '' ? [] : ctx.hub.logsFor(logid) }, head);
       }
+      case '/api/database':
+        try {
+          return sendJson(res, browseDatabase(readSdkOptions().dataDir, url.searchParams.get('collection')), head);
+        } catch (error) {
+          // A bad collection name is the caller's to fix (400); an unreadable file stays a 500.
+          const bad = error instanceof PlatformError && error.code === 'PLATFORM_SDK_BAD_ARGUMENT';
+          return sendFailure(res, bad ? new CloudfnError(error.code, 400, error.message) : error);
+        }
       case '/api/events':
         return ctx.hub.subscribe(req, res);
       default:

@@ -24,6 +24,7 @@ import { firstDraft, loadDrafts, saveDrafts } from './drafts.js';
 import { Editor } from './editor.js';
 import { clearHistory, loadHistory, remember, settle, type HistoryEntry } from './history.js';
 import { LogFilter } from './log-filter.js';
+import { startDatabasePanel } from './database-panel.js';
 import { startObservePanel } from './observe-panel.js';
 import { RequestList, statusKind } from './requests.js';
 import { defaultView, formatBytes, renderBody, renderHeaders, renderLog, type BodyView } from './view.js';
@@ -598,6 +599,7 @@ async function start(): Promise<void> {
   });
   updateFunctions(meta.functions);
   const observe = startObservePanel(meta.schedules ?? []);
+  const database = startDatabasePanel();
   openFeed({
     status: setConnected,
     typecheck: renderTypeErrors,
@@ -607,6 +609,7 @@ async function start(): Promise<void> {
     },
     request: (info) => {
       observe.requestSeen();
+      database.requestSeen();
       requests.add(info);
       if (shown?.logid === info.logid) requests.select(info.logid);
       if (current === undefined || info.logid !== current.logid) return;

@@ -1,0 +1,34 @@
+/**
+ * What the dev console shows of the database stand-in: the collections with their sizes, and
+ * the documents of one (at most `BROWSE_LIMIT`, newest last as stored).
+ */
+import { checkCollectionName, DocumentStore } from './store.js';
+
+/** The most documents one console answer carries. */
+export const BROWSE_LIMIT = 500;
+
+/** The console's view of the database. */
+export interface DatabaseView {
+  /** The folder holding the collection files. */
+  dir: string;
+  collections: { name: string; count: number }[];
+  /** The documents of the collection asked for, when one was. */
+  collection?: { name: string; count: number; documents: Record<string, unknown>[] };
+}
+
+/**
+ * The collections of the database in `dataDir`, and the documents of `collection` when given.
+ * @example browseDatabase('/srv/app/.cloudfn/platform', 'todos').collection?.documents
+ */
+export function browseDatabase(dataDir: string, collection?: string | null): DatabaseView {
+  const store = new DocumentStore(dataDir);
+  const view: DatabaseView = {
+    dir: store.dir,
+    collections: store.collections().map((name) => ({ name, count: store.read(name).length })),
+  };
+  if (collection !== undefined && collection !== null && collection !== '') {
+    const docs = store.read(checkCollectionName(collection));
+    view.collection = { name: collection, count: docs.length, documents: docs.slice(-BROWSE_LIMIT) };
+  }
+  return view;
+}

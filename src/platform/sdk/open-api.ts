@@ -1,0 +1,137 @@
+/**
+ * `dySDK.context(context).openApiInvoke({ url, method, headers, data })` locally: the call goes
+ * with an `access-token` from the media client's token cache (client credentials exchanged at
+ * the emulator's /oauth/client_token/, cached until shortly before they expire). The emulator
+ * answers the interfaces it implements (`/api/cloud_voc/…`, signed when `cloudfn dev --platform`
+ * registered an app key); CLOUDFN_SDK_OPENAPI_URL answers every other path; else an error
+ * names that setting.
+ */
+import { TokenManager, type JsonPost } from '../../media/token.js';
+import { systemClock } from '../../media/clock.js';
+import { signRequest } from '../../sign/index.js';
+import { platformError } from '../errors.js';
+import { SDK_OPENAPI_URL_VAR, type SdkOptions } from './options.js';
+
+/** What `openApiInvoke` takes, as the platform's SDK does. */
+export interface OpenApiRequest {
+  url: string;
+  /** @default 'GET', or 'POST' when `data` is given */
+  method?: string;
+  headers?: Record<string, string>;
+  /** Sent as the JSON body (or as given when it is a string). */
+  data?: unknown;
+}
+
+/** The paths the emulator implements. */
+const EMULATED_PREFIX = '/api/cloud_voc/';
+/** Refresh a token this long before it expires. */
+const TOKEN_MARGIN_MS = 60_000;
+
+async function postJson(
+  url: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown; logId: string | undefined }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: the token fetcher reports what it got.
+  }
+  return { status: response.status, body: parsed, logId: response.headers.get('x-tt-logid') ?? undefined };
+}
+
+/** Where one call goes: the target base URL and whether it is the emulator. */
+function targetOf(options: SdkOptions, url: string): { base: string; emulator: boolean; path: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, 'http://openapi.local');
+  } catch {
+    throw platformError('PLATFORM_SDK_BAD_ARGUMENT', 'openApiInvoke url', `must be a URL, got ${JSON.stringify(url)}`);
+  }
+  const path = parsed.pathname + parsed.search;
+  if (parsed.pathname.startsWith(EMULATED_PREFIX) && options.emulatorUrl !== undefined)
+    return { base: options.emulatorUrl, emulator: true, path };
+  if (options.openApiUrl !== undefined) return { base: options.openApiUrl, emulator: false, path };
+  const detail = parsed.pathname.startsWith(EMULATED_PREFIX)
+    ? 'the emulator implements this interface but is not running (CLOUDFN_MEDIA_BASE_URL is unset)'
+    : `the emulator does not implement ${parsed.pathname} and ${SDK_OPENAPI_URL_VAR} is unset`;
+  throw platformError('PLATFORM_SDK_NO_OPENAPI_TARGET', url, detail);
+}
+
+/** Sends OpenAPI calls for one process, with one token cache per emulator and client. */
+export class OpenApiInvoker {
+  private readonly tokens = new Map<string, TokenManager>();
+
+  /** The access-token for `options`' client at `base`, or undefined without client credentials. */
+  private async token(options: SdkOptions, base: string): Promise<string | undefined> {
+    if (options.clientKey === undefined || options.clientSecret === undefined) return undefined;
+    const tokenUrl = options.tokenUrl ?? `${options.emulatorUrl ?? base}/oauth/client_token/`;
+    const key = `${options.clientKey}@${tokenUrl}`;
+    let manager = this.tokens.get(key);
+    if (manager === undefined) {
+      const post: JsonPost = postJson;
+      manager = new TokenManager(
+        {
+          kind: 'credentials',
+          clientKey: options.clientKey,
+          clientSecret: options.clientSecret,
+          tokenUrl,
+          fetcher: undefined,
+        },
+        systemClock,
+        TOKEN_MARGIN_MS,
+        post,
+      );
+      this.tokens.set(key, manager);
+    }
+    return manager.get();
+  }
+
+  /**
+   * Makes one call; answers the parsed JSON body (or the text when it is not JSON).
+   * @example await invoker.invoke(readSdkOptions(), { url: '/api/apps/v2/qrcode/create/', method: 'POST', data })
+   */
+  async invoke(options: SdkOptions, request: OpenApiRequest): Promise<unknown> {
+    if (typeof request !== 'object' || request === null || typeof request.url !== 'string') {
+      throw platformError(
+        'PLATFORM_SDK_BAD_ARGUMENT',
+        'openApiInvoke',
+        `takes { url, method, headers, data }, got ${JSON.stringify(request)}`,
+      );
+    }
+    const target = targetOf(options, request.url);
+    const method = (request.method ?? (request.data === undefined ? 'GET' : 'POST')).toUpperCase();
+    const headers: Record<string, string> = { ...(request.headers ?? {}) };
+    let body: string | undefined;
+    if (request.data !== undefined && method !== 'GET' && method !== 'HEAD') {
+      body = typeof request.data === 'string' ? request.data : JSON.stringify(request.data);
+      headers['content-type'] ??= 'application/json';
+    }
+    const token = await this.token(options, target.base);
+    if (token !== undefined) headers['access-token'] = token;
+    if (target.emulator && options.signing !== undefined) {
+      const signed = signRequest({
+        privateKey: options.signing.privateKeyPath,
+        keyVersion: options.signing.keyVersion,
+        appid: options.signing.appid,
+        method,
+        url: target.path,
+        body: body ?? '',
+      });
+      headers['platform-authorization'] = signed.authorization;
+    }
+    const response = await fetch(target.base + target.path, { method, headers, body });
+    const text = await response.text();
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+}
