@@ -29,8 +29,10 @@ export interface Host {
   readonly logger: Logger;
   readonly router: Router;
   readonly parser: BodyParser;
-  /** True once shutdown began. */
+  /** True once shutdown began (the lame-duck period included): every response closes its connection. */
   readonly closing: boolean;
+  /** True once new requests are refused with 503. */
+  readonly refusing: boolean;
   /** A request arrived (counted in flight until `requestFinished`). */
   requestStarted(): void;
   /** A request's line was logged: called exactly once per `requestStarted`. */

@@ -39,7 +39,7 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   const q = url.indexOf('?');
   x.rawPath = q === -1 ? url : url.slice(0, q);
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);
-  if (host.closing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
+  if (host.refusing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (node's own answer is bare).
   if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
     x.closeConnection = true;

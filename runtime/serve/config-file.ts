@@ -35,6 +35,7 @@ const OPTION_KEYS = new Set([
   'requestTimeout',
   'keepAliveTimeout',
   'shutdownTimeout',
+  'drainDelay',
   'logidHeader',
   'triggerHeader',
   'protoAction',
