@@ -25,6 +25,7 @@ import { CompileError, formatMessage } from './compile.js';
 import { entrySource } from './entry.js';
 import { leanDeps } from './lean-deps.js';
 import { NativeModules } from './native.js';
+import { redisClient } from './redis-client.js';
 import { selfAlias } from './self-alias.js';
 
 /** Options of `buildProject`. */
@@ -178,7 +179,13 @@ async function bundle(
         minify: options.minify,
         banner: { js: BANNER },
         define: { __dirname: '__cloudfn_dirname', __filename: '__cloudfn_filename' },
-        plugins: [virtualEntry(root, target), selfAlias({ external: false }), leanDeps(), detector.plugin],
+        plugins: [
+          virtualEntry(root, target),
+          selfAlias({ external: false }),
+          leanDeps(),
+          redisClient(warn),
+          detector.plugin,
+        ],
         absWorkingDir: root,
         metafile: true,
         logLevel: 'silent',
