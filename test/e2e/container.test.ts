@@ -197,6 +197,31 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
     expect(lines.some((line) => line.includes('lame duck for 1500 ms'))).toBe(true);
   }, 30_000);
 
+  it('plays deploy/kubernetes.yaml with podman kube play: it serves, its node liveness probe passes, it stops with 0', async () => {
+    const kport = await freePort();
+    const yaml = readFileSync(join(REPO, 'templates/starter/deploy/kubernetes.yaml'), 'utf8')
+      .replace('image: registry.example.com/cloudfn-starter:0.1.0', `image: ${tag}`)
+      // Host networking here (podman maps no ports then): this run's free port instead of 8000.
+      .replace(/\n {10}ports:\n(?: {12}#.*\n)? {12}- containerPort: 8000/, '')
+      .replaceAll('8000', String(kport))
+      .replace('          env:\n', `          env:\n            - name: PORT\n              value: "${kport}"\n`);
+    expect(yaml).toContain(`image: ${tag}`);
+    expect(yaml).not.toContain('containerPort');
+    const file = join(work, 'kubernetes.yaml');
+    writeFileSync(file, yaml);
+    try {
+      podman('kube', 'play', '--network', 'host', file);
+      await healthy(kport);
+      const container = 'cloudfn-starter-pod-0-functions';
+      // The liveness probe, as podman runs it: exit 0, or this throws.
+      podman('healthcheck', 'run', container);
+      podman('pod', 'stop', '--time', '30', 'cloudfn-starter-pod-0');
+      expect(podman('inspect', '--format', '{{.State.ExitCode}}', container).trim()).toBe('0');
+    } finally {
+      spawnSync('podman', ['kube', 'down', file], { env, stdio: 'ignore' });
+    }
+  }, 60_000);
+
   describe('as a fleet: Redis and two containers behind HAProxy', () => {
     const redis = new RedisServer();
     const ports: number[] = [];

@@ -105,17 +105,22 @@ describe('templates', () => {
     expect(kube).toContain('kind: Deployment');
     expect(kube).toContain('kind: Service');
     expect(kube).toContain('containerPort: 8000');
-    // The image has no curl: only HTTP probes, run by the kubelet.
+    // The image has no curl: an HTTP readiness probe (the kubelet sends it) and a liveness
+    // probe run with node, since podman kube play runs httpGet liveness probes with curl.
     const fields = kube
       .split('\n')
       .filter((line) => !line.trim().startsWith('#'))
       .join('\n');
-    expect(fields).not.toMatch(/exec:|curl/);
-    expect(kube.match(/httpGet:\n\s+path: \/v1\/ping/g)).toHaveLength(2);
-    const env = (name: string): string | undefined =>
-      new RegExp(`name: ${name}\\n\\s+value: "(\\d+)"`).exec(kube)?.[1];
+    expect(fields).not.toContain('curl');
+    expect(kube).toMatch(/readinessProbe:\n\s+httpGet:\n\s+path: \/v1\/ping/);
+    expect(kube).toMatch(/livenessProbe:\n\s+exec:\n\s+command:\n\s+- node\n/);
+    expect(kube).toContain("/v1/ping').then((r) => process.exit(r.status === 200 || r.status === 503 ? 0 : 1)");
+    const env = (name: string): string | undefined => new RegExp(`name: ${name}\\n\\s+value: "(\\d+)"`).exec(kube)?.[1];
     const options = resolveOptions({
-      env: { CLOUDFN_DRAIN_DELAY: env('CLOUDFN_DRAIN_DELAY'), CLOUDFN_SHUTDOWN_TIMEOUT: env('CLOUDFN_SHUTDOWN_TIMEOUT') },
+      env: {
+        CLOUDFN_DRAIN_DELAY: env('CLOUDFN_DRAIN_DELAY'),
+        CLOUDFN_SHUTDOWN_TIMEOUT: env('CLOUDFN_SHUTDOWN_TIMEOUT'),
+      },
     });
     const grace = Number(/terminationGracePeriodSeconds: (\d+)/.exec(kube)?.[1]);
     expect(grace * 1000).toBeGreaterThan(options.drainDelay + options.shutdownTimeout);
