@@ -62,6 +62,7 @@ describe('templates', () => {
       expect(read(template, 'Dockerfile')).toBe(read('starter', 'Dockerfile'));
       expect(read(template, '.dockerignore')).toBe(read('starter', '.dockerignore'));
       expect(read(template, '.vscode/launch.json')).toBe(read('starter', '.vscode/launch.json'));
+      expect(read(template, 'deploy/probe.mjs')).toBe(read('starter', 'deploy/probe.mjs'));
       for (const file of ['deploy/knative-service.yaml', 'deploy/kubernetes.yaml'])
         expect(read(template, file).replaceAll(`cloudfn-${template}`, 'NAME'), file).toBe(
           read('starter', file).replaceAll('cloudfn-starter', 'NAME'),
@@ -113,8 +114,11 @@ describe('templates', () => {
       .join('\n');
     expect(fields).not.toContain('curl');
     expect(kube).toMatch(/readinessProbe:\n\s+httpGet:\n\s+path: \/v1\/ping/);
-    expect(kube).toMatch(/livenessProbe:\n\s+exec:\n\s+command:\n\s+- node\n/);
-    expect(kube).toContain("/v1/ping').then((r) => process.exit(r.status === 200 || r.status === 503 ? 0 : 1)");
+    expect(kube).toContain('livenessProbe:\n            exec:\n              command: ["node", "deploy/probe.mjs"]');
+    expect(read('starter', 'Dockerfile')).toContain('COPY --from=build /app/deploy/probe.mjs ./deploy/probe.mjs');
+    expect(read('starter', 'deploy/probe.mjs')).toContain(
+      'process.exit(res.status === 200 || res.status === 503 ? 0 : 1)',
+    );
     const env = (name: string): string | undefined => new RegExp(`name: ${name}\\n\\s+value: "(\\d+)"`).exec(kube)?.[1];
     const options = resolveOptions({
       env: {
