@@ -356,7 +356,8 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
       const summary = Object.fromEntries(
         Object.entries(phases).map(([k, v]) => [k, { sent: v.sent, ok: v.ok, failed: v.failed.length }]),
       );
-      // The per-phase counts, for the record of the run.
+      // The per-phase counts, for the record of the run. With the earlier shutdown (503 at once)
+      // this run lost 256 of 3,362 (POSTs and signed POSTs answered 503); now none.
       process.stdout.write(`container rolling restart: ${JSON.stringify(summary)}\n`);
       expect(exits).toEqual(['0', '0']);
       expect(Object.values(phases).flatMap((p) => p.failed)).toEqual([]);
