@@ -5,8 +5,8 @@
  * the first signed request would answer 500 and the media client would quietly stop sharing.
  * Without a setting it reads two variables and loads nothing.
  */
-import type { FleetError } from './errors.js';
-import { redisSettingGiven, resolveRedisSettings } from './settings.js';
+import { createFleetError, FleetError } from './errors.js';
+import { redisSettingGiven, resolveRedisSettings, type RedisSettings } from './settings.js';
 
 /**
  * Resolves with the FLEET_NO_CLIENT error when `env` sets Redis and the client cannot load;
@@ -15,14 +15,21 @@ import { redisSettingGiven, resolveRedisSettings } from './settings.js';
  */
 export async function checkRedisClient(env: NodeJS.ProcessEnv = process.env): Promise<FleetError | undefined> {
   if (!redisSettingGiven(undefined, env)) return undefined;
+  let settings: RedisSettings | undefined;
   try {
-    const settings = resolveRedisSettings({ env });
-    if (settings === undefined || settings.client !== undefined) return undefined;
+    settings = resolveRedisSettings({ env });
+  } catch (error) {
+    return error as FleetError;
+  }
+  if (settings === undefined || settings.client !== undefined) return undefined;
+  try {
+    // The module itself is a chunk of a bundle: a folder copied without it fails here.
     const { loadRedisClientModule } = await import('./client-module.js');
     await loadRedisClientModule(settings.source);
     return undefined;
   } catch (error) {
-    return error as FleetError;
+    if (error instanceof FleetError) return error;
+    return createFleetError('FLEET_NO_CLIENT', settings.source, (error as Error).message.split('\n')[0] ?? 'not found');
   }
 }
 

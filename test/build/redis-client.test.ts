@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProject, type BuildResult } from '../../src/build/index.js';
+import { buildProject, checkBundle, type BuildResult } from '../../src/build/index.js';
 import { redisClient } from '../../src/build/redis-client.js';
 import { signCallback } from '../../src/sign/index.js';
 import { hasRedis, RedisServer } from '../fleet/redis-server.js';
@@ -79,6 +79,37 @@ describe('the Redis client in bundles', () => {
     } finally {
       rmSync(alone, { recursive: true, force: true });
       await redis.stop();
+    }
+  }, 30_000);
+
+  it('refuses to start a bundle whose client cannot load, with one line, and --check says the same', async () => {
+    const alone = mkdtempSync(join(tmpdir(), 'cloudfn-redis-missing-'));
+    const saved = process.env['CLOUDFN_REDIS_URL'];
+    try {
+      cpSync(join(project.root, 'dist/callback'), alone, { recursive: true });
+      // A folder copied without the chunk that holds the client (unminified: comments name it).
+      const b = result.bundles.find((x) => x.name === 'callback')!;
+      const client = b.chunks.find((file) => readFileSync(file, 'utf8').includes('node_modules/ioredis/'))!;
+      rmSync(join(alone, client.slice(join(project.root, 'dist/callback').length)));
+      const started = spawnSync(process.execPath, ['index.mjs'], {
+        cwd: alone,
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', CLOUDFN_REDIS_URL: 'redis://127.0.0.1:1/0' },
+      });
+      expect(started.status).toBe(1);
+      expect(started.stderr).toMatch(
+        /^cloudfn: FLEET_NO_CLIENT: CLOUDFN_REDIS_URL is set but the Redis client could not be loaded \(.*\); install it with npm install ioredis\n$/,
+      );
+      expect(started.stdout).not.toContain('listening on');
+      process.env['CLOUDFN_REDIS_URL'] = 'redis://127.0.0.1:1/0';
+      const check = await checkBundle(join(alone, 'index.mjs'));
+      expect(check.ok).toBe(false);
+      expect(check.problem).toContain('cloudfn: FLEET_NO_CLIENT: CLOUDFN_REDIS_URL is set');
+    } finally {
+      if (saved === undefined) delete process.env['CLOUDFN_REDIS_URL'];
+      else process.env['CLOUDFN_REDIS_URL'] = saved;
+      rmSync(alone, { recursive: true, force: true });
     }
   }, 30_000);
 
