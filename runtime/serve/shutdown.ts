@@ -1,8 +1,8 @@
 /**
  * Stopping a server: the graceful shutdown (a lame-duck period while balancers notice, then
- * the port closes and in-flight requests drain) and the one signal policy of every long-running command (the first
- * SIGTERM/SIGINT/SIGHUP stops gracefully and exits 0, a second exits 1 at once), optionally
- * also when the parent process goes away.
+ * the port closes and in-flight requests drain) and the one signal policy of every
+ * long-running command (the first SIGTERM/SIGINT/SIGHUP stops gracefully and exits 0, a second
+ * exits 1 at once), optionally also when the parent process goes away.
  */
 import type { Server } from 'node:http';
 import type { App } from '../app.js';
