@@ -1,9 +1,9 @@
 /**
  * An app is the runtime's state for a set of functions: options, logger, router, the count of
  * requests in flight and the shutdown flag. It is the `Host` every request reads (see
- * request/exchange.ts); `handle` is its request listener. The count and the flag are private
+ * request/exchange.ts); `handle` is its request listener. The count and the flags are private
  * and read-only outside: only `requestStarted`/`requestFinished` move the count, only
- * `beginShutdown` sets the flag.
+ * `beginDrain` (the lame-duck period) and `beginShutdown` (refusing) set the flags.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyParser } from './body/parse-body.js';
@@ -47,6 +47,7 @@ export class App implements Host {
   readonly connections: ConnectionLimit;
   #inflight = 0;
   #closing = false;
+  #refusing = false;
   #drained: (() => void) | undefined;
   #metrics: RequestMetrics | undefined = undefined;
   readonly #onShutdown: (() => void)[] = [];
@@ -83,9 +84,17 @@ export class App implements Host {
     return this.#inflight;
   }
 
-  /** True once shutdown began: new requests get 503 and every response closes its connection. */
+  /**
+   * True once shutdown began (the lame-duck period included): the health paths answer 503 and
+   * every response closes its connection.
+   */
   get closing(): boolean {
     return this.#closing;
+  }
+
+  /** True once the lame-duck period is over: new requests get 503 (`CLOUDFN_SHUTTING_DOWN`). */
+  get refusing(): boolean {
+    return this.#refusing;
   }
 
   /** The request metrics, when metrics are on (`useMetrics`). */
@@ -109,11 +118,21 @@ export class App implements Host {
     else this.#onShutdown.push(listener);
   }
 
-  /** Starts refusing new requests (503) and closing every connection after its response. */
-  beginShutdown(): void {
+  /**
+   * Starts the lame-duck period: the health paths answer 503 so balancers stop sending, every
+   * response closes its connection (announced, so no balancer reuses a socket the server is
+   * about to close), and requests are still served. `beginShutdown` ends it.
+   */
+  beginDrain(): void {
     if (this.#closing) return;
     this.#closing = true;
     for (const listener of this.#onShutdown.splice(0)) listener();
+  }
+
+  /** Starts refusing new requests (503) and closing every connection after its response. */
+  beginShutdown(): void {
+    this.beginDrain();
+    this.#refusing = true;
   }
 
   requestStarted(): void {

@@ -32,6 +32,13 @@ export interface RuntimeOptions {
   keepAliveTimeout: number;
   /** Time in-flight requests get to finish after SIGTERM/SIGINT; below Cloud Run's ~10 s grace. @default 8000 */
   shutdownTimeout: number;
+  /**
+   * The lame-duck period after SIGTERM (`CLOUDFN_DRAIN_DELAY`): the health paths answer 503 at
+   * once while requests are still served, so balancers stop sending before the port closes;
+   * then the `shutdownTimeout` drain begins. 0 refuses at once (docs/deploy.md#zero-downtime-deploys).
+   * @default 5000
+   */
+  drainDelay: number;
   /** Header carrying the log id, in and out (lower case). @default 'x-platform-logid' */
   logidHeader: string;
   /** A trusted gateway header that may set `service.trigger`; unset means none is trusted. @default undefined */
@@ -268,6 +275,9 @@ const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
   requestTimeout: { env: 'CLOUDFN_REQUEST_TIMEOUT', parse: integer(0), default: 60_000 },
   keepAliveTimeout: { env: 'CLOUDFN_KEEP_ALIVE_TIMEOUT', parse: integer(0), default: 5_000 },
   shutdownTimeout: { env: 'CLOUDFN_SHUTDOWN_TIMEOUT', parse: integer(0), default: 8_000 },
+  // HAProxy checking every 1 s with fall 2 takes the server out within about 2 s, Kubernetes
+  // endpoints a few seconds: 5 s covers both, and 5 s + 8 s stays below Kubernetes' 30 s grace.
+  drainDelay: { env: 'CLOUDFN_DRAIN_DELAY', parse: integer(0, 600_000), default: 5_000 },
   logidHeader: { env: 'CLOUDFN_LOGID_HEADER', parse: headerName, default: 'x-platform-logid' },
   triggerHeader: { env: 'CLOUDFN_TRIGGER_HEADER', parse: headerName, default: undefined },
   trigger: { parse: oneOf<Trigger>('online', 'ide_debug', 'console_debug'), default: 'online' },

@@ -31,12 +31,14 @@ export interface Host {
   readonly logger: Logger;
   readonly router: Router;
   readonly parser: BodyParser;
-  /** True once shutdown began. */
+  /** True once shutdown began (the lame-duck period included): every response closes its connection. */
   readonly closing: boolean;
   /** The memory budget shared by the app's requests (memory-budget.ts); none in a fake service. */
   readonly memory?: MemoryBudget | undefined;
   /** The app's count of open connections (connection-limit.ts); none in a fake service. */
   readonly connections?: ConnectionLimit | undefined;
+  /** True once new requests are refused with 503. */
+  readonly refusing: boolean;
   /** A request arrived (counted in flight until `requestFinished`). */
   requestStarted(): void;
   /** A request's line was logged: called exactly once per `requestStarted`. */

@@ -12,7 +12,7 @@ import type { Exchange } from './exchange.js';
  */
 export function finish(x: Exchange, status: number, bytes: number, error?: string): void {
   const ms = Math.round((performance.now() - x.start) * 10) / 10;
-  const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+  const level = status >= 500 && !isDrainRefusal(error) ? 'error' : status >= 400 ? 'warn' : 'info';
   x.host.logger.request({
     level,
     logid: x.logid,
@@ -29,4 +29,12 @@ export function finish(x: Exchange, status: number, bytes: number, error?: strin
   });
   x.otel?.end(x.functionName(), x.rawPath, status);
   x.host.requestFinished(x, status, ms);
+}
+
+/**
+ * A 503 of the drain (`CLOUDFN_SHUTTING_DOWN`) is what every deploy does, not a fault: logged
+ * at warn, so a rolling restart pages nobody. Only 5xx answers pay this comparison.
+ */
+function isDrainRefusal(error: string | undefined): boolean {
+  return error?.startsWith('CLOUDFN_SHUTTING_DOWN:') === true;
 }

@@ -46,7 +46,7 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   const q = url.indexOf('?');
   x.rawPath = q === -1 ? url : url.slice(0, q);
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);
-  if (host.closing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
+  if (host.refusing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
   if (socket !== null && host.connections?.refuses(socket) === true) {
     x.closeConnection = true;
     return sendError(x, createError('CLOUDFN_TOO_MANY_CONNECTIONS', host.connections.limit));

@@ -201,7 +201,7 @@ export async function runWorker(
     // Ctrl-C reaches every process of the group, and the primary sends its message too: once is enough.
     if (stopping) return;
     stopping = true;
-    void running.close().then(() => process.exit(0));
+    void running.drain().then(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -29,8 +29,10 @@ export interface RunningServer {
   /** e.g. `http://localhost:8000` */
   url: string;
   port: number;
-  /** Graceful shutdown; resolves when the server has closed. */
+  /** Graceful shutdown without the lame-duck period; resolves when the server has closed. */
   close(): Promise<void>;
+  /** Graceful shutdown after the lame-duck period (`drainDelay`), as on SIGTERM. */
+  drain(): Promise<void>;
 }
 
 export interface ServeOptions {
@@ -105,8 +107,9 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
       ? undefined
       : exitOnSignals({
           logger,
-          stop: () => shutdown(app, server),
-          message: (signal) => `${signal} received: finishing ${app.inflight} requests in flight, then exiting`,
+          stop: () => shutdown(app, server, { drainDelay: app.options.drainDelay }),
+          message: (signal) =>
+            `${signal} received: serving for ${app.options.drainDelay} ms while balancers notice, then finishing ${app.inflight} requests in flight and exiting`,
           parent: options.exitWithParent === true,
         }),
     options.keepServing === false ? undefined : keepServingOnStrayErrors(app),
@@ -131,6 +134,10 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
       for (const remove of removers) remove?.();
       await shutdown(app, server);
       restoreConsole?.();
+    },
+    async drain() {
+      for (const remove of removers) remove?.();
+      await shutdown(app, server, { drainDelay: app.options.drainDelay });
     },
   };
 }

@@ -29,6 +29,7 @@ import { leanDeps } from './lean-deps.js';
 import { NativeModules } from './native.js';
 import { optionalPeers } from './optional-peers.js';
 import { sdkAlias } from './sdk-alias.js';
+import { redisClient } from './redis-client.js';
 import { selfAlias } from './self-alias.js';
 
 /** Options of `buildProject`. */
@@ -192,6 +193,7 @@ async function bundle(
           selfAlias({ external: false }),
           sdkAlias({ standIn: false }),
           leanDeps(),
+          redisClient(warn),
           optionalPeers(),
           detector.plugin,
         ],

@@ -64,7 +64,14 @@ function checkServing(file: string, timeoutMs: number): Promise<BundleCheck> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--enable-source-maps', file], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', CLOUDFN_HEALTH_PATH: DEFAULT_HEALTH_PATH },
+      // No lame-duck period: no balancer watches this check, and each bundle would wait it out.
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        CLOUDFN_HEALTH_PATH: DEFAULT_HEALTH_PATH,
+        CLOUDFN_DRAIN_DELAY: '0',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

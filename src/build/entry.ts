@@ -1,6 +1,6 @@
 /**
- * The source of a bundle's entry module: import each function's module, then start the
- * runtime with them and the config baked in. esbuild reads it from stdin.
+ * The source of a bundle's entry module: import each function's module, check that a Redis
+ * setting can be served, then start the runtime with them and the config baked in. esbuild reads it from stdin.
  */
 import { ownFile } from '../own-package.js';
 
@@ -25,6 +25,9 @@ export function entrySource(functions: EntryFunction[], config: Record<string, u
   return [
     ...imports,
     `import { startBundle } from ${JSON.stringify(ownFile('runtime/serve/bundle-entry'))};`,
+    // A Redis setting whose client cannot load refuses to start (src/fleet/preflight.ts).
+    `import { refuseWithoutRedisClient } from ${JSON.stringify(ownFile('src/fleet/preflight'))};`,
+    `await refuseWithoutRedisClient();`,
     `await startBundle({`,
     `  functions: [\n${list.join('\n')}\n  ],`,
     `  config: ${JSON.stringify(config)},`,

@@ -14,6 +14,7 @@ import { createCompileHook } from '../build/compile.js';
 import { clusterLogger, parseWorkers, runPrimary, runWorker } from '../../runtime/serve/cluster.js';
 import { precompileProject, precompiledHook } from '../build/precompile.js';
 import { installSdkResolver } from '../platform/sdk/node-resolver.js';
+import { checkRedisClient } from '../fleet/preflight.js';
 import { grantLocksToWorkers } from '../schedule/lock.js';
 import { serveTimers } from '../schedule/serve-timers.js';
 import { OptionsError, parseCommandArgs } from './args.js';
@@ -112,6 +113,11 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     throw new OptionsError((error as Error).message);
   }
+
+  // A Redis setting whose client cannot load refuses to start: serving would answer signed
+  // requests 500 and let the media client stop sharing.
+  const noClient = await checkRedisClient(process.env);
+  if (noClient !== undefined) throw new OptionsError(`${noClient.code}: ${noClient.message}`);
 
   // The compile hook writes inline source maps: with them on, a crash's stack names the .ts line
   // (functions/boom.ts:3:9) rather than the compiled .cloudfn/start/boom.mjs. Stacks are only

@@ -1,44 +1,39 @@
 /**
- * The Redis client of a process: ioredis, loaded only when a Redis setting is used, so a
- * function that does not use Redis neither loads nor bundles it. One client per URL per
+ * The Redis client of a process: ioredis (client-module.ts), loaded only when a Redis setting
+ * is used, so a function that does not use Redis never loads it. One client per URL per
  * process (a pool of one connection is what every store of an instance shares); commands time
  * out after `commandTimeoutMs`, fail at once while disconnected instead of queueing, and the
  * client reconnects in the background. Its `error` events are always handled: an outage is
  * reported once through `onWarning`, and again when it ends.
  */
-import { createFleetError } from './errors.js';
+import { Logger } from '../../runtime/log/logger.js';
+import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
+import { createJsonSink } from '../../runtime/log/sinks.js';
+import { loadRedisClientModule } from './client-module.js';
 import type { RedisLike, RedisSettings } from './settings.js';
 
-/** How warnings about the shared store are reported. @default a line on stderr */
+/** How warnings about the shared store are reported. @default a JSON line on stdout */
 export type FleetWarn = (message: string) => void;
 
-export const stderrWarn: FleetWarn = (message) => {
-  process.stderr.write(`cloudfn: ${message}\n`);
+/**
+ * A `warn` JSON line on stdout, like every other line of the process (collectors read stdout
+ * as JSON). A logger per line: an outage warns twice (down, back), so nothing is kept.
+ */
+export const jsonWarn: FleetWarn = (message) => {
+  const logger = new Logger(createJsonSink());
+  logger.line('warn', '', RUNTIME_FUNCTION, message);
+  logger.flush();
 };
-
-// A specifier esbuild cannot see: `cloudfn build` must not pull ioredis into every bundle.
-const IOREDIS = ['io', 'redis'].join('');
-
-interface IORedisModule {
-  default: new (
-    url: string,
-    options: Record<string, unknown>,
-  ) => RedisLike & {
-    on(event: string, listener: (...args: unknown[]) => void): unknown;
-    quit(): Promise<unknown>;
-    disconnect(): void;
-  };
-}
 
 /** One client per URL: every store of this process shares it. */
 const clients = new Map<string, Promise<RedisLike>>();
 
 /**
  * The client for `settings`: the one given in code, or one made (once per URL) from its URL.
- * Rejects with FLEET_NO_CLIENT when ioredis is not installed.
+ * Rejects with FLEET_NO_CLIENT when the client cannot be loaded (client-module.ts).
  * @example const redis = await redisClient(settings, (m) => logger.warn(m))
  */
-export function redisClient(settings: RedisSettings, warn: FleetWarn = stderrWarn): Promise<RedisLike> {
+export function redisClient(settings: RedisSettings, warn: FleetWarn = jsonWarn): Promise<RedisLike> {
   if (settings.client !== undefined) return Promise.resolve(settings.client);
   const url = settings.url!;
   let client = clients.get(url);
@@ -51,12 +46,7 @@ export function redisClient(settings: RedisSettings, warn: FleetWarn = stderrWar
 }
 
 async function connect(url: string, settings: RedisSettings, warn: FleetWarn): Promise<RedisLike> {
-  let mod: IORedisModule;
-  try {
-    mod = (await import(IOREDIS)) as IORedisModule;
-  } catch (error) {
-    throw createFleetError('FLEET_NO_CLIENT', settings.source, (error as Error).message.split('\n')[0] ?? 'not found');
-  }
+  const mod = await loadRedisClientModule(settings.source);
   const redis = new mod.default(url, {
     commandTimeout: settings.commandTimeoutMs,
     connectTimeout: Math.max(1000, settings.commandTimeoutMs * 3),

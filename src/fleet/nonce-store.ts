@@ -5,7 +5,7 @@
  * FLEET_UNAVAILABLE (503, which the platform retries) and never answers "not seen".
  */
 import type { NonceStore } from '../sign/nonce.js';
-import { redisClient, stderrWarn, type FleetWarn } from './connect.js';
+import { redisClient, jsonWarn, type FleetWarn } from './connect.js';
 import { createFleetError } from './errors.js';
 import type { RedisSettings } from './settings.js';
 
@@ -20,7 +20,7 @@ export class RedisNonceStore implements NonceStore {
 
   constructor(settings: RedisSettings, options: { warn?: FleetWarn } = {}) {
     this.#settings = settings;
-    this.#warn = options.warn ?? stderrWarn;
+    this.#warn = options.warn ?? jsonWarn;
   }
 
   async seen(key: string, ttlSeconds: number, _nowSeconds?: number): Promise<boolean> {

@@ -10,7 +10,7 @@
  * client, and the exact sliding-window rule the platform applies, with waiting (reserving a
  * future slot) rather than refusing.
  */
-import { redisClient, stderrWarn, type FleetWarn } from './connect.js';
+import { redisClient, jsonWarn, type FleetWarn } from './connect.js';
 import type { RedisSettings } from './settings.js';
 
 /**
@@ -48,7 +48,7 @@ export interface RedisRateLimiterOptions {
    * @default 100
    */
   marginMs?: number;
-  /** How a fallback is reported. @default a line on stderr */
+  /** How a fallback is reported. @default a JSON line on stdout */
   warn?: FleetWarn;
 }
 
@@ -68,7 +68,7 @@ export class RedisRateLimiter {
     this.#settings = settings;
     this.#windowMs = options.windowMs ?? 1000;
     this.#marginMs = options.marginMs ?? 100;
-    this.#warn = options.warn ?? stderrWarn;
+    this.#warn = options.warn ?? jsonWarn;
   }
 
   async reserve(key: string, limit: number): Promise<number | undefined> {

@@ -6,7 +6,7 @@
  * fetches in 5 minutes are refused, so instances refreshing on their own knock each other's
  * tokens out; sharing the token is what the platform's guide asks for.
  */
-import { redisClient, stderrWarn, type FleetWarn } from './connect.js';
+import { redisClient, jsonWarn, type FleetWarn } from './connect.js';
 import type { RedisSettings } from './settings.js';
 
 /** A token as shared: the value and when it stops being used (ms since the epoch). */
@@ -57,7 +57,7 @@ export class RedisTokenStore {
     this.#settings = settings;
     this.#lockMs = options.lockMs ?? 10_000;
     this.#pollMs = options.pollMs ?? 50;
-    this.#warn = options.warn ?? stderrWarn;
+    this.#warn = options.warn ?? jsonWarn;
   }
 
   get lockMs(): number {

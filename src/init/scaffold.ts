@@ -51,7 +51,7 @@ const RENAMED: Readonly<Record<string, string>> = { gitignore: '.gitignore' };
 /** Never copied: what a template folder gains when it is run in place. */
 const SKIPPED = new Set(['node_modules', 'dist', '.cloudfn', '.env', 'package-lock.json']);
 /** Text files where the template's package name is replaced by the project's. */
-const NAMED_FILES = ['package.json', 'README.md', 'deploy/knative-service.yaml'];
+const NAMED_FILES = ['package.json', 'README.md', 'deploy/knative-service.yaml', 'deploy/kubernetes.yaml'];
 
 /** Options of `initProject`. */
 export interface InitOptions {

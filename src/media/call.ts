@@ -93,7 +93,7 @@ export class MediaCaller {
     this.options = options;
     const redis = options.redis;
     const logger = options.logger;
-    // Without a logger the stores warn on stderr.
+    // Without a logger the stores warn as JSON lines on stdout.
     const stores: { warn?: FleetWarn } =
       logger === undefined ? {} : { warn: (message) => logger.warn(`cloudfn: ${message}`) };
     // The Redis stores are imported only when Redis is set: a bundle of a function without it

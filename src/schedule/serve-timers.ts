@@ -7,7 +7,7 @@
 import cluster from 'node:cluster';
 import type { App } from '../../runtime/app.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
-import { stderrWarn } from '../fleet/connect.js';
+import { jsonWarn } from '../fleet/connect.js';
 import { resolveRedisSettings } from '../fleet/settings.js';
 import { type FireLock, primaryLock, redisLock } from './lock.js';
 import { Scheduler } from './scheduler.js';
@@ -53,6 +53,6 @@ export function serveTimers(options: ServeTimersOptions = {}): ServeTimers {
 
 function chooseLock(env: NodeJS.ProcessEnv): FireLock | undefined {
   const redis = resolveRedisSettings({ env });
-  if (redis !== undefined) return redisLock(redis, stderrWarn);
+  if (redis !== undefined) return redisLock(redis, jsonWarn);
   return cluster.isWorker && process.send !== undefined ? primaryLock() : undefined;
 }

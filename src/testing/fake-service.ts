@@ -132,6 +132,7 @@ export function createFakeService(overrides: FakeServiceOverrides = {}): FakeSer
     router: new Router([]),
     parser: new BodyParser(),
     closing: false,
+    refusing: false,
     requestStarted() {},
     requestFinished() {},
     backgroundStarted() {},

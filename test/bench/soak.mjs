@@ -9,8 +9,9 @@
  *   multipart, handler errors, timeouts, oversize bodies). Passes with zero socket errors,
  *   zero answers other than the expected ones, and RSS at the end within 10% of RSS after
  *   the first 10 s (each the median of three one-second samples: 9-11 s, and the last three).
- * - sigterm: SIGTERM under load. Passes when every request in flight completes, every request
- *   sent after the signal gets 503 with `Connection: close`, and the process exits 0 within
+ * - sigterm: SIGTERM under load. Passes when every request in flight completes, requests sent
+ *   during the lame-duck period are served, later ones are refused or get 503 with
+ *   `Connection: close`, and the process exits 0 within the lame-duck period plus
  *   its shutdown deadline.
  * - workers: `cloudfn start --workers 2` against `--workers 1`, GET req/s as a ratio.
  * It benchmarks what `npm run build` put in dist/ and exits 1 when a check fails.
@@ -152,13 +153,14 @@ async function mixedPhase() {
 
 async function sigtermPhase() {
   const deadline = 5000;
-  log(`SIGTERM under load (shutdown deadline ${deadline} ms)`);
+  const lameDuck = 1000;
+  log(`SIGTERM under load (lame duck ${lameDuck} ms, shutdown deadline ${deadline} ms)`);
   const logFile = join(work, 'sigterm.log');
   const server = await startCli({
     cli: values.cli,
     project,
     logFile,
-    env: { CLOUDFN_SHUTDOWN_TIMEOUT: String(deadline) },
+    env: { CLOUDFN_SHUTDOWN_TIMEOUT: String(deadline), CLOUDFN_DRAIN_DELAY: String(lameDuck) },
   });
   const records = [];
   let stop = false;
@@ -180,7 +182,7 @@ async function sigtermPhase() {
   await sleep(2000);
   const signalAt = performance.now();
   process.kill(server.pid, 'SIGTERM');
-  await sleep(1000);
+  await sleep(lameDuck + 1000);
   stop = true;
   const exit = await server.exited;
   await Promise.all(loops);
@@ -188,11 +190,17 @@ async function sigtermPhase() {
   // In flight: sent at least 150 ms before the signal (so the server had them) and not answered before it.
   const inFlight = records.filter((r) => r.sentAt <= signalAt - 150 && (r.answeredAt ?? Infinity) > signalAt);
   const inFlightOk = inFlight.filter((r) => r.status === 200);
-  // New: sent once the server had time to see the signal, and before it exited (after that a
-  // refused connection is all there can be).
-  const fresh = records.filter((r) => r.sentAt >= signalAt + 50 && r.sentAt <= exit.at - 50);
+  // During the lame-duck period (sent from 50 ms after the signal until 50 ms before it ends):
+  // served, each answer closing its connection.
+  const lame = records.filter((r) => r.sentAt >= signalAt + 50 && r.sentAt <= signalAt + lameDuck - 50);
+  const lameServed = lame.filter((r) => r.status === 200 && r.headers?.connection === 'close');
+  // New: sent after the lame-duck period and before the exit: the port is closed, so a refused
+  // connection, or 503 with Connection: close on a socket still open.
+  const fresh = records.filter((r) => r.sentAt >= signalAt + lameDuck + 50 && r.sentAt <= exit.at - 50);
   const afterExit = records.filter((r) => r.sentAt > exit.at - 50);
-  const fresh503 = fresh.filter((r) => r.status === 503 && r.headers?.connection === 'close');
+  const fresh503 = fresh.filter(
+    (r) => (r.status === 503 && r.headers?.connection === 'close') || r.error === 'ECONNREFUSED',
+  );
   const freshOther = fresh.filter(
     (r) => r.error === undefined && !(r.status === 503 && r.headers?.connection === 'close'),
   );
@@ -206,6 +214,9 @@ async function sigtermPhase() {
     inFlight: inFlight.length,
     inFlightCompleted200: inFlightOk.length,
     inFlightOther: inFlight.filter((r) => r.status !== 200).map((r) => r.error ?? r.status),
+    lameDuckMs: lameDuck,
+    lameDuckRequests: lame.length,
+    lameDuckServed200WithClose: lameServed.length,
     newRequests: fresh.length,
     new503WithClose: fresh503.length,
     newOtherAnswers: freshOther.map((r) => r.status),
@@ -218,13 +229,18 @@ async function sigtermPhase() {
     `${inFlightOk.length} of ${inFlight.length} answered 200`,
   );
   check(
-    'sigterm: new requests (sent between the signal and the exit) get 503 with Connection: close',
-    fresh.length > 0 && fresh503.length === fresh.length,
-    `${fresh503.length} of ${fresh.length} got 503 + close; other answers ${JSON.stringify(freshOther.map((r) => r.status))}; socket errors ${JSON.stringify(freshErrors)}`,
+    'sigterm: requests sent during the lame-duck period are served, with Connection: close',
+    lame.length > 0 && lameServed.length === lame.length,
+    `${lameServed.length} of ${lame.length} answered 200 + close`,
   );
   check(
-    'sigterm: exits 0 within the deadline',
-    exit.code === 0 && exitMs <= deadline + 500,
+    'sigterm: new requests after the lame-duck period are refused or get 503 with Connection: close',
+    fresh503.length === fresh.length,
+    `${fresh503.length} of ${fresh.length} refused or 503 + close; other answers ${JSON.stringify(freshOther.map((r) => r.status))}; socket errors ${JSON.stringify(freshErrors)}`,
+  );
+  check(
+    'sigterm: exits 0 within the lame-duck period plus the deadline',
+    exit.code === 0 && exitMs <= lameDuck + deadline + 500,
     `exit code ${exit.code}${exit.signal ? ` (${exit.signal})` : ''} after ${round(exitMs, 0)} ms (deadline ${deadline} ms)`,
   );
 }

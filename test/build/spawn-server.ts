@@ -23,7 +23,8 @@ export function spawnServer(
 ): Promise<Spawned> {
   const child = spawn(process.execPath, args, {
     cwd: options.cwd,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...options.env },
+    // No lame-duck period unless a test asks for one: no balancer watches these servers.
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', CLOUDFN_DRAIN_DELAY: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

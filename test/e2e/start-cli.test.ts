@@ -105,12 +105,26 @@ describe('cloudfn start', () => {
     ]);
   });
 
-  it('exits 0 on SIGTERM after finishing', async () => {
-    const other = await startCli([fixture, '--port', '0', '--host', '127.0.0.1']);
+  it('on SIGTERM answers its health paths 503 while still serving for CLOUDFN_DRAIN_DELAY, then exits 0', async () => {
+    const other = await startCli([fixture, '--port', '0', '--host', '127.0.0.1'], { CLOUDFN_DRAIN_DELAY: '2000' });
     expect((await sendHttp(other.url, { path: '/hello' })).status).toBe(200);
     other.child.kill('SIGTERM');
+    await until(
+      () => other.lines.find((l) => String(l['msg']).startsWith('lame duck for 2000 ms')),
+      20_000,
+      'the lame-duck line',
+    );
+    const [ping, served] = await Promise.all([
+      sendHttp(other.url, { path: '/v1/ping' }),
+      sendHttp(other.url, { path: '/hello' }),
+    ]);
+    // Both answered within the period: the server still listened and had not begun refusing.
+    expect(other.child.exitCode).toBeNull();
+    expect(ping.status).toBe(503);
+    expect(served.status).toBe(200);
+    expect(served.headers['connection']).toBe('close');
     expect(await other.exited).toBe(0);
-    expect(other.lines.some((l) => String(l['msg']).startsWith('SIGTERM received'))).toBe(true);
+    expect(other.lines.some((l) => String(l['msg']).startsWith('SIGTERM received: serving for 2000 ms'))).toBe(true);
   });
 });
 

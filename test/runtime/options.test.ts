@@ -10,6 +10,7 @@ describe('resolveOptions: flag, then env, then config file, then default', () =>
       host: '0.0.0.0',
       timeout: 60000,
       shutdownTimeout: 8000,
+      drainDelay: 5000,
       logidHeader: 'x-platform-logid',
       trigger: 'online',
       protoAction: 'error',
@@ -33,6 +34,11 @@ describe('resolveOptions: flag, then env, then config file, then default', () =>
     expect(options.limits.maxFiles).toBe(3);
   });
 
+  it('reads the lame-duck period from CLOUDFN_DRAIN_DELAY and cloudfn.config drainDelay', () => {
+    expect(resolveOptions({ env: { CLOUDFN_DRAIN_DELAY: '0' } }).drainDelay).toBe(0);
+    expect(resolveOptions({ config: { drainDelay: 2500 } }).drainDelay).toBe(2500);
+  });
+
   it('lower-cases configured header names', () => {
     expect(
       resolveOptions({ env: { CLOUDFN_LOGID_HEADER: 'X-Request-Id', CLOUDFN_TRIGGER_HEADER: 'X-Gateway-Trigger' } }),
@@ -52,6 +58,7 @@ describe('resolveOptions: flag, then env, then config file, then default', () =>
       /option protoAction is invalid: must be one of error, remove, got "ignore"/,
     ],
     [{ config: { limits: { maxFiles: 1.5 } } }, /option maxFiles is invalid/],
+    [{ env: { CLOUDFN_DRAIN_DELAY: '5s' } }, /option drainDelay is invalid: .*got "5s" \(from CLOUDFN_DRAIN_DELAY\)/],
   ])('refuses a bad value with one line naming it: %j', (sources, message) => {
     expect(() => resolveOptions(sources)).toThrow(message);
   });

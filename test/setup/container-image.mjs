@@ -3,7 +3,9 @@
  * Makes a container engine and the templates' base image available for the container test,
  * from Debian's packages and the npm registry only (no image registry is reachable here):
  *
- * 1. podman, runc and mmdebstrap, installed with apt-get when missing (as root);
+ * 1. podman, runc and mmdebstrap, haproxy (the balancer of the rolling-restart test) and
+ *    catatonit (the pause process `podman kube play` builds its pods' infra image from),
+ *    installed with apt-get when missing (as root);
  * 2. test/setup/containers.conf, podman's settings for these machines (the runc runtime,
  *    cgroupfs, no default ulimits, host networking), used through CONTAINERS_CONF;
  * 3. `docker.io/library/node:24-slim`, the Dockerfile's FROM, built when podman lacks it:
@@ -46,7 +48,7 @@ function unavailable(why) {
 }
 
 function installTools() {
-  const missing = ['podman', 'runc', 'mmdebstrap'].filter((command) => !has(command));
+  const missing = ['podman', 'runc', 'mmdebstrap', 'haproxy', 'catatonit'].filter((command) => !has(command));
   if (missing.length === 0) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !has('apt-get'))

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
-import { DEFAULT_HEALTH_PATH } from '../../runtime/options.js';
+import { DEFAULT_HEALTH_PATH, resolveOptions } from '../../runtime/options.js';
 import { buildProject, checkBundle } from '../../src/build/index.js';
 import { listTemplates, templatesDir } from '../../src/init/index.js';
 
@@ -62,9 +62,11 @@ describe('templates', () => {
       expect(read(template, 'Dockerfile')).toBe(read('starter', 'Dockerfile'));
       expect(read(template, '.dockerignore')).toBe(read('starter', '.dockerignore'));
       expect(read(template, '.vscode/launch.json')).toBe(read('starter', '.vscode/launch.json'));
-      expect(read(template, 'deploy/knative-service.yaml').replaceAll(`cloudfn-${template}`, 'NAME')).toBe(
-        read('starter', 'deploy/knative-service.yaml').replaceAll('cloudfn-starter', 'NAME'),
-      );
+      expect(read(template, 'deploy/probe.mjs')).toBe(read('starter', 'deploy/probe.mjs'));
+      for (const file of ['deploy/knative-service.yaml', 'deploy/kubernetes.yaml'])
+        expect(read(template, file).replaceAll(`cloudfn-${template}`, 'NAME'), file).toBe(
+          read('starter', file).replaceAll('cloudfn-starter', 'NAME'),
+        );
     });
 
     it('builds into bundles that start and answer the health path', async () => {
@@ -97,6 +99,40 @@ describe('templates', () => {
     // Knative probes aggressively at start only when readinessProbe.periodSeconds is 0 (unset).
     const readiness = knative.slice(knative.indexOf('readinessProbe:'), knative.indexOf('livenessProbe:'));
     expect(readiness).not.toContain('periodSeconds');
+  });
+
+  it('ships a Kubernetes Deployment whose probes need nothing in the image and whose grace period covers the drain', () => {
+    const kube = read('starter', 'deploy/kubernetes.yaml');
+    expect(kube).toContain('kind: Deployment');
+    expect(kube).toContain('kind: Service');
+    expect(kube).toContain('containerPort: 8000');
+    // The image has no curl: an HTTP readiness probe (the kubelet sends it) and a liveness
+    // probe run with node, since podman kube play runs httpGet liveness probes with curl.
+    const fields = kube
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('#'))
+      .join('\n');
+    expect(fields).not.toContain('curl');
+    expect(kube).toMatch(/readinessProbe:\n\s+httpGet:\n\s+path: \/v1\/ping/);
+    expect(kube).toContain('livenessProbe:\n            exec:\n              command: ["node", "deploy/probe.mjs"]');
+    expect(read('starter', 'Dockerfile')).toContain('COPY --from=build /app/deploy/probe.mjs ./deploy/probe.mjs');
+    expect(read('starter', 'deploy/probe.mjs')).toContain(
+      'process.exit(res.status === 200 || res.status === 503 ? 0 : 1)',
+    );
+    const env = (name: string): string | undefined => new RegExp(`name: ${name}\\n\\s+value: "(\\d+)"`).exec(kube)?.[1];
+    const options = resolveOptions({
+      env: {
+        CLOUDFN_DRAIN_DELAY: env('CLOUDFN_DRAIN_DELAY'),
+        CLOUDFN_SHUTDOWN_TIMEOUT: env('CLOUDFN_SHUTDOWN_TIMEOUT'),
+      },
+    });
+    const grace = Number(/terminationGracePeriodSeconds: (\d+)/.exec(kube)?.[1]);
+    expect(grace * 1000).toBeGreaterThan(options.drainDelay + options.shutdownTimeout);
+    // A draining pod (health 503) must not be restarted by its liveness probe before it exits.
+    const liveness = kube.slice(kube.indexOf('livenessProbe:'));
+    const period = Number(/periodSeconds: (\d+)/.exec(liveness)?.[1]);
+    const failures = Number(/failureThreshold: (\d+)/.exec(liveness)?.[1]);
+    expect(period * failures * 1000).toBeGreaterThan(options.drainDelay + options.shutdownTimeout);
   });
 
   it('carries a VS Code launch.json to debug cloudfn dev and the tests at TypeScript lines', () => {
