@@ -17,7 +17,8 @@
  *            those rounds still run, for the peers table only)
  *   upload   multipart 8 MiB against reading the body unparsed
  *   sign     signRequest and verifyResponse against bare node:crypto
- *   cold     cold start of the built hello bundle against a bare node:http script
+ *   cold     cold start of the built hello bundle against a bare node:http script, and with
+ *            its compile cache on against off (Node >= 22.1)
  *   bundle   bytes of the hello bundle built with --minify
  *   workers  cloudfn start --workers auto against --workers 1: req/s and CPU per request
  *   reload   the dev server's reload and type check
@@ -34,7 +35,7 @@ import { machine, pinned } from './lib/cpu.mjs';
 import { measureKinds } from './lib/http-rows.mjs';
 import { formatPeerTable, formatTable, peerRow, ratioRow, skippedPeerRow, skippedRow } from './lib/rows.mjs';
 import { bundleSizeRow } from './lib/bundle-size.mjs';
-import { coldStartRow } from './lib/cold-start.mjs';
+import { coldStartRows } from './lib/cold-start.mjs';
 import { workersRows, WORKERS_BASELINE, WORKERS_BENCHMARK, WORKERS_CPU_BENCHMARK } from './lib/workers.mjs';
 import { PEER_LABELS, PEERS, peerVersions } from './servers/peers.mjs';
 import { reloadRow, typecheckRows } from './lib/reload.mjs';
@@ -306,7 +307,7 @@ try {
   }
   if (only.includes('cold')) {
     log('cold start: built hello bundle vs a bare node:http script');
-    rows.push(await coldStartRow({ root: ROOT, work, rounds: Math.max(rounds, 10), progress: log }));
+    rows.push(...(await coldStartRows({ root: ROOT, work, rounds: Math.max(rounds, 10), progress: log })));
   }
   if (only.includes('bundle')) {
     log('hello bundle: buildProject({ minify: true }) on test/bench/fixtures/hello-project');
@@ -346,7 +347,15 @@ const NOT_RUN = {
     ['sign', 'signRequest', 'crypto.sign, KeyObject', '>= 0.95×'],
     ['verify', 'verifyResponse', 'crypto.verify, KeyObject', '>= 0.95×'],
   ],
-  cold: [['cold', 'cold start: node dist/hello/index.mjs to first 200', 'bare node:http script', '<= 1.1×']],
+  cold: [
+    ['cold', 'cold start: node dist/hello/index.mjs to first 200', 'bare node:http script', '<= 1.1×'],
+    [
+      'cold-cache',
+      'cold start, compile cache on (warm) against off, CPU time to first 200',
+      'the same bundle, CLOUDFN_COMPILE_CACHE=off',
+      undefined,
+    ],
+  ],
   bundle: [['bundle', 'hello bundle, minified (cloudfn build --minify)', '—', '<= 60 kB']],
   workers: [
     ['workers', WORKERS_BENCHMARK, WORKERS_BASELINE, undefined],
@@ -377,6 +386,7 @@ const ORDER = [
   'sign',
   'verify',
   'cold',
+  'cold-cache',
   'bundle',
   'latency',
   'memory',
