@@ -198,6 +198,7 @@ describe('combining runs on several Node versions', () => {
         base: [1, 1, 1],
         goal: { op: '>=', value: 0.95 },
         problems: extra.problems,
+        cpu: { subject: [10, 10, 10], base: [10 * get, 10 * get, 10 * get] },
       }),
       {
         id: 'bundle',
@@ -254,13 +255,13 @@ describe('combining runs on several Node versions', () => {
 
     const table = formatCombinedTable(rows, ['node v20', 'node v24']).split('\n');
     expect(table[0]).toBe(
-      '| benchmark | baseline | goal | node v20 (range over runs) | node v20 met | node v24 (range over runs) | node v24 met |',
+      '| benchmark | baseline | goal | node v20 (range over runs) | node v20 met | node v20 by CPU time | node v24 (range over runs) | node v24 met | node v24 by CPU time |',
     );
     expect(table).toContain(
-      '| GET tiny function | raw node:http | >= 0.95× | 0.96× (0.90×–0.99×) | met | 0.94× (0.93×–1.20×) | not met |',
+      '| GET tiny function | raw node:http | >= 0.95× | 0.96× (0.90×–0.99×) | met | 0.96× (0.90×–0.99×) | 0.94× (0.93×–1.20×) | not met | 0.94× (0.93×–1.20×) |',
     );
-    expect(table).toContain('| hello bundle | — | <= 60 kB | 50.0 kB | met | 61.0 kB | not met |');
-    expect(table).toContain('| cold start | bare | <= 1.1× | not run (x) | — | not run (x) | — |');
+    expect(table).toContain('| hello bundle | — | <= 60 kB | 50.0 kB | met | — | 61.0 kB | not met | — |');
+    expect(table).toContain('| cold start | bare | <= 1.1× | not run (x) | — | — | not run (x) | — | — |');
     expect(table.join('\n')).not.toContain('hono');
     const peers = formatCombinedPeerTable(rows, ['node v20', 'node v24']).split('\n');
     expect(peers[2]).toBe('| hono 4 | GET | 0.50× (0.40×–0.60×) | 2.00× (1.67×–2.50×) | 0.80× | 1.25× |');
@@ -313,7 +314,9 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
     );
     const label = `node ${process.version}`;
     const header = stdout.split('\n').find((line) => line.startsWith('| benchmark'));
-    expect(header).toBe(`| benchmark | baseline | goal | ${label} (range over runs) | ${label} met |`);
+    expect(header).toBe(
+      `| benchmark | baseline | goal | ${label} (range over runs) | ${label} met | ${label} by CPU time |`,
+    );
     for (const name of BENCHMARKS) expect(stdout).toContain(`| ${name} |`);
     for (const peer of PEERS) {
       expect(stdout).toContain(`| ${peer} | GET | not run (--only get,sign,bundle) | — |`);

@@ -23,6 +23,19 @@ function meets(goal, value) {
   return goal.op === '>=' ? value >= goal.value : value <= goal.value;
 }
 
+/** Median, lowest and highest of some runs' figures; undefined for none. */
+function spreadOf(values) {
+  if (values.length === 0) return undefined;
+  return { value: round(median(values), 3), min: round(Math.min(...values), 3), max: round(Math.max(...values), 3) };
+}
+
+/** `0.95×`, or `0.95× (0.90×–0.99×)` when the runs differ. */
+function timesRange(s) {
+  return s.min === s.max
+    ? `${s.value.toFixed(2)}×`
+    : `${s.value.toFixed(2)}× (${s.min.toFixed(2)}×–${s.max.toFixed(2)}×)`;
+}
+
 /** One Node's cell of a goals row, from that row in each run. */
 function goalCell(runs) {
   const measured = runs.filter((row) => row !== undefined && row.status !== 'skipped');
@@ -43,7 +56,7 @@ function goalCell(runs) {
     min: round(Math.min(...values), 3),
     max: round(Math.max(...values), 3),
     runs: values.map((v) => round(v, 3)),
-    cpuRatio: measured[0].cpuRatio === undefined ? undefined : round(median(measured.map((row) => row.cpuRatio)), 3),
+    cpuRatio: spreadOf(measured.map((row) => row.cpuRatio).filter((x) => x !== undefined)),
     met: goal === undefined ? undefined : problems.length === 0 && meets(goal, value),
     problems,
   };
@@ -53,10 +66,7 @@ function goalCell(runs) {
 function peerCell(runs) {
   const measured = runs.filter((row) => row !== undefined && row.status !== 'skipped');
   if (measured.length === 0) return { status: 'skipped', reason: runs.find((r) => r)?.reason ?? 'not run' };
-  const spread = (key) => {
-    const values = measured.map((row) => row[key]);
-    return { value: round(median(values), 3), min: round(Math.min(...values), 3), max: round(Math.max(...values), 3) };
-  };
+  const spread = (key) => spreadOf(measured.map((row) => row[key]));
   const problems = measured.flatMap((row) => row.problems ?? []);
   return {
     status: problems.length === 0 ? 'measured' : 'invalid',
@@ -115,19 +125,25 @@ function metOf(cell) {
 }
 
 /**
- * The goals table: per Node, the median over runs with the range in brackets, and met / not met.
+ * The goals table: per Node, the median over runs with the range in brackets, met / not met,
+ * and the ratio by CPU time per request (what a quiet machine would show; HTTP rows only).
  * @param {object[]} rows from combineRuns
  * @param {string[]} labels the Node versions, in column order
  */
 export function formatCombinedTable(rows, labels) {
-  const head = ['benchmark', 'baseline', 'goal', ...labels.flatMap((l) => [`${l} (range over runs)`, `${l} met`])];
+  const head = [
+    'benchmark',
+    'baseline',
+    'goal',
+    ...labels.flatMap((l) => [`${l} (range over runs)`, `${l} met`, `${l} by CPU time`]),
+  ];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const row of rows) {
     if (row.table === 'peers') continue;
     const cells = labels.flatMap((label) => {
       const cell = row.byNode[label];
-      if (cell === undefined || cell.status === 'skipped') return [cell?.reason ?? 'not run', '—'];
-      return [show(cell), metOf(cell)];
+      if (cell === undefined || cell.status === 'skipped') return [cell?.reason ?? 'not run', '—', '—'];
+      return [show(cell), metOf(cell), cell.cpuRatio === undefined ? '—' : timesRange(cell.cpuRatio)];
     });
     lines.push(`| ${[row.benchmark, row.baseline, row.goal ?? '—', ...cells].join(' | ')} |`);
   }
