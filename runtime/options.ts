@@ -332,9 +332,34 @@ export function configOptionTable(): readonly ConfigOptionRow[] {
     }));
 }
 
+/**
+ * Node's compile cache (`module.enableCompileCache`, Node >= 22.1) for `cloudfn start` and
+ * built bundles: a directory, `off`, or unset for Node's own default (`NODE_COMPILE_CACHE`,
+ * else `<os tmpdir>/node-compile-cache`). Read from the environment only
+ * (`CLOUDFN_COMPILE_CACHE`): it must be known before the code it caches is loaded, so before
+ * cloudfn.config is read. See docs/performance.md#compile-cache.
+ */
+const compileCacheSpec: Spec<string | false | undefined> = {
+  env: 'CLOUDFN_COMPILE_CACHE',
+  parse: (raw, where) => {
+    const value = text(raw, where);
+    return value === 'off' ? false : value;
+  },
+  default: undefined,
+};
+
+/**
+ * The compile cache option: a directory, `false` (off), or `undefined` (Node's default directory).
+ * @example resolveCompileCache({ env: { CLOUDFN_COMPILE_CACHE: '/var/cache/cloudfn' } }) // '/var/cache/cloudfn'
+ */
+export function resolveCompileCache(sources: OptionSources = {}): string | false | undefined {
+  return pick('compileCache', compileCacheSpec, sources);
+}
+
 /** Names of the environment variables, for docs and the CLI's help. */
 export const optionEnvVars: Readonly<Record<string, string>> = Object.freeze({
   ...Object.fromEntries(Object.entries(specs).flatMap(([k, s]) => (s.env ? [[k, s.env]] : []))),
+  compileCache: compileCacheSpec.env!,
   ...Object.fromEntries(LIMIT_KEYS.map((key) => [key, limitSpecs[key].env])),
 });
 

@@ -9,7 +9,17 @@ export type Command = { run(argv: string[]): Promise<number>; HELP: CommandHelp 
 
 /** Commands load lazily so `cloudfn sign` does not pay for esbuild or the runtime. */
 export const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
-  start: { summary: 'serve functions/ in production mode', load: () => import('./start.js') },
+  start: {
+    summary: 'serve functions/ in production mode',
+    // The compile cache goes on before the runtime and the functions load, so a restart
+    // skips compiling them (docs/performance.md#compile-cache).
+    load: async () => {
+      const { compileCacheWarning, enableCompileCache } = await import('../../runtime/serve/compile-cache.js');
+      const warning = compileCacheWarning(enableCompileCache(process.env));
+      if (warning !== undefined) process.stderr.write(warning);
+      return import('./start.js');
+    },
+  },
   dev: { summary: 'serve functions/ with reload, readable logs and the debug console', load: () => import('./dev.js') },
   trigger: {
     summary: 'fire a scheduled function (config.schedule) now on a running server',

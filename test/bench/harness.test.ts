@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { treeCpuMicros } from './lib/cli-server.mjs';
+import { combineRuns, formatCombinedPeerTable, formatCombinedTable, parseGoal } from './lib/combine.mjs';
+import { resolveNode } from './lib/node-versions.mjs';
 import { formatPeerTable, formatTable, peerRow, ratioRow } from './lib/rows.mjs';
 import { parseWrk } from './lib/wrk.mjs';
 
@@ -29,6 +31,7 @@ const BENCHMARKS = [
   'signRequest',
   'verifyResponse',
   'cold start: node dist/hello/index.mjs to first 200',
+  'cold start, compile cache on (warm) against off, CPU time to first 200',
   'hello bundle, minified (cloudfn build --minify)',
   'p99 latency under the GET load, 64 connections',
   'peak RSS under the GET load',
@@ -186,6 +189,106 @@ interface Row {
   reason?: string;
 }
 
+describe('combining runs on several Node versions', () => {
+  /** One run-once.mjs result holding a GET ratio row, a value row and a peer row. */
+  const run = (get: number, bundleKb: number, hono: number, extra: { problems?: string[] } = {}) => ({
+    rows: [
+      ratioRow({
+        id: 'get',
+        benchmark: 'GET tiny function',
+        baseline: 'raw node:http',
+        unit: 'req/s',
+        subject: [get, get, get],
+        base: [1, 1, 1],
+        goal: { op: '>=', value: 0.95 },
+        problems: extra.problems,
+        cpu: { subject: [10, 10, 10], base: [10 * get, 10 * get, 10 * get] },
+      }),
+      {
+        id: 'bundle',
+        benchmark: 'hello bundle',
+        baseline: '—',
+        unit: 'kB',
+        status: 'measured',
+        cloudfn: { median: bundleKb, rounds: [bundleKb] },
+        goal: '<= 60 kB',
+        problems: [],
+      },
+      {
+        id: 'cold',
+        benchmark: 'cold start',
+        baseline: 'bare',
+        status: 'skipped',
+        goal: '<= 1.1×',
+        reason: 'not run (x)',
+      },
+      peerRow({
+        id: 'peer-hono-get',
+        peer: 'hono 4',
+        request: 'GET',
+        unit: 'req/s',
+        subject: [hono, hono, hono],
+        raw: [1, 1, 1],
+        cloudfn: [1, 1, 1],
+      }),
+    ],
+  });
+
+  it('gives each Node the median over runs, its range and met / not met', () => {
+    const rows = combineRuns([
+      // The median run (0.96) meets >= 0.95 although one run does not.
+      { label: 'node v20', runs: [run(0.96, 50, 0.5), run(0.9, 50, 0.6), run(0.99, 50, 0.4)] },
+      { label: 'node v24', runs: [run(0.94, 61, 0.8), run(0.93, 61, 0.8), run(1.2, 61, 0.8)] },
+    ]);
+    const get = rows.find((row) => row.id === 'get')!;
+    expect(get.byNode['node v20']).toMatchObject({
+      value: 0.96,
+      min: 0.9,
+      max: 0.99,
+      runs: [0.96, 0.9, 0.99],
+      met: true,
+    });
+    expect(get.byNode['node v24']).toMatchObject({ value: 0.94, min: 0.93, max: 1.2, met: false });
+    expect(rows.find((row) => row.id === 'bundle')!.byNode['node v24']).toMatchObject({ value: 61, met: false });
+    expect(rows.find((row) => row.id === 'cold')!.byNode['node v20']).toMatchObject({ status: 'skipped' });
+    expect(rows.find((row) => row.id === 'peer-hono-get')!.byNode['node v20']).toMatchObject({
+      ratioToRaw: { value: 0.5, min: 0.4, max: 0.6 },
+      // cloudfn 1 over hono 0.5 / 0.6 / 0.4
+      cloudfnRatio: { value: 2, min: 1.667, max: 2.5 },
+    });
+
+    const table = formatCombinedTable(rows, ['node v20', 'node v24']).split('\n');
+    expect(table[0]).toBe(
+      '| benchmark | baseline | goal | node v20 (range over runs) | node v20 met | node v20 by CPU time | node v24 (range over runs) | node v24 met | node v24 by CPU time |',
+    );
+    expect(table).toContain(
+      '| GET tiny function | raw node:http | >= 0.95× | 0.96× (0.90×–0.99×) | met | 0.96× (0.90×–0.99×) | 0.94× (0.93×–1.20×) | not met | 0.94× (0.93×–1.20×) |',
+    );
+    expect(table).toContain('| hello bundle | — | <= 60 kB | 50.0 kB | met | — | 61.0 kB | not met | — |');
+    expect(table).toContain('| cold start | bare | <= 1.1× | not run (x) | — | — | not run (x) | — | — |');
+    expect(table.join('\n')).not.toContain('hono');
+    const peers = formatCombinedPeerTable(rows, ['node v20', 'node v24']).split('\n');
+    expect(peers[2]).toBe('| hono 4 | GET | 0.50× (0.40×–0.60×) | 2.00× (1.67×–2.50×) | 0.80× | 1.25× |');
+  });
+
+  it('marks a goal not met when any run was invalid', () => {
+    const rows = combineRuns([{ label: 'n', runs: [run(1, 1, 1), run(1, 1, 1, { problems: ['3 non-2xx answers'] })] }]);
+    expect(rows.find((row) => row.id === 'get')!.byNode.n).toMatchObject({ status: 'invalid', met: false });
+    expect(formatCombinedTable(rows, ['n'])).toContain('| not met: 3 non-2xx answers |');
+  });
+
+  it('reads goals, and resolves --node entries', () => {
+    expect(parseGoal('>= 0.95×')).toEqual({ op: '>=', value: 0.95 });
+    expect(parseGoal('<= 250 ms (median)')).toEqual({ op: '<=', value: 250 });
+    expect(parseGoal(undefined)).toBeUndefined();
+    expect(resolveNode('current')).toMatchObject({ path: process.execPath, label: `node ${process.version}` });
+    expect(resolveNode(process.execPath)).toMatchObject({ version: process.version });
+    expect(() => resolveNode('lts')).toThrow(
+      /--node takes current, a major version such as 24, or a path to node; got lts/,
+    );
+  });
+});
+
 describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () => {
   it('prints the table with every row and writes results.json', async () => {
     const out = join(dir, 'results.json');
@@ -193,6 +296,10 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       process.execPath,
       [
         join(ROOT, 'test/bench/run.mjs'),
+        '--node',
+        'current',
+        '--runs',
+        '1',
         '--load',
         'autocannon',
         '--rounds',
@@ -209,29 +316,38 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       ],
       { timeout: 60_000 },
     );
+    const label = `node ${process.version}`;
     const header = stdout.split('\n').find((line) => line.startsWith('| benchmark'));
     expect(header).toBe(
-      '| benchmark | cloudfn (median) | baseline (median) | ratio | goal | met | ratio by CPU time |',
+      `| benchmark | baseline | goal | ${label} (range over runs) | ${label} met | ${label} by CPU time |`,
     );
     for (const name of BENCHMARKS) expect(stdout).toContain(`| ${name} |`);
     for (const peer of PEERS) {
-      expect(stdout).toContain(`| ${peer} | GET | not run (--only get,sign,bundle,console) |`);
-      expect(stdout).toContain(`| ${peer} | POST JSON | not run (--only get,sign,bundle,console) |`);
+      expect(stdout).toContain(`| ${peer} | GET | not run (--only get,sign,bundle,console) | — |`);
+      expect(stdout).toContain(`| ${peer} | POST JSON | not run (--only get,sign,bundle,console) | — |`);
     }
 
     const results = JSON.parse(readFileSync(out, 'utf8')) as {
-      machine: { nproc: number; cpu: string; node: string };
+      machine: { nproc: number; cpu: string };
+      nodes: { label: string; version: string }[];
       peers: Record<string, string>;
-      rows: Row[];
+      settings: { runs: number };
+      rows: { id: string; benchmark: string; byNode: Record<string, { status: string; met?: boolean }> }[];
+      runs: Record<string, { machine: { node: string }; rows: Row[] }[]>;
       table: string;
       peerTable: string;
     };
-    expect(results.machine.node).toBe(process.version);
+    expect(results.nodes).toEqual([expect.objectContaining({ label, version: process.version })]);
+    expect(results.settings.runs).toBe(1);
     expect(results.machine.nproc).toBeGreaterThan(0);
     expect(results.peers.fastify).toMatch(/^5\./);
     expect(results.peers.express).toMatch(/^5\./);
     expect(results.rows.map((row) => row.benchmark).sort()).toEqual([...BENCHMARKS, ...PEER_BENCHMARKS].sort());
-    const byId = new Map(results.rows.map((row) => [row.id, row]));
+    for (const id of ['get', 'sign', 'bundle'])
+      expect(typeof results.rows.find((row) => row.id === id)!.byNode[label]!.met).toBe('boolean');
+    const [once] = results.runs[label]!;
+    expect(once!.machine.node).toBe(process.version);
+    const byId = new Map(once!.rows.map((row) => [row.id, row]));
     for (const id of ['get', 'get-fastify', 'latency', 'memory', 'sign', 'verify', 'console-call', 'console-request']) {
       const row = byId.get(id)!;
       expect(row.status, `${id}: ${JSON.stringify(row)}`).toBe('measured');
@@ -247,6 +363,7 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       'json-fastify',
       'upload',
       'cold',
+      'cold-cache',
       'workers',
       'workers-cpu',
       'reload',
