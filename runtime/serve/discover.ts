@@ -33,6 +33,9 @@ function ignoredAtRoot(entry: string): boolean {
   return (
     ignored(entry) ||
     entry === 'dist' ||
+    // A project's deploy manifests (and the probe script beside them) and its vendored packages.
+    entry === 'deploy' ||
+    entry === 'vendor' ||
     entry === 'test' ||
     entry === 'tests' ||
     /\.config\.[cm]?[jt]s$/.test(entry) ||

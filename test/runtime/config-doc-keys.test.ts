@@ -68,6 +68,8 @@ function documentedKeys(): Row[] {
       if (kind !== 'option' && kind !== 'limit') continue;
       for (const row of table.rows) {
         const key = /^`([a-zA-Z]+)`$/.exec(row[0] ?? '')?.[1];
+        // A row whose setting is an environment variable only ("`CLOUDFN_...` only") is no config key.
+        if (/\bonly\b/.test(row[1] ?? '')) continue;
         if (key !== undefined) rows.push({ key, value: jsonValue(row[2] ?? ''), kind });
       }
     }

@@ -34,7 +34,8 @@ describe('templates', () => {
       };
       expect(pkg.name).toBe(`cloudfn-${template}`);
       expect(pkg.type).toBe('module');
-      expect(pkg.dependencies).toEqual({ cloudfn: '^0.1.0' });
+      // ioredis: the image a fleet runs carries the Redis client (docs/decisions.md).
+      expect(pkg.dependencies).toEqual({ cloudfn: '^0.1.0', ioredis: '^6.0.0' });
       expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript', 'vitest']);
       expect(pkg.scripts).toMatchObject({
         dev: 'cloudfn dev',

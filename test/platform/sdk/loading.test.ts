@@ -73,13 +73,9 @@ describe('under invoke (cloudfn/testing)', () => {
   });
 
   it('runs the ESM, CommonJS and default-import forms against the stand-in', async () => {
-    const who = await invoke('functions/who.ts', { headers: { 'x-tt-openid': 'open-7' } }, { cwd: project.root });
+    const who = await invoke('functions/who.ts', { user: { openid: 'open-7' } }, { cwd: project.root });
     expect(who.json).toEqual({ openId: 'open-7', visits: 1 });
-    const legacy = await invoke(
-      'functions/legacy.cjs',
-      { headers: { 'x-tt-openid': 'open-7' } },
-      { cwd: project.root },
-    );
+    const legacy = await invoke('functions/legacy.cjs', { user: { openid: 'open-7' } }, { cwd: project.root });
     expect(legacy.json).toEqual({ code: 0, message: '', data: 'open-7' });
     const other = await invoke('functions/other.ts', {}, { cwd: project.root });
     expect((other.json as { error: string }).error).toMatch(NOT_EMULATED);
@@ -93,7 +89,7 @@ describe('under invoke in a plain Node process', () => {
     // Inside vitest, vite resolves the imports of inlined files itself; a user's test runner
     // loads cloudfn from node_modules, where Node does, as here.
     const script = `const { invoke } = await import(${JSON.stringify(`${REPO}/dist/src/testing/index.js`)});
-const res = await invoke('functions/plain.mjs', { headers: { 'x-tt-appid': 'tt-1' } }, { cwd: ${JSON.stringify(project.root)} });
+const res = await invoke('functions/plain.mjs', { user: { appid: 'tt-1' } }, { cwd: ${JSON.stringify(project.root)} });
 process.stdout.write(JSON.stringify(res.json));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
       cwd: project.root,
@@ -169,6 +165,8 @@ describe('under cloudfn start', () => {
   it('runs them from the built CLI', async () => {
     const child = spawn(process.execPath, [cli, 'start', project.root, '--port', '0', '--host', '127.0.0.1'], {
       cwd: project.root,
+      // As behind the platform's gateway: start strips X-TT-* headers unless told to trust them.
+      env: { ...process.env, CLOUDFN_TRUST_GATEWAY_HEADERS: 'true', CLOUDFN_DRAIN_DELAY: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
