@@ -125,7 +125,10 @@ export function abortBodyRead(req: IncomingMessage, error: Error): boolean {
   if (reader === undefined) return false;
   // raw-body stops collecting: no more 'data' while paused; its listeners go with 'close'.
   req.pause();
-  reader.finish(error);
+  // Body bytes node parsed before the failure that nobody read yet (raw-body still loading, or
+  // not yet handed the request): a body already past its limit is the 413 raw-body would have
+  // answered, not the 400 of the bytes after it (a pipelined request read as a chunk size).
+  reader.finish(req.readableLength > reader.limit ? reader.tooLarge() : error);
   return true;
 }
 
@@ -152,7 +155,7 @@ class BodyReader<C> {
   /** raw-body's callback, bound once per read. */
   readonly callback: (error: RawBodyError | null, body: Buffer) => void;
   readonly #req: Reading<C>;
-  readonly #limit: number;
+  readonly limit: number;
   readonly #limitName: string;
   readonly #context: C;
   readonly #done: (context: C, body: Buffer) => void;
@@ -167,7 +170,7 @@ class BodyReader<C> {
     failed: (context: C, error: Error) => void,
   ) {
     this.#req = req;
-    this.#limit = limit;
+    this.limit = limit;
     this.#limitName = limitName;
     this.#context = context;
     this.#done = done;
@@ -182,7 +185,7 @@ class BodyReader<C> {
   #translate(error: RawBodyError): Error {
     switch (error.type) {
       case 'entity.too.large':
-        return createError('CLOUDFN_BODY_TOO_LARGE', this.#limit, this.#limitName);
+        return this.tooLarge();
       case 'request.aborted':
         return clientAbort(error);
       case 'request.size.invalid':
@@ -197,6 +200,11 @@ class BodyReader<C> {
         // A stream error (node's 'aborted' ECONNRESET, a socket error) is the client going away.
         return typeof error.type === 'string' ? error : clientAbort(error);
     }
+  }
+
+  /** CLOUDFN_BODY_TOO_LARGE (413) for this read's limit. */
+  tooLarge(): Error {
+    return createError('CLOUDFN_BODY_TOO_LARGE', this.limit, this.#limitName);
   }
 
   finish(error: Error | undefined, body?: Buffer): void {

@@ -57,7 +57,12 @@ export class MemoryBudget {
     const socket = res.socket;
     if (socket == null) return;
     this.#held += bytes;
+    // Once only: node 26 emits the response's 'close' from inside the socket's, whose emit has
+    // already copied its listeners, so the `off` below cannot stop the second call there.
+    let held = true;
     const release = (): void => {
+      if (!held) return;
+      held = false;
       res.off('close', release);
       socket.off('close', release);
       this.#held -= bytes;
