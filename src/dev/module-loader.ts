@@ -5,7 +5,9 @@
  * It goes through `Module.prototype._compile`, the one path that registers the inline source
  * map (with `process.setSourceMapsEnabled(true)`) so stack traces name the TypeScript lines;
  * `vm.Script` and `vm.compileFunction` do not, in Node 20. The file name given is the source
- * file's, so `__dirname`, `require` and the stack frames all point at the source.
+ * file's, so `__dirname`, `require` and the stack frames all point at the source. Node keeps
+ * that source map in a WeakMap keyed by the Module object, so the caller must hold the module
+ * as long as it uses the exports: once the module is collected, stacks show the built lines.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
@@ -40,18 +42,25 @@ interface ModuleStatics {
   _nodeModulePaths(from: string): string[];
 }
 
+/** What `evaluateCommonJs` gives: the exports, and the module that keeps their source map. */
+export interface EvaluatedModule {
+  exports: unknown;
+  /** Hold it while the exports are in use: Node drops the source map with it. */
+  module: object;
+}
+
 /**
  * Evaluates CommonJS code as if it were `filename`, outside the require cache.
- * @example const exports = evaluateCommonJs('module.exports = () => 1', '/srv/app/functions/one.ts')
+ * @example const { exports } = evaluateCommonJs('module.exports = () => 1', '/srv/app/functions/one.ts')
  */
-export function evaluateCommonJs(code: string, filename: string): unknown {
+export function evaluateCommonJs(code: string, filename: string): EvaluatedModule {
   turnOffCompilationCache();
   const mod = new Module(filename) as unknown as CompilableModule;
   mod.filename = filename;
   mod.paths = (Module as unknown as ModuleStatics)._nodeModulePaths(dirname(filename));
   mod._compile(code, filename);
   mod.loaded = true;
-  return mod.exports;
+  return { exports: mod.exports, module: mod };
 }
 
 /**

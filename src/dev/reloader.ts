@@ -56,6 +56,8 @@ interface Entry {
   updatedAt: number;
   input: FunctionInput;
   esmNoted: boolean;
+  /** The CommonJS module of the loaded version: held so Node keeps its source map. */
+  module: object | undefined;
 }
 
 /** Options of a `Reloader`. */
@@ -258,6 +260,7 @@ export class Reloader {
       updatedAt: 0,
       input: functionInput(name, this.#options.functionConfig?.[name]),
       esmNoted: false,
+      module: undefined,
     };
   }
 
@@ -273,7 +276,9 @@ export class Reloader {
       for (const warning of built.warnings) this.#logger.line('warn', '', RUNTIME_FUNCTION, warning);
       let mod: Record<string, unknown>;
       if (built.format === 'cjs') {
-        mod = { default: evaluateCommonJs(built.code, entry.file) };
+        const evaluated = evaluateCommonJs(built.code, entry.file);
+        entry.module = evaluated.module;
+        mod = { default: evaluated.exports };
       } else {
         if (!entry.esmNoted) {
           entry.esmNoted = true;

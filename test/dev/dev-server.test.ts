@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_TRIGGER_HEADER } from '../../src/dev/index.js';
 import { failure, reloadEvent, startProject, until, withNodeStacks, type DevProject } from './project.js';
@@ -9,6 +11,12 @@ export default async function hello(params: { name?: string }, service: { log: (
   return { message: greet(params.name ?? 'world'), version, trigger: service.trigger };
 }
 `;
+
+/** Runs a full garbage collection in this process. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 
 describe('cloudfn dev over a real socket', () => {
   let p: DevProject;
@@ -208,7 +216,10 @@ describe('cloudfn dev over a real socket', () => {
     expect((await p.get('/labelled')).text).toBe('second');
   });
 
-  it('maps stack traces to the TypeScript lines', async () => {
+  it('maps stack traces to the TypeScript lines, after a garbage collection too', async () => {
+    // Node keeps a source map only while its module lives: collect garbage first, so a module
+    // the dev server forgot to hold would show the built lines here every time, not by chance.
+    collectGarbage();
     const answer = await withNodeStacks(() => p.get('/crash?how=deliberately'));
     expect(answer.status).toBe(500);
     expect(answer.json.error.message).toContain('crashed deliberately');
