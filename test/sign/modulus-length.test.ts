@@ -20,21 +20,21 @@ function opensslKey(bits: number): KeyObject {
   return createPrivateKey(readFileSync(file));
 }
 
-/** The key as Node 14 sees it: no asymmetricKeyDetails. */
+/**
+ * The key as Node 14 sees it: no asymmetricKeyDetails. An own property shadows the getter on the
+ * same KeyObject (a Proxy would not do: Node 26's crypto refuses a wrapped key).
+ */
 function withoutDetails(key: KeyObject): KeyObject {
-  return new Proxy(key, {
-    get: (target, name) => {
-      if (name === 'asymmetricKeyDetails') return undefined;
-      const value = Reflect.get(target, name, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  Object.defineProperty(key, 'asymmetricKeyDetails', { value: undefined });
+  expect(key.asymmetricKeyDetails).toBeUndefined();
+  return key;
 }
 
 describe('rsaModulusLength without asymmetricKeyDetails', () => {
   it.each([1024, 2048, 2047, 3072])('reads %i bits as openssl made them', (bits) => {
     const key = opensslKey(bits);
     expect(key.asymmetricKeyDetails?.modulusLength).toBe(bits);
+    expect(createPublicKey(key).asymmetricKeyDetails?.modulusLength).toBe(bits);
     expect(rsaModulusLength(withoutDetails(key))).toBe(bits);
     expect(rsaModulusLength(withoutDetails(createPublicKey(key)))).toBe(bits);
   });

@@ -2,11 +2,13 @@
  * The stand-in for JavaScript function files that Node loads itself (`.js`, `.cjs`, `.mjs`,
  * which no esbuild plugin sees): `require` and `import` of `@open-dy/node-server-sdk` that the
  * project cannot resolve load the stand-in. `require` is caught in `Module._resolveFilename`
- * (the one place CommonJS resolution goes through in Node 20), `import` by the hooks of
- * resolve-hooks.ts. Installed once per process by `cloudfn start` and `cloudfn/testing` (the dev
+ * (the one place CommonJS resolution goes through in Node 20), `import` by a resolve hook:
+ * in-thread through `module.registerHooks` where Node has it (≥ 22.15 / 23.5; Node 26 deprecates
+ * `module.register`, DEP0205, with a warning on stderr), else the hooks of resolve-hooks.ts
+ * through `module.register`. Installed once per process by `cloudfn start` and `cloudfn/testing` (the dev
  * server builds every function with esbuild, whose plugin covers them).
  */
-import Module, { register } from 'node:module';
+import Module, * as nodeModule from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { installedFrom } from '../../build/sdk-alias.js';
 import { ownFile } from '../../own-package.js';
@@ -59,8 +61,37 @@ export async function installSdkResolver(root: string, options: SdkResolverOptio
   if (options.javascript !== true || !standIn.endsWith('.js')) return;
   loading ??= (async () => {
     const url = pathToFileURL(standIn).href;
-    register(pathToFileURL(ownFile('src/platform/sdk/resolve-hooks')), { data: { standIn: url } });
+    registerImportHook(url);
     await import(url);
   })();
   await loading;
+}
+
+type SyncResolve = (specifier: string, context: unknown) => { url: string };
+type RegisterHooks = (hooks: {
+  resolve: (specifier: string, context: unknown, nextResolve: SyncResolve) => { url: string; shortCircuit?: boolean };
+}) => unknown;
+
+/**
+ * Sends an unresolvable `import` of the SDK to the stand-in at `url`: with `module.registerHooks`
+ * (synchronous, on this thread) where Node has it, else with `module.register` and
+ * resolve-hooks.ts on Node's hooks thread (Node 20, and 22 before 22.15).
+ */
+function registerImportHook(url: string): void {
+  const registerHooks = (nodeModule as unknown as { registerHooks?: RegisterHooks }).registerHooks;
+  if (typeof registerHooks === 'function') {
+    registerHooks({
+      resolve(specifier, context, nextResolve) {
+        try {
+          return nextResolve(specifier, context);
+        } catch (error) {
+          const code = (error as { code?: string }).code;
+          if (specifier !== SDK || (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND')) throw error;
+          return { url, shortCircuit: true };
+        }
+      },
+    });
+    return;
+  }
+  nodeModule.register(pathToFileURL(ownFile('src/platform/sdk/resolve-hooks')), { data: { standIn: url } });
 }

@@ -1,5 +1,6 @@
 /**
- * Node module hooks (registered by node-resolver.ts with `module.register`): an ES `import` of
+ * Node module hooks (registered by node-resolver.ts with `module.register` where Node lacks
+ * `module.registerHooks`, which takes an in-thread copy of this hook instead): an ES `import` of
  * `@open-dy/node-server-sdk` that the project cannot resolve loads the stand-in instead. Kept
  * apart because Node loads hooks on its own thread, from this file alone.
  */
