@@ -3,9 +3,11 @@
  * updates into the MongoDB language that mingo runs. Commands are plain descriptions: the
  * query operators (eq, neq, gt, gte, lt, lte, in, nin, exists, and, or, nor) become `$eq`… and
  * the update operators (set, remove, inc, mul, push, pop, shift, unshift, pull, addToSet)
- * become `$set`, `$unset`, `$inc`….
+ * become `$set`, `$unset`, `$inc`…; `aggregate` holds the expressions of aggregation stages.
  */
 import { platformError } from '../errors.js';
+import { createAggregateCommand } from './aggregate-operators.js';
+import { guarded } from './not-emulated.js';
 
 type Mongo = Record<string, unknown>;
 
@@ -96,6 +98,8 @@ export function createCommand() {
     shift: () => new UpdateCommand('$pop', -1),
     pull: update('$pull'),
     addToSet: update('$addToSet'),
+    /** The expressions of aggregation stages: `$.sum('$sales')`. */
+    aggregate: guarded('db.command.aggregate', createAggregateCommand()),
   };
 }
 

@@ -1,15 +1,17 @@
 /**
  * `dySDK.database()` locally: the CloudBase-style document API (collection, add, doc, where,
- * orderBy, skip, limit, field, get, update, set, remove, count) on `DocumentStore`, with mingo
- * running the query and update language. Result shapes follow CloudBase's server SDK: `add`
+ * orderBy, skip, limit, field, get, update, set, remove, count, aggregate, serverDate) on
+ * `DocumentStore`, with mingo running the query and update language. Result shapes follow CloudBase's server SDK: `add`
  * → `{ _id, id }`, `get` → `{ data: [...] }` (an array for a document too), `update` →
  * `{ updated }`, `set` → `{ updated, upsertedId }`, `remove` → `{ deleted }`, `count` →
  * `{ total }`, each with a `requestId`.
  */
 import { randomBytes } from 'node:crypto';
 import { platformError } from '../errors.js';
+import { Aggregate } from './aggregate.js';
 import { createCommand, toMongoQuery, toMongoUpdate, type Command } from './command.js';
 import { guarded } from './not-emulated.js';
+import { resolveServerDates, type ServerDate, serverDate } from './server-date.js';
 import { checkCollectionName, type DocumentStore, type StoredDoc } from './store.js';
 
 /** `get()` answers at most this many documents unless `limit` says otherwise (CloudBase's server default). */
@@ -27,6 +29,8 @@ const loadEngine = (): Promise<typeof import('mingo')> => (engine ??= import('mi
 const requestId = (): string => randomBytes(8).toString('hex');
 const newId = (): string => randomBytes(16).toString('hex');
 const copy = <T>(value: T): T => structuredClone(value);
+/** `value` with each `db.serverDate()` in it made the current time. */
+const dated = <T>(value: T): T => resolveServerDates(value, Date.now());
 
 function plainObject(what: string, value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
@@ -70,7 +74,7 @@ export class CollectionQuery {
 
   /** Keeps the documents matching `query` (and any earlier `where`). */
   where(query: unknown): CollectionQuery {
-    const mongo = toMongoQuery(query);
+    const mongo = toMongoQuery(dated(query));
     const filter = Object.keys(this.state.filter).length === 0 ? mongo : { $and: [this.state.filter, mongo] };
     return this.with({ filter });
   }
@@ -137,7 +141,7 @@ export class CollectionQuery {
   /** Updates every matching document: `{ updated, requestId }`. */
   async update(data: unknown): Promise<{ updated: number; requestId: string }> {
     this.wholeQueryOnly('update');
-    const modifier = toMongoUpdate(data);
+    const modifier = toMongoUpdate(dated(data));
     const { Query, update } = await loadEngine();
     const query = new Query(this.state.filter);
     const updated = await this.store.change(this.name, (docs) => {
@@ -178,7 +182,7 @@ export class DocumentRef {
 
   /** Changes the fields `data` names: `{ updated: 0 | 1 }`. */
   async update(data: unknown): Promise<{ updated: number; requestId: string }> {
-    const modifier = toMongoUpdate(data);
+    const modifier = toMongoUpdate(dated(data));
     const { update } = await loadEngine();
     const updated = await this.store.change(this.collection, (docs) => {
       const doc = docs.find((d) => d._id === this.id);
@@ -190,7 +194,7 @@ export class DocumentRef {
 
   /** Replaces the document with `data` (creating it when absent): `{ updated, upsertedId }`. */
   async set(data: unknown): Promise<{ updated: number; upsertedId: string | null; requestId: string }> {
-    const { _id: _ignored, ...fields } = copy(plainObject('set()', data));
+    const { _id: _ignored, ...fields } = copy(dated(plainObject('set()', data)));
     const doc: StoredDoc = { ...fields, _id: this.id };
     const result = await this.store.change<{ updated: number; upsertedId: string | null }>(this.collection, (docs) => {
       const at = docs.findIndex((d) => d._id === this.id);
@@ -219,7 +223,7 @@ export class Collection extends CollectionQuery {
 
   /** Adds a document (its `_id`, when given, is kept): `{ _id, id, requestId }`. */
   async add(data: unknown): Promise<{ _id: string; id: string; requestId: string }> {
-    const fields = copy(plainObject('add()', data));
+    const fields = copy(dated(plainObject('add()', data)));
     const id = fields['_id'] === undefined ? newId() : String(fields['_id']);
     const doc: StoredDoc = { ...fields, _id: id };
     await this.store.change(this.name, (docs) => {
@@ -234,6 +238,11 @@ export class Collection extends CollectionQuery {
     return { _id: id, id, requestId: requestId() };
   }
 
+  /** An aggregation pipeline over this collection; `end()` runs it. */
+  aggregate(): Aggregate {
+    return guarded(`collection('${this.name}').aggregate()`, new Aggregate(this.store, this.name, []));
+  }
+
   /** The document with `_id` `id`. */
   doc(id: unknown): DocumentRef {
     if ((typeof id !== 'string' && typeof id !== 'number') || id === '')
@@ -246,10 +255,12 @@ export class Collection extends CollectionQuery {
   }
 }
 
-/** The database: `collection(name)` and `command`. */
+/** The database: `collection(name)`, `command` and `serverDate()`. */
 export interface Database {
   collection(name: string): Collection;
   readonly command: Command;
+  /** The store's time when the document is written, `offset` ms later: for add, set, update and where. */
+  serverDate(options?: { offset?: number }): ServerDate;
 }
 
 /**
@@ -261,5 +272,6 @@ export function createDatabase(store: DocumentStore): Database {
   return guarded('database()', {
     collection: (name: string) => guarded(`collection('${name}')`, new Collection(store, name)),
     command: guarded('db.command', command),
+    serverDate,
   });
 }

@@ -4,6 +4,8 @@
  * it atomically, one operation at a time per process, so the console page and other processes
  * (a restarted dev server, `cloudfn start` workers) see whole files. Two processes writing the
  * same collection at the same instant may lose one write: this is a development store.
+ * A `Date` is written as `{ "$date": "<ISO time>" }` (MongoDB's extended JSON) and read back as
+ * a `Date`, so dates keep their type, sort as dates and compare with `_.gt(new Date())`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -13,6 +15,21 @@ import { platformError } from '../errors.js';
 
 /** A stored document; `_id` is always a string. */
 export type StoredDoc = Record<string, unknown> & { _id: string };
+
+/** Writes a `Date` as `{ $date }`: the replacer sees the Date itself through `this[key]`. */
+function dateReplacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const raw = this[key];
+  return raw instanceof Date ? { $date: Number.isNaN(raw.getTime()) ? null : raw.toISOString() } : value;
+}
+
+/** Reads `{ $date: <ISO time> }`, and nothing else, as a `Date`. */
+function dateReviver(_key: string, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  const date = (value as { $date?: unknown }).$date;
+  if (keys.length !== 1 || keys[0] !== '$date' || (typeof date !== 'string' && date !== null)) return value;
+  return new Date(date === null ? Number.NaN : date);
+}
 
 /** Collection names: letters, digits, `_` and `-`, as file names on every system. */
 const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,100}$/;
@@ -53,7 +70,7 @@ export class DocumentStore {
     if (!existsSync(file)) return [];
     let docs: unknown;
     try {
-      docs = JSON.parse(readFileSync(file, 'utf8'));
+      docs = JSON.parse(readFileSync(file, 'utf8'), dateReviver);
     } catch (error) {
       throw platformError('PLATFORM_DATA_CORRUPT', file, (error as Error).message);
     }
@@ -71,7 +88,7 @@ export class DocumentStore {
       const { docs, result } = change(this.read(collection));
       if (docs !== undefined) {
         await mkdir(this.dir, { recursive: true });
-        await writeFileAtomic(this.file(collection), JSON.stringify(docs, null, 1));
+        await writeFileAtomic(this.file(collection), JSON.stringify(docs, dateReplacer, 1));
       }
       return result;
     };

@@ -205,8 +205,11 @@ describe('result shapes and the other operations', () => {
     expect(() => (db as unknown as { startTransaction: unknown }).startTransaction).toThrow(
       /database\(\)\.startTransaction is not emulated by cloudfn's local stand-in/,
     );
-    expect(() => (db.collection('players') as unknown as { aggregate: unknown }).aggregate).toThrow(
-      /collection\('players'\)\.aggregate is not emulated/,
+    expect(() => (db.collection('players') as unknown as { watch: unknown }).watch).toThrow(
+      /collection\('players'\)\.watch is not emulated/,
+    );
+    expect(() => (db.collection('players').aggregate() as unknown as { geoNear: unknown }).geoNear).toThrow(
+      /collection\('players'\)\.aggregate\(\)\.geoNear is not emulated/,
     );
   });
 });
