@@ -2,11 +2,17 @@
  * The starter template's image, built by its own Dockerfile and run in a real container engine
  * (podman, set up by test/setup/container-image.mjs): health 200, a function call, JSON request
  * lines on stdout, a process that is not root, and SIGTERM's lame-duck period (health 503 while
- * requests are still served, the request in flight finished, exit 0). Then the fleet path, with
- * only the Redis setting added: a real redis-server, a signed callback whose nonce is claimed in
- * Redis and refused when replayed on the other container, and a rolling restart of two
- * containers behind a real HAProxy (templates/starter/deploy/haproxy.cfg) under steady load
- * with a request in flight on each, losing nothing. The image is built once and reused.
+ * requests are still served, the request in flight finished, exit 0), and deploy/kubernetes.yaml
+ * played with `podman kube play`. Then the fleet path, with only the Redis and media settings
+ * added: a real redis-server, the local emulator (`cloudfn platform`) for the media API, and
+ * three containers behind a real HAProxy (templates/starter/deploy/haproxy.cfg). A signed
+ * callback's nonce is claimed in Redis and refused when replayed on another container. Under
+ * steady mixed load (GET, POST, signed POST, /videos and /media-tour), the three containers
+ * restart one after another, each with a request in flight as it stops, and no request fails;
+ * then Redis is stopped for a few seconds and started again on its port: only signed requests
+ * fail meanwhile (503 FLEET_UNAVAILABLE), they work again once it is back, and every container
+ * logs the outage and the recovery as JSON lines. The counts per phase and kind are printed.
+ * The image is built once and reused.
  *
  * It takes a minute or two, so `npm test` skips it; `npm run test:container` (run once by
  * .ci/run) sets the engine up and runs it.
@@ -17,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { type KeyObject, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/sign/index.js';
 import { RedisServer } from '../fleet/redis-server.js';
@@ -37,7 +43,7 @@ const env = {
 };
 const tag = `localhost/cloudfn-container-test:${process.pid}`;
 const name = `cloudfn-container-test-${process.pid}`;
-const fleet = [1, 2].map((n) => `cloudfn-container-fleet${n}-${process.pid}`);
+const fleet = [1, 2, 3].map((n) => `cloudfn-container-fleet${n}-${process.pid}`);
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
@@ -222,28 +228,33 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
     }
   }, 60_000);
 
-  describe('as a fleet: Redis and two containers behind HAProxy', () => {
+  describe('as a fleet: Redis, the emulator and three containers behind HAProxy', () => {
     const redis = new RedisServer();
     const ports: number[] = [];
     let haproxy: ChildProcess | undefined;
+    let platform: ChildProcess | undefined;
     let front = '';
 
     beforeAll(async () => {
       await redis.start();
+      const media = await startPlatform(join(work, 'platform'));
+      platform = media.child;
       for (const container of fleet) {
         const p = await freePort();
         ports.push(p);
+        // The image as built; only the Redis and media settings (and the callback's key) added.
+        const settings = {
+          PORT: String(p),
+          CLOUDFN_REDIS_URL: redis.url,
+          PLATFORM_PUBLIC_KEY: publicPem,
+          ...media.env,
+        };
         podman(
           'run',
           '-d',
           '--name',
           container,
-          '-e',
-          `PORT=${p}`,
-          '-e',
-          `CLOUDFN_REDIS_URL=${redis.url}`,
-          '-e',
-          `PLATFORM_PUBLIC_KEY=${publicPem}`,
+          ...Object.entries(settings).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
           tag,
         );
       }
@@ -252,9 +263,11 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
       const frontPort = await freePort();
       const cfg = readFileSync(join(REPO, 'templates/starter/deploy/haproxy.cfg'), 'utf8')
         .replace('bind 127.0.0.1:8080', `bind 127.0.0.1:${frontPort}`)
-        .replace('server fn1 127.0.0.1:8001', `server fn1 127.0.0.1:${ports[0]}`)
-        .replace('server fn2 127.0.0.1:8002', `server fn2 127.0.0.1:${ports[1]}`);
-      expect(cfg).toContain(`server fn2 127.0.0.1:${ports[1]}`);
+        .replace(
+          /server fn(\d) 127\.0\.0\.1:800\d/g,
+          (_, n: string) => `server fn${n} 127.0.0.1:${ports[Number(n) - 1]}`,
+        );
+      for (const [i, p] of ports.entries()) expect(cfg).toContain(`server fn${i + 1} 127.0.0.1:${p}`);
       const cfgFile = join(work, 'haproxy.cfg');
       writeFileSync(cfgFile, cfg);
       haproxy = spawn('haproxy', ['-db', '-f', cfgFile], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -264,14 +277,15 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
         10_000,
         'HAProxy to serve',
       );
-    }, 60_000);
+    }, 90_000);
 
     afterAll(async () => {
       haproxy?.kill('SIGKILL');
+      platform?.kill('SIGTERM');
       await redis.stop();
     });
 
-    it("claims a signed callback's nonce in Redis: a replay on the other container is refused", async () => {
+    it("claims a signed callback's nonce in Redis: a replay on another container is refused", async () => {
       const body = '{"event":"upload.finished","n":1}';
       const headers = { 'content-type': 'application/json', ...signCallback({ privateKey, body }) };
       const first = await fetch(`http://127.0.0.1:${ports[0]}/callback`, { method: 'POST', body, headers });
@@ -281,58 +295,28 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
       expect(await replay.text()).toContain('SIGN_REPLAY');
     });
 
-    it('restarts one container after the other under steady load, a request in flight on each, losing nothing', async () => {
-      const phases: Record<string, { sent: number; ok: number; failed: string[] }> = {};
-      let phase = 'before';
-      let stop = false;
-      let n = 0;
-      const record = (ok: boolean, what: string): void => {
-        const p = (phases[phase] ??= { sent: 0, ok: 0, failed: [] });
-        p.sent++;
-        if (ok) p.ok++;
-        else p.failed.push(what);
-      };
-      const kinds = ['GET', 'POST', 'signed'] as const;
-      const loop = async (kind: (typeof kinds)[number]): Promise<void> => {
-        while (!stop) {
-          const i = n++;
-          try {
-            let res: Response;
-            if (kind === 'GET') res = await fetch(`${front}/hello?name=g${i}`);
-            else if (kind === 'POST')
-              res = await fetch(`${front}/hello`, {
-                method: 'POST',
-                body: JSON.stringify({ name: `p${i}` }),
-                headers: { 'content-type': 'application/json' },
-              });
-            else {
-              const body = JSON.stringify({ event: 'load', i });
-              res = await fetch(`${front}/callback`, {
-                method: 'POST',
-                body,
-                headers: { 'content-type': 'application/json', ...signCallback({ privateKey, body }) },
-              });
-            }
-            await res.arrayBuffer();
-            record(res.status === 200, `${kind} ${res.status}`);
-          } catch (error) {
-            record(false, `${kind} ${(error as Error).cause ?? (error as Error).message}`);
-          }
-          // Steady and bounded: a few requests at a time, never a flood on two cores.
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-      };
-      const loops = [...kinds, ...kinds].map((kind) => loop(kind));
+    it('calls the media API from the image: /videos and /media-tour through the balancer', async () => {
+      const videos = await fetch(`${front}/videos?page=0`);
+      expect(videos.status).toBe(200);
+      expect(await videos.json()).toMatchObject({ page: 0 });
+      const tour = await fetch(`${front}/media-tour`);
+      expect(tour.status).toBe(200);
+      const body = (await tour.json()) as { vid: string; play: unknown[] };
+      expect(body.vid).toEqual(expect.any(String));
+      expect(body.play.length).toBeGreaterThan(0);
+    }, 60_000);
+
+    it('restarts the three containers one after another under mixed load, losing nothing; a Redis outage fails only signed requests', async () => {
+      const load = new Load(front, privateKey);
       const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-      await pause(1500);
+      const loops = load.start();
+      // Every kind answered at least once before the first stop.
+      await until(async () => (load.everyKindOk('before') ? true : undefined), 60_000, 'every kind to answer');
       const exits: string[] = [];
       for (const [i, container] of fleet.entries()) {
-        phase = `restart ${container.replace(/-\d+$/, '')}`;
+        load.phase = `restart ${i + 1}`;
         // A request in flight on the container as it gets SIGTERM.
-        const inflight = fetch(`http://127.0.0.1:${ports[i]}/slow?ms=2500`).then(async (res) => {
-          await res.arrayBuffer();
-          record(res.status === 200, `in flight ${res.status}`);
-        });
+        const inflight = load.track('in flight', fetch(`http://127.0.0.1:${ports[i]}/slow?ms=2500`));
         await until(
           async () => {
             const res = await fetch(`http://127.0.0.1:${ports[i]}/_cloudfn/health`);
@@ -349,21 +333,81 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
         // HAProxy's rise 2 at inter 1s: back in rotation within about 2 s.
         await pause(3000);
       }
-      phase = 'after';
-      await pause(1500);
-      stop = true;
-      await Promise.all(loops);
-      const summary = Object.fromEntries(
-        Object.entries(phases).map(([k, v]) => [k, { sent: v.sent, ok: v.ok, failed: v.failed.length }]),
-      );
-      // The per-phase counts, for the record of the run. With the earlier shutdown (503 at once)
-      // this run lost 256 of 3,362 (POSTs and signed POSTs answered 503); now none.
-      process.stdout.write(`container rolling restart: ${JSON.stringify(summary)}\n`);
-      expect(exits).toEqual(['0', '0']);
-      expect(Object.values(phases).flatMap((p) => p.failed)).toEqual([]);
-      for (const key of ['before', ...fleet.map((c) => `restart ${c.replace(/-\d+$/, '')}`), 'after'])
-        expect(phases[key]?.sent ?? 0, key).toBeGreaterThan(10);
-    }, 180_000);
+
+      load.phase = 'redis outage';
+      await redis.stop();
+      // A few seconds without Redis, until every kind has been answered in it and signed
+      // requests have been refused a few times.
+      await Promise.all([
+        pause(4000),
+        until(
+          async () =>
+            load.everyKindDone('redis outage') && load.failed('redis outage', 'signed') >= 3 ? true : undefined,
+          60_000,
+          'every kind to be answered during the outage',
+        ),
+      ]);
+      await redis.start();
+      // Back on the same port: each container's client reconnects; a signed callback sent to
+      // each one directly says when.
+      for (const p of ports)
+        await until(
+          async () => {
+            const body = JSON.stringify({ event: 'probe', p, at: Date.now() });
+            const res = await fetch(`http://127.0.0.1:${p}/callback`, {
+              method: 'POST',
+              body,
+              headers: { 'content-type': 'application/json', ...signCallback({ privateKey, body }) },
+            });
+            return res.status === 200 ? true : undefined;
+          },
+          30_000,
+          `the container on port ${p} to claim nonces in Redis again`,
+        );
+
+      load.phase = 'after';
+      await until(async () => (load.everyKindOk('after') ? true : undefined), 60_000, 'every kind to answer after');
+      await load.stop(loops);
+
+      // The per-phase counts, for the record of the run.
+      process.stdout.write(`container fleet, per phase and kind (ok/failed):\n${load.table()}\n`);
+      expect(exits).toEqual(['0', '0', '0']);
+      // Every line of every container is JSON on stdout, the outage's two warnings included.
+      for (const container of fleet) {
+        const logs = spawnSync('podman', ['logs', container], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+        const lines = logs.stdout.split('\n').filter((line) => line !== '');
+        expect(
+          lines.filter((line) => !isJsonLine(line)),
+          `${container}: lines on stdout that are not JSON`,
+        ).toEqual([]);
+        expect(logs.stderr.trim(), `${container}: stderr`).toBe('');
+        // Down, then back: the recovery line after the outage line.
+        const warnings = lines.filter((line) => line.includes('"level":"warn"') && line.includes('Redis at'));
+        const down = warnings.findIndex((line) => line.includes('is unreachable'));
+        const back = warnings.findIndex((line) => line.includes('is back; shared stores use it again'));
+        expect({ down: down >= 0, back: back > down }, `${container}: ${warnings.join('\n')}`).toEqual({
+          down: true,
+          back: true,
+        });
+      }
+      const outage = load.phases.get('redis outage')!;
+      for (const [name, kinds] of load.phases) {
+        for (const [kind, tally] of Object.entries(kinds)) {
+          if (name === 'redis outage' && kind === 'signed') continue;
+          expect(tally.failed, `${name}: ${kind}`).toEqual([]);
+        }
+      }
+      // Only signed requests fail without Redis, and only as the documented 503.
+      expect(outage.signed!.failed.length).toBeGreaterThanOrEqual(3);
+      for (const failure of outage.signed!.failed) expect(failure).toMatch(/^503 .*FLEET_UNAVAILABLE/);
+      for (const kind of ['GET', 'POST', 'videos'] as const)
+        expect(outage[kind]!.ok, `redis outage: ${kind}`).toBeGreaterThan(0);
+      expect(load.phases.get('after')!.signed!.ok).toBeGreaterThan(0);
+      for (const name of ['restart 1', 'restart 2', 'restart 3']) {
+        expect(load.phases.get(name)?.['in flight']?.ok, `${name}: in flight`).toBe(1);
+        expect(load.total(name), name).toBeGreaterThan(10);
+      }
+    }, 300_000);
   });
 });
 
@@ -374,4 +418,163 @@ async function healthy(p: number): Promise<void> {
     30_000,
     `the container on port ${p} to serve`,
   );
+}
+
+function isJsonLine(line: string): boolean {
+  try {
+    return typeof JSON.parse(line) === 'object';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `cloudfn platform`, the local emulator, on a free port, with simulated media and short job
+ * steps. Returns the CLOUDFN_MEDIA_* settings it prints, with its key files read into PEM text:
+ * the containers cannot see the host's files.
+ */
+async function startPlatform(data: string): Promise<{ child: ChildProcess; env: Record<string, string> }> {
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'platform',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data',
+      data,
+      '--no-ffmpeg',
+      '--job-delay',
+      '100',
+      '--transcode-delay',
+      '100',
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => void (out += chunk.toString()));
+  child.stderr!.resume();
+  await until(
+    async () => (out.includes('CLOUDFN_MEDIA_KEY_VERSION=') ? true : undefined),
+    15_000,
+    'the emulator to print its settings',
+  );
+  const settings: Record<string, string> = {};
+  for (const [, key, value] of out.matchAll(/^\s+((?:CLOUDFN_MEDIA|CLOUDFN_PLATFORM)_[A-Z_]+)=(.+)$/gm)) {
+    const keyFile = key === 'CLOUDFN_MEDIA_PLATFORM_PUBLIC_KEY' || key === 'CLOUDFN_MEDIA_PRIVATE_KEY';
+    settings[key!] = keyFile ? readFileSync(value!, 'utf8') : value!;
+  }
+  expect(Object.keys(settings)).toContain('CLOUDFN_MEDIA_BASE_URL');
+  return { child, env: settings };
+}
+
+const KINDS = ['GET', 'POST', 'signed', 'videos', 'media-tour'] as const;
+type Kind = (typeof KINDS)[number];
+type Tally = { ok: number; failed: string[] };
+
+/**
+ * Steady mixed load through the balancer, counted per phase (the phase a request started in)
+ * and kind: GET and POST of /hello, signed POSTs of /callback, /videos (one media API call)
+ * and /media-tour (upload, transcode, links). A failure keeps its status and the start of its body.
+ */
+class Load {
+  phase = 'before';
+  readonly phases = new Map<string, Partial<Record<Kind | 'in flight', Tally>>>();
+  #stopped = false;
+  #n = 0;
+  readonly #front: string;
+  readonly #key: KeyObject;
+
+  constructor(front: string, key: KeyObject) {
+    this.#front = front;
+    this.#key = key;
+  }
+
+  /** Two loops each of GET, POST and signed POST, one each of the media calls. */
+  start(): Promise<void>[] {
+    return [...KINDS, 'GET', 'POST', 'signed'].map((kind) => this.#loop(kind as Kind));
+  }
+
+  async stop(loops: Promise<void>[]): Promise<void> {
+    this.#stopped = true;
+    await Promise.all(loops);
+  }
+
+  /** Counts `response` under the current phase, as `kind`. */
+  async track(kind: Kind | 'in flight', response: Promise<Response>): Promise<void> {
+    const tally = this.#tally(this.phase, kind);
+    try {
+      const res = await response;
+      const text = await res.text();
+      if (res.status === 200) tally.ok++;
+      else tally.failed.push(`${res.status} ${text.slice(0, 160)}`);
+    } catch (error) {
+      tally.failed.push(`${(error as Error).cause ?? (error as Error).message}`);
+    }
+  }
+
+  everyKindOk(phase: string): boolean {
+    return KINDS.every((kind) => (this.phases.get(phase)?.[kind]?.ok ?? 0) > 0);
+  }
+
+  everyKindDone(phase: string): boolean {
+    return KINDS.every((kind) => (this.phases.get(phase)?.[kind]?.ok ?? 0) + this.failed(phase, kind) > 0);
+  }
+
+  failed(phase: string, kind: Kind): number {
+    return this.phases.get(phase)?.[kind]?.failed.length ?? 0;
+  }
+
+  total(phase: string): number {
+    return Object.values(this.phases.get(phase) ?? {}).reduce((sum, t) => sum + t.ok + t.failed.length, 0);
+  }
+
+  /** The counts as a table: a row per phase, `ok/failed` per kind. */
+  table(): string {
+    const columns = [...KINDS, 'in flight'] as const;
+    const rows = [['phase', ...columns]];
+    for (const [name, kinds] of this.phases)
+      rows.push([name, ...columns.map((kind) => `${kinds[kind]?.ok ?? 0}/${kinds[kind]?.failed.length ?? 0}`)]);
+    return rows.map((row) => row.map((cell, i) => cell.padEnd(i === 0 ? 14 : 12)).join('')).join('\n');
+  }
+
+  #tally(phase: string, kind: Kind | 'in flight'): Tally {
+    let kinds = this.phases.get(phase);
+    if (kinds === undefined) this.phases.set(phase, (kinds = {}));
+    return (kinds[kind] ??= { ok: 0, failed: [] });
+  }
+
+  #send(kind: Kind): Promise<Response> {
+    const i = this.#n++;
+    const json = { 'content-type': 'application/json' };
+    switch (kind) {
+      case 'GET':
+        return fetch(`${this.#front}/hello?name=g${i}`);
+      case 'POST':
+        return fetch(`${this.#front}/hello`, {
+          method: 'POST',
+          body: JSON.stringify({ name: `p${i}` }),
+          headers: json,
+        });
+      case 'signed': {
+        const body = JSON.stringify({ event: 'load', i });
+        const headers = { ...json, ...signCallback({ privateKey: this.#key, body }) };
+        return fetch(`${this.#front}/callback`, { method: 'POST', body, headers });
+      }
+      case 'videos':
+        return fetch(`${this.#front}/videos?page=0`);
+      case 'media-tour':
+        return fetch(`${this.#front}/media-tour`);
+    }
+  }
+
+  async #loop(kind: Kind): Promise<void> {
+    while (!this.#stopped) {
+      await this.track(kind, this.#send(kind));
+      // Steady and bounded: a few requests at a time, never a flood on two cores.
+      await new Promise((resolve) => setTimeout(resolve, kind === 'videos' ? 50 : 20));
+    }
+  }
 }
