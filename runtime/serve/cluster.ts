@@ -189,19 +189,16 @@ export async function runWorker(
   start: () => Promise<RunningServer>,
   formatError: (error: unknown) => string,
 ): Promise<void> {
-  let running: RunningServer;
-  try {
-    running = await start();
-  } catch (error) {
-    process.stderr.write(`cloudfn: ${formatError(error)}\n`);
-    process.exit(1);
-  }
+  // Listen before starting: the primary may ask every worker to stop while this one is still
+  // loading its functions (its parent went, or a signal), and a message nobody listens for is
+  // lost, which left the worker serving and the primary waiting for it forever.
+  let running: RunningServer | undefined;
   let stopping = false;
   const stop = (): void => {
     // Ctrl-C reaches every process of the group, and the primary sends its message too: once is enough.
     if (stopping) return;
     stopping = true;
-    void running.drain().then(() => process.exit(0));
+    if (running !== undefined) void running.drain().then(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -210,4 +207,12 @@ export async function runWorker(
   });
   // The primary went away without a word: stop rather than serve unsupervised.
   process.on('disconnect', stop);
+  try {
+    running = await start();
+  } catch (error) {
+    process.stderr.write(`cloudfn: ${formatError(error)}\n`);
+    process.exit(1);
+  }
+  // Asked to stop while starting: drain now (the health paths say 503 for the lame-duck period).
+  if (stopping) void running.drain().then(() => process.exit(0));
 }

@@ -169,3 +169,27 @@ describe('parseWorkers and lineAtomicWriter', () => {
     expect(writes.every((w) => w.endsWith('\n'))).toBe(true);
   });
 });
+
+describe('runWorker', () => {
+  it('drains and exits when the primary asked it to stop while it was still starting', () => {
+    // The primary's message arrives as a 'message' event: emitted here inside start(), where a
+    // worker of `start --workers` got it when its parent went during start-up. The interval
+    // stands for the server, which keeps the process alive until drained.
+    const script = `
+      import { runWorker, SHUTDOWN_MESSAGE } from ${JSON.stringify(join(REPO, 'dist/runtime/serve/cluster.js'))};
+      await runWorker(async () => {
+        process.emit('message', SHUTDOWN_MESSAGE);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const server = setInterval(() => {}, 1000);
+        return { drain: async () => { clearInterval(server); process.stdout.write('drained\\n'); } };
+      }, String);
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('drained\n');
+    expect(run.status).toBe(0);
+  });
+});
