@@ -18,23 +18,14 @@ import { signCallback } from '../../src/sign/index.js';
 import { hasRedis, RedisServer } from '../fleet/redis-server.js';
 import { tempProject } from '../testing/project.js';
 import { spawnServer } from './spawn-server.js';
+import { CALLBACK_FN } from '../fleet/callback-function.js';
 
 const cli = new URL('../../dist/src/cli/index.js', import.meta.url).pathname;
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
 const project = tempProject({
-  'functions/callback.ts': `import { HttpError } from 'cloudfn';
-import { SignatureError, verifyServiceCallback } from 'cloudfn/sign';
-export default async function (params: unknown, service: any) {
-  try {
-    await verifyServiceCallback(service, { publicKey: process.env.PLATFORM_PUBLIC_KEY! });
-  } catch (error) {
-    if (error instanceof SignatureError) throw new HttpError(error.status, error.message, { code: error.code });
-    throw error;
-  }
-  return { ok: true };
-}`,
+  'functions/callback.ts': CALLBACK_FN,
 });
 let result: BuildResult;
 

@@ -29,6 +29,7 @@ import { signCallback } from '../../src/sign/index.js';
 import { RedisServer } from '../fleet/redis-server.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { freePort } from '../testing/free-port.js';
+import { CALLBACK_FN } from '../fleet/callback-function.js';
 
 const enabled = process.env['CLOUDFN_CONTAINER_TEST'] === '1';
 const run = promisify(execFile);
@@ -46,20 +47,6 @@ const name = `cloudfn-container-test-${process.pid}`;
 const fleet = [1, 2, 3].map((n) => `cloudfn-container-fleet${n}-${process.pid}`);
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-
-/** A signed callback: its nonce is claimed in Redis (verifyServiceCallback's default store with CLOUDFN_REDIS_URL). */
-const CALLBACK_FN = `import { HttpError } from 'cloudfn';
-import { SignatureError, verifyServiceCallback } from 'cloudfn/sign';
-export default async function (params: unknown, service: any) {
-  try {
-    await verifyServiceCallback(service, { publicKey: process.env.PLATFORM_PUBLIC_KEY! });
-  } catch (error) {
-    if (error instanceof SignatureError) throw new HttpError(error.status, error.message, { code: error.code });
-    throw error;
-  }
-  return { ok: true };
-}
-`;
 
 function podman(...args: string[]): string {
   return execFileSync('podman', args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

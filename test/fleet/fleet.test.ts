@@ -14,24 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatform, mediaClientEnv, type Platform } from '../../src/platform/index.js';
 import { signCallback } from '../../src/sign/index.js';
 import { hasRedis, RedisServer } from './redis-server.js';
+import { CALLBACK_FN } from './callback-function.js';
 
 const cli = new URL('../../dist/src/cli/index.js', import.meta.url).pathname;
 const repo = new URL('../../', import.meta.url).pathname;
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-
-const CALLBACK_FN = `import { HttpError } from 'cloudfn';
-import { SignatureError, verifyServiceCallback } from 'cloudfn/sign';
-export default async function (params: unknown, service: any) {
-  try {
-    await verifyServiceCallback(service, { publicKey: process.env.PLATFORM_PUBLIC_KEY! });
-  } catch (error) {
-    if (error instanceof SignatureError) throw new HttpError(error.status, error.message, { code: error.code });
-    throw error;
-  }
-  return { ok: true };
-}
-`;
 
 const MEDIA_FN = `import { createMediaClient, MediaError } from 'cloudfn/media';
 const media = createMediaClient();
