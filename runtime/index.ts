@@ -6,6 +6,14 @@
  * import { serve } from 'cloudfn/runtime';
  * await serve([{ name: 'hello', handler: (params) => ({ hi: params.name }) }]);
  */
+import { match } from 'path-to-regexp';
+import { routePatterns } from './request/router.js';
+
+// Code that embeds the runtime creates apps synchronously (`createApp` with custom routes), so
+// path-to-regexp is ready here. A bundle's entry does not come through this module: it loads
+// path-to-regexp only for a custom route (router.ts).
+routePatterns.provide(match);
+
 export { App, createApp, resolveFunction } from './app.js';
 export type { AppInit, FunctionToResolve } from './app.js';
 export { CloudfnError, HttpError, createError, runtimeErrors } from './errors.js';
@@ -22,11 +30,14 @@ export { DEFAULT_HEALTH_PATH, LIMIT_KEYS, defaultLimits, optionEnvVars, resolveO
 export type { OptionSources, RuntimeOptions } from './options.js';
 export { createHttpServer, listen } from './serve/http-server.js';
 export type { BeforeHook, HttpServerOptions } from './serve/http-server.js';
-export { exitOnSignals, shutdown } from './serve/shutdown.js';
+export { shutdown } from './serve/drain.js';
+export type { ShutdownOptions } from './serve/drain.js';
+export { exitOnSignals } from './serve/shutdown.js';
 export type { SignalOptions } from './serve/shutdown.js';
 export { keepServingOnStrayErrors } from './serve/stray-errors.js';
 export { healthHook } from './serve/health.js';
 export { loadProjectFunctions, serve, startProject } from './serve/start.js';
+export { loadRoutePatterns } from './request/router.js';
 export type { RunningServer, ServeOptions, StartOptions } from './serve/start.js';
 export { discoverFunctions, FUNCTION_EXTENSIONS } from './serve/discover.js';
 export type { FoundFunction } from './serve/discover.js';

@@ -2,10 +2,25 @@
  * From a request path to a function: custom routes of `cloudfn.config` first (path-to-regexp
  * patterns such as `/videos/:vid`, in the order written), then the longest function name that
  * is a prefix of the path (`/videos/list/more` → `videos/list`), and `/` → `index`.
+ * path-to-regexp is imported only for a custom route (`routePatterns`): the bundle of one
+ * function routes every path without it, so its start-up neither reads nor compiles it.
  */
-import { match as compile, type MatchFunction } from 'path-to-regexp';
+import type * as PathToRegexp from 'path-to-regexp';
+import type { MatchFunction } from 'path-to-regexp';
 import { createError } from '../errors.js';
+import { commonJs, LazyImport } from '../lazy-import.js';
 import type { LoadedFunction } from '../types.js';
+
+/** The function of path-to-regexp the router compiles patterns with. */
+export type RouteCompiler = typeof PathToRegexp.match;
+
+/**
+ * path-to-regexp of this process. Code that creates an app awaits `loadRoutePatterns` first;
+ * `cloudfn/runtime` (runtime/index.ts) provides it, so `createApp` stays synchronous.
+ */
+export const routePatterns = new LazyImport<RouteCompiler>(() =>
+  import('path-to-regexp').then((m) => commonJs<typeof PathToRegexp>(m).match),
+);
 
 export type RouteParams = Record<string, string | string[]>;
 
@@ -23,6 +38,20 @@ interface CustomRoute {
 
 /** The route that sends every path to one function: `/` and anything under it. */
 export const EVERY_PATH = '/{*path}';
+
+/** True when a pattern of `routes` needs path-to-regexp (any but `EVERY_PATH`). */
+function needsCompiler(routes: Readonly<Record<string, string>>): boolean {
+  for (const pattern of Object.keys(routes)) if (pattern !== EVERY_PATH) return true;
+  return false;
+}
+
+/**
+ * Loads path-to-regexp when `routes` has a pattern to compile; resolves at once otherwise.
+ * @example await loadRoutePatterns(config.routes); const app = new App({ functions, routes: config.routes })
+ */
+export async function loadRoutePatterns(routes: Readonly<Record<string, string>> = {}): Promise<void> {
+  if (needsCompiler(routes)) await routePatterns.load();
+}
 
 /**
  * `EVERY_PATH` matched without path-to-regexp, as it would match: `/` has no `path`, any other
@@ -51,10 +80,16 @@ export class Router {
    */
   constructor(functions: Iterable<LoadedFunction>, routes: Readonly<Record<string, string>> = {}) {
     for (const fn of functions) this.#functions.set(fn.name, fn);
+    const compile = routePatterns.value;
+    if (compile === undefined && needsCompiler(routes)) {
+      // A caller inside cloudfn that skipped loadRoutePatterns: a defect, not a user's error.
+      throw new Error('path-to-regexp is not loaded: await loadRoutePatterns(routes) before creating the app');
+    }
     for (const [pattern, target] of Object.entries(routes)) {
       let match: MatchFunction<RouteParams>;
       try {
-        match = pattern === EVERY_PATH ? (matchEveryPath as MatchFunction<RouteParams>) : compile<RouteParams>(pattern);
+        match =
+          pattern === EVERY_PATH ? (matchEveryPath as MatchFunction<RouteParams>) : compile!<RouteParams>(pattern);
       } catch (error) {
         throw createError(
           'CLOUDFN_BAD_CONFIG',

@@ -7,6 +7,7 @@
 import type { Server } from 'node:http';
 import { relative } from 'node:path';
 import { App } from '../app.js';
+import { loadRoutePatterns } from '../request/router.js';
 import { Logger } from '../log/logger.js';
 import { RUNTIME_FUNCTION } from '../log/record.js';
 import { createJsonSink } from '../log/sinks.js';
@@ -18,7 +19,8 @@ import { loadOpenTelemetry } from '../trace/otel.js';
 import { type BeforeHook, createHttpServer, listen } from './http-server.js';
 import { importMetrics } from './import-metrics.js';
 import { loadFunction, type CompileHook } from './load.js';
-import { exitOnSignals, shutdown } from './shutdown.js';
+import type { ShutdownOptions } from './drain.js';
+import { exitOnSignals } from './shutdown.js';
 import { captureConsole } from '../log/console-capture.js';
 import { keepServingOnStrayErrors } from './stray-errors.js';
 
@@ -78,9 +80,11 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   const perFunction = config.functions ?? {};
   const specs = functions.map((spec) => ({ ...spec, config: { ...perFunction[spec.name], ...spec.config } }));
   const logger = options.logger ?? new Logger(createJsonSink());
+  const routes = { ...config.routes, ...options.routes };
+  await loadRoutePatterns(routes);
   const app = new App({
     functions: specs,
-    routes: { ...config.routes, ...options.routes },
+    routes,
     options: { ...resolved, ...options.overrides },
     logger,
   });
@@ -102,12 +106,15 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   const restoreConsole = app.options.captureConsole ? captureConsole(logger) : undefined;
   // performance.now() counts from the process start: the cold start, up to the open port.
   app.metrics?.listening(performance.now() / 1000);
+  // The graceful stop is imported when asked for: a bundle's start-up does not read it.
+  const shutdown = async (stopOptions: ShutdownOptions = {}): Promise<boolean> =>
+    (await import('./drain.js')).shutdown(app, server, stopOptions);
   const removers = [
     options.handleSignals === false
       ? undefined
       : exitOnSignals({
           logger,
-          stop: () => shutdown(app, server, { drainDelay: app.options.drainDelay }),
+          stop: () => shutdown({ drainDelay: app.options.drainDelay }),
           message: (signal) =>
             `${signal} received: serving for ${app.options.drainDelay} ms while balancers notice, then finishing ${app.inflight} requests in flight and exiting`,
           parent: options.exitWithParent === true,
@@ -132,12 +139,12 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     port: bound.port,
     async close() {
       for (const remove of removers) remove?.();
-      await shutdown(app, server);
+      await shutdown();
       restoreConsole?.();
     },
     async drain() {
       for (const remove of removers) remove?.();
-      await shutdown(app, server, { drainDelay: app.options.drainDelay });
+      await shutdown({ drainDelay: app.options.drainDelay });
     },
   };
 }

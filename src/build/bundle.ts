@@ -21,7 +21,7 @@ import { loadProjectConfig } from './project-config.js';
 import { discoverFunctions, type FoundFunction } from '../../runtime/serve/discover.js';
 import { resolveOptions } from '../../runtime/options.js';
 import { createError } from '../../runtime/errors.js';
-import { Router } from '../../runtime/request/router.js';
+import { loadRoutePatterns, Router } from '../../runtime/request/router.js';
 import { checkFunctionExports } from './check-exports.js';
 import { CompileError, formatMessage } from './compile.js';
 import { entrySource } from './entry.js';
@@ -264,6 +264,7 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
     (fn) => !fn.file.startsWith(outdir + sep),
   );
   // The routes must name functions that exist, checked with the router's own message.
+  await loadRoutePatterns(config.routes);
   new Router(
     found.map((fn) => ({ name: fn.name }) as LoadedFunction),
     config.routes,

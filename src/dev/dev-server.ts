@@ -7,6 +7,7 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { App } from '../../runtime/app.js';
+import { loadRoutePatterns } from '../../runtime/request/router.js';
 import { checkFunctionNames } from '../../runtime/serve/config-file.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import { Logger } from '../../runtime/log/logger.js';
@@ -15,7 +16,8 @@ import { resolveDevUser, resolveOptions } from '../../runtime/options.js';
 import { captureConsole } from '../../runtime/log/console-capture.js';
 import { createHttpServer, listen } from '../../runtime/serve/http-server.js';
 import { keepServingOnStrayErrors } from '../../runtime/serve/stray-errors.js';
-import { exitOnSignals, shutdown } from '../../runtime/serve/shutdown.js';
+import { shutdown } from '../../runtime/serve/drain.js';
+import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { importMetrics } from '../../runtime/serve/import-metrics.js';
 import { Scheduler, type SchedulerClock } from '../schedule/scheduler.js';
 import { triggerHook } from '../schedule/trigger-route.js';
@@ -158,6 +160,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       config,
       loader.list().map((fn) => fn.name),
     );
+    await loadRoutePatterns(config.routes);
     const app = new App({
       functions: specs,
       routes: config.routes ?? {},

@@ -6,6 +6,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { App } from '../../runtime/app.js';
+import { loadRoutePatterns } from '../../runtime/request/router.js';
 import type { FunctionSpec, RequestInfo, Service } from '../../runtime/types.js';
 import { functionFromModule } from '../../runtime/serve/load.js';
 import { loadProjectConfig } from '../build/project-config.js';
@@ -200,6 +201,7 @@ export async function invoke(
   const { fn, routes, runtime } = await mount(target, request, options);
   const wire = await toWireRequest(request, fn.name === 'index' ? '/' : `/${fn.name}`);
   const sink = createMemorySink();
+  await loadRoutePatterns(routes);
   const app = new App({ functions: [fn], routes, options: runtime, logger: new Logger(sink) });
   const server = createHttpServer(app);
   let reached = false;

@@ -2,11 +2,11 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { functionFromModule, loadFunction, validateConfig } from '../../runtime/serve/load.js';
-import { Router } from '../../runtime/request/router.js';
+import { loadRoutePatterns, Router } from '../../runtime/request/router.js';
 import { loadProjectFunctions, startProject } from '../../runtime/serve/start.js';
 import { createCompileHook } from '../../src/build/compile.js';
 
@@ -172,6 +172,7 @@ describe('cloudfn.config', () => {
 
 describe('Router', () => {
   const fn = (name: string) => ({ name, file: name, handler: () => name, config: {}, limits: {} as never, timeout: 1 });
+  beforeAll(() => loadRoutePatterns({ '/v/:vid': 'videos/get' }));
   it('matches custom routes, then the longest function name', () => {
     const router = new Router([fn('videos'), fn('videos/get'), fn('index')], {
       '/v/:vid': 'videos/get',

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../runtime/serve/start.js';
 import { keepServingOnStrayErrors } from '../../runtime/serve/stray-errors.js';
-import { shutdown } from '../../runtime/serve/shutdown.js';
+import { shutdown } from '../../runtime/serve/drain.js';
 import type { FunctionSpec } from '../../runtime/types.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import type { Service } from '../../runtime/types.js';

@@ -3,7 +3,9 @@
  * requests with node:http so nothing adds headers), and in process via `cloudfn/testing`.
  */
 import { request as httpRequest } from 'node:http';
+import { match } from 'path-to-regexp';
 import { App } from '../../runtime/app.js';
+import { routePatterns } from '../../runtime/request/router.js';
 import { createHttpServer } from '../../runtime/serve/http-server.js';
 import { memoryConnection } from '../../src/memory-connection.js';
 import { Logger } from '../../runtime/log/logger.js';
@@ -74,6 +76,8 @@ export async function socketTransport(
  * connection that `cloudfn/testing`'s invoke uses.
  */
 export function inProcessTransport(functions: FunctionSpec[], routes: Record<string, string>): Transport {
+  // Synchronous, as createApp is: path-to-regexp is provided rather than awaited.
+  routePatterns.provide(match);
   const sink = createMemorySink();
   const app = new App({ functions, routes, logger: new Logger(sink) });
   const server = createHttpServer(app);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Logger } from '../../runtime/log/logger.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
-import { shutdown } from '../../runtime/serve/shutdown.js';
+import { shutdown } from '../../runtime/serve/drain.js';
 import { serve } from '../../runtime/serve/start.js';
 import type { FunctionSpec } from '../../runtime/types.js';
 import { sendHttp } from './transport.js';
