@@ -25,9 +25,13 @@ export function entrySource(functions: EntryFunction[], config: Record<string, u
   return [
     ...imports,
     `import { startBundle } from ${JSON.stringify(ownFile('runtime/serve/bundle-entry'))};`,
-    // A Redis setting whose client cannot load refuses to start (src/fleet/preflight.ts).
-    `import { refuseWithoutRedisClient } from ${JSON.stringify(ownFile('src/fleet/preflight'))};`,
-    `await refuseWithoutRedisClient();`,
+    // A Redis setting whose client cannot load refuses to start (src/fleet/preflight.ts). The
+    // check is imported only with a setting: a single instance's start-up does not read it.
+    `import { redisSettingGiven } from ${JSON.stringify(ownFile('src/fleet/setting-given'))};`,
+    `if (redisSettingGiven(undefined)) {`,
+    `  const { refuseWithoutRedisClient } = await import(${JSON.stringify(ownFile('src/fleet/preflight'))});`,
+    `  await refuseWithoutRedisClient();`,
+    `}`,
     `await startBundle({`,
     `  functions: [\n${list.join('\n')}\n  ],`,
     `  config: ${JSON.stringify(config)},`,

@@ -3,7 +3,8 @@
  * environment, the Redis client must load, or the process refuses to start with one line
  * (`cloudfn start`, every bundle's entry, and so `cloudfn build --check`). Without the check,
  * the first signed request would answer 500 and the media client would quietly stop sharing.
- * Without a setting it reads two variables and loads nothing.
+ * Without a setting it reads two variables and loads nothing. A bundle's entry makes that check
+ * itself (setting-given.ts) and imports this module only when a setting is given.
  */
 import { createFleetError, FleetError } from './errors.js';
 import { redisSettingGiven, resolveRedisSettings, type RedisSettings } from './settings.js';

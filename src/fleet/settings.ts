@@ -5,6 +5,9 @@
  * Without any of them every store stays in memory, as for a single instance.
  */
 import { createFleetError } from './errors.js';
+import { REDIS_ENV_VARS } from './setting-given.js';
+
+export { REDIS_ENV_VARS, redisSettingGiven } from './setting-given.js';
 
 /** The smallest client cloudfn needs: the commands its stores send. ioredis' `Redis` fits. */
 export interface RedisLike {
@@ -38,16 +41,6 @@ export interface RedisSources {
   /** @default process.env */
   env?: NodeJS.ProcessEnv;
 }
-
-/** The environment variables read, for docs and messages. */
-export const REDIS_ENV_VARS = Object.freeze({
-  url: 'CLOUDFN_REDIS_URL',
-  address: 'REDIS_ADDRESS',
-  username: 'REDIS_USERNAME',
-  password: 'REDIS_PASSWORD',
-  timeout: 'CLOUDFN_REDIS_TIMEOUT',
-  prefix: 'CLOUDFN_REDIS_PREFIX',
-});
 
 const DEFAULT_TIMEOUT_MS = 300;
 
@@ -84,17 +77,6 @@ function checkUrl(url: string, where: string): string {
     );
   }
   return url;
-}
-
-/**
- * Whether any Redis setting is given: the cheap check before `resolveRedisSettings`, made on
- * every verification (two environment reads when there is no option).
- * @example redisSettingGiven(undefined, process.env) // false on a single instance
- */
-export function redisSettingGiven(option: RedisOption | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
-  return (
-    option !== undefined || Boolean(env[REDIS_ENV_VARS.url]?.trim()) || Boolean(env[REDIS_ENV_VARS.address]?.trim())
-  );
 }
 
 /**
