@@ -139,7 +139,7 @@ const limitSpecs: { readonly [K in keyof Limits]: { readonly env: string; readon
 };
 
 /** The environment variable of each limit. */
-export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = Object.freeze(
+export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = /* @__PURE__ */ Object.freeze(
   Object.fromEntries(Object.entries(limitSpecs).map(([key, spec]) => [key, spec.env])) as Record<keyof Limits, string>,
 );
 
@@ -357,11 +357,18 @@ export function resolveCompileCache(sources: OptionSources = {}): string | false
 }
 
 /** Names of the environment variables, for docs and the CLI's help. */
-export const optionEnvVars: Readonly<Record<string, string>> = Object.freeze({
-  ...Object.fromEntries(Object.entries(specs).flatMap(([k, s]) => (s.env ? [[k, s.env]] : []))),
-  compileCache: compileCacheSpec.env!,
-  ...Object.fromEntries(LIMIT_KEYS.map((key) => [key, limitSpecs[key].env])),
-});
+export const optionEnvVars: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze(
+  /* @__PURE__ */ envVarNames(),
+);
+
+// A function, called as pure: a bundle whose code never reads the names drops the table.
+function envVarNames(): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const [key, spec] of Object.entries(specs)) if (spec.env) names[key] = spec.env;
+  names['compileCache'] = compileCacheSpec.env!;
+  for (const key of LIMIT_KEYS) names[key] = limitSpecs[key].env;
+  return names;
+}
 
 /** Where option values come from; each layer is optional. */
 export interface OptionSources {
@@ -460,7 +467,9 @@ const devUserSpecs: { readonly [K in keyof DevUser]: { readonly env?: string; re
 };
 
 /** The fields of `devUser`, for the config schema. */
-export const DEV_USER_KEYS: readonly string[] = Object.freeze(Object.keys(devUserSpecs));
+export const DEV_USER_KEYS: readonly string[] = /* @__PURE__ */ Object.freeze(
+  /* @__PURE__ */ Object.keys(devUserSpecs),
+);
 
 /**
  * The user `cloudfn dev` acts as: each field from its environment variable, then the config
