@@ -19,10 +19,11 @@ import { toRecord } from './record.js';
 const { AsyncLocalStorage } = process.getBuiltinModule('node:async_hooks');
 
 /**
- * The request a piece of code runs for; entered by the pipeline only while capture is on. On
- * node 20 and 22 the first `run` turns on async_hooks' promise tracking for the process, the
- * cost the bench row "GET tiny function with console capture on" measures; with capture off it
- * is never entered and costs nothing.
+ * The request a piece of code runs for; entered by the pipeline only while `console` is
+ * captured (`consoleCaptured`). On node 20 and 22 the first `run` turns on async_hooks' promise
+ * tracking for the process, the cost the bench row "GET tiny function with console capture
+ * on" measures; with capture off, or an app embedded without `captureConsole` installed
+ * (createApp), it is never entered and costs nothing.
  */
 export const requestContext = new AsyncLocalStorage<Exchange>();
 
@@ -44,6 +45,14 @@ function write(level: ConsoleLevel, values: unknown[]): void {
   // Outside a request there is no logid, function or trace to give: the line goes without them.
   const { logid: _logid, function: _fn, ...rest } = toRecord(level, '', '', values);
   logger.write(rest as LogRecord);
+}
+
+/**
+ * True while `console` is captured by some install: only then does a request's handler run
+ * inside `requestContext`.
+ */
+export function consoleCaptured(): boolean {
+  return originals !== undefined;
 }
 
 /**

@@ -17,7 +17,7 @@ import { Exchange, type Host } from './exchange.js';
 import { finish } from './finish.js';
 import { closesAfterAnswer } from './linger.js';
 import { sendError, sendResult } from './response.js';
-import { requestContext } from '../log/console-capture.js';
+import { consoleCaptured, requestContext } from '../log/console-capture.js';
 import { stripGatewayHeaders } from './caller.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
@@ -265,10 +265,12 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined): void
   let result: unknown;
   try {
     // Inside the request's context, console.* calls of the handler carry its logid
-    // (log/console-capture.ts); with capture off the handler is called directly.
-    result = options.captureConsole
-      ? requestContext.run(x, callHandler, x, params, service)
-      : callHandler(x, params, service);
+    // (log/console-capture.ts); with capture off, or console not captured (an app embedded
+    // with createApp alone), the handler is called directly.
+    result =
+      options.captureConsole && consoleCaptured()
+        ? requestContext.run(x, callHandler, x, params, service)
+        : callHandler(x, params, service);
   } catch (error) {
     return sendError(x, error);
   }

@@ -7,9 +7,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../runtime/app.js';
+import { captureConsole, consoleCaptured, requestContext } from '../../runtime/log/console-capture.js';
 import { Logger } from '../../runtime/log/logger.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
+import { createHttpServer, listen } from '../../runtime/serve/http-server.js';
 import { startProject } from '../../runtime/serve/start.js';
 
 const temps: string[] = [];
@@ -133,6 +136,39 @@ describe('console capture', () => {
       expect(printed).toContainEqual(['not captured']);
     } finally {
       console.log = before;
+    }
+  });
+});
+
+describe('the request context', () => {
+  // Entering it turns on async_hooks' promise tracking on node 20 and 22 (a cost on every
+  // request), so the pipeline enters it only while console is captured.
+  const seen = (): { hello: string; inside: boolean } => ({
+    hello: 'x',
+    inside: requestContext.getStore() !== undefined,
+  });
+
+  it('is not entered by an app embedded with createApp alone, and is once console is captured', async () => {
+    const sink = createMemorySink();
+    const app = createApp({ functions: [{ name: 'seen', handler: seen }], logger: new Logger(sink) });
+    expect(app.options.captureConsole).toBe(true);
+    const server = createHttpServer(app);
+    const url = await listen(server, 0, '127.0.0.1').then((bound) => bound.url);
+    try {
+      expect(consoleCaptured()).toBe(false);
+      expect(await (await fetch(`${url}/seen`)).json()).toEqual({ hello: 'x', inside: false });
+      const restore = captureConsole(app.logger);
+      try {
+        expect(consoleCaptured()).toBe(true);
+        expect(await (await fetch(`${url}/seen`)).json()).toEqual({ hello: 'x', inside: true });
+      } finally {
+        restore();
+      }
+      expect(consoleCaptured()).toBe(false);
+      expect(await (await fetch(`${url}/seen`)).json()).toEqual({ hello: 'x', inside: false });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
