@@ -194,11 +194,12 @@ export async function runWorker(
   // lost, which left the worker serving and the primary waiting for it forever.
   let running: RunningServer | undefined;
   let stopping = false;
+  const drainAndExit = (server: RunningServer): void => void server.drain().then(() => process.exit(0));
   const stop = (): void => {
     // Ctrl-C reaches every process of the group, and the primary sends its message too: once is enough.
     if (stopping) return;
     stopping = true;
-    if (running !== undefined) void running.drain().then(() => process.exit(0));
+    if (running !== undefined) drainAndExit(running);
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -214,5 +215,5 @@ export async function runWorker(
     process.exit(1);
   }
   // Asked to stop while starting: drain now (the health paths say 503 for the lame-duck period).
-  if (stopping) void running.drain().then(() => process.exit(0));
+  if (stopping) drainAndExit(running);
 }
