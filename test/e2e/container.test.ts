@@ -301,7 +301,7 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
       await until(async () => (load.everyKindOk('before') ? true : undefined), 60_000, 'every kind to answer');
       const exits: string[] = [];
       for (const [i, container] of fleet.entries()) {
-        load.phase = `restart ${i + 1}`;
+        await load.enter(`restart ${i + 1}`);
         // A request in flight on the container as it gets SIGTERM.
         const inflight = load.track('in flight', fetch(`http://127.0.0.1:${ports[i]}/slow?ms=2500`));
         await until(
@@ -321,7 +321,9 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
         await pause(3000);
       }
 
-      load.phase = 'redis outage';
+      // Requests of restart 3 still waiting on Redis would fail with it and be counted there:
+      // the outage begins once they have been answered.
+      await load.enter('redis outage');
       await redis.stop();
       // A few seconds without Redis, until every kind has been answered in it and signed
       // requests have been refused a few times.
@@ -352,7 +354,7 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
           `the container on port ${p} to claim nonces in Redis again`,
         );
 
-      load.phase = 'after';
+      await load.enter('after');
       await until(async () => (load.everyKindOk('after') ? true : undefined), 60_000, 'every kind to answer after');
       await load.stop(loops);
 
@@ -471,6 +473,8 @@ class Load {
   readonly phases = new Map<string, Partial<Record<Kind | 'in flight', Tally>>>();
   #stopped = false;
   #n = 0;
+  /** The requests not yet answered, whatever their phase. */
+  readonly #pending = new Set<Promise<void>>();
   readonly #front: string;
   readonly #key: KeyObject;
 
@@ -489,9 +493,27 @@ class Load {
     await Promise.all(loops);
   }
 
+  /**
+   * Starts `phase` and resolves once every request started before it has been answered, so
+   * what the test does next (stopping Redis) touches only requests counted under `phase`.
+   */
+  async enter(phase: string): Promise<void> {
+    this.phase = phase;
+    await Promise.all([...this.#pending]);
+  }
+
   /** Counts `response` under the current phase, as `kind`. */
   async track(kind: Kind | 'in flight', response: Promise<Response>): Promise<void> {
-    const tally = this.#tally(this.phase, kind);
+    const counted = this.#count(this.#tally(this.phase, kind), response);
+    this.#pending.add(counted);
+    try {
+      await counted;
+    } finally {
+      this.#pending.delete(counted);
+    }
+  }
+
+  async #count(tally: Tally, response: Promise<Response>): Promise<void> {
     try {
       const res = await response;
       const text = await res.text();
