@@ -206,9 +206,11 @@ class MultipartReader {
     // busboy works on the in-memory body through process.nextTick and stream callbacks only,
     // which all run before the next setImmediate: a parse still open then is stalled (a
     // busboy bug like the one scanMultipart works around), and the request must not hang.
-    setImmediate(() =>
-      this.fail(createError('CLOUDFN_BAD_MULTIPART', 'the parts could not be read to the end; check the delimiters')),
-    );
+    // The error (and its stack) is made only then: a parse that ended needs none.
+    setImmediate(() => {
+      if (!this.settled)
+        this.fail(createError('CLOUDFN_BAD_MULTIPART', 'the parts could not be read to the end; check the delimiters'));
+    });
   }
 
   private onField(name: string | undefined, value: unknown, info: FieldInfo): void {
