@@ -7,6 +7,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type * as Prom from 'prom-client';
+import { sendToWorker } from '../serve/worker-message.js';
 
 /** The message a worker sends for the aggregated text, and the primary's answer. */
 export const METRICS_MESSAGE = 'cloudfn:metrics';
@@ -78,10 +79,9 @@ export function aggregateForWorkers(load: () => Promise<unknown>): () => void {
     aggregator
       .then((registry) => registry.clusterMetrics())
       .then(
-        (text) => worker.isConnected() && worker.send({ type: METRICS_MESSAGE, id: message.id, text }),
+        (text) => sendToWorker(worker, { type: METRICS_MESSAGE, id: message.id, text }),
         (error: unknown) =>
-          worker.isConnected() &&
-          worker.send({ type: METRICS_MESSAGE, id: message.id, error: (error as Error).message }),
+          sendToWorker(worker, { type: METRICS_MESSAGE, id: message.id, error: (error as Error).message }),
       );
   };
   cluster.on('message', onMessage);

@@ -12,6 +12,7 @@ import { createJsonSink } from '../log/sinks.js';
 import { aggregateForWorkers } from '../metrics/cluster.js';
 import { onParentGone } from './shutdown.js';
 import type { RunningServer } from './start.js';
+import { sendToWorker } from './worker-message.js';
 
 /** The message a primary sends a worker to drain and exit. */
 export const SHUTDOWN_MESSAGE = 'cloudfn:shutdown';
@@ -113,9 +114,11 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     const stopAll = (): void => {
       stopping = true;
       for (const worker of Object.values(cluster.workers ?? {})) {
-        // A worker that has not connected yet cannot take the message; a signal stops it too.
-        if (worker?.isConnected()) worker.send(SHUTDOWN_MESSAGE);
-        else worker?.process.kill('SIGTERM');
+        if (worker === undefined) continue;
+        // A worker that has not connected yet, or whose channel closed as it exited, cannot
+        // take the message; a signal stops it too.
+        const signal = (): void => void worker.process.kill('SIGTERM');
+        if (!sendToWorker(worker, SHUTDOWN_MESSAGE, signal)) signal();
       }
       finish();
     };
@@ -146,6 +149,9 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     const fork = (): void => {
       const worker = cluster.fork();
       worker.once('listening', () => listening.add(worker));
+      // Sends go through sendToWorker; anything else the IPC channel reports is logged, since
+      // an unhandled 'error' would end the primary and, with it, every worker.
+      worker.on('error', (error: Error) => line('warn', `worker ${worker.process.pid}: ${error.message}`));
     };
     cluster.on('exit', (worker, code, signal) => {
       const served = listening.delete(worker);

@@ -8,6 +8,7 @@
 import cluster from 'node:cluster';
 import { redisClient } from '../fleet/connect.js';
 import type { RedisSettings } from '../fleet/settings.js';
+import { sendToWorker, type WorkerChannel } from '../../runtime/serve/worker-message.js';
 
 /** Resolves true when this server should fire the firing named `key`. */
 export type FireLock = (key: string, ttlMs: number) => Promise<boolean>;
@@ -69,13 +70,13 @@ export function primaryLock(): FireLock {
  */
 export function grantLocksToWorkers(now: () => number = Date.now): () => void {
   const held = new Map<string, number>();
-  const onMessage = (worker: { send(message: unknown): unknown; isConnected(): boolean }, message: unknown): void => {
+  const onMessage = (worker: WorkerChannel, message: unknown): void => {
     if (!isLockMessage(message) || message.granted !== undefined) return;
     const at = now();
     for (const [key, until] of held) if (until <= at) held.delete(key);
     const granted = !held.has(message.key);
     if (granted) held.set(message.key, at + message.ttlMs);
-    if (worker.isConnected()) worker.send({ ...message, granted } satisfies LockMessage);
+    sendToWorker(worker, { ...message, granted } satisfies LockMessage);
   };
   cluster.on('message', onMessage);
   return () => cluster.off('message', onMessage);
