@@ -12,6 +12,7 @@ import type { LogRecord } from '../../runtime/log/record.js';
 import { startDevServer } from '../../src/dev/index.js';
 import { checkProject, findTypeScript } from '../../src/typecheck/index.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
+import { typecheckEvents } from '../testing/typecheck-events.js';
 
 const TSCONFIG = JSON.stringify({
   compilerOptions: {
@@ -140,18 +141,8 @@ describe('cloudfn dev', () => {
     };
     try {
       // The first check (cold: TypeScript loads and reads the lib files) is clean and silent.
-      const events = await fetch(`${dev.consoleUrl}api/events`);
-      const reader = events.body!.getReader();
-      const firstReport = async (test: (text: string) => boolean): Promise<string> => {
-        let text = '';
-        for (;;) {
-          const { value } = await reader.read();
-          text += Buffer.from(value!).toString();
-          const frame = text.split('\n\n').find((f) => f.startsWith('event: typecheck') && test(f));
-          if (frame !== undefined) return frame;
-        }
-      };
-      await firstReport((f) => f.includes('"state":"done"'));
+      const events = await typecheckEvents(dev.consoleUrl);
+      await events.frame((f) => f.includes('"state":"done"'), 25_000, 'the first type check');
       const saved = Date.now();
       writeFileSync(join(root, 'functions/hello.ts'), BAD);
       const shown = await waitFor((r) => r['typeErrors'] === 1, 2000);
@@ -161,7 +152,7 @@ describe('cloudfn dev', () => {
       );
       // The function itself is still served: esbuild does not check types.
       expect((await fetch(`${dev.url}/hello`)).status).toBe(200);
-      const page = await firstReport((f) => f.includes('TS2322'));
+      const page = await events.frame((f) => f.includes('TS2322'), 10_000, 'the type error on the console page');
       expect(JSON.parse(page.split('data: ')[1]!)).toMatchObject({
         state: 'done',
         diagnostics: [{ file: 'functions/hello.ts', line: 3, code: 'TS2322' }],
@@ -170,10 +161,13 @@ describe('cloudfn dev', () => {
 
       writeFileSync(join(root, 'functions/hello.ts'), GOOD);
       await waitFor((r) => String(r.msg).startsWith('type errors fixed: none left'), 2000);
-      expect(
-        JSON.parse((await firstReport((f) => f.includes('"state":"done","diagnostics":[]'))).split('data: ')[1]!),
-      ).toMatchObject({ state: 'done', diagnostics: [] });
-      await reader.cancel();
+      const fixed = await events.frame(
+        (f) => f.includes('"state":"done","diagnostics":[]'),
+        10_000,
+        'the console page to clear the type error',
+      );
+      expect(JSON.parse(fixed.split('data: ')[1]!)).toMatchObject({ state: 'done', diagnostics: [] });
+      await events.close();
     } finally {
       await dev.close();
     }
