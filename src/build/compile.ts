@@ -3,7 +3,8 @@
  * imports) bundled into one ESM file, npm packages left external, with an inline source map so
  * stack traces point at the TypeScript lines.
  */
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { build, type Message } from 'esbuild';
 import { CloudfnError, createError } from '../../runtime/errors.js';
@@ -32,17 +33,22 @@ export class CompileError extends CloudfnError {
 }
 
 /**
- * A compile hook writing `<root>/.cloudfn/start/<name>.mjs`.
+ * A compile hook writing `<root>/.cloudfn/start/<name>.mjs`. The file is written whole or not
+ * at all (a temporary file renamed over it): two `cloudfn start` on one project compile into the
+ * same folder, and one must never import the other's file half-written, which read as a module
+ * without a default export.
  * @example await startProject(root, { compile: createCompileHook(root) })
  */
 export function createCompileHook(root: string, outDir = join(root, '.cloudfn', 'start')): CompileHook {
   return async (file, name) => {
     const outfile = join(outDir, `${name}.mjs`);
     mkdirSync(join(outfile, '..'), { recursive: true });
+    let output: Uint8Array;
     try {
-      await build({
+      const result = await build({
         entryPoints: [file],
         outfile,
+        write: false,
         bundle: true,
         packages: 'external',
         // `cloudfn` imports go to the copy serving the function (one HttpError class).
@@ -55,6 +61,8 @@ export function createCompileHook(root: string, outDir = join(root, '.cloudfn', 
         logLevel: 'silent',
         absWorkingDir: root,
       });
+      // One file: the source map is inline.
+      output = result.outputFiles[0]!.contents;
     } catch (error) {
       const errors = (error as { errors?: Message[] }).errors ?? [];
       throw new CompileError(
@@ -62,6 +70,9 @@ export function createCompileHook(root: string, outDir = join(root, '.cloudfn', 
         errors.map((m) => formatMessage(m, root)).join('\n') || String(error),
       );
     }
+    const partial = `${outfile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(partial, output);
+    renameSync(partial, outfile);
     return outfile;
   };
 }
