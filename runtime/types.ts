@@ -209,11 +209,22 @@ export interface FunctionConfig extends Partial<Limits> {
   timeout?: number;
   /**
    * A cron expression (5 fields, or 6 with seconds first) on which `cloudfn dev` and `cloudfn
-   * start` call the function with `trigger: 'timer'` (docs/observability.md#timer-triggers).
+   * start` call the function with `trigger: 'timer'` (docs/observability.md#timer-triggers), or
+   * `{ cron, params }`: the firing's JSON body is then exactly `params`, as the platform's timer
+   * trigger sends its configured params (the string form sends `{}`).
    * @example '0 0 * * * *' // every hour on the hour
+   * @example { cron: '0 0 3 * * *', params: { job: 'cleanup' } }
    * @default undefined (no timer)
    */
-  schedule?: string;
+  schedule?: string | ScheduleSpec;
+}
+
+/** A timer with params: `config.schedule = { cron, params }`. */
+export interface ScheduleSpec {
+  /** The cron expression. */
+  cron: string;
+  /** The JSON body of every firing, sent as it is. @default {} */
+  params?: unknown;
 }
 
 /** A function to serve: its name (`videos/list`), handler and optional per-function config. */

@@ -22,6 +22,7 @@ export { isUploadFile } from '../runtime/body/upload-file.js';
 export type {
   CookieOptions,
   FunctionConfig,
+  ScheduleSpec,
   Handler,
   HandlerResult,
   Limits,

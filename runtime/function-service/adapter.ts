@@ -8,7 +8,7 @@
  */
 import './node14-apis.js';
 import { CloudfnError } from '../errors.js';
-import { pickLogid } from '../log/logid.js';
+import { pickGatewayLogid } from '../log/logid.js';
 import { readCaller } from '../request/caller.js';
 import { errorBody } from '../request/error-body.js';
 import { ids } from '../trace/ids.js';
@@ -113,7 +113,8 @@ class FunctionServiceService implements Service {
     this.#context = context;
     this.#params = params;
     this.functionName = functionName;
-    this.logid = pickLogid(context.headers[LOGID_HEADER]);
+    // Behind the platform's gateway (trusted, as the caller is): its x-tt-logid first.
+    this.logid = pickGatewayLogid(context.headers, LOGID_HEADER);
     // The platform's own log methods: it adds the logid and the function name to each line.
     this.log = (...values) => context.log(...values);
     this.debug = (...values) => context.debug(...values);

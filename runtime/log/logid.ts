@@ -1,5 +1,7 @@
 /**
- * Log ids: taken from the incoming header when it is a safe token, otherwise generated.
+ * Log ids: taken from the incoming header when it is a safe token, otherwise generated. Behind
+ * the platform's gateway (`trustGatewayHeaders`), the gateway's own `x-tt-logid` wins: the
+ * platform's log search finds a request by it.
  * A generated id sorts by time: 12 hex digits of milliseconds, 6 of a per-process random
  * prefix, 6 of a counter (e.g. `0193a1b2c3d4e5f6a7000001`), 24 characters in all.
  */
@@ -45,4 +47,21 @@ const SAFE_LOGID = /^[\w.:-]{1,128}$/;
  */
 export function pickLogid(incoming: string | string[] | undefined): string {
   return typeof incoming === 'string' && SAFE_LOGID.test(incoming) ? incoming : generateLogid();
+}
+
+/** The header the platform's gateway (and its timer trigger) sets on every call. */
+export const GATEWAY_LOGID_HEADER = 'x-tt-logid';
+
+/**
+ * The logid of a request behind a trusted gateway: its `x-tt-logid` when that is a safe token,
+ * else as `pickLogid` of the app's own header. A malformed `x-tt-logid` (too long, or with
+ * characters a header or a log line should not echo) is never adopted.
+ * @example pickGatewayLogid(req.headers, 'x-platform-logid')
+ */
+export function pickGatewayLogid(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  logidHeader: string,
+): string {
+  const gateway = headers[GATEWAY_LOGID_HEADER];
+  return typeof gateway === 'string' && SAFE_LOGID.test(gateway) ? gateway : pickLogid(headers[logidHeader]);
 }

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseQuery } from '../body/query.js';
 import { readBodyThen } from '../body/read-body.js';
 import { createError } from '../errors.js';
-import { pickLogid } from '../log/logid.js';
+import { pickGatewayLogid, pickLogid } from '../log/logid.js';
 import { otelBridge, otelRegistered } from '../trace/otel.js';
 import type { QueryParams, Trigger } from '../types.js';
 import { cookieCodec } from './cookie-codec.js';
@@ -31,7 +31,16 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   // Host) would run and never be answered, and a client that retries would run it twice.
   const socket = req.socket;
   if (socket !== null && closesAfterAnswer(socket)) return notRun(host, req);
-  const x = new Exchange(host, req, res, pickLogid(req.headers[options.logidHeader]));
+  // Behind the gateway its x-tt-logid is the request's logid; elsewhere it is never read (one
+  // boolean test on the untrusted path).
+  const x = new Exchange(
+    host,
+    req,
+    res,
+    options.trustGatewayHeaders
+      ? pickGatewayLogid(req.headers, options.logidHeader)
+      : pickLogid(req.headers[options.logidHeader]),
+  );
   // With no OpenTelemetry SDK registered, this one read of a global is all a request pays.
   if (otelRegistered()) startTelemetry(x);
   host.requestStarted();

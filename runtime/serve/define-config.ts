@@ -20,6 +20,12 @@ export type CloudfnConfig = {
   limits?: Partial<Limits>;
   /** The caller `cloudfn dev` sends as the gateway would (docs/platform-projects.md). */
   devUser?: Partial<DevUser>;
+  /**
+   * `cloudfn dev`'s live-room simulator: the path the room's messages are POSTed to, the anchor
+   * (`x-anchor-openid`, default the dev user's openid) and the data secret that signs each push
+   * (docs/live-room.md).
+   */
+  liveData?: { path: string; anchorOpenid?: string; secret?: string };
 } & { [K in ConfigFileOptionKey]?: Exclude<RuntimeOptions[K], undefined> };
 
 /** The keys of `T` that `CloudfnConfig` does not have, each typed `never` so it is an error. */

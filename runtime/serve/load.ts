@@ -6,7 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { createError } from '../errors.js';
 import { LIMIT_KEYS } from '../options.js';
-import type { FunctionConfig, FunctionSpec, Handler } from '../types.js';
+import type { FunctionConfig, FunctionSpec, Handler, ScheduleSpec } from '../types.js';
 
 /** Turns a source file into a file Node can import (cloudfn start passes esbuild's). */
 export type CompileHook = (file: string, name: string) => Promise<string>;
@@ -27,18 +27,12 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
       `config must be an object such as { timeout: 5000 }, got ${JSON.stringify(config)}`,
     );
   }
-  const out: Record<string, number | string> = {};
+  const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
     if (key === 'schedule') {
       // Its cron syntax is checked by the scheduler of cloudfn dev and start (src/schedule):
       // a bundle, fired by the platform's own timers, carries no cron parser.
-      if (typeof value !== 'string' || value.trim() === '')
-        throw createError(
-          'CLOUDFN_BAD_CONFIG',
-          where,
-          `config.schedule must be a cron expression such as "0 */5 * * * *", got ${JSON.stringify(value)}`,
-        );
-      out[key] = value;
+      out[key] = validateSchedule(value, where);
       continue;
     }
     if (!CONFIG_KEYS.includes(key)) {
@@ -58,6 +52,37 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
     out[key] = value;
   }
   return out as unknown as FunctionConfig;
+}
+
+/** `config.schedule`: a non-empty string, or `{ cron, params }` whose params are JSON. */
+function validateSchedule(value: unknown, where: string): string | ScheduleSpec {
+  const bad = (detail: string): Error =>
+    createError(
+      'CLOUDFN_BAD_CONFIG',
+      where,
+      `config.schedule ${detail}; write a cron expression such as "0 */5 * * * *", or { cron: "0 */5 * * * *", params: { ... } }`,
+    );
+  if (typeof value === 'string') {
+    if (value.trim() === '') throw bad('is an empty string');
+    return value;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw bad(`must be a string or an object, got ${JSON.stringify(value)}`);
+  const spec = value as Record<string, unknown>;
+  for (const key of Object.keys(spec))
+    if (key !== 'cron' && key !== 'params') throw bad(`has no key ${key} (its keys are cron and params)`);
+  if (typeof spec['cron'] !== 'string' || spec['cron'].trim() === '')
+    throw bad(`.cron must be a cron expression, got ${JSON.stringify(spec['cron'])}`);
+  if (spec['params'] !== undefined) {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(spec['params']);
+    } catch (error) {
+      throw bad(`.params cannot be sent as JSON (${(error as Error).message})`);
+    }
+    if (text === undefined) throw bad(`.params cannot be sent as JSON (it is ${typeof spec['params']})`);
+  }
+  return spec as unknown as ScheduleSpec;
 }
 
 /** What a value is, in words: `an object with keys hello`, `the string "hi"`, `null`. */

@@ -1,5 +1,5 @@
 /**
- * The table of the ten commands: name, one-line summary and module. The CLI's entry point and
+ * The table of the eleven commands: name, one-line summary and module. The CLI's entry point and
  * the CLI reference (docs/cli.md) both read it.
  */
 import type { CommandHelp } from './help.js';
@@ -24,6 +24,10 @@ export const commands: Record<string, { summary: string; load: () => Promise<Com
   trigger: {
     summary: 'fire a scheduled function (config.schedule) now on a running server',
     load: () => import('./trigger.js'),
+  },
+  live: {
+    summary: "send a live room's comments, gifts and likes to a running cloudfn dev",
+    load: () => import('./live.js'),
   },
   build: { summary: 'bundle each function (and server.mjs) for deployment', load: () => import('./build.js') },
   init: { summary: 'create a project from a template (starter, media, callback)', load: () => import('./init.js') },

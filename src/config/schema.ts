@@ -43,7 +43,19 @@ function functionConfigSchema(): JsonSchema {
   for (const key of CONFIG_KEYS) {
     if (key === 'timeout') properties[key] = { type: 'integer', minimum: 1, description: 'Milliseconds before 504.' };
     else if (key === 'schedule')
-      properties[key] = { type: 'string', minLength: 1, description: 'A cron expression, e.g. "0 */5 * * * *".' };
+      properties[key] = {
+        description:
+          'A cron expression, e.g. "0 */5 * * * *", or { cron, params }: each firing POSTs exactly params as its JSON body (docs/observability.md#timer-triggers).',
+        oneOf: [
+          { type: 'string', minLength: 1 },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['cron'],
+            properties: { cron: { type: 'string', minLength: 1 }, params: {} },
+          },
+        ],
+      };
     else properties[key] = limits[key] ?? {};
   }
   return { type: 'object', additionalProperties: false, properties };
@@ -79,6 +91,26 @@ export function configSchema(): JsonSchema {
         'The caller cloudfn dev sends as the platform gateway would, as X-TT-* headers (docs/platform-projects.md).',
       additionalProperties: false,
       properties: Object.fromEntries(DEV_USER_KEYS.map((key) => [key, { type: 'string', minLength: 1 }])),
+    },
+    liveData: {
+      type: 'object',
+      description:
+        "cloudfn dev's live-room simulator: the path the room's messages are POSTed to, the anchor (x-anchor-openid) and the data secret that signs each push (docs/live-room.md).",
+      additionalProperties: false,
+      required: ['path'],
+      properties: {
+        path: { type: 'string', pattern: '^/', description: 'The live-data path, e.g. "/live_data_callback".' },
+        anchorOpenid: {
+          type: 'string',
+          minLength: 1,
+          description: "The room's anchor. Default: the dev user's openid.",
+        },
+        secret: {
+          type: 'string',
+          minLength: 1,
+          description: 'The data secret that signs x-signature. Default: cloudfn-dev-live-secret.',
+        },
+      },
     },
   };
   for (const row of configOptionTable()) {

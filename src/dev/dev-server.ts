@@ -21,6 +21,12 @@ import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { importMetrics } from '../../runtime/serve/import-metrics.js';
 import { Scheduler, type SchedulerClock } from '../schedule/scheduler.js';
 import { triggerHook } from '../schedule/trigger-route.js';
+import { liveHook, LIVE_PREFIX } from '../platform/live/dev-routes.js';
+import { readLiveDataConfig } from '../platform/live/config.js';
+import { LiveRooms } from '../platform/live/rooms.js';
+import { LIVE_URL_VAR } from '../platform/sdk/options.js';
+import { generateLogid } from '../../runtime/log/logid.js';
+import { memoryRequest } from '../memory-request.js';
 import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { CONSOLE_PREFIX, createConsoleHandler, isConsolePath } from './console/routes.js';
@@ -74,6 +80,8 @@ export interface DevServerOptions {
   functionsDir?: string;
   /** The clock of the timers of `config.schedule` (tests pass a fake one). @default the system clock */
   clock?: SchedulerClock;
+  /** Cut a timer firing not answered within this many ms (tests pass a short one). @default 60000, the platform's */
+  firingLimitMs?: number;
 }
 
 /** A running dev server. */
@@ -91,6 +99,8 @@ export interface DevServer {
   functions(): FunctionStatus[];
   /** The timers of the functions that export `config.schedule`. */
   scheduler: Scheduler;
+  /** The live-room simulator: its data tasks, and the pushes to `liveData.path`. */
+  live: LiveRooms;
   /** Resolves once the changes seen so far are applied (tests and benchmarks await it). */
   settled(): Promise<void>;
   /** Stops watching, ends the console's streams, drains requests and closes the port. */
@@ -182,9 +192,15 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       return undefined;
     });
     if (metrics !== undefined) app.useMetrics(metrics.loadMetrics(app));
-    const timers = new Scheduler(app, { onBadSchedule: 'log', ...(options.clock ? { clock: options.clock } : {}) });
+    const timers = new Scheduler(app, {
+      onBadSchedule: 'log',
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.firingLimitMs === undefined ? {} : { firingLimitMs: options.firingLimitMs }),
+    });
     scheduler = timers;
     timers.sync();
+    const live = startLiveRooms(app, readLiveDataConfig(config), devUser.openid);
+    cleanups.push(() => live.stopAll());
 
     // Bundling the page takes a moment: start now, serve when asked.
     let assets: Promise<ConsoleAssets> | undefined;
@@ -202,6 +218,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         devUserHook(devUser),
         ...(metrics !== undefined && app.metrics !== undefined ? [metrics.metricsHook(app.metrics)] : []),
         triggerHook(timers),
+        liveHook({ rooms: live, config: () => live.config }),
         (req, res) => {
           if (!isConsolePath(req.url ?? '/')) return false;
           consoleHandler(req, res);
@@ -217,6 +234,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       ],
     });
     const bound = await listen(server, app.options.port, app.options.host);
+    // openApiInvoke of the live-data task calls (webcast.bytedance.com) reaches the simulator here.
+    cleanups.push(injectEnv({ [LIVE_URL_VAR]: `${bound.url}${LIVE_PREFIX}` }).restore);
     if (app.options.captureConsole) cleanups.push(captureConsole(logger));
     assets = loadConsoleAssets();
     assets.catch(() => undefined);
@@ -274,6 +293,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       inspectorUrl,
       functions: () => loader.list(),
       scheduler: timers,
+      live,
       settled: async () => {
         for (let pending = loader.pending; pending !== undefined; pending = loader.pending) await pending;
       },
@@ -284,6 +304,35 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     undo();
     throw error;
   }
+}
+
+/**
+ * The live rooms of a dev server: pushes go into the app in memory, through a server without
+ * the dev server's hooks (the platform's push carries no caller headers), each with a fresh
+ * `x-tt-logid`, which the dev server (trusting the gateway) adopts as the request's logid.
+ */
+function startLiveRooms(
+  app: App,
+  config: ReturnType<typeof readLiveDataConfig>,
+  anchor: string,
+): LiveRooms & { config: typeof config } {
+  const server = createHttpServer(app);
+  const rooms = new LiveRooms({
+    config: () => config,
+    defaultAnchor: anchor,
+    deliver: async (push) => {
+      const answer = await memoryRequest(server, {
+        method: 'POST',
+        path: push.path,
+        headers: { ...push.headers, host: 'cloudfn.live', 'x-tt-logid': generateLogid() },
+        body: push.body,
+      });
+      const logid = answer.headers[app.options.logidHeader];
+      return { status: answer.status, logid: typeof logid === 'string' ? logid : '', body: answer.body };
+    },
+  });
+  app.onShutdown(() => server.closeAllConnections());
+  return Object.assign(rooms, { config });
 }
 
 /** Sets the injected variables and returns how to put the old values back. */

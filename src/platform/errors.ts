@@ -159,6 +159,46 @@ const table = {
     errNo: 50103,
     message: (what: string, detail: string) => `${what} ${detail}`,
   },
+  PLATFORM_LIVE_BAD_MESSAGE: {
+    status: 400,
+    errNo: 40001,
+    message: (type: string, index: number, detail: string) => `${type} message ${index}: ${detail}`,
+  },
+  PLATFORM_LIVE_BAD_TYPE: {
+    status: 400,
+    errNo: 40001,
+    message: (value: string) =>
+      `msg_type ${JSON.stringify(value)} is not a live-room message type; use live_comment, live_gift, live_like or live_fansclub`,
+  },
+  PLATFORM_LIVE_BAD_TASK: {
+    status: 400,
+    errNo: 40001,
+    message: (detail: string) =>
+      `live_data task: ${detail}; send { "roomid": "7001", "appid": "tt…", "msg_type": "live_comment" }`,
+  },
+  PLATFORM_LIVE_NO_TASK: {
+    status: 409,
+    errNo: 40901,
+    message: (roomid: string, type: string, started: string) =>
+      `room ${JSON.stringify(roomid)} has no started ${type} task, so the platform would not push it (started tasks: ${started}); start it with POST https://webcast.bytedance.com/api/live_data/task/start (your start_game), or the console's Live room panel`,
+  },
+  PLATFORM_LIVE_NO_PATH: {
+    status: 409,
+    errNo: 40902,
+    message: () =>
+      'no live-data path is configured; add "liveData": { "path": "/live_data_callback" } to cloudfn.config, the path the platform POSTs the room\'s messages to',
+  },
+  PLATFORM_LIVE_BAD_TRAFFIC: {
+    status: 400,
+    errNo: 40001,
+    message: (detail: string) => `scripted traffic: ${detail}`,
+  },
+  PLATFORM_LIVE_NOT_FOUND: {
+    status: 404,
+    errNo: 40401,
+    message: (method: string, path: string) =>
+      `${method} ${path} is not a live-room endpoint; use POST /_cloudfn/live/<roomid>/<msg_type>, GET /_cloudfn/live/rooms, or the task calls under /_cloudfn/live/api/live_data/task/`,
+  },
   PLATFORM_OPTIONS: {
     status: 500,
     errNo: 50002,

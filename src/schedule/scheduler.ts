@@ -10,7 +10,7 @@ import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import { createHttpServer } from '../../runtime/serve/http-server.js';
 import { parseSchedule, type Schedule } from './cron.js';
 import { createScheduleError } from './errors.js';
-import { fireTimer, type FireResult } from './fire.js';
+import { fireTimer, PLATFORM_FIRING_LIMIT_MS, type FireResult } from './fire.js';
 import type { FireLock } from './lock.js';
 
 /** The time and timers a scheduler uses. @default Date.now, setTimeout and clearTimeout */
@@ -37,18 +37,28 @@ export interface SchedulerOptions {
    * leaves that function unscheduled (`cloudfn dev`, which keeps serving). @default 'throw'
    */
   onBadSchedule?: 'throw' | 'log';
+  /**
+   * A firing not answered within this many ms is cut (the connection closed, `service.signal`
+   * aborted) with an error line, as the platform stops waiting after 60 s. @default 60000
+   */
+  firingLimitMs?: number;
 }
 
 /** A scheduled function, as the console lists it. */
 export interface ScheduledFunction {
   name: string;
   schedule: string;
+  /** The JSON body of every firing (`{}` for the string form). */
+  params: unknown;
   /** The next firing, ISO 8601, or undefined when none is left. */
   next: string | undefined;
 }
 
 interface Entry {
   schedule: Schedule;
+  params: unknown;
+  /** The params as JSON, to see a reload change them. */
+  paramsText: string;
   next: number | undefined;
   timer: unknown;
 }
@@ -63,6 +73,7 @@ export class Scheduler {
   readonly #clock: SchedulerClock;
   readonly #lock: FireLock | undefined;
   readonly #onBad: 'throw' | 'log';
+  readonly #limitMs: number;
   /** A server of the app that never listens: firings are written to it in memory. */
   readonly #server: Server;
   readonly #entries = new Map<string, Entry>();
@@ -73,6 +84,7 @@ export class Scheduler {
     this.#clock = options.clock ?? systemClock;
     this.#lock = options.lock;
     this.#onBad = options.onBadSchedule ?? 'throw';
+    this.#limitMs = options.firingLimitMs ?? PLATFORM_FIRING_LIMIT_MS;
     this.#server = createHttpServer(app);
     app.onShutdown(() => this.stop());
   }
@@ -82,10 +94,13 @@ export class Scheduler {
     if (this.#stopped) return;
     const seen = new Set<string>();
     for (const fn of this.#app.router.list()) {
-      const expression = fn.config.schedule;
-      if (expression === undefined) continue;
+      const config = fn.config.schedule;
+      if (config === undefined) continue;
+      const expression = typeof config === 'string' ? config : config.cron;
+      const params = typeof config === 'string' ? {} : (config.params ?? {});
+      const paramsText = JSON.stringify(params);
       const current = this.#entries.get(fn.name);
-      if (current?.schedule.expression === expression) {
+      if (current?.schedule.expression === expression && current.paramsText === paramsText) {
         seen.add(fn.name);
         continue;
       }
@@ -99,7 +114,7 @@ export class Scheduler {
       }
       seen.add(fn.name);
       if (current !== undefined) this.#clock.clearTimeout(current.timer);
-      const entry: Entry = { schedule, next: undefined, timer: undefined };
+      const entry: Entry = { schedule, params, paramsText, next: undefined, timer: undefined };
       this.#entries.set(fn.name, entry);
       this.#arm(fn.name, entry, this.#clock.now());
     }
@@ -115,12 +130,13 @@ export class Scheduler {
     return [...this.#entries].map(([name, entry]) => ({
       name,
       schedule: entry.schedule.expression,
+      params: entry.params,
       next: entry.next === undefined ? undefined : new Date(entry.next).toISOString(),
     }));
   }
 
   /**
-   * Fires `name` now, on demand (`manual: true`), without asking the lock. Rejects with
+   * Fires `name` now, on demand (`x-cloudfn-manual: true`), without asking the lock. Rejects with
    * `CLOUDFN_TRIGGER_NOT_FOUND` when it has no schedule.
    * @example const { status, logid } = await scheduler.fire('cleanup')
    */
@@ -172,17 +188,22 @@ export class Scheduler {
     }
   }
 
-  #send(name: string, entry: Entry, scheduled: number, manual: boolean): Promise<FireResult> {
-    return fireTimer(
+  async #send(name: string, entry: Entry, scheduled: number, manual: boolean): Promise<FireResult> {
+    const limitMs = this.#limitMs;
+    const result = await fireTimer(
       this.#server,
       name,
-      {
-        trigger: 'timer',
-        schedule: entry.schedule.expression,
-        scheduledTime: new Date(scheduled).toISOString(),
-        manual,
-      },
+      { params: entry.params, scheduledTime: scheduled, manual, limitMs },
       this.#app.options.logidHeader,
     );
+    if (result.cut)
+      this.#app.logger.line(
+        'error',
+        result.logid,
+        name,
+        `timer firing cut after ${limitMs} ms: the platform waits at most ${PLATFORM_FIRING_LIMIT_MS / 1000} s for a timer's answer, then loses its status and may stop the work; finish sooner, or split the work`,
+        { limitMs, trigger: 'timer' },
+      );
+    return result;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Firing a scheduled function on demand over HTTP: `POST /_cloudfn/trigger/<function>` runs
- * it now as its timer would (`trigger: 'timer'`, `manual: true`) and answers
- * `{ function, status, logid, body }`, the firing's own answer inside. `cloudfn trigger` and
+ * it now as its timer would (`trigger: 'timer'`, its params as the body, `x-cloudfn-manual: true`)
+ * and answers `{ function, status, logid, body, cut }`, the firing's own answer inside. `cloudfn trigger` and
  * the console's buttons call it. It exists under `cloudfn dev`, and under `cloudfn start` only
  * with `--trigger-endpoint` (anyone who reaches the port could fire the timers otherwise).
  */
@@ -25,6 +25,8 @@ export interface TriggerAnswer {
   logid: string;
   /** The function's response body, as text. */
   body: string;
+  /** True when the firing was cut at its limit (status 0, no body). */
+  cut: boolean;
 }
 
 function sendJson(res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
@@ -81,6 +83,7 @@ export function triggerHook(scheduler: Scheduler): BeforeHook {
             status: result.status,
             logid: result.logid,
             body: result.body,
+            cut: result.cut,
           } satisfies TriggerAnswer),
         ),
       (error: unknown) => sendFailure(res, error),

@@ -1,6 +1,7 @@
 /**
  * `cloudfn/testing`: call functions in tests without a network. `invoke` runs a request through
- * the real pipeline in process; `createFakeService` hands a handler a recording service.
+ * the real pipeline in process; `invokeLiveData` pushes a live room's messages to one as the
+ * platform does; `createFakeService` hands a handler a recording service.
  * Nothing here depends on a test runner: it works under vitest, node:test, or any other.
  * @example
  * import { invoke } from 'cloudfn/testing';
@@ -22,5 +23,7 @@ export type {
 export type { BodyFor, InvokeRequest, QueryFor, QueryValue } from './request.js';
 export { createFakeService } from './fake-service.js';
 export type { FakeRequest, FakeService, FakeServiceOverrides, RecordedResponse } from './fake-service.js';
+export { invokeLiveData } from './live-data.js';
+export type { LiveDataRequest, LiveDataResult } from './live-data.js';
 export { parseSetCookies } from './cookies.js';
 export type { ResponseCookie } from './cookies.js';

@@ -156,6 +156,15 @@ describe.skipIf(!node.platformVersion)('under Node 14, through the imitation of 
     });
   });
 
+  it("takes the gateway's x-tt-logid as the logid, and a malformed one never", async () => {
+    const out = await runner.run(file('echo.js'), [
+      { method: 'GET', url: '/echo', headers: { 'x-tt-logid': '20261126170301A1B2C3', 'x-platform-logid': 'log-1' } },
+      { method: 'GET', url: '/echo', headers: { 'x-tt-logid': 'bad id with spaces', 'x-platform-logid': 'log-2' } },
+    ]);
+    expect(JSON.parse(out.answers![0]!.body)).toMatchObject({ logid: '20261126170301A1B2C3' });
+    expect(JSON.parse(out.answers![1]!.body)).toMatchObject({ logid: 'log-2' });
+  });
+
   it('answers a POST JSON with the parsed body, and continues an incoming trace', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const body = JSON.stringify({ name: 'Ada', n: [1, 2] });

@@ -60,7 +60,7 @@ describe('config.schedule', () => {
       timeout: 10,
     });
     expect(() => validateConfig({ schedule: 5 }, 'functions/tick.ts')).toThrow(
-      'functions/tick.ts: config.schedule must be a cron expression such as "0 */5 * * * *", got 5',
+      'functions/tick.ts: config.schedule must be a string or an object, got 5; write a cron expression such as "0 */5 * * * *", or { cron: "0 */5 * * * *", params: { ... } }',
     );
   });
 });
@@ -101,12 +101,13 @@ interface Call {
   params: unknown;
   trigger: string;
   logid: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 function setUp(options: { lock?: FireLock; schedule?: string } = {}) {
   const calls: Call[] = [];
   const handler: Handler = (params, service: Service) => {
-    calls.push({ params, trigger: service.trigger, logid: service.logid });
+    calls.push({ params, trigger: service.trigger, logid: service.logid, headers: { ...service.headers } });
     return { done: true };
   };
   const sink = createMemorySink();
@@ -131,7 +132,7 @@ describe('the scheduler', () => {
   it('fires on the schedule under a fake clock, through the pipeline, with trigger timer', async () => {
     const { calls, lines, clock, scheduler, nextFinish } = setUp();
     expect(scheduler.list()).toEqual([
-      { name: 'tick', schedule: '*/10 * * * * *', next: new Date(T0 + 10_000).toISOString() },
+      { name: 'tick', schedule: '*/10 * * * * *', params: {}, next: new Date(T0 + 10_000).toISOString() },
     ]);
     clock.advance(T0 + 9_999);
     expect(calls).toEqual([]);
@@ -140,13 +141,12 @@ describe('the scheduler', () => {
     clock.advance(T0 + 10_000);
     await done;
     expect(calls).toHaveLength(1);
-    expect(calls[0]!.params).toEqual({
-      trigger: 'timer',
-      schedule: '*/10 * * * * *',
-      scheduledTime: new Date(T0 + 10_000).toISOString(),
-      manual: false,
-    });
+    // The platform's shape: the body is the params (none: {}), the logid is x-tt-logid.
+    expect(calls[0]!.params).toEqual({});
     expect(calls[0]!.trigger).toBe('timer');
+    expect(calls[0]!.headers['x-tt-logid']).toBe(calls[0]!.logid);
+    expect(calls[0]!.headers['x-cloudfn-scheduled-time']).toBe(new Date(T0 + 10_000).toISOString());
+    expect(calls[0]!.headers['x-cloudfn-manual']).toBe('false');
     const line = lines.find((r) => r['logid'] === calls[0]!.logid && r['status'] !== undefined)!;
     expect(line).toMatchObject({ function: 'tick', method: 'POST', path: '/tick', status: 200, trigger: 'timer' });
 
@@ -154,7 +154,7 @@ describe('the scheduler', () => {
     done = Promise.all([nextFinish(), nextFinish()]).then(() => undefined);
     clock.advance(T0 + 30_000);
     await done;
-    expect(calls.map((c) => (c.params as { scheduledTime: string }).scheduledTime)).toEqual(
+    expect(calls.map((c) => c.headers['x-cloudfn-scheduled-time'])).toEqual(
       [10_000, 20_000, 30_000].map((ms) => new Date(T0 + ms).toISOString()),
     );
     expect(scheduler.list()[0]!.next).toBe(new Date(T0 + 40_000).toISOString());
@@ -166,11 +166,9 @@ describe('the scheduler', () => {
     expect(result.status).toBe(200);
     expect(JSON.parse(result.body)).toEqual({ done: true });
     expect(result.logid).toBe(calls[0]!.logid);
-    expect(calls[0]!.params).toMatchObject({
-      trigger: 'timer',
-      manual: true,
-      scheduledTime: new Date(T0).toISOString(),
-    });
+    expect(calls[0]!.params).toEqual({});
+    expect(calls[0]!.headers['x-cloudfn-manual']).toBe('true');
+    expect(calls[0]!.headers['x-cloudfn-scheduled-time']).toBe(new Date(T0).toISOString());
     await expect(scheduler.fire('plain')).rejects.toThrow(
       'no function "plain" has a config.schedule; the scheduled functions are: tick',
     );

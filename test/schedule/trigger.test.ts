@@ -35,8 +35,8 @@ beforeAll(async () => {
   mkdirSync(join(root, 'functions'));
   writeFileSync(
     join(root, 'functions', 'tick.mjs'),
-    `export const config = { schedule: '0 0 3 * * *' };
-export default (params, service) => ({ got: params, trigger: service.trigger });\n`,
+    `export const config = { schedule: { cron: '0 0 3 * * *', params: { job: 'nightly' } } };
+export default (params, service) => ({ got: params, trigger: service.trigger, manual: service.headers['x-cloudfn-manual'] });\n`,
   );
   writeFileSync(join(root, 'functions', 'plain.mjs'), `export default () => 'plain';\n`);
   dev = await startDevServer({ root, port: 0, sink });
@@ -52,11 +52,8 @@ describe('on-demand firing under cloudfn dev', () => {
     const response = await fetch(`${dev.url}/_cloudfn/trigger/tick`, { method: 'POST' });
     expect(response.status).toBe(200);
     const answer = (await response.json()) as { function: string; status: number; logid: string; body: string };
-    expect(answer).toMatchObject({ function: 'tick', status: 200 });
-    expect(JSON.parse(answer.body)).toMatchObject({
-      trigger: 'timer',
-      got: { trigger: 'timer', schedule: '0 0 3 * * *', manual: true },
-    });
+    expect(answer).toMatchObject({ function: 'tick', status: 200, cut: false });
+    expect(JSON.parse(answer.body)).toEqual({ trigger: 'timer', got: { job: 'nightly' }, manual: 'true' });
     const line = sink.records.find((r) => r['logid'] === answer.logid && r['status'] === 200);
     expect(line).toMatchObject({ function: 'tick', trigger: 'timer' });
 
@@ -73,7 +70,9 @@ describe('on-demand firing under cloudfn dev', () => {
 
   it('lists the schedules in the console API, and serves the metrics', async () => {
     const api = (await (await fetch(`${dev.url}/_cloudfn/api/functions`)).json()) as { schedules: unknown };
-    expect(api.schedules).toEqual([{ name: 'tick', schedule: '0 0 3 * * *', next: expect.any(String) }]);
+    expect(api.schedules).toEqual([
+      { name: 'tick', schedule: '0 0 3 * * *', params: { job: 'nightly' }, next: expect.any(String) },
+    ]);
     const metrics = await (await fetch(`${dev.url}/_cloudfn/metrics`)).text();
     expect(metrics).toMatch(/^cloudfn_requests_total\{function="tick",status="200"\} [1-9]/m);
   });
@@ -81,7 +80,7 @@ describe('on-demand firing under cloudfn dev', () => {
   it('is what cloudfn trigger calls', async () => {
     const cli = join(REPO, 'dist/src/cli/index.js');
     const ok = await run(process.execPath, [cli, 'trigger', 'tick', '--url', dev.url]);
-    expect(JSON.parse(ok.stdout)).toMatchObject({ trigger: 'timer', got: { manual: true } });
+    expect(JSON.parse(ok.stdout)).toMatchObject({ trigger: 'timer', got: { job: 'nightly' }, manual: 'true' });
     expect(ok.stderr).toMatch(/^tick answered 200 \(logid \S+\)\n$/);
 
     const missing = await run(process.execPath, [cli, 'trigger', 'plain', '--url', dev.url]).catch((e) => e);

@@ -46,6 +46,17 @@ async function postJson(
   return { status: response.status, body: parsed, logId: response.headers.get('x-tt-logid') ?? undefined };
 }
 
+/**
+ * The live-data task calls (`https://webcast.bytedance.com/api/live_data/task/start`, stop, get,
+ * or the same through Douyin Cloud's internal host) go to `cloudfn dev`'s live-room simulator
+ * (CLOUDFN_LIVE_URL) when it runs; undefined otherwise.
+ */
+function liveTarget(options: SdkOptions, url: URL): string | undefined {
+  const host = url.hostname;
+  if (host !== 'webcast.bytedance.com' && host !== 'webcast-bytedance-com.openapi.dyc.ivolces.com') return undefined;
+  return url.pathname.startsWith('/api/live_data/') ? options.liveUrl : undefined;
+}
+
 /** Where one call goes: the target base URL and whether it is the emulator. */
 function targetOf(options: SdkOptions, url: string): { base: string; emulator: boolean; path: string } {
   let parsed: URL;
@@ -55,6 +66,8 @@ function targetOf(options: SdkOptions, url: string): { base: string; emulator: b
     throw platformError('PLATFORM_SDK_BAD_ARGUMENT', 'openApiInvoke url', `must be a URL, got ${JSON.stringify(url)}`);
   }
   const path = parsed.pathname + parsed.search;
+  const live = liveTarget(options, parsed);
+  if (live !== undefined) return { base: live, emulator: false, path };
   if (parsed.pathname.startsWith(EMULATED_PREFIX) && options.emulatorUrl !== undefined)
     return { base: options.emulatorUrl, emulator: true, path };
   if (options.openApiUrl !== undefined) return { base: options.openApiUrl, emulator: false, path };

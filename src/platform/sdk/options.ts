@@ -10,6 +10,9 @@ import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../options.js';
 /** The env var naming a local server for the OpenAPI interfaces the emulator does not implement. */
 export const SDK_OPENAPI_URL_VAR = 'CLOUDFN_SDK_OPENAPI_URL';
 
+/** The env var naming the live-room simulator of `cloudfn dev`, which answers the live-data task calls. */
+export const LIVE_URL_VAR = 'CLOUDFN_LIVE_URL';
+
 /** What the stand-in reads. */
 export interface SdkOptions {
   /** The emulator's data folder; the database is `<dataDir>/database/`. @default `<cwd>/.cloudfn/platform` */
@@ -18,6 +21,8 @@ export interface SdkOptions {
   emulatorUrl: string | undefined;
   /** A local server for every other interface (CLOUDFN_SDK_OPENAPI_URL). @default undefined */
   openApiUrl: string | undefined;
+  /** The live-room simulator (CLOUDFN_LIVE_URL, set by `cloudfn dev`). @default undefined */
+  liveUrl: string | undefined;
   /** Client credentials exchanged for the access-token (CLOUDFN_MEDIA_CLIENT_KEY/SECRET). */
   clientKey: string | undefined;
   clientSecret: string | undefined;
@@ -43,6 +48,7 @@ export function readSdkOptions(env: Record<string, string | undefined> = process
     dataDir: resolve(nonEmpty(env[PLATFORM_ENV_VARS.dataDir]) ?? join(process.cwd(), DEFAULT_DATA_DIR)),
     emulatorUrl: nonEmpty(env['CLOUDFN_MEDIA_BASE_URL'])?.replace(/\/+$/, ''),
     openApiUrl: nonEmpty(env[SDK_OPENAPI_URL_VAR])?.replace(/\/+$/, ''),
+    liveUrl: nonEmpty(env[LIVE_URL_VAR])?.replace(/\/+$/, ''),
     clientKey: nonEmpty(env['CLOUDFN_MEDIA_CLIENT_KEY']),
     clientSecret: nonEmpty(env['CLOUDFN_MEDIA_CLIENT_SECRET']),
     tokenUrl: nonEmpty(env['CLOUDFN_MEDIA_TOKEN_URL']),

@@ -20,7 +20,7 @@ export interface ConsoleMeta {
   triggerHeader: string;
   consoleTrigger: string;
   /** The functions with a `config.schedule`, and their next firings. */
-  schedules?: { name: string; schedule: string; next?: string }[];
+  schedules?: { name: string; schedule: string; params?: unknown; next?: string }[];
   /** The user the dev server acts as (config devUser, CLOUDFN_DEV_*). */
   devUser: DevUserInfo;
 }

@@ -25,6 +25,7 @@ import { Editor } from './editor.js';
 import { clearHistory, loadHistory, remember, settle, type HistoryEntry } from './history.js';
 import { LogFilter } from './log-filter.js';
 import { startDatabasePanel } from './database-panel.js';
+import { startLivePanel } from './live-panel.js';
 import { startObservePanel } from './observe-panel.js';
 import { RequestList, statusKind } from './requests.js';
 import { defaultView, formatBytes, renderBody, renderHeaders, renderLog, type BodyView } from './view.js';
@@ -600,6 +601,7 @@ async function start(): Promise<void> {
   updateFunctions(meta.functions);
   const observe = startObservePanel(meta.schedules ?? []);
   const database = startDatabasePanel();
+  const live = startLivePanel(meta.devUser.appid);
   openFeed({
     status: setConnected,
     typecheck: renderTypeErrors,
@@ -610,6 +612,7 @@ async function start(): Promise<void> {
     request: (info) => {
       observe.requestSeen();
       database.requestSeen();
+      live.refresh();
       requests.add(info);
       if (shown?.logid === info.logid) requests.select(info.logid);
       if (current === undefined || info.logid !== current.logid) return;

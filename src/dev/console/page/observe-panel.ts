@@ -1,21 +1,15 @@
 /**
- * The console's metrics and timers: a table of the counters that `/_cloudfn/metrics` serves
- * (requests by function and status, mean time, in flight, event-loop delay), refreshed after
- * requests, and a button per function with `config.schedule` that fires it now through
- * `POST /_cloudfn/trigger/<function>` (its request then shows in the list like any other).
+ * The console's metrics: a table of the counters that `/_cloudfn/metrics` serves (requests by
+ * function and status, mean time, in flight, event-loop delay), refreshed after requests; and
+ * the Timers panel (timers-panel.ts) drawn and redrawn when the functions change.
  */
 import { API } from './api.js';
 import { byId, h, replace } from './dom.js';
+import { renderTimers, type ScheduleInfo } from './timers-panel.js';
 
-/** A function with a schedule, as `/_cloudfn/api/functions` lists it. */
-export interface ScheduleInfo {
-  name: string;
-  schedule: string;
-  next?: string;
-}
+export type { ScheduleInfo } from './timers-panel.js';
 
 const METRICS = '/_cloudfn/metrics';
-const TRIGGER = '/_cloudfn/trigger/';
 
 /** One sample line: `name{labels} value`. */
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/;
@@ -87,47 +81,6 @@ function renderMetrics(samples: Sample[]): void {
 
 function sum(samples: Sample[], name: string): number {
   return samples.filter((s) => s.name === name).reduce((total, s) => total + s.value, 0);
-}
-
-function renderTimers(schedules: ScheduleInfo[]): void {
-  byId('timers-section').hidden = schedules.length === 0;
-  replace(
-    byId('timers'),
-    ...schedules.map((timer) => {
-      const result = h('span', { class: 'muted timer-result' });
-      const fire = async (): Promise<void> => {
-        result.textContent = 'firing…';
-        try {
-          const res = await fetch(`${TRIGGER}${timer.name.split('/').map(encodeURIComponent).join('/')}`, {
-            method: 'POST',
-          });
-          const answer = (await res.json()) as { status?: number; logid?: string; error?: { message: string } };
-          result.textContent =
-            answer.error !== undefined ? answer.error.message : `answered ${answer.status} (logid ${answer.logid})`;
-        } catch (error) {
-          result.textContent = (error as Error).message;
-        }
-      };
-      return h(
-        'li',
-        { 'data-timer': timer.name },
-        h(
-          'button',
-          { class: 'fire', title: `fire ${timer.name} now, as its timer would`, onclick: () => void fire() },
-          'fire',
-        ),
-        ' ',
-        h('strong', {}, timer.name),
-        ' ',
-        h('code', {}, timer.schedule),
-        timer.next === undefined
-          ? ''
-          : h('span', { class: 'muted' }, ` next ${new Date(timer.next).toLocaleTimeString()}`),
-        ' ',
-        result,
-      );
-    }),
-  );
 }
 
 /** What main.ts tells the panel. */

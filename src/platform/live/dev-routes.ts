@@ -1,0 +1,165 @@
+/**
+ * The live-room simulator over HTTP, on the dev server under `/_cloudfn/live/`:
+ *
+ * | call | answer |
+ * |---|---|
+ * | `POST /_cloudfn/live/api/live_data/task/start` (and `stop`, `GET …/get`) | the platform's task calls (task-api.ts); `openApiInvoke` of `webcast.bytedance.com` comes here |
+ * | `POST /_cloudfn/live/<roomid>/<msg_type>` with a JSON object or array of partial messages | one push to `liveData.path`; `{ roomid, msg_type, messages, status, logid, body }`, the function's answer inside |
+ * | the same with `?rate=N&count=M` (`&wait=1` to answer at the end) | scripted traffic: 202 and the totals (200 at the end with `wait`) |
+ * | `DELETE /_cloudfn/live/traffic` | stops every run; their totals |
+ * | `GET /_cloudfn/live/rooms` | `{ anchor, path, tasks, traffic }` for the console |
+ *
+ * A push to a room with no started task of its type is refused 409 (`PLATFORM_LIVE_NO_TASK`),
+ * and nothing reaches the function, as on the platform.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { generateLogid } from '../../../runtime/log/logid.js';
+import { errorBody } from '../../../runtime/request/error-body.js';
+import type { BeforeHook } from '../../../runtime/serve/http-server.js';
+import { PlatformError, platformError } from '../errors.js';
+import type { LiveDataConfig } from './config.js';
+import { isLiveMsgType } from './messages.js';
+import type { LiveRooms } from './rooms.js';
+import { answerTaskCall } from './task-api.js';
+import { startTraffic, type TrafficRun } from './traffic.js';
+
+/** Where the simulator lives on the dev server. */
+export const LIVE_PREFIX = '/_cloudfn/live';
+
+/** The most a request body to the simulator may hold. */
+const MAX_BODY = 1024 * 1024;
+
+function sendJson(res: ServerResponse, status: number, payload: unknown): void {
+  const body = JSON.stringify(payload);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}
+
+function sendFailure(res: ServerResponse, error: unknown): void {
+  const failure =
+    error instanceof PlatformError
+      ? error
+      : platformError('PLATFORM_LIVE_BAD_TRAFFIC', error instanceof Error ? error.message : String(error));
+  const body = errorBody(failure.code, failure.message, generateLogid());
+  res.writeHead(failure.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(
+          platformError('PLATFORM_LIVE_BAD_TRAFFIC', `the body is over ${MAX_BODY} bytes; send fewer messages at once`),
+        );
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8').trim();
+      if (text === '') return resolve(undefined);
+      try {
+        resolve(JSON.parse(text));
+      } catch (error) {
+        reject(platformError('PLATFORM_LIVE_BAD_MESSAGE', 'body', 0, `is not JSON (${(error as Error).message})`));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+/** What the hook reads. */
+export interface LiveRoutesContext {
+  rooms: LiveRooms;
+  config: () => LiveDataConfig | undefined;
+}
+
+/**
+ * The before-routing hook of the simulator.
+ * @example createHttpServer(app, { before: [liveHook({ rooms, config })] })
+ */
+export function liveHook(ctx: LiveRoutesContext): BeforeHook {
+  const runs = new Set<TrafficRun>();
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    if (!(url === LIVE_PREFIX || url.startsWith(`${LIVE_PREFIX}/`) || url.startsWith(`${LIVE_PREFIX}?`))) return false;
+    const parsed = new URL(url, 'http://live.local');
+    const path = parsed.pathname.slice(LIVE_PREFIX.length);
+    const method = req.method ?? 'GET';
+    void handle(ctx, runs, req, res, method, path, parsed.searchParams).catch((error: unknown) =>
+      sendFailure(res, error),
+    );
+    return true;
+  };
+}
+
+async function handle(
+  ctx: LiveRoutesContext,
+  runs: Set<TrafficRun>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  path: string,
+  query: URLSearchParams,
+): Promise<void> {
+  if (path.startsWith('/api/')) {
+    const body = method === 'GET' ? undefined : await readJson(req);
+    const answer = answerTaskCall(ctx.rooms, { method, path, query, body });
+    if (answer === undefined) throw platformError('PLATFORM_LIVE_NOT_FOUND', method, LIVE_PREFIX + path);
+    return sendJson(res, answer.status, answer.body);
+  }
+  if (path === '/rooms' && method === 'GET') {
+    return sendJson(res, 200, {
+      anchor: ctx.rooms.anchor(),
+      path: ctx.config()?.path ?? null,
+      tasks: ctx.rooms.tasks(),
+      traffic: [...runs].map((run) => run.totals()),
+    });
+  }
+  if (path === '/traffic' && method === 'DELETE') {
+    const stopped = [...runs];
+    for (const run of stopped) run.stop();
+    return sendJson(res, 200, { stopped: await Promise.all(stopped.map((run) => run.done)) });
+  }
+  const parts = path.split('/').filter((p) => p !== '');
+  if (parts.length !== 2 || method !== 'POST')
+    throw platformError('PLATFORM_LIVE_NOT_FOUND', method, LIVE_PREFIX + path);
+  const roomid = decodeURIComponent(parts[0]!);
+  const msgType = decodeURIComponent(parts[1]!);
+  if (!isLiveMsgType(msgType)) throw platformError('PLATFORM_LIVE_BAD_TYPE', msgType);
+  const body = await readJson(req);
+  if (query.has('rate') || query.has('count')) {
+    const run = startTraffic(ctx.rooms, {
+      roomid,
+      msgType,
+      rate: query.get('rate') ?? '10',
+      count: query.get('count') ?? '100',
+      template: body,
+    });
+    runs.add(run);
+    void run.done.then(() => runs.delete(run));
+    if (query.get('wait') === '1') return sendJson(res, 200, await run.done);
+    return sendJson(res, 202, run.totals());
+  }
+  const result = await ctx.rooms.send(roomid, msgType, body);
+  return sendJson(res, 200, {
+    roomid,
+    msg_type: msgType,
+    messages: result.messages,
+    status: result.status,
+    logid: result.logid,
+    body: result.body,
+  });
+}

@@ -1,0 +1,190 @@
+/**
+ * The live rooms of the simulator: the data tasks started for each (room, message type), as
+ * the platform keeps them (one per roomid × appid × msg_type; start and stop are idempotent;
+ * status 1 no such task, 2 stopped, 3 running), and sending a room's messages: whole messages
+ * from partial ones, refused unless a task of that type runs, then one push of all of them
+ * (a JSON array) to the data path through `deliver`. Every push is told to the listeners (the
+ * console's stream). Per-instance state: a dev server has one.
+ */
+import { platformError } from '../errors.js';
+import { DEV_LIVE_SECRET, type LiveDataConfig } from './config.js';
+import { fillMessages, type LiveMessage, type LiveMsgType, MsgIds } from './messages.js';
+import { pushHeaders } from './push-headers.js';
+
+/** Task status as the platform's task/get answers it. */
+export const TASK_STATUS = { missing: 1, stopped: 2, running: 3 } as const;
+
+/** One data task. */
+export interface LiveTask {
+  roomid: string;
+  appid: string;
+  msgType: LiveMsgType;
+  taskId: string;
+  running: boolean;
+  /** ms since the epoch of the last start. */
+  startedAt: number;
+}
+
+/** One push, as sent to the data path. */
+export interface LivePush {
+  path: string;
+  headers: Record<string, string>;
+  /** The JSON array of messages, as text. */
+  body: string;
+}
+
+/** What the data path answered. */
+export interface DeliveryResult {
+  status: number;
+  logid: string;
+  body: string;
+}
+
+/** What sending messages to a room gives: the messages sent and the function's answer. */
+export interface SendResult extends DeliveryResult {
+  roomid: string;
+  msgType: LiveMsgType;
+  messages: LiveMessage[];
+}
+
+/** Options of `LiveRooms`. */
+export interface LiveRoomsOptions {
+  /** Sends one push to the function at its path (the dev server writes it into the app). */
+  deliver: (push: LivePush) => Promise<DeliveryResult>;
+  /** The project's `liveData`, read when a push is made (reloads may change it). */
+  config: () => LiveDataConfig | undefined;
+  /** The anchor when the config names none (the dev user's openid). */
+  defaultAnchor: string;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** What listeners hear. */
+export type LiveEvent =
+  | { kind: 'task'; task: LiveTask }
+  | { kind: 'push'; roomid: string; msgType: LiveMsgType; messages: LiveMessage[]; status: number; logid: string };
+
+function key(roomid: string, msgType: string): string {
+  return `${roomid}\n${msgType}`;
+}
+
+export class LiveRooms {
+  readonly #options: LiveRoomsOptions;
+  readonly #tasks = new Map<string, LiveTask>();
+  readonly #ids = new MsgIds();
+  readonly #listeners = new Set<(event: LiveEvent) => void>();
+  #nextTask = 1;
+
+  constructor(options: LiveRoomsOptions) {
+    this.#options = options;
+  }
+
+  #now(): number {
+    return this.#options.now?.() ?? Date.now();
+  }
+
+  #tell(event: LiveEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+
+  /** Listens to task changes and pushes; returns how to stop. */
+  listen(listener: (event: LiveEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Starts (or keeps running) the task; answers its id, the same on every start. */
+  start(roomid: string, appid: string, msgType: LiveMsgType): LiveTask {
+    let task = this.#tasks.get(key(roomid, msgType));
+    if (task === undefined) {
+      task = {
+        roomid,
+        appid,
+        msgType,
+        taskId: `${this.#now()}${String(this.#nextTask++).padStart(6, '0')}`,
+        running: false,
+        startedAt: 0,
+      };
+      this.#tasks.set(key(roomid, msgType), task);
+    }
+    if (!task.running) {
+      task.running = true;
+      task.startedAt = this.#now();
+      task.appid = appid;
+      this.#tell({ kind: 'task', task: { ...task } });
+    }
+    return { ...task };
+  }
+
+  /** Stops the task if it runs; a missing one is no error (the platform's stop is idempotent). */
+  stop(roomid: string, msgType: LiveMsgType): void {
+    const task = this.#tasks.get(key(roomid, msgType));
+    if (task === undefined || !task.running) return;
+    task.running = false;
+    this.#tell({ kind: 'task', task: { ...task } });
+  }
+
+  /** The task's status: 1 no such task, 2 stopped, 3 running. */
+  status(roomid: string, msgType: LiveMsgType): number {
+    const task = this.#tasks.get(key(roomid, msgType));
+    return task === undefined ? TASK_STATUS.missing : task.running ? TASK_STATUS.running : TASK_STATUS.stopped;
+  }
+
+  /** Stops every task (the dev server's close): runs of scripted traffic end with it. */
+  stopAll(): void {
+    for (const task of this.#tasks.values()) this.stop(task.roomid, task.msgType);
+  }
+
+  /** Every task, running or stopped. */
+  tasks(): LiveTask[] {
+    return [...this.#tasks.values()].map((task) => ({ ...task }));
+  }
+
+  /** The anchor pushes name. */
+  anchor(): string {
+    return this.#options.config()?.anchorOpenid ?? this.#options.defaultAnchor;
+  }
+
+  /**
+   * Whole messages of `msgType` from `partial` (an object or an array), checked against a
+   * running task (`PLATFORM_LIVE_NO_TASK` when none) and the config (`PLATFORM_LIVE_NO_PATH`).
+   * Nothing is sent when either fails.
+   */
+  prepare(roomid: string, msgType: LiveMsgType, partial: unknown): { push: LivePush; messages: LiveMessage[] } {
+    const task = this.#tasks.get(key(roomid, msgType));
+    if (task === undefined || !task.running) {
+      const started = this.tasks().filter((t) => t.running);
+      throw platformError(
+        'PLATFORM_LIVE_NO_TASK',
+        roomid,
+        msgType,
+        started.length === 0 ? 'none' : started.map((t) => `${t.roomid} ${t.msgType}`).join(', '),
+      );
+    }
+    const config = this.#options.config();
+    if (config === undefined) throw platformError('PLATFORM_LIVE_NO_PATH');
+    const now = this.#now();
+    const messages = fillMessages(msgType, partial, { ids: this.#ids, now }) as LiveMessage[];
+    const body = JSON.stringify(messages);
+    const headers = pushHeaders({
+      roomid,
+      msgType,
+      anchorOpenid: this.anchor(),
+      body,
+      secret: config.secret ?? DEV_LIVE_SECRET,
+      now,
+    });
+    return { push: { path: config.path, headers, body }, messages };
+  }
+
+  /**
+   * Sends `partial` messages to the room's data path as one push.
+   * @example await rooms.send('7001', 'live_comment', [{ content: 'hi' }])
+   */
+  async send(roomid: string, msgType: LiveMsgType, partial: unknown): Promise<SendResult> {
+    const { push, messages } = this.prepare(roomid, msgType, partial);
+    const answer = await this.#options.deliver(push);
+    this.#tell({ kind: 'push', roomid, msgType, messages, status: answer.status, logid: answer.logid });
+    return { ...answer, roomid, msgType, messages };
+  }
+}
