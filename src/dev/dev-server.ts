@@ -32,6 +32,9 @@ import { createPrettySink } from './pretty-sink.js';
 import { Reloader, type FunctionStatus } from './reloader.js';
 import { startTypeErrors } from './type-errors.js';
 import { TreeWatcher } from './watch-tree.js';
+import { startDevGateway, type DevGateway } from './ws-gateway.js';
+import type { Gateway } from '../platform/gateway/gateway.js';
+import { PUSH_MOUNT, PUSH_URL_VAR } from '../platform/gateway/names.js';
 
 /**
  * The request header the dev server trusts to set `service.trigger` (the runtime's
@@ -74,6 +77,8 @@ export interface DevServerOptions {
   functionsDir?: string;
   /** The clock of the timers of `config.schedule` (tests pass a fake one). @default the system clock */
   clock?: SchedulerClock;
+  /** Close a WebSocket connection after this many ms without a message (0: never). @default CLOUDFN_WS_IDLE_TIMEOUT, else 600000 */
+  wsIdleTimeoutMs?: number;
 }
 
 /** A running dev server. */
@@ -91,6 +96,8 @@ export interface DevServer {
   functions(): FunctionStatus[];
   /** The timers of the functions that export `config.schedule`. */
   scheduler: Scheduler;
+  /** The WebSocket gateway at `/__dycloud__/ws/connect/` (docs/gateway.md). */
+  gateway: Gateway;
   /** Resolves once the changes seen so far are applied (tests and benchmarks await it). */
   settled(): Promise<void>;
   /** Stops watching, ends the console's streams, drains requests and closes the port. */
@@ -124,6 +131,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
 
   let reloader: Reloader | undefined;
   let scheduler: Scheduler | undefined;
+  let ws: DevGateway | undefined;
   try {
     reportDotenv(logger, dotenv.load().problems);
     const inspectorUrl =
@@ -149,6 +157,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       functionConfig: config.functions ?? {},
       onUpdate: (list) => {
         scheduler?.sync();
+        ws?.reloaded(list);
         hub.publish('functions', list);
       },
       debounceMs: options.debounceMs ?? 5,
@@ -196,12 +205,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       assets: () => (assets ??= loadConsoleAssets()),
       triggerHeader: DEV_TRIGGER_HEADER,
       devUser,
+      connections: () => ws?.gateway.sessions() ?? [],
     });
     const server = createHttpServer(app, {
       before: [
         devUserHook(devUser),
         ...(metrics !== undefined && app.metrics !== undefined ? [metrics.metricsHook(app.metrics)] : []),
         triggerHook(timers),
+        (req, res) => ws?.pushHook(req, res) ?? false,
         (req, res) => {
           if (!isConsolePath(req.url ?? '/')) return false;
           consoleHandler(req, res);
@@ -216,7 +227,19 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         },
       ],
     });
+    const gateway = startDevGateway({
+      app,
+      server,
+      logger,
+      hub,
+      devUser,
+      ...(options.wsIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.wsIdleTimeoutMs }),
+    });
+    ws = gateway;
+    gateway.reloaded(loader.list());
     const bound = await listen(server, app.options.port, app.options.host);
+    // Code that calls the push host directly reads where the local push API is.
+    cleanups.push(injectEnv({ [PUSH_URL_VAR]: `${bound.url}${PUSH_MOUNT}` }).restore);
     if (app.options.captureConsole) cleanups.push(captureConsole(logger));
     assets = loadConsoleAssets();
     assets.catch(() => undefined);
@@ -252,6 +275,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         hub.close();
         await stopTypes?.();
         await loader.close();
+        await gateway.close();
         await shutdown(app, server);
         undo();
       })());
@@ -274,6 +298,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       inspectorUrl,
       functions: () => loader.list(),
       scheduler: timers,
+      gateway: gateway.gateway,
       settled: async () => {
         for (let pending = loader.pending; pending !== undefined; pending = loader.pending) await pending;
       },
