@@ -137,7 +137,7 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
   },
   'cloudfn/testing': {
     load: () => import('../src/testing/index.js'),
-    names: ['createFakeService', 'invoke', 'parseSetCookies'],
+    names: ['ConnectRefusedError', 'createFakeService', 'invoke', 'openGateway', 'parseSetCookies'],
   },
   'cloudfn/client': {
     load: () => import('../src/client/index.js'),

@@ -1,6 +1,7 @@
 /**
  * `cloudfn/testing`: call functions in tests without a network. `invoke` runs a request through
- * the real pipeline in process; `createFakeService` hands a handler a recording service.
+ * the real pipeline in process; `createFakeService` hands a handler a recording service;
+ * `openGateway` connects simulated WebSocket clients and records what is pushed to them.
  * Nothing here depends on a test runner: it works under vitest, node:test, or any other.
  * @example
  * import { invoke } from 'cloudfn/testing';
@@ -23,4 +24,12 @@ export type { BodyFor, InvokeRequest, QueryFor, QueryValue } from './request.js'
 export { createFakeService } from './fake-service.js';
 export type { FakeRequest, FakeService, FakeServiceOverrides, RecordedResponse } from './fake-service.js';
 export { parseSetCookies } from './cookies.js';
+export { ConnectRefusedError, openGateway } from './gateway.js';
+export type {
+  GatewayTestOptions,
+  ReceivedMessage,
+  SimulatedClient,
+  TestGateway,
+  UplinkAnswer,
+} from './gateway.js';
 export type { ResponseCookie } from './cookies.js';
