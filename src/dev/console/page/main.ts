@@ -25,6 +25,7 @@ import { Editor } from './editor.js';
 import { clearHistory, loadHistory, remember, settle, type HistoryEntry } from './history.js';
 import { LogFilter } from './log-filter.js';
 import { startDatabasePanel } from './database-panel.js';
+import { startConnectionsPanel } from './connections-panel.js';
 import { startObservePanel } from './observe-panel.js';
 import { RequestList, statusKind } from './requests.js';
 import { defaultView, formatBytes, renderBody, renderHeaders, renderLog, type BodyView } from './view.js';
@@ -600,6 +601,7 @@ async function start(): Promise<void> {
   updateFunctions(meta.functions);
   const observe = startObservePanel(meta.schedules ?? []);
   const database = startDatabasePanel();
+  startConnectionsPanel(meta.functions.map((fn) => fn.path));
   openFeed({
     status: setConnected,
     typecheck: renderTypeErrors,
