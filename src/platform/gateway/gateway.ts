@@ -78,6 +78,8 @@ interface Session {
   /** Uplinks go to the function one at a time, in order. */
   chain: Promise<void>;
   closed: boolean;
+  /** Connect answered 2xx. */
+  accepted: boolean;
   /** The keys of its groups in `#groups`. */
   groups: Set<string>;
 }
@@ -112,9 +114,11 @@ export class Gateway {
     return () => void this.#observers.delete(observer);
   }
 
-  /** The open connections, oldest first. */
+  /** The connections whose connect was answered 2xx, oldest first. */
   sessions(): SessionInfo[] {
-    return [...this.#sessions.values()].filter((s) => s.link !== undefined).map((s) => ({ ...s.info }));
+    return [...this.#sessions.values()]
+      .filter((s) => s.accepted)
+      .map((s) => ({ ...s.info, groups: [...s.info.groups] }));
   }
 
   /** One session, open or pending. */
@@ -198,6 +202,7 @@ export class Gateway {
       queued: [],
       chain: Promise.resolve(),
       closed: false,
+      accepted: false,
       groups: new Set(),
     };
     this.#sessions.set(info.sessionId, session);
@@ -206,6 +211,7 @@ export class Gateway {
     users.add(info.sessionId);
     const { answer, logid } = await this.#callFunction(info, 'connect');
     if (answer.status >= 200 && answer.status < 300) {
+      session.accepted = true;
       this.#emit({ type: 'connect', session: { ...info }, status: answer.status, logid });
       return { ok: true, sessionId: info.sessionId, answer, logid };
     }
