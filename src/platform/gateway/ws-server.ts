@@ -55,7 +55,8 @@ function refuse(socket: Duplex, answer: AppAnswer, logid: string): void {
       `content-type: ${String(type)}\r\ncontent-length: ${answer.body.length}\r\n` +
       `x-tt-logid: ${logid}\r\nconnection: close\r\n\r\n`,
   );
-  socket.end(answer.body);
+  // Destroyed once written: some clients (undici) wait for the socket to close to report it.
+  socket.end(answer.body, () => socket.destroy());
 }
 
 function envelope(status: number, message: string): AppAnswer {
