@@ -12,7 +12,7 @@ import type { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { DevUser } from '../../runtime/options.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
-import { serverCaller } from '../platform/gateway/call-app.js';
+import { memoryAgent, serverCaller } from '../platform/gateway/call-app.js';
 import { Gateway, type GatewayActivity } from '../platform/gateway/gateway.js';
 import { CLOSE_CODES, PUSH_MOUNT } from '../platform/gateway/names.js';
 import { readGatewayOptions } from '../platform/gateway/options.js';
@@ -94,8 +94,9 @@ function describe(activity: GatewayActivity): string | undefined {
 export function startDevGateway(options: DevGatewayOptions): DevGateway {
   const { app, server, logger, hub } = options;
   const settings = readGatewayOptions(process.env, options.devUser);
+  const agent = memoryAgent(server);
   const gateway = new Gateway({
-    call: serverCaller(server),
+    call: serverCaller(server, agent),
     identity: settings.identity,
     functionOf: (path) => app.router.match(path, decodeURI(path))?.fn.name,
   });
@@ -164,6 +165,7 @@ export function startDevGateway(options: DevGatewayOptions): DevGateway {
     },
     async close() {
       await sockets.close(CLOSE_CODES.goingAway, 'the dev server is stopping');
+      agent.destroy();
       server.off('upgrade', onUpgrade);
     },
   };

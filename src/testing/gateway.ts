@@ -14,7 +14,7 @@ import { resolveDevUser } from '../../runtime/options.js';
 import { loadRoutePatterns } from '../../runtime/request/router.js';
 import { createHttpServer } from '../../runtime/serve/http-server.js';
 import type { FunctionSpec } from '../../runtime/types.js';
-import { serverCaller, type AppAnswer } from '../platform/gateway/call-app.js';
+import { memoryAgent, serverCaller, type AppAnswer } from '../platform/gateway/call-app.js';
 import { Gateway, type GatewayActivity, type GatewayIdentity } from '../platform/gateway/gateway.js';
 import { CLOSE_CODES, PUSH_URL_VAR } from '../platform/gateway/names.js';
 import { handlePush, type PushAnswer } from '../platform/gateway/push-api.js';
@@ -146,8 +146,9 @@ export async function openGateway(
   });
   const server = createHttpServer(app);
   const user = resolveDevUser({});
+  const agent = memoryAgent(server);
   const gateway = new Gateway({
-    call: serverCaller(server),
+    call: serverCaller(server, agent),
     identity: { appid: user.appid, envId: 'env-dev', serviceId: 'dev-service', ...options.identity },
     functionOf: (path) => app.router.match(path, decodeURI(path))?.fn.name,
   });
@@ -229,6 +230,7 @@ export async function openGateway(
     gateway,
     close: async () => {
       await gateway.close(CLOSE_CODES.goingAway, 'the test gateway closed');
+      agent.destroy();
       unregister();
       if (process.env[PUSH_URL_VAR] === `memory:${id}`) {
         if (previous === undefined) delete process.env[PUSH_URL_VAR];

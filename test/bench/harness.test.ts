@@ -44,7 +44,7 @@ const BENCHMARKS = [
   'GET tiny function with console capture on, no console call',
   'dev WebSocket gateway: open and hold 1,000 connections (connect calls the function)',
   'dev WebSocket gateway: one group push reaching all 1,000',
-  'dev WebSocket gateway: server RSS per held connection',
+  'dev WebSocket gateway: memory kept per held connection (heap + external, after gc)',
 ];
 const PEERS = [
   'fastify 5, logger off',

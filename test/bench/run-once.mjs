@@ -25,7 +25,7 @@
  *   console  console.log captured in a request against service.log, and GET with capture on
  *            against capture off (no console call)
  *   gateway  the dev server's WebSocket gateway against a bare ws server: 1,000 connections
- *            opened and held, one group push reaching all of them, RSS per connection
+ *            opened and held, one group push reaching all of them, memory per connection
  * A group left out still has its rows in the tables, marked "not run".
  */
 import { execFileSync } from 'node:child_process';
@@ -50,7 +50,7 @@ const GATEWAY_CONNECTIONS = 1000;
 const GATEWAY_BASELINE = 'bare ws server on node:http';
 const GATEWAY_OPEN_BENCHMARK = `dev WebSocket gateway: open and hold ${GATEWAY_CONNECTIONS.toLocaleString('en-US')} connections (connect calls the function)`;
 const GATEWAY_PUSH_BENCHMARK = `dev WebSocket gateway: one group push reaching all ${GATEWAY_CONNECTIONS.toLocaleString('en-US')}`;
-const GATEWAY_MEMORY_BENCHMARK = 'dev WebSocket gateway: server RSS per held connection';
+const GATEWAY_MEMORY_BENCHMARK = 'dev WebSocket gateway: memory kept per held connection (heap + external, after gc)';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GROUPS = ['get', 'json', 'peers', 'upload', 'sign', 'cold', 'bundle', 'workers', 'reload', 'console', 'gateway'];
 

@@ -14,7 +14,7 @@ export type {
   PushVia,
   SessionInfo,
 } from './gateway.js';
-export { serverCaller, type AppAnswer, type AppCall, type AppCaller } from './call-app.js';
+export { memoryAgent, serverCaller, type AppAnswer, type AppCall, type AppCaller } from './call-app.js';
 export { handlePush, parseIdList, type PushAnswer, type PushRequest } from './push-api.js';
 export { isPushUrl, registerMemoryPush, sendPush } from './push-route.js';
 export { GatewaySocketServer, type GatewaySocketOptions } from './ws-server.js';

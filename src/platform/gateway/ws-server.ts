@@ -102,7 +102,8 @@ export class GatewaySocketServer {
   }
 
   async #connect(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
-    socket.on('error', () => socket.destroy());
+    const onError = (): void => void socket.destroy();
+    socket.on('error', onError);
     if (this.#closing) return refuse(socket, envelope(503, 'the dev server is stopping'), '');
     const path = fromClient(req, url, 'servicePath');
     const connId = fromClient(req, url, 'connId');
@@ -121,9 +122,10 @@ export class GatewaySocketServer {
       this.#usedConnIds.add(connId);
     }
     let gone = false;
-    socket.once('close', () => {
+    const onGone = (): void => {
       gone = true;
-    });
+    };
+    socket.once('close', onGone);
     const ip = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
     const openid = fromClient(req, url, 'openid') ?? this.#options.defaultOpenid;
     const [wss, opened] = await Promise.all([this.#server(), this.#options.gateway.open({ path, openid, ip })]);
@@ -133,7 +135,12 @@ export class GatewaySocketServer {
       if (!gone) refuse(socket, envelope(503, 'the dev server is stopping'), opened.logid);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => this.#adopt(ws, opened.sessionId));
+    // These listeners (and what their closures hold: the connect answer) must not live as long
+    // as the connection: ws installs its own.
+    socket.off('close', onGone);
+    socket.off('error', onError);
+    const sessionId = opened.sessionId;
+    wss.handleUpgrade(req, socket, head, (ws) => this.#adopt(ws, sessionId));
   }
 
   #adopt(ws: WebSocket, sessionId: string): void {
