@@ -84,6 +84,8 @@ function wsPush(
     return undefined;
   }
   if (!isPushUrl(parsed)) return undefined;
+  // Without a local gateway, a server named by CLOUDFN_SDK_OPENAPI_URL still answers it.
+  if (options.wsPushUrl === undefined && options.openApiUrl !== undefined) return undefined;
   if (options.wsPushUrl === undefined)
     throw platformError(
       'PLATFORM_SDK_NO_OPENAPI_TARGET',
