@@ -156,12 +156,19 @@ export function startDevGateway(options: DevGatewayOptions): DevGateway {
         if (before !== undefined && before !== fn.version) changed.add(fn.name);
         versions.set(fn.name, fn.version);
       }
-      if (changed.size === 0) return;
-      void gateway.close(
-        CLOSE_CODES.reloaded,
-        `${[...changed].join(', ')} changed: reconnect to run the new code`,
-        (info) => info.functionName !== undefined && changed.has(info.functionName),
-      );
+      // A removed function's connections close too: their calls would now answer 404.
+      const present = new Set(functions.map((fn) => fn.name));
+      for (const name of versions.keys()) {
+        if (present.has(name)) continue;
+        changed.add(name);
+        versions.delete(name);
+      }
+      for (const name of changed)
+        void gateway.close(
+          CLOSE_CODES.reloaded,
+          `${name} changed: reconnect to run the new code`,
+          (info) => info.functionName === name,
+        );
     },
     async close() {
       await sockets.close(CLOSE_CODES.goingAway, 'the dev server is stopping');

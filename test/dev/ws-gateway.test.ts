@@ -305,6 +305,12 @@ describe('the WebSocket gateway of cloudfn dev', () => {
     const closed = await client.closed;
     expect(closed.code).toBe(1012);
     expect(closed.reason).toContain('websocket_callback changed');
+    // A removed function's connections close the same way (this one is the last test to use /calls).
+    const onCalls = await connect(project, { 'X-TT-SERVICE-PATH': '/calls', 'X-TT-OPENID': 'removed' });
+    const removed = project.next(reloadEvent('removed', 'calls'), 15_000);
+    project.remove('functions/calls.ts');
+    await removed;
+    expect(await onCalls.closed).toEqual({ code: 1012, reason: 'calls changed: reconnect to run the new code' });
   });
 });
 

@@ -59,6 +59,14 @@ function refuse(socket: Duplex, answer: AppAnswer, logid: string): void {
   socket.end(answer.body, () => socket.destroy());
 }
 
+/** A close frame's reason holds at most 123 bytes (RFC 6455 5.5.1); a longer one is cut with `…`. */
+export function closeReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  let cut = reason.slice(0, 120);
+  while (Buffer.byteLength(`${cut}…`) > 123) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
 function envelope(status: number, message: string): AppAnswer {
   const body = Buffer.from(JSON.stringify({ data: null, err_msg: message, err_no: 40001 }));
   return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body };
@@ -171,7 +179,7 @@ export class GatewaySocketServer {
         if (ws.readyState === ws.OPEN) ws.send(data, { binary });
       },
       close: (code, reason) => {
-        if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
+        if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, closeReason(reason));
       },
     });
   }

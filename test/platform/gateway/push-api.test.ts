@@ -13,6 +13,7 @@ import {
   type AppCall,
   type ClientLink,
 } from '../../../src/platform/gateway/index.js';
+import { closeReason } from '../../../src/platform/gateway/ws-server.js';
 import { createDySdk } from '../../../src/platform/sdk/sdk.js';
 
 function recordingGateway(answer: (call: AppCall) => number | Promise<number> = () => 200) {
@@ -200,5 +201,14 @@ describe('openApiInvoke of the push hosts', () => {
     await expect(
       sdk.context({ headers: {} }).openApiInvoke({ url: 'http://ws-push.dycloud-api.service/ws/push_data', data: {} }),
     ).rejects.toThrow(/CLOUDFN_WS_PUSH_URL is unset/);
+  });
+});
+
+describe('closeReason', () => {
+  it('keeps a reason within the 123 bytes a close frame holds', () => {
+    expect(closeReason('short')).toBe('short');
+    const long = closeReason('函数'.repeat(100));
+    expect(Buffer.byteLength(long)).toBeLessThanOrEqual(123);
+    expect(long.endsWith('…')).toBe(true);
   });
 });
