@@ -87,6 +87,15 @@ function describe(activity: GatewayActivity): string | undefined {
   }
 }
 
+/** The console shows a preview: a frame of megabytes is not sent whole to every open page. */
+const CONSOLE_DATA_LIMIT = 4096;
+
+function forConsole(activity: GatewayActivity): GatewayActivity {
+  if ((activity.type !== 'uplink' && activity.type !== 'push') || activity.data.length <= CONSOLE_DATA_LIMIT)
+    return activity;
+  return { ...activity, data: `${activity.data.slice(0, CONSOLE_DATA_LIMIT)}… (${activity.data.length} characters)` };
+}
+
 /**
  * Starts the gateway on a dev server's http server (before it listens or after).
  * @example const ws = startDevGateway({ app, server, logger, hub, devUser }); createHttpServer(app, { before: [ws.pushHook] })
@@ -106,7 +115,7 @@ export function startDevGateway(options: DevGatewayOptions): DevGateway {
     idleTimeoutMs: options.idleTimeoutMs ?? settings.idleTimeoutMs,
   });
   gateway.observe((activity) => {
-    hub.publish('ws', activity);
+    hub.publish('ws', forConsole(activity));
     const line = describe(activity);
     if (line !== undefined) logger.line('info', '', RUNTIME_FUNCTION, line, { ws: activity.type });
   });
