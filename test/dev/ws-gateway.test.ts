@@ -316,13 +316,13 @@ describe('the WebSocket gateway of cloudfn dev', () => {
 
 describe('the gateway of a dev server that stops, or with an idle timeout', () => {
   it('closes idle connections with 4008, and every connection with 1001 when it stops', async () => {
-    const project = await startProject({ wsIdleTimeoutMs: 300 }, FIXTURE);
+    const project = await startProject({ wsIdleTimeoutMs: 1000 }, FIXTURE);
     try {
       const idle = await connect(project, { 'X-TT-OPENID': 'idle' });
       const busy = await connect(project, { 'X-TT-OPENID': 'busy' });
-      const keepAlive = setInterval(() => busy.ws.send('still here'), 60);
+      const keepAlive = setInterval(() => busy.ws.send('still here'), 100);
       const closed = await idle.closed;
-      expect(closed).toEqual({ code: 4008, reason: 'idle for 300 ms' });
+      expect(closed).toEqual({ code: 4008, reason: 'idle for 1000 ms' });
       clearInterval(keepAlive);
       expect(busy.ws.readyState).toBe(WebSocket.OPEN);
       const stopping = await connect(project, { 'X-TT-OPENID': 'stopping' });
