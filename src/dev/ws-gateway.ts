@@ -13,7 +13,7 @@ import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { DevUser } from '../../runtime/options.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
 import { memoryAgent, serverCaller } from '../platform/gateway/call-app.js';
-import { Gateway, type GatewayActivity } from '../platform/gateway/gateway.js';
+import { Gateway, safeDecode, type GatewayActivity } from '../platform/gateway/gateway.js';
 import { CLOSE_CODES, PUSH_MOUNT } from '../platform/gateway/names.js';
 import { readGatewayOptions } from '../platform/gateway/options.js';
 import { handlePush } from '../platform/gateway/push-api.js';
@@ -107,7 +107,7 @@ export function startDevGateway(options: DevGatewayOptions): DevGateway {
   const gateway = new Gateway({
     call: serverCaller(server, agent),
     identity: settings.identity,
-    functionOf: (path) => app.router.match(path, decodeURI(path))?.fn.name,
+    functionOf: (path) => app.router.match(path, safeDecode(path))?.fn.name,
   });
   const sockets = new GatewaySocketServer({
     gateway,

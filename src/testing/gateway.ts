@@ -15,7 +15,7 @@ import { loadRoutePatterns } from '../../runtime/request/router.js';
 import { createHttpServer } from '../../runtime/serve/http-server.js';
 import type { FunctionSpec } from '../../runtime/types.js';
 import { memoryAgent, serverCaller, type AppAnswer } from '../platform/gateway/call-app.js';
-import { Gateway, type GatewayActivity, type GatewayIdentity } from '../platform/gateway/gateway.js';
+import { Gateway, safeDecode, type GatewayActivity, type GatewayIdentity } from '../platform/gateway/gateway.js';
 import { CLOSE_CODES, PUSH_URL_VAR } from '../platform/gateway/names.js';
 import { handlePush, type PushAnswer } from '../platform/gateway/push-api.js';
 import { registerMemoryPush } from '../platform/gateway/push-route.js';
@@ -150,7 +150,7 @@ export async function openGateway(
   const gateway = new Gateway({
     call: serverCaller(server, agent),
     identity: { appid: user.appid, envId: 'env-dev', serviceId: 'dev-service', ...options.identity },
-    functionOf: (path) => app.router.match(path, decodeURI(path))?.fn.name,
+    functionOf: (path) => app.router.match(path, safeDecode(path))?.fn.name,
   });
   const activity: GatewayActivity[] = [];
   const pushes: TestGateway['pushes'] = [];

@@ -253,6 +253,16 @@ describe('the WebSocket gateway of cloudfn dev', () => {
     );
     expect(noPath).toMatchObject({ status: 400 });
     expect((noPath as { body: string }).body).toContain('X-TT-SERVICE-PATH');
+    const noFunction = await connect(project, { 'X-TT-SERVICE-PATH': '/no_such_function' }).catch(
+      (e: { status: number }) => e,
+    );
+    expect(noFunction).toMatchObject({ status: 404 });
+    const badUser = await new Promise<number | undefined>((resolve) => {
+      const ws = new WebSocket(`${wsUrl(project)}?service_path=${PATH}&openid=${encodeURIComponent('用户')}`);
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode));
+      ws.on('open', () => resolve(undefined));
+    });
+    expect(badUser).toBe(400);
     const reused = await connect(project, { 'X-TT-WS-CONN-ID': '4392960514' });
     const again = await connect(project, { 'X-TT-WS-CONN-ID': '4392960514' }).catch((e: { status: number }) => e);
     expect(again).toMatchObject({ status: 400 });

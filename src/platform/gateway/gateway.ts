@@ -334,6 +334,18 @@ export class Gateway {
   }
 }
 
+/**
+ * A path decoded for the router's function names, or as given when its escapes are malformed.
+ * @example safeDecode('/caf%C3%A9') // '/café'
+ */
+export function safeDecode(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
 /** One map key per group; name and value may hold any character but NUL is never in a header. */
 function groupKey(name: string, value: string): string {
   return `${name}\u0000${value}`;

@@ -3,7 +3,7 @@
  * socket side (`GatewaySocketServer`), the push API (`handlePush`) and its routing, and the names
  * of every header, path and close code. docs/gateway.md explains the flow.
  */
-export { Gateway } from './gateway.js';
+export { Gateway, safeDecode } from './gateway.js';
 export type {
   ClientLink,
   GatewayActivity,

@@ -105,7 +105,11 @@ export class GatewaySocketServer {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(req.url ?? '/', 'http://gateway.local');
     if (url.pathname !== CONNECT_PATH && `${url.pathname}/` !== CONNECT_PATH) return false;
-    void this.#connect(req, socket, head, url);
+    this.#connect(req, socket, head, url).catch((error: unknown) => {
+      // A failure of the gateway itself: the client gets a 500, never a hanging upgrade.
+      const detail = error instanceof Error ? error.message : String(error);
+      refuse(socket, envelope(500, `the local gateway failed: ${detail}`), '');
+    });
     return true;
   }
 
@@ -115,11 +119,11 @@ export class GatewaySocketServer {
     if (this.#closing) return refuse(socket, envelope(503, 'the dev server is stopping'), '');
     const path = fromClient(req, url, 'servicePath');
     const connId = fromClient(req, url, 'connId');
-    if (path === undefined || !path.startsWith('/')) {
+    if (path === undefined || !/^\/[\x21-\x7e]*$/.test(path)) {
       const detail =
         path === undefined
           ? 'no function path: send X-TT-SERVICE-PATH: /your_function (or ?service_path=/your_function)'
-          : `X-TT-SERVICE-PATH must start with /, got ${JSON.stringify(path)}`;
+          : `X-TT-SERVICE-PATH must be a path starting with / in printable ASCII (percent-encode the rest), got ${JSON.stringify(path)}`;
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
     }
     if (connId !== undefined) {
@@ -136,6 +140,10 @@ export class GatewaySocketServer {
     socket.once('close', onGone);
     const ip = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
     const openid = fromClient(req, url, 'openid') ?? this.#options.defaultOpenid;
+    if (!/^[\x20-\x7e]{1,256}$/.test(openid)) {
+      const detail = `the openid must be 1 to 256 printable ASCII characters (it is sent in X-TT-OPENID), got ${JSON.stringify(openid)}`;
+      return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
+    }
     const [wss, opened] = await Promise.all([this.#server(), this.#options.gateway.open({ path, openid, ip })]);
     if (!opened.ok) return refuse(socket, opened.answer, opened.logid);
     if (gone || this.#closing) {
