@@ -137,7 +137,7 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
   },
   'cloudfn/testing': {
     load: () => import('../src/testing/index.js'),
-    names: ['createFakeService', 'invoke', 'invokeLiveData', 'parseSetCookies'],
+    names: ['ConnectRefusedError', 'createFakeService', 'invoke', 'invokeLiveData', 'openGateway', 'parseSetCookies'],
   },
   'cloudfn/client': {
     load: () => import('../src/client/index.js'),

@@ -38,6 +38,9 @@ import { createPrettySink } from './pretty-sink.js';
 import { Reloader, type FunctionStatus } from './reloader.js';
 import { startTypeErrors } from './type-errors.js';
 import { TreeWatcher } from './watch-tree.js';
+import { startDevGateway, type DevGateway } from './ws-gateway.js';
+import type { Gateway } from '../platform/gateway/gateway.js';
+import { PUSH_MOUNT, PUSH_URL_VAR } from '../platform/gateway/names.js';
 
 /**
  * The request header the dev server trusts to set `service.trigger` (the runtime's
@@ -82,6 +85,8 @@ export interface DevServerOptions {
   clock?: SchedulerClock;
   /** Cut a timer firing not answered within this many ms (tests pass a short one). @default 60000, the platform's */
   firingLimitMs?: number;
+  /** Close a WebSocket connection after this many ms without a message (0: never). @default CLOUDFN_WS_IDLE_TIMEOUT, else 600000 */
+  wsIdleTimeoutMs?: number;
 }
 
 /** A running dev server. */
@@ -101,6 +106,8 @@ export interface DevServer {
   scheduler: Scheduler;
   /** The live-room simulator: its data tasks, and the pushes to `liveData.path`. */
   live: LiveRooms;
+  /** The WebSocket gateway at `/__dycloud__/ws/connect/` (docs/gateway.md). */
+  gateway: Gateway;
   /** Resolves once the changes seen so far are applied (tests and benchmarks await it). */
   settled(): Promise<void>;
   /** Stops watching, ends the console's streams, drains requests and closes the port. */
@@ -134,6 +141,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
 
   let reloader: Reloader | undefined;
   let scheduler: Scheduler | undefined;
+  let ws: DevGateway | undefined;
   try {
     reportDotenv(logger, dotenv.load().problems);
     const inspectorUrl =
@@ -159,6 +167,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       functionConfig: config.functions ?? {},
       onUpdate: (list) => {
         scheduler?.sync();
+        ws?.reloaded(list);
         hub.publish('functions', list);
       },
       debounceMs: options.debounceMs ?? 5,
@@ -212,6 +221,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       assets: () => (assets ??= loadConsoleAssets()),
       triggerHeader: DEV_TRIGGER_HEADER,
       devUser,
+      connections: () => ws?.gateway.sessions() ?? [],
     });
     const server = createHttpServer(app, {
       before: [
@@ -219,6 +229,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         ...(metrics !== undefined && app.metrics !== undefined ? [metrics.metricsHook(app.metrics)] : []),
         triggerHook(timers),
         liveHook({ rooms: live, config: () => live.config }),
+        (req, res) => ws?.pushHook(req, res) ?? false,
         (req, res) => {
           if (!isConsolePath(req.url ?? '/')) return false;
           consoleHandler(req, res);
@@ -233,9 +244,21 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         },
       ],
     });
+    const gateway = startDevGateway({
+      app,
+      server,
+      logger,
+      hub,
+      devUser,
+      ...(options.wsIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.wsIdleTimeoutMs }),
+    });
+    ws = gateway;
+    gateway.reloaded(loader.list());
     const bound = await listen(server, app.options.port, app.options.host);
     // openApiInvoke of the live-data task calls (webcast.bytedance.com) reaches the simulator here.
     cleanups.push(injectEnv({ [LIVE_URL_VAR]: `${bound.url}${LIVE_PREFIX}` }).restore);
+    // Code that calls the push host directly reads where the local push API is.
+    cleanups.push(injectEnv({ [PUSH_URL_VAR]: `${bound.url}${PUSH_MOUNT}` }).restore);
     if (app.options.captureConsole) cleanups.push(captureConsole(logger));
     assets = loadConsoleAssets();
     assets.catch(() => undefined);
@@ -271,6 +294,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         hub.close();
         await stopTypes?.();
         await loader.close();
+        await gateway.close();
         await shutdown(app, server);
         undo();
       })());
@@ -294,6 +318,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       functions: () => loader.list(),
       scheduler: timers,
       live,
+      gateway: gateway.gateway,
       settled: async () => {
         for (let pending = loader.pending; pending !== undefined; pending = loader.pending) await pending;
       },

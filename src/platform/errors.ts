@@ -199,6 +199,22 @@ const table = {
     message: (method: string, path: string) =>
       `${method} ${path} is not a live-room endpoint; use POST /_cloudfn/live/<roomid>/<msg_type>, GET /_cloudfn/live/rooms, or the task calls under /_cloudfn/live/api/live_data/task/`,
   },
+  PLATFORM_WS_TOO_MANY_IDS: {
+    status: 400,
+    errNo: 40001,
+    message: (header: string, count: number, max: number) =>
+      `param error: ${header} lists ${count} ids, at most ${max} are allowed per call; split the ids over several calls, or put the connections in a group and push to the group`,
+  },
+  PLATFORM_WS_NOT_FOUND: {
+    status: 404,
+    errNo: 40400,
+    message: (path: string, paths: string) => `no push interface at ${path}; the gateway answers ${paths}`,
+  },
+  PLATFORM_WS_CONNECT_REFUSED: {
+    status: 400,
+    errNo: 40001,
+    message: (detail: string) => `the WebSocket connection was refused: ${detail}`,
+  },
   PLATFORM_OPTIONS: {
     status: 500,
     errNo: 50002,

@@ -1,7 +1,8 @@
 /**
  * `cloudfn/testing`: call functions in tests without a network. `invoke` runs a request through
  * the real pipeline in process; `invokeLiveData` pushes a live room's messages to one as the
- * platform does; `createFakeService` hands a handler a recording service.
+ * platform does; `createFakeService` hands a handler a recording service;
+ * `openGateway` connects simulated WebSocket clients and records what is pushed to them.
  * Nothing here depends on a test runner: it works under vitest, node:test, or any other.
  * @example
  * import { invoke } from 'cloudfn/testing';
@@ -26,4 +27,12 @@ export type { FakeRequest, FakeService, FakeServiceOverrides, RecordedResponse }
 export { invokeLiveData } from './live-data.js';
 export type { LiveDataRequest, LiveDataResult } from './live-data.js';
 export { parseSetCookies } from './cookies.js';
+export { ConnectRefusedError, openGateway } from './gateway.js';
+export type {
+  GatewayTestOptions,
+  ReceivedMessage,
+  SimulatedClient,
+  TestGateway,
+  UplinkAnswer,
+} from './gateway.js';
 export type { ResponseCookie } from './cookies.js';

@@ -109,7 +109,8 @@ export type JsonOf<H extends AnyHandler> = Jsonified<Awaited<ReturnType<H>>>;
 /** The params a handler declares (`Handler<{ name?: string }>` → `{ name?: string }`). */
 export type ParamsOf<H extends AnyHandler> = Parameters<H>[0];
 
-async function mount(target: InvokeTarget, request: InvokeRequest, options: InvokeOptions) {
+/** Loads a target as `invoke` mounts it: the function, its custom routes and the runtime options. */
+export async function mount(target: InvokeTarget, request: InvokeRequest, options: InvokeOptions) {
   let spec: FunctionSpec;
   let config: Record<string, unknown> = {};
   if (typeof target === 'string') {

@@ -42,6 +42,9 @@ const BENCHMARKS = [
   'dev type check: save until the type error is shown',
   'console.log in a request, captured as a JSON line',
   'GET tiny function with console capture on, no console call',
+  'dev WebSocket gateway: open and hold 1,000 connections (connect calls the function)',
+  'dev WebSocket gateway: one group push reaching all 1,000',
+  'dev WebSocket gateway: memory kept per held connection (heap + external, after gc)',
 ];
 const PEERS = [
   'fastify 5, logger off',
@@ -369,6 +372,9 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       'reload',
       'reload-typecheck',
       'typecheck-error',
+      'gateway-open',
+      'gateway-push',
+      'gateway-memory',
       'peer-fastify-get',
       'peer-gcf-json',
     ]) {

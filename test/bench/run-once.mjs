@@ -24,6 +24,8 @@
  *   reload   the dev server's reload and type check
  *   console  console.log captured in a request against service.log, and GET with capture on
  *            against capture off (no console call)
+ *   gateway  the dev server's WebSocket gateway against a bare ws server: 1,000 connections
+ *            opened and held, one group push reaching all of them, memory per connection
  * A group left out still has its rows in the tables, marked "not run".
  */
 import { execFileSync } from 'node:child_process';
@@ -44,8 +46,13 @@ import { reloadRow, typecheckRows } from './lib/reload.mjs';
 
 const CONSOLE_CALL_BENCHMARK = 'console.log in a request, captured as a JSON line';
 const CONSOLE_REQUEST_BENCHMARK = 'GET tiny function with console capture on, no console call';
+const GATEWAY_CONNECTIONS = 1000;
+const GATEWAY_BASELINE = 'bare ws server on node:http';
+const GATEWAY_OPEN_BENCHMARK = `dev WebSocket gateway: open and hold ${GATEWAY_CONNECTIONS.toLocaleString('en-US')} connections (connect calls the function)`;
+const GATEWAY_PUSH_BENCHMARK = `dev WebSocket gateway: one group push reaching all ${GATEWAY_CONNECTIONS.toLocaleString('en-US')}`;
+const GATEWAY_MEMORY_BENCHMARK = 'dev WebSocket gateway: memory kept per held connection (heap + external, after gc)';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const GROUPS = ['get', 'json', 'peers', 'upload', 'sign', 'cold', 'bundle', 'workers', 'reload', 'console'];
+const GROUPS = ['get', 'json', 'peers', 'upload', 'sign', 'cold', 'bundle', 'workers', 'reload', 'console', 'gateway'];
 
 const { values } = parseArgs({
   options: {
@@ -337,6 +344,49 @@ try {
       }),
     );
   }
+  if (only.includes('gateway')) {
+    log(`dev WebSocket gateway: ${GATEWAY_CONNECTIONS} connections, group push, memory, against a bare ws server`);
+    const g = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [join(ROOT, 'test/bench/gateway-bench.mjs'), String(rounds), String(GATEWAY_CONNECTIONS)],
+        {
+          encoding: 'utf8',
+        },
+      )
+        .trim()
+        .split('\n')
+        .pop(),
+    );
+    const kB = (values) => values.map((bytes) => bytes / 1024);
+    rows.push(
+      ratioRow({
+        id: 'gateway-open',
+        benchmark: GATEWAY_OPEN_BENCHMARK,
+        baseline: GATEWAY_BASELINE,
+        unit: 'ms',
+        subject: g.cloudfn.open,
+        base: g.bare.open,
+      }),
+      ratioRow({
+        id: 'gateway-push',
+        benchmark: GATEWAY_PUSH_BENCHMARK,
+        baseline: GATEWAY_BASELINE,
+        unit: 'ms',
+        subject: g.cloudfn.push,
+        base: g.bare.push,
+        goal: { op: '<=', value: 2 },
+      }),
+      ratioRow({
+        id: 'gateway-memory',
+        benchmark: GATEWAY_MEMORY_BENCHMARK,
+        baseline: GATEWAY_BASELINE,
+        unit: 'kB',
+        subject: kB(g.cloudfn.memory),
+        base: kB(g.bare.memory),
+      }),
+    );
+  }
   if (only.includes('cold')) {
     log('cold start: built hello bundle vs a bare node:http script');
     rows.push(...(await coldStartRows({ root: ROOT, work, rounds: Math.max(rounds, 10), progress: log })));
@@ -397,6 +447,11 @@ const NOT_RUN = {
     ['console-call', CONSOLE_CALL_BENCHMARK, 'service.log', undefined],
     ['console-request', CONSOLE_REQUEST_BENCHMARK, 'CLOUDFN_CAPTURE_CONSOLE=false', undefined],
   ],
+  gateway: [
+    ['gateway-open', GATEWAY_OPEN_BENCHMARK, GATEWAY_BASELINE, undefined],
+    ['gateway-push', GATEWAY_PUSH_BENCHMARK, GATEWAY_BASELINE, '<= 2×'],
+    ['gateway-memory', GATEWAY_MEMORY_BENCHMARK, GATEWAY_BASELINE, undefined],
+  ],
   reload: [
     ['reload', 'dev reload: save until the new code answers', '—', '<= 250 ms (median)'],
     ['reload-typecheck', 'dev reload with the type checker on', '—', '<= 50 ms'],
@@ -433,6 +488,9 @@ const ORDER = [
   'typecheck-error',
   'console-call',
   'console-request',
+  'gateway-open',
+  'gateway-push',
+  'gateway-memory',
   ...Object.keys(PEER_REQUESTS).flatMap((key) => PEERS.map((peer) => `peer-${peer}-${key}`)),
 ];
 rows.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));

@@ -40,7 +40,11 @@ export async function until<T>(
   }
 }
 
-export async function startProject(options: Partial<DevServerOptions> = {}, fixture = FIXTURE): Promise<DevProject> {
+export async function startProject(
+  options: Partial<DevServerOptions> = {},
+  fixture = FIXTURE,
+  start: typeof startDevServer = startDevServer,
+): Promise<DevProject> {
   const root = mkdtempSync(join(tmpdir(), 'cloudfn-dev-'));
   cpSync(fixture, root, { recursive: true });
   const records: LogRecord[] = [];
@@ -58,7 +62,7 @@ export async function startProject(options: Partial<DevServerOptions> = {}, fixt
   };
   let dev: DevServer;
   try {
-    dev = await startDevServer({ root, port: 0, sink, ...options });
+    dev = await start({ root, port: 0, sink, ...options });
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
     throw error;

@@ -9,9 +9,10 @@ import { serializeRecord, type LogRecord, type LogSink } from '../../../runtime/
 
 /**
  * The events a page receives: `log` (a record), `request` (one ended), `functions` (the list
- * changed), `typecheck` (the type checker's state and errors).
+ * changed), `typecheck` (the type checker's state and errors), `ws` (the WebSocket gateway's
+ * connections, calls and pushes).
  */
-export type HubEvent = 'log' | 'request' | 'functions' | 'typecheck';
+export type HubEvent = 'log' | 'request' | 'functions' | 'typecheck' | 'ws';
 
 /** A kept record and its number, in the order the server wrote them. */
 interface SequencedRecord {

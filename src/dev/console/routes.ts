@@ -10,6 +10,7 @@
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
  * | `/_cloudfn/api/database[?collection=…]` | the server SDK stand-in's collections (and one's documents) |
+ * | `/_cloudfn/api/connections` | `{ connections }`, the WebSocket gateway's open connections |
  */
 import type { DevUser } from '../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -24,6 +25,7 @@ import { readSdkOptions } from '../../platform/sdk/options.js';
 import type { FunctionStatus } from '../reloader.js';
 import type { ScheduledFunction } from '../../schedule/scheduler.js';
 import type { ConsoleAssets } from './assets.js';
+import type { SessionInfo } from '../../platform/gateway/gateway.js';
 import type { EventHub } from './event-hub.js';
 
 /** Where the console lives. */
@@ -41,6 +43,8 @@ export interface ConsoleContext {
   triggerHeader: string;
   /** The user the dev server acts as, for the page's "Call as" picker. */
   devUser: DevUser;
+  /** The WebSocket gateway's open connections (docs/gateway.md). @default none */
+  connections?: () => SessionInfo[];
 }
 
 /**
@@ -145,6 +149,8 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
           const bad = error instanceof PlatformError && error.code === 'PLATFORM_SDK_BAD_ARGUMENT';
           return sendFailure(res, bad ? new CloudfnError(error.code, 400, error.message) : error);
         }
+      case '/api/connections':
+        return sendJson(res, { connections: ctx.connections?.() ?? [] }, head);
       case '/api/events':
         return ctx.hub.subscribe(req, res);
       default:

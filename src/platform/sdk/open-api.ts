@@ -11,6 +11,8 @@ import { systemClock } from '../../media/clock.js';
 import { signRequest } from '../../sign/index.js';
 import { platformError } from '../errors.js';
 import { SDK_OPENAPI_URL_VAR, type SdkOptions } from './options.js';
+import { isPushUrl, sendPush } from '../gateway/push-route.js';
+import { PUSH_URL_VAR } from '../gateway/names.js';
 
 /** What `openApiInvoke` takes, as the platform's SDK does. */
 export interface OpenApiRequest {
@@ -77,6 +79,42 @@ function targetOf(options: SdkOptions, url: string): { base: string; emulator: b
   throw platformError('PLATFORM_SDK_NO_OPENAPI_TARGET', url, detail);
 }
 
+/**
+ * A call to the WebSocket gateway's push hosts goes to the local push API (CLOUDFN_WS_PUSH_URL,
+ * set by `cloudfn dev` and `cloudfn/testing`), without an access-token; undefined for other URLs.
+ */
+function wsPush(
+  options: SdkOptions,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<unknown> | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (!isPushUrl(parsed)) return undefined;
+  // Without a local gateway, a server named by CLOUDFN_SDK_OPENAPI_URL still answers it.
+  if (options.wsPushUrl === undefined && options.openApiUrl !== undefined) return undefined;
+  if (options.wsPushUrl === undefined)
+    throw platformError(
+      'PLATFORM_SDK_NO_OPENAPI_TARGET',
+      url,
+      `no local WebSocket gateway: ${PUSH_URL_VAR} is unset (cloudfn dev sets it)`,
+    );
+  const lower: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+  return sendPush(options.wsPushUrl, {
+    method,
+    path: parsed.pathname + parsed.search,
+    headers: lower,
+    body: Buffer.from(body ?? ''),
+  });
+}
+
 /** Sends OpenAPI calls for one process, with one token cache per emulator and client. */
 export class OpenApiInvoker {
   private readonly tokens = new Map<string, TokenManager>();
@@ -118,14 +156,17 @@ export class OpenApiInvoker {
         `takes { url, method, headers, data }, got ${JSON.stringify(request)}`,
       );
     }
-    const target = targetOf(options, request.url);
     const method = (request.method ?? (request.data === undefined ? 'GET' : 'POST')).toUpperCase();
     const headers: Record<string, string> = { ...(request.headers ?? {}) };
     let body: string | undefined;
     if (request.data !== undefined && method !== 'GET' && method !== 'HEAD') {
       body = typeof request.data === 'string' ? request.data : JSON.stringify(request.data);
-      headers['content-type'] ??= 'application/json';
+      if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
     }
+    const push = wsPush(options, request.url, method, headers, body);
+    if (push !== undefined) return push;
+    const target = targetOf(options, request.url);
     const token = await this.token(options, target.base);
     if (token !== undefined) headers['access-token'] = token;
     if (target.emulator && options.signing !== undefined) {

@@ -28,6 +28,8 @@ export interface SdkOptions {
   clientSecret: string | undefined;
   /** Where they are exchanged (CLOUDFN_MEDIA_TOKEN_URL). @default `<emulatorUrl>/oauth/client_token/` */
   tokenUrl: string | undefined;
+  /** The local WebSocket push API for the push hosts (CLOUDFN_WS_PUSH_URL, set by `cloudfn dev`). @default undefined */
+  wsPushUrl: string | undefined;
   /** The app key that signs calls to the emulator, when `cloudfn dev --platform` registered one. */
   signing: { appid: string; privateKeyPath: string; keyVersion: string } | undefined;
 }
@@ -52,6 +54,7 @@ export function readSdkOptions(env: Record<string, string | undefined> = process
     clientKey: nonEmpty(env['CLOUDFN_MEDIA_CLIENT_KEY']),
     clientSecret: nonEmpty(env['CLOUDFN_MEDIA_CLIENT_SECRET']),
     tokenUrl: nonEmpty(env['CLOUDFN_MEDIA_TOKEN_URL']),
+    wsPushUrl: nonEmpty(env['CLOUDFN_WS_PUSH_URL'])?.replace(/\/+$/, ''),
     signing:
       appid !== undefined && privateKeyPath !== undefined && keyVersion !== undefined
         ? { appid, privateKeyPath, keyVersion }

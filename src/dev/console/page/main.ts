@@ -26,6 +26,7 @@ import { clearHistory, loadHistory, remember, settle, type HistoryEntry } from '
 import { LogFilter } from './log-filter.js';
 import { startDatabasePanel } from './database-panel.js';
 import { startLivePanel } from './live-panel.js';
+import { startConnectionsPanel } from './connections-panel.js';
 import { startObservePanel } from './observe-panel.js';
 import { RequestList, statusKind } from './requests.js';
 import { defaultView, formatBytes, renderBody, renderHeaders, renderLog, type BodyView } from './view.js';
@@ -602,6 +603,7 @@ async function start(): Promise<void> {
   const observe = startObservePanel(meta.schedules ?? []);
   const database = startDatabasePanel();
   const live = startLivePanel(meta.devUser.appid);
+  startConnectionsPanel(meta.functions.map((fn) => fn.path));
   openFeed({
     status: setConnected,
     typecheck: renderTypeErrors,

@@ -1,0 +1,225 @@
+/**
+ * The console's Connections panel (docs/gateway.md#the-console): who is connected to the dev
+ * server's WebSocket gateway (`/_cloudfn/api/connections`), every connect, uplink, push, group
+ * change and disconnect as it happens (the `ws` events of `/_cloudfn/api/events`), and clients
+ * of the page's own: a real browser WebSocket to `/__dycloud__/ws/connect/` (the function's path
+ * and the user as query parameters), which sends uplinks as a mini-program would.
+ */
+import { API } from './api.js';
+import { byId, h, replace } from './dom.js';
+
+/** A connection as `/_cloudfn/api/connections` lists it (src/platform/gateway/gateway.ts). */
+interface SessionInfo {
+  sessionId: string;
+  openid: string;
+  path: string;
+  functionName?: string;
+  ip: string;
+  connectedAt: number;
+  groups: string[];
+}
+
+/** The `ws` event of the feed: one step of the gateway. */
+type Activity =
+  | { type: 'connect'; session: SessionInfo; status: number; logid: string }
+  | { type: 'refused'; path: string; openid: string; status: number; body: string; logid: string }
+  | { type: 'uplink'; sessionId: string; data: string; binary: boolean; status: number; logid: string }
+  | { type: 'disconnect'; sessionId: string; code: number; reason: string; status: number; logid: string }
+  | { type: 'push'; sessionId: string; data: string; binary: boolean; via: string }
+  | { type: 'group'; action: 'join' | 'leave'; sessionId: string; group: string };
+
+/** The activity lines kept on the page. */
+const MAX_LINES = 300;
+/** Characters of a message shown on its line. */
+const PREVIEW = 160;
+
+/** One client the page opened. */
+interface PageClient {
+  id: number;
+  path: string;
+  openid: string;
+  socket: WebSocket;
+  state: string;
+  received: string[];
+}
+
+function preview(text: string): string {
+  return text.length > PREVIEW ? `${text.slice(0, PREVIEW)}…` : text;
+}
+
+function describe(activity: Activity): { text: string; kind: string } {
+  switch (activity.type) {
+    case 'connect':
+      return {
+        kind: 'connect',
+        text: `connect ${activity.session.sessionId} ${activity.session.path} as ${activity.session.openid} → ${activity.status}`,
+      };
+    case 'refused':
+      return {
+        kind: 'problem',
+        text: `refused ${activity.path} as ${activity.openid} → ${activity.status} ${preview(activity.body)}`,
+      };
+    case 'uplink':
+      return {
+        kind: activity.status >= 400 ? 'problem' : 'uplink',
+        text: `uplink ${activity.sessionId}${activity.binary ? ' (bytes, base64)' : ''}: ${preview(activity.data)} → ${activity.status}`,
+      };
+    case 'push':
+      return {
+        kind: 'push',
+        text: `push (${activity.via}) → ${activity.sessionId}${activity.binary ? ' (bytes, base64)' : ''}: ${preview(activity.data)}`,
+      };
+    case 'group':
+      return { kind: 'group', text: `${activity.action} ${activity.group}: ${activity.sessionId}` };
+    case 'disconnect':
+      return {
+        kind: 'disconnect',
+        text: `disconnect ${activity.sessionId} (close ${activity.code}${activity.reason === '' ? '' : ` ${activity.reason}`}) → ${activity.status}`,
+      };
+  }
+}
+
+/**
+ * Fills `#connections` and keeps it current from its own event stream.
+ * @example startConnectionsPanel(['/websocket_callback'])
+ */
+export function startConnectionsPanel(paths: readonly string[]): void {
+  const root = byId('connections');
+  const count = h('span', { class: 'muted' });
+  const list = h('ul', { class: 'fn-list connections' });
+  const activity = h('ul', { class: 'logs ws-activity' });
+  const clientsBox = h('div', { class: 'ws-clients' });
+  const pathInput = h('input', {
+    type: 'text',
+    list: 'ws-paths',
+    value: paths.find((p) => p.includes('websocket')) ?? paths[0] ?? '/websocket_callback',
+    'aria-label': 'function path (X-TT-SERVICE-PATH)',
+  });
+  const openidInput = h('input', { type: 'text', placeholder: 'openid (dev user when empty)', 'aria-label': 'openid' });
+  const clients: PageClient[] = [];
+  let nextId = 1;
+
+  const renderClients = (): void => {
+    replace(
+      clientsBox,
+      ...clients.map((client) => {
+        const input = h('input', {
+          type: 'text',
+          placeholder: 'message to send as this client',
+          'aria-label': 'uplink',
+        });
+        const send = (): void => {
+          if (client.socket.readyState !== WebSocket.OPEN) return;
+          client.socket.send(input.value);
+          input.value = '';
+        };
+        input.addEventListener('keydown', (event) => {
+          if (event.key === 'Enter') send();
+        });
+        return h(
+          'div',
+          { class: 'ws-client' },
+          h(
+            'div',
+            {},
+            h('strong', { text: `client ${client.id}` }),
+            ` ${client.path} as ${client.openid || 'dev user'} — ${client.state}`,
+          ),
+          h(
+            'div',
+            { class: 'ws-send' },
+            input,
+            h('button', { text: 'Send', onclick: send }),
+            h('button', {
+              class: 'link',
+              text: 'close',
+              onclick: () => client.socket.close(1000, 'closed from the console'),
+            }),
+          ),
+          h(
+            'ul',
+            { class: 'logs' },
+            ...client.received.slice(-20).map((text) => h('li', { text: `← ${preview(text)}` })),
+          ),
+        );
+      }),
+    );
+  };
+
+  const connect = (): void => {
+    const path = pathInput.value.trim();
+    const openid = openidInput.value.trim();
+    const query = new URLSearchParams({ service_path: path });
+    if (openid !== '') query.set('openid', openid);
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const socket = new WebSocket(`${scheme}://${location.host}/__dycloud__/ws/connect/?${query}`);
+    socket.binaryType = 'arraybuffer';
+    const client: PageClient = { id: nextId++, path, openid, socket, state: 'connecting', received: [] };
+    clients.push(client);
+    socket.onopen = () => {
+      client.state = 'open';
+      renderClients();
+    };
+    socket.onmessage = (event: MessageEvent<string | ArrayBuffer>) => {
+      client.received.push(typeof event.data === 'string' ? event.data : `(${event.data.byteLength} bytes)`);
+      renderClients();
+    };
+    socket.onclose = (event) => {
+      // A refused connect never opens: the browser reports 1006, the activity line says why.
+      client.state = `closed ${event.code}${event.reason === '' ? '' : ` ${event.reason}`}`;
+      renderClients();
+    };
+    renderClients();
+  };
+
+  const renderList = (sessions: SessionInfo[]): void => {
+    count.textContent = `(${sessions.length})`;
+    if (sessions.length === 0) {
+      replace(list, h('li', { class: 'muted', text: 'no connections' }));
+      return;
+    }
+    replace(
+      list,
+      ...sessions.map((s) =>
+        h(
+          'li',
+          {},
+          `${s.sessionId} ${s.path} as ${s.openid}`,
+          s.groups.length > 0 ? h('span', { class: 'muted', text: ` groups: ${s.groups.join(', ')}` }) : null,
+        ),
+      ),
+    );
+  };
+
+  const refresh = async (): Promise<void> => {
+    try {
+      const res = await fetch(`${API}/connections`);
+      if (!res.ok) throw new Error(`${API}/connections answered ${res.status}`);
+      renderList(((await res.json()) as { connections: SessionInfo[] }).connections);
+    } catch (error) {
+      replace(list, h('li', { class: 'muted', text: (error as Error).message }));
+    }
+  };
+
+  replace(
+    root,
+    h('h2', {}, 'Connections ', count),
+    h('p', { class: 'muted', text: 'WebSocket clients of /__dycloud__/ws/connect/ and every push (docs/gateway.md).' }),
+    h('datalist', { id: 'ws-paths' }, ...paths.map((p) => h('option', { value: p }))),
+    h('div', { class: 'ws-send' }, pathInput, openidInput, h('button', { text: 'Connect', onclick: connect })),
+    clientsBox,
+    list,
+    h('h3', {}, 'Activity ', h('button', { class: 'link', text: 'clear', onclick: () => replace(activity) })),
+    activity,
+  );
+
+  const source = new EventSource(`${API}/events`);
+  source.addEventListener('ws', (event) => {
+    const entry = JSON.parse((event as MessageEvent<string>).data) as Activity;
+    const { text, kind } = describe(entry);
+    activity.prepend(h('li', { class: `ws-${kind}`, text: `${new Date().toLocaleTimeString()} ${text}` }));
+    while (activity.childElementCount > MAX_LINES) activity.lastElementChild?.remove();
+    if (entry.type !== 'uplink' && entry.type !== 'push') void refresh();
+  });
+  void refresh();
+}

@@ -1,0 +1,352 @@
+/**
+ * The local WebSocket gateway, without any transport: it keeps the connections (sessions),
+ * their groups and their users, calls the function as the platform's gateway does (connect and
+ * disconnect as GETs, each client message as a POST, with the common headers and a logid per
+ * call), and delivers pushes. The dev server binds it to real sockets (ws-server.ts);
+ * `cloudfn/testing` binds it to in-memory clients. Every step is reported to its observers.
+ */
+import { generateLogid } from '../../../runtime/log/logid.js';
+import type { AppAnswer, AppCaller } from './call-app.js';
+import { CALL_HEADERS, CLOSE_CODES, type GatewayEvent } from './names.js';
+
+/** Where a client's frames go, and how it is closed; the transport provides one per connection. */
+export interface ClientLink {
+  send(data: Buffer, binary: boolean): void;
+  close(code: number, reason: string): void;
+}
+
+/** The ids the gateway sends on every call (`X-TT-APPID`, `X-TT-ENVID`, `X-TT-SERVICEID`). */
+export interface GatewayIdentity {
+  appid: string;
+  envId: string;
+  serviceId: string;
+}
+
+/** A connection as the console and the query API show it. */
+export interface SessionInfo {
+  sessionId: string;
+  openid: string;
+  /** The function's path (`X-TT-SERVICE-PATH`). */
+  path: string;
+  /** The function that answered connect, when known. */
+  functionName: string | undefined;
+  /** The client's address (`X-Forwarded-For`). */
+  ip: string;
+  connectedAt: number;
+  /** Each group as `name=value`. */
+  groups: string[];
+}
+
+/** What the gateway reports: one entry per call, refusal, push and close. */
+export type GatewayActivity =
+  | { type: 'connect'; session: SessionInfo; status: number; logid: string }
+  | { type: 'refused'; path: string; openid: string; status: number; body: string; logid: string }
+  | { type: 'uplink'; sessionId: string; data: string; binary: boolean; status: number; logid: string }
+  | { type: 'disconnect'; sessionId: string; code: number; reason: string; status: number; logid: string }
+  | { type: 'push'; sessionId: string; data: string; binary: boolean; via: PushVia }
+  | { type: 'group'; action: 'join' | 'leave'; sessionId: string; group: string };
+
+/** How a push chose its connections. */
+export type PushVia = 'session' | 'openid' | 'group' | 'live';
+
+/** A client asking to connect. */
+export interface OpenRequest {
+  path: string;
+  openid: string;
+  ip: string;
+}
+
+/** What `open` answered: a session to attach, or the function's refusal. */
+export type OpenResult =
+  | { ok: true; sessionId: string; answer: AppAnswer; logid: string }
+  | { ok: false; answer: AppAnswer; logid: string };
+
+/** Options of a gateway. */
+export interface GatewayOptions {
+  /** Sends calls to the functions. */
+  call: AppCaller;
+  identity: GatewayIdentity;
+  /** The function serving a path, recorded on the session (reload closes its connections). @default none */
+  functionOf?: (path: string) => string | undefined;
+}
+
+interface Session {
+  info: SessionInfo;
+  link: ClientLink | undefined;
+  /** Frames pushed before the transport attached the link (a push from the connect handler). */
+  queued: { data: Buffer; binary: boolean }[];
+  /** Uplinks go to the function one at a time, in order. */
+  chain: Promise<void>;
+  closed: boolean;
+  /** Connect answered 2xx. */
+  accepted: boolean;
+  /** The keys of its groups in `#groups`. */
+  groups: Set<string>;
+}
+
+/** The data of a frame as the activity log shows it: text, or base64 for bytes. */
+function shown(data: Buffer, binary: boolean): string {
+  return binary ? data.toString('base64') : data.toString('utf8');
+}
+
+/** Keeps connections and groups, and calls the functions for them. */
+export class Gateway {
+  readonly #options: GatewayOptions;
+  readonly #sessions = new Map<string, Session>();
+  readonly #byOpenid = new Map<string, Set<string>>();
+  readonly #groups = new Map<string, Set<string>>();
+  readonly #observers = new Set<(activity: GatewayActivity) => void>();
+  /** Session ids count up from a time-based start: digits, as the platform's, and exact as JSON numbers. */
+  #nextId = Date.now() * 100;
+
+  constructor(options: GatewayOptions) {
+    this.#options = options;
+  }
+
+  /** The ids sent on every call. */
+  get identity(): GatewayIdentity {
+    return this.#options.identity;
+  }
+
+  /** Adds an observer of every activity; returns how to remove it. */
+  observe(observer: (activity: GatewayActivity) => void): () => void {
+    this.#observers.add(observer);
+    return () => void this.#observers.delete(observer);
+  }
+
+  /** The connections whose connect was answered 2xx, oldest first. */
+  sessions(): SessionInfo[] {
+    return [...this.#sessions.values()]
+      .filter((s) => s.accepted)
+      .map((s) => ({ ...s.info, groups: [...s.info.groups] }));
+  }
+
+  /** One session, open or pending. */
+  session(sessionId: string): SessionInfo | undefined {
+    const found = this.#sessions.get(sessionId);
+    return found === undefined ? undefined : { ...found.info };
+  }
+
+  /** The session ids of a user's open connections. */
+  sessionsOf(openid: string): string[] {
+    return [...(this.#byOpenid.get(openid) ?? [])];
+  }
+
+  /** The session ids in a group. */
+  groupMembers(name: string, value: string): string[] {
+    return [...(this.#groups.get(groupKey(name, value)) ?? [])];
+  }
+
+  #emit(activity: GatewayActivity): void {
+    for (const observer of this.#observers) observer(activity);
+  }
+
+  /** A new session id, unique in this gateway. */
+  #newSessionId(): string {
+    this.#nextId += 1;
+    return String(this.#nextId);
+  }
+
+  async #callFunction(
+    info: SessionInfo,
+    event: GatewayEvent,
+    body?: { data: Buffer; binary: boolean },
+  ): Promise<{ answer: AppAnswer; logid: string }> {
+    const logid = generateLogid();
+    const { identity } = this.#options;
+    const headers: Record<string, string> = {
+      [CALL_HEADERS.eventType]: event,
+      [CALL_HEADERS.appid]: identity.appid,
+      [CALL_HEADERS.envId]: identity.envId,
+      [CALL_HEADERS.serviceId]: identity.serviceId,
+      [CALL_HEADERS.openid]: info.openid,
+      [CALL_HEADERS.sessionId]: info.sessionId,
+      [CALL_HEADERS.forwardedFor]: info.ip,
+      [CALL_HEADERS.logid]: logid,
+    };
+    if (body !== undefined)
+      headers['content-type'] = body.binary ? 'application/octet-stream' : 'text/plain; charset=utf-8';
+    try {
+      const answer = await this.#options.call({
+        method: body === undefined ? 'GET' : 'POST',
+        path: info.path,
+        headers,
+        ...(body === undefined ? {} : { body: body.data }),
+      });
+      return { answer, logid };
+    } catch (error) {
+      // The pipeline answers every request; a failure here is the in-memory connection's.
+      const message = error instanceof Error ? error.message : String(error);
+      return { answer: { status: 502, headers: {}, body: Buffer.from(message) }, logid };
+    }
+  }
+
+  /**
+   * Calls connect for a new client. A 2xx answer makes a pending session (pushes wait for
+   * `attach`); any other refuses the client with that answer.
+   * @example const opened = await gateway.open({ path: '/websocket_callback', openid: 'ann', ip: '127.0.0.1' })
+   */
+  async open(request: OpenRequest): Promise<OpenResult> {
+    const info: SessionInfo = {
+      sessionId: this.#newSessionId(),
+      openid: request.openid,
+      path: request.path,
+      functionName: this.#options.functionOf?.(request.path.split('?')[0] ?? request.path),
+      ip: request.ip,
+      connectedAt: Date.now(),
+      groups: [],
+    };
+    const session: Session = {
+      info,
+      link: undefined,
+      queued: [],
+      chain: Promise.resolve(),
+      closed: false,
+      accepted: false,
+      groups: new Set(),
+    };
+    this.#sessions.set(info.sessionId, session);
+    let users = this.#byOpenid.get(info.openid);
+    if (users === undefined) this.#byOpenid.set(info.openid, (users = new Set()));
+    users.add(info.sessionId);
+    const { answer, logid } = await this.#callFunction(info, 'connect');
+    if (answer.status >= 200 && answer.status < 300) {
+      session.accepted = true;
+      this.#emit({ type: 'connect', session: { ...info }, status: answer.status, logid });
+      return { ok: true, sessionId: info.sessionId, answer, logid };
+    }
+    this.#forget(session);
+    this.#emit({
+      type: 'refused',
+      path: info.path,
+      openid: info.openid,
+      status: answer.status,
+      body: answer.body.toString('utf8'),
+      logid,
+    });
+    return { ok: false, answer, logid };
+  }
+
+  /** Gives an opened session its client; frames pushed meanwhile are sent now. */
+  attach(sessionId: string, link: ClientLink): void {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined || session.closed) {
+      link.close(CLOSE_CODES.normal, 'closed before it opened');
+      return;
+    }
+    session.link = link;
+    for (const frame of session.queued.splice(0)) link.send(frame.data, frame.binary);
+  }
+
+  /**
+   * A message from the client: POSTed to the function, after the ones before it were answered.
+   * Resolves with the function's answer.
+   */
+  uplink(sessionId: string, data: Buffer, binary: boolean): Promise<AppAnswer | undefined> {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined || session.closed) return Promise.resolve(undefined);
+    const result = session.chain.then(async () => {
+      const { answer, logid } = await this.#callFunction(session.info, 'uplink', { data, binary });
+      this.#emit({ type: 'uplink', sessionId, data: shown(data, binary), binary, status: answer.status, logid });
+      return answer;
+    });
+    session.chain = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  /**
+   * The client went away (or the gateway closes it): the session ends and the function gets
+   * its disconnect call, after the uplinks still queued.
+   */
+  async closed(sessionId: string, code: number, reason: string): Promise<void> {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined || session.closed) return;
+    this.#forget(session);
+    await session.chain;
+    const { answer, logid } = await this.#callFunction(session.info, 'disconnect');
+    this.#emit({ type: 'disconnect', sessionId, code, reason, status: answer.status, logid });
+  }
+
+  /** Closes connections from the gateway's side (each then gets its disconnect call). */
+  async close(code: number, reason: string, which: (info: SessionInfo) => boolean = () => true): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const session of [...this.#sessions.values()]) {
+      if (session.closed || !which(session.info)) continue;
+      session.link?.close(code, reason);
+      closing.push(this.closed(session.info.sessionId, code, reason));
+    }
+    await Promise.all(closing);
+  }
+
+  #forget(session: Session): void {
+    session.closed = true;
+    const { sessionId, openid } = session.info;
+    this.#sessions.delete(sessionId);
+    const users = this.#byOpenid.get(openid);
+    users?.delete(sessionId);
+    if (users?.size === 0) this.#byOpenid.delete(openid);
+    for (const group of session.groups) {
+      const members = this.#groups.get(group);
+      members?.delete(sessionId);
+      if (members?.size === 0) this.#groups.delete(group);
+    }
+  }
+
+  /** Sends to one session; false when it is not open. */
+  send(sessionId: string, data: Buffer, binary: boolean, via: PushVia): boolean {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined || session.closed) return false;
+    if (session.link === undefined) session.queued.push({ data, binary });
+    else session.link.send(data, binary);
+    this.#emit({ type: 'push', sessionId, data: shown(data, binary), binary, via });
+    return true;
+  }
+
+  /** Puts sessions into a group (or takes them out); answers the ids that are not open. */
+  group(action: 'join' | 'leave', sessionIds: readonly string[], name: string, value: string): string[] {
+    const key = groupKey(name, value);
+    const label = `${name}=${value}`;
+    const failed: string[] = [];
+    for (const sessionId of sessionIds) {
+      const session = this.#sessions.get(sessionId);
+      if (session === undefined || session.closed) {
+        failed.push(sessionId);
+        continue;
+      }
+      let members = this.#groups.get(key);
+      if (action === 'join') {
+        if (members === undefined) this.#groups.set(key, (members = new Set()));
+        members.add(sessionId);
+        session.groups.add(key);
+        if (!session.info.groups.includes(label)) session.info.groups.push(label);
+      } else {
+        members?.delete(sessionId);
+        if (members?.size === 0) this.#groups.delete(key);
+        session.groups.delete(key);
+        session.info.groups = session.info.groups.filter((g) => g !== label);
+      }
+      this.#emit({ type: 'group', action, sessionId, group: label });
+    }
+    return failed;
+  }
+}
+
+/**
+ * A path decoded for the router's function names, or as given when its escapes are malformed.
+ * @example safeDecode('/caf%C3%A9') // '/café'
+ */
+export function safeDecode(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+/** One map key per group; name and value may hold any character but NUL is never in a header. */
+function groupKey(name: string, value: string): string {
+  return `${name}\u0000${value}`;
+}

@@ -1,0 +1,253 @@
+/**
+ * The gateway on real sockets: the `upgrade` requests of an http server at
+ * `/__dycloud__/ws/connect/` become connections of a `Gateway`, through the `ws` package (the
+ * standard server: RFC 6455 framing, masking, fragments, UTF-8 checks and the close handshake,
+ * with no dependency of its own; imported on the first upgrade, so a server that never sees one
+ * never loads it). This file owns what the client sees: the refusal on the upgrade, ping/pong,
+ * the idle timeout and the close codes (docs/gateway.md#close-codes).
+ */
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { platformError } from '../errors.js';
+import type { AppAnswer } from './call-app.js';
+import type { Gateway } from './gateway.js';
+import { CLIENT_HEADERS, CLIENT_QUERY, CLOSE_CODES, CONNECT_PATH } from './names.js';
+
+/** Options of the socket side. */
+export interface GatewaySocketOptions {
+  gateway: Gateway;
+  /** The user when the client names none (the dev user's openid). */
+  defaultOpenid: string;
+  /** Close a connection after this long without a message either way; 0 never. @default 600_000 (10 min) */
+  idleTimeoutMs?: number;
+  /** Ping each client this often; one that has not answered the previous ping is cut. @default 30_000 */
+  pingIntervalMs?: number;
+  /** The largest message a client may send, in bytes (larger: close 1009). @default 10 MiB */
+  maxPayload?: number;
+}
+
+interface Live {
+  ws: WebSocket;
+  sessionId: string;
+  lastActive: number;
+  awaitingPong: boolean;
+  lastPing: number;
+}
+
+/** The first non-empty value of a header, else of the query parameters standing for it. */
+function fromClient(req: IncomingMessage, url: URL, key: keyof typeof CLIENT_HEADERS): string | undefined {
+  const raw = req.headers[CLIENT_HEADERS[key]];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value !== undefined && value.trim() !== '') return value.trim();
+  for (const [name, given] of url.searchParams) {
+    if (CLIENT_QUERY[key].includes(name.toLowerCase()) && given.trim() !== '') return given.trim();
+  }
+  return undefined;
+}
+
+/** Writes an HTTP answer on a socket that asked to upgrade, and closes it. */
+function refuse(socket: Duplex, answer: AppAnswer, logid: string): void {
+  if (socket.destroyed) return;
+  const type = answer.headers['content-type'] ?? 'application/json; charset=utf-8';
+  socket.write(
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Refused'}\r\n` +
+      `content-type: ${String(type)}\r\ncontent-length: ${answer.body.length}\r\n` +
+      `x-tt-logid: ${logid}\r\nconnection: close\r\n\r\n`,
+  );
+  // Destroyed once written: some clients (undici) wait for the socket to close to report it.
+  socket.end(answer.body, () => socket.destroy());
+}
+
+/** A close frame's reason holds at most 123 bytes (RFC 6455 5.5.1); a longer one is cut with `…`. */
+export function closeReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  let cut = reason.slice(0, 120);
+  while (Buffer.byteLength(`${cut}…`) > 123) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
+function envelope(status: number, message: string): AppAnswer {
+  const body = Buffer.from(JSON.stringify({ data: null, err_msg: message, err_no: 40001 }));
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body };
+}
+
+/** The socket side of a gateway; one per http server. */
+export class GatewaySocketServer {
+  readonly #options: GatewaySocketOptions;
+  readonly #live = new Set<Live>();
+  readonly #usedConnIds = new Set<string>();
+  #wss: Promise<WebSocketServer> | undefined;
+  #tick: NodeJS.Timeout | undefined;
+  #closing = false;
+
+  constructor(options: GatewaySocketOptions) {
+    this.#options = options;
+  }
+
+  /** The connections open now. */
+  get size(): number {
+    return this.#live.size;
+  }
+
+  #server(): Promise<WebSocketServer> {
+    return (this.#wss ??= import('ws').then(
+      ({ WebSocketServer }) =>
+        new WebSocketServer({ noServer: true, maxPayload: this.#options.maxPayload ?? 10 * 1024 * 1024 }),
+    ));
+  }
+
+  /**
+   * Takes an `upgrade` request: answers false (and leaves the socket) when it is not for the
+   * connect path.
+   * @example server.on('upgrade', (req, socket, head) => { if (!sockets.handleUpgrade(req, socket, head)) socket.destroy() })
+   */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const url = new URL(req.url ?? '/', 'http://gateway.local');
+    if (url.pathname !== CONNECT_PATH && `${url.pathname}/` !== CONNECT_PATH) return false;
+    this.#connect(req, socket, head, url).catch((error: unknown) => {
+      // A failure of the gateway itself: the client gets a 500, never a hanging upgrade.
+      const detail = error instanceof Error ? error.message : String(error);
+      refuse(socket, envelope(500, `the local gateway failed: ${detail}`), '');
+    });
+    return true;
+  }
+
+  async #connect(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
+    const onError = (): void => void socket.destroy();
+    socket.on('error', onError);
+    if (this.#closing) return refuse(socket, envelope(503, 'the dev server is stopping'), '');
+    const path = fromClient(req, url, 'servicePath');
+    const connId = fromClient(req, url, 'connId');
+    if (path === undefined || !/^\/[\x21-\x7e]*$/.test(path)) {
+      const detail =
+        path === undefined
+          ? 'no function path: send X-TT-SERVICE-PATH: /your_function (or ?service_path=/your_function)'
+          : `X-TT-SERVICE-PATH must be a path starting with / in printable ASCII (percent-encode the rest), got ${JSON.stringify(path)}`;
+      return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
+    }
+    if (connId !== undefined) {
+      if (this.#usedConnIds.has(connId)) {
+        const detail = `X-TT-WS-CONN-ID ${connId} was already used; a connection ID is good for one connection, get a new one`;
+        return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
+      }
+      this.#usedConnIds.add(connId);
+    }
+    let gone = false;
+    const onGone = (): void => {
+      gone = true;
+    };
+    socket.once('close', onGone);
+    const ip = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+    const openid = fromClient(req, url, 'openid') ?? this.#options.defaultOpenid;
+    if (!/^[\x20-\x7e]{1,256}$/.test(openid)) {
+      const detail = `the openid must be 1 to 256 printable ASCII characters (it is sent in X-TT-OPENID), got ${JSON.stringify(openid)}`;
+      return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
+    }
+    const [wss, opened] = await Promise.all([this.#server(), this.#options.gateway.open({ path, openid, ip })]);
+    if (!opened.ok) return refuse(socket, opened.answer, opened.logid);
+    if (gone || this.#closing) {
+      await this.#options.gateway.closed(opened.sessionId, 1006, 'the client left before the connection opened');
+      if (!gone) refuse(socket, envelope(503, 'the dev server is stopping'), opened.logid);
+      return;
+    }
+    // These listeners (and what their closures hold: the connect answer) must not live as long
+    // as the connection: ws installs its own.
+    socket.off('close', onGone);
+    socket.off('error', onError);
+    const sessionId = opened.sessionId;
+    wss.handleUpgrade(req, socket, head, (ws) => this.#adopt(ws, sessionId));
+  }
+
+  #adopt(ws: WebSocket, sessionId: string): void {
+    const { gateway } = this.#options;
+    const live: Live = { ws, sessionId, lastActive: Date.now(), awaitingPong: false, lastPing: Date.now() };
+    this.#live.add(live);
+    this.#arm();
+    ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      live.lastActive = Date.now();
+      const bytes = Buffer.isBuffer(data)
+        ? data
+        : Array.isArray(data)
+          ? Buffer.concat(data)
+          : Buffer.from(data as ArrayBuffer);
+      void gateway.uplink(sessionId, bytes, isBinary);
+    });
+    ws.on('pong', () => {
+      live.awaitingPong = false;
+    });
+    ws.on('error', () => ws.terminate());
+    ws.on('close', (code: number, reason: Buffer) => {
+      this.#live.delete(live);
+      void gateway.closed(sessionId, code, reason.toString('utf8'));
+    });
+    gateway.attach(sessionId, {
+      send: (data, binary) => {
+        live.lastActive = Date.now();
+        if (ws.readyState === ws.OPEN) ws.send(data, { binary });
+      },
+      close: (code, reason) => {
+        if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, closeReason(reason));
+      },
+    });
+  }
+
+  /** One timer for every connection: idle timeouts and the heartbeat. */
+  #arm(): void {
+    if (this.#tick !== undefined) return;
+    const idle = this.#options.idleTimeoutMs ?? 600_000;
+    const ping = this.#options.pingIntervalMs ?? 30_000;
+    const every = Math.max(20, Math.min(1000, idle > 0 ? idle / 4 : 1000, ping / 4));
+    this.#tick = setInterval(() => {
+      const now = Date.now();
+      for (const live of this.#live) {
+        if (idle > 0 && now - live.lastActive >= idle) {
+          live.ws.close(CLOSE_CODES.idle, `idle for ${idle} ms`);
+          continue;
+        }
+        if (now - live.lastPing < ping) continue;
+        if (live.awaitingPong) {
+          live.ws.terminate();
+          continue;
+        }
+        live.awaitingPong = true;
+        live.lastPing = now;
+        live.ws.ping();
+      }
+      if (this.#live.size === 0) {
+        clearInterval(this.#tick);
+        this.#tick = undefined;
+      }
+    }, every).unref();
+  }
+
+  /**
+   * Closes every connection with `code` (each gets its disconnect call), and refuses new ones.
+   * @example await sockets.close(1001, 'the dev server is stopping')
+   */
+  async close(code: number = CLOSE_CODES.goingAway, reason = 'the dev server is stopping'): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#tick);
+    this.#tick = undefined;
+    await this.#options.gateway.close(code, reason);
+    // Clients that do not answer the close handshake are cut after a moment.
+    const pending = [...this.#live];
+    await new Promise<void>((resolve) => {
+      if (pending.every((live) => live.ws.readyState === live.ws.CLOSED)) return resolve();
+      const timer = setTimeout(() => {
+        for (const live of pending) live.ws.terminate();
+        resolve();
+      }, 1000);
+      timer.unref();
+      let left = pending.length;
+      for (const live of pending)
+        live.ws.once('close', () => {
+          if (--left === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+    });
+    if (this.#wss !== undefined) (await this.#wss).close();
+  }
+}

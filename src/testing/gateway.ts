@@ -1,0 +1,241 @@
+/**
+ * `openGateway`: the platform's WebSocket gateway in a test, in process and without sockets.
+ * Simulated clients connect to a function (connect, uplink and disconnect reach it through the
+ * real pipeline with the gateway's headers, as under `cloudfn dev`), and the push API is bound
+ * to this gateway: the function's `openApiInvoke` of the push hosts, or a `fetch` of
+ * `CLOUDFN_WS_PUSH_URL`-based code going through `gateway.pushApi`, lands on these clients.
+ */
+import { randomUUID } from 'node:crypto';
+import { App } from '../../runtime/app.js';
+import { Logger } from '../../runtime/log/logger.js';
+import type { LogRecord } from '../../runtime/log/record.js';
+import { createMemorySink } from '../../runtime/log/sinks.js';
+import { resolveDevUser } from '../../runtime/options.js';
+import { loadRoutePatterns } from '../../runtime/request/router.js';
+import { createHttpServer } from '../../runtime/serve/http-server.js';
+import type { FunctionSpec } from '../../runtime/types.js';
+import { memoryAgent, serverCaller, type AppAnswer } from '../platform/gateway/call-app.js';
+import { Gateway, safeDecode, type GatewayActivity, type GatewayIdentity } from '../platform/gateway/gateway.js';
+import { CLOSE_CODES, PUSH_URL_VAR } from '../platform/gateway/names.js';
+import { handlePush, type PushAnswer } from '../platform/gateway/push-api.js';
+import { registerMemoryPush } from '../platform/gateway/push-route.js';
+import { mount, type InvokeTarget } from './invoke.js';
+
+/** Options of `openGateway`. */
+export interface GatewayTestOptions {
+  /** The ids of every call. @default appid of the dev user (`tt0000000000000000`), `env-dev`, `dev-service` */
+  identity?: Partial<GatewayIdentity>;
+  /** The user of a client that names none. @default 'dev-openid' */
+  defaultOpenid?: string;
+  /** Where a relative path is looked up. @default process.cwd() */
+  cwd?: string;
+}
+
+/** A frame the client received. */
+export interface ReceivedMessage {
+  data: Buffer;
+  /** The data as UTF-8 text. */
+  text: string;
+  /** The text parsed as JSON, or undefined. */
+  json: unknown;
+  binary: boolean;
+}
+
+/** What the function answered to an uplink. */
+export interface UplinkAnswer {
+  status: number;
+  text: string;
+  json: unknown;
+}
+
+/** A connected client. */
+export interface SimulatedClient {
+  sessionId: string;
+  openid: string;
+  /** Every frame pushed to this client, in order. */
+  messages: ReceivedMessage[];
+  /** How the connection ended, once it has. */
+  closed: { code: number; reason: string } | undefined;
+  /** Sends a text or binary message; resolves with the function's answer to the uplink. */
+  send(data: string | Uint8Array): Promise<UplinkAnswer>;
+  /** Resolves with the next frame (or the first not yet taken). @default timeoutMs 5000 */
+  next(timeoutMs?: number): Promise<ReceivedMessage>;
+  /** Closes from the client's side; resolves after the function's disconnect call. */
+  close(code?: number, reason?: string): Promise<void>;
+}
+
+/** A client the function refused: the status and body connect answered. */
+export class ConnectRefusedError extends Error {
+  override name = 'ConnectRefusedError';
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(`connect answered ${status}: ${body.slice(0, 200)}`);
+  }
+}
+
+/** An in-process gateway. */
+export interface TestGateway {
+  /** Connects a client to `path` (`X-TT-SERVICE-PATH`) as `openid`; rejects with ConnectRefusedError on a non-2xx connect. */
+  connect(options: { path: string; openid?: string; ip?: string }): Promise<SimulatedClient>;
+  /** Calls the push API as a function would (`{ path: '/ws/push_data', headers, body }`). */
+  pushApi(request: { path: string; headers?: Record<string, string>; body?: string | Uint8Array }): PushAnswer;
+  /** Every push delivered, in order. */
+  pushes: Extract<GatewayActivity, { type: 'push' }>[];
+  /** Everything the gateway did: connects, refusals, uplinks, pushes, groups, disconnects. */
+  activity: GatewayActivity[];
+  /** The log records of every call. */
+  logs: LogRecord[];
+  /** The underlying gateway (sessions, groups). */
+  gateway: Gateway;
+  /** Closes every client (1001), unbinds the push API and restores CLOUDFN_WS_PUSH_URL. */
+  close(): Promise<void>;
+}
+
+function received(data: Buffer, binary: boolean): ReceivedMessage {
+  const text = data.toString('utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { data, text, json, binary };
+}
+
+function answered(answer: AppAnswer | undefined): UplinkAnswer {
+  if (answer === undefined) return { status: 0, text: '', json: undefined };
+  const message = received(answer.body, false);
+  return { status: answer.status, text: message.text, json: message.json };
+}
+
+/**
+ * Opens a gateway in front of one function (or several), in process. While it is open,
+ * `CLOUDFN_WS_PUSH_URL` is `memory:<id>`, so the functions' pushes reach it (one open gateway
+ * per process at a time gets them).
+ * @example
+ * const gateway = await openGateway('functions/websocket_callback.ts');
+ * const anchor = await gateway.connect({ path: '/websocket_callback', openid: 'anchor' });
+ * await anchor.send('hello');
+ * expect((await anchor.next()).json).toEqual({ echo: 'hello' });
+ * await gateway.close();
+ */
+export async function openGateway(
+  targets: InvokeTarget | readonly InvokeTarget[],
+  options: GatewayTestOptions = {},
+): Promise<TestGateway> {
+  const list = Array.isArray(targets) ? (targets as readonly InvokeTarget[]) : [targets as InvokeTarget];
+  const functions: FunctionSpec[] = [];
+  const routes: Record<string, string> = {};
+  let runtime: Awaited<ReturnType<typeof mount>>['runtime'] | undefined;
+  for (const target of list) {
+    const mounted = await mount(target, {}, options.cwd === undefined ? {} : { cwd: options.cwd });
+    functions.push(mounted.fn);
+    Object.assign(routes, mounted.routes);
+    runtime ??= mounted.runtime;
+  }
+  await loadRoutePatterns(routes);
+  const sink = createMemorySink();
+  // The calls come from the gateway: its X-TT-* headers are trusted, as behind the platform's.
+  const app = new App({
+    functions,
+    routes,
+    options: { ...runtime!, trustGatewayHeaders: true },
+    logger: new Logger(sink),
+  });
+  const server = createHttpServer(app);
+  const user = resolveDevUser({});
+  const agent = memoryAgent(server);
+  const gateway = new Gateway({
+    call: serverCaller(server, agent),
+    identity: { appid: user.appid, envId: 'env-dev', serviceId: 'dev-service', ...options.identity },
+    functionOf: (path) => app.router.match(path, safeDecode(path))?.fn.name,
+  });
+  const activity: GatewayActivity[] = [];
+  const pushes: TestGateway['pushes'] = [];
+  gateway.observe((entry) => {
+    activity.push(entry);
+    if (entry.type === 'push') pushes.push(entry);
+  });
+  const id = randomUUID();
+  const unregister = registerMemoryPush(id, (request) => handlePush(gateway, request));
+  const previous = process.env[PUSH_URL_VAR];
+  process.env[PUSH_URL_VAR] = `memory:${id}`;
+
+  const connect: TestGateway['connect'] = async ({ path, openid, ip }) => {
+    const user = openid ?? options.defaultOpenid ?? 'dev-openid';
+    const opened = await gateway.open({ path, openid: user, ip: ip ?? '127.0.0.1' });
+    if (!opened.ok) throw new ConnectRefusedError(opened.answer.status, opened.answer.body.toString('utf8'));
+    const messages: ReceivedMessage[] = [];
+    let taken = 0;
+    const waiting: ((message: ReceivedMessage) => void)[] = [];
+    const client: SimulatedClient = {
+      sessionId: opened.sessionId,
+      openid: user,
+      messages,
+      closed: undefined,
+      send: async (data) => {
+        const binary = typeof data !== 'string';
+        const bytes = binary ? Buffer.from(data) : Buffer.from(data, 'utf8');
+        return answered(await gateway.uplink(opened.sessionId, bytes, binary));
+      },
+      next: (timeoutMs = 5000) => {
+        if (taken < messages.length) return Promise.resolve(messages[taken++]!);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(
+            () => reject(new Error(`no message pushed to session ${opened.sessionId} within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+          waiting.push((message) => {
+            clearTimeout(timer);
+            taken++;
+            resolve(message);
+          });
+        });
+      },
+      close: async (code = CLOSE_CODES.normal, reason = '') => {
+        client.closed ??= { code, reason };
+        await gateway.closed(opened.sessionId, code, reason);
+      },
+    };
+    gateway.attach(opened.sessionId, {
+      send: (data, binary) => {
+        const message = received(Buffer.from(data), binary);
+        messages.push(message);
+        waiting.shift()?.(message);
+      },
+      close: (code, reason) => {
+        client.closed ??= { code, reason };
+      },
+    });
+    return client;
+  };
+
+  return {
+    connect,
+    pushApi: ({ path, headers = {}, body = '' }) => {
+      const lower: Record<string, string> = {};
+      for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+      return handlePush(gateway, {
+        method: 'POST',
+        path,
+        headers: lower,
+        body: typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body),
+      });
+    },
+    pushes,
+    activity,
+    logs: sink.records,
+    gateway,
+    close: async () => {
+      await gateway.close(CLOSE_CODES.goingAway, 'the test gateway closed');
+      agent.destroy();
+      unregister();
+      if (process.env[PUSH_URL_VAR] === `memory:${id}`) {
+        if (previous === undefined) delete process.env[PUSH_URL_VAR];
+        else process.env[PUSH_URL_VAR] = previous;
+      }
+    },
+  };
+}
