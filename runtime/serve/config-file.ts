@@ -41,8 +41,17 @@ export const CONFIG_COMPILE_NAME = '.cloudfn.config';
  * every option of the option table that a config file may set.
  */
 export function configFileKeys(): string[] {
-  // devUser is an object, read by resolveDevUser rather than the option table.
-  return ['$schema', 'routes', 'functions', 'limits', ...configOptionTable().map((row) => row.name), 'devUser'];
+  // devUser is an object, read by resolveDevUser rather than the option table; checkRequests is
+  // read by `cloudfn build --target function-service --check` alone.
+  return [
+    '$schema',
+    'routes',
+    'functions',
+    'limits',
+    ...configOptionTable().map((row) => row.name),
+    'devUser',
+    'checkRequests',
+  ];
 }
 
 /** How `loadConfigFile` reads a project's config. */

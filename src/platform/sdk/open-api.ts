@@ -18,8 +18,24 @@ export interface OpenApiRequest {
   /** @default 'GET', or 'POST' when `data` is given */
   method?: string;
   headers?: Record<string, string>;
+  /** Query parameters added to the URL's own (the platform's templates pass `querys`). */
+  querys?: Record<string, unknown>;
   /** Sent as the JSON body (or as given when it is a string). */
   data?: unknown;
+}
+
+/**
+ * The URL with `querys` appended (`undefined` and `null` values left out), as the platform's SDK
+ * takes them beside the URL.
+ * @example withQuerys('/api/x?a=1', { b: 2 }) // '/api/x?a=1&b=2'
+ */
+export function withQuerys(url: string, querys: Record<string, unknown> | undefined): string {
+  if (querys === undefined || querys === null) return url;
+  const pairs = Object.entries(querys)
+    .filter(([, value]) => value !== undefined && value !== null)
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  if (pairs.length === 0) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}${pairs.join('&')}`;
 }
 
 /** The paths the emulator implements. */
@@ -105,7 +121,7 @@ export class OpenApiInvoker {
         `takes { url, method, headers, data }, got ${JSON.stringify(request)}`,
       );
     }
-    const target = targetOf(options, request.url);
+    const target = targetOf(options, withQuerys(request.url, request.querys));
     const method = (request.method ?? (request.data === undefined ? 'GET' : 'POST')).toUpperCase();
     const headers: Record<string, string> = { ...(request.headers ?? {}) };
     let body: string | undefined;
