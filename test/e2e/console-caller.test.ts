@@ -48,7 +48,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console page acting as a user', () =
     await page.fill('#caller-openid', 'bob');
     const body = await sendAndRead();
     expect(body.openid).toBe('bob');
-    expect(body.caller).toMatchObject({ openid: 'bob', appid: 'tt0000000000000000', anonymous: false });
+    expect(body.caller).toMatchObject({ openid: 'bob', appid: 'tt-dev-app', anonymous: false });
   });
 
   it('calls anonymously', async () => {
