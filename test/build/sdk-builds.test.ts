@@ -104,6 +104,18 @@ describe('the container target', () => {
   it('with "sdk": "stand-in" bundles the stand-in, and the image answers from it', async () => {
     const dir = copy();
     writeFileSync(join(dir, 'cloudfn.config.json'), JSON.stringify({ ...config(dir), sdk: 'stand-in' }));
+    // The query engine too (mingo, which a bundle hands over as a CommonJS default).
+    writeFileSync(
+      join(dir, 'top_scores.ts'),
+      `import { dySDK } from '@open-dy/node-server-sdk';
+export default async function () {
+  const db = dySDK.database();
+  const { data } = await db.collection('scores').aggregate().sort({ score: -1 }).limit(1).end();
+  const { total } = await db.collection('scores').where({ score: db.command.gte(0) }).count();
+  return { best: data[0]?.score ?? null, total };
+}
+`,
+    );
     const result = await buildProject(dir, { sourcemap: false });
     const server = result.bundles.find((b) => b.name === 'server.mjs')!;
     expect(readFileSync(server.file, 'utf8')).not.toMatch(/(from |require\()"@open-dy\/node-server-sdk"/);
@@ -119,8 +131,13 @@ describe('the container target', () => {
     try {
       const who = await fetch(`${spawned.url}/whoami`, { headers: { 'x-tt-openid': 'ann', 'x-tt-appid': 'tt1' } });
       expect(await who.json()).toEqual({ openId: 'ann', appId: 'tt1' });
-      const saved = await fetch(`${spawned.url}/save_score`, { method: 'POST', body: '{"score":3}' });
+      const saved = await fetch(`${spawned.url}/save_score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"score":3}',
+      });
       expect(await saved.json()).toMatchObject({ saved: true });
+      expect(await (await fetch(`${spawned.url}/top_scores`)).json()).toEqual({ best: 3, total: 1 });
     } finally {
       await spawned.stop();
     }
