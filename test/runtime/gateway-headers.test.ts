@@ -17,6 +17,7 @@ import { GATEWAY_HEADER_SOURCES, GATEWAY_HEADERS, stripGatewayHeaders } from '..
 import { startProject } from '../../runtime/serve/start.js';
 import type { RunningServer as StartedServer } from '../../runtime/serve/start.js';
 import { createCompileHook } from '../../src/build/compile.js';
+import { invoke } from '../../src/testing/index.js';
 import { tempProject } from '../testing/project.js';
 
 /** The list as issue 30 asks for it, with where each header comes from. */
@@ -168,5 +169,24 @@ describe('the function-service adapter', () => {
     expect(await untrusting({}, context(platformHeaders))).toEqual({ 'x-forwarded-for': '1.2.3.4' });
     // The platform's own object is left as it was.
     expect(platformHeaders).toEqual(given);
+  });
+});
+
+describe('invoke of cloudfn/testing', () => {
+  const fixture = new URL('../fixtures/sdk-project/', import.meta.url).pathname;
+  const message = {
+    method: 'POST',
+    headers: { 'x-roomid': 'room-1', 'x-msg-type': 'live_comment', 'x-anchor-openid': 'anchor-1' },
+    body: [{ msg_id: 'm-1' }],
+  };
+
+  it('removes the live-data line’s headers as cloudfn start does', async () => {
+    const res = await invoke('relay_message.ts', message, { cwd: fixture });
+    expect(res.json).toEqual({ anchor: null, kind: null, firstMessage: 'm-1' });
+  });
+
+  it('keeps them for a call that stands behind the gateway', async () => {
+    const res = await invoke('relay_message.ts', message, { cwd: fixture, runtime: { trustGatewayHeaders: true } });
+    expect(res.json).toEqual({ anchor: 'anchor-1', kind: 'live_comment', firstMessage: 'm-1' });
   });
 });
