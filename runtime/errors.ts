@@ -124,6 +124,11 @@ const table = {
     message: (file: string, got: string) =>
       `${file}: its default export (or module.exports) is ${got}, not a function: export default async function (params, service) { return ...; }`,
   },
+  CLOUDFN_SDK_NOT_INSTALLED: {
+    status: 500,
+    message: (files: string) =>
+      `${files} import @open-dy/node-server-sdk, which is not installed here, so the bundles would stop at start (ERR_MODULE_NOT_FOUND); for an image that runs outside the platform set "sdk": "stand-in" in cloudfn.config.json (or pass --sdk stand-in) to bundle cloudfn's stand-in, or for an image the platform builds install the package from its registry`,
+  },
   CLOUDFN_BAD_CONFIG: { status: 500, message: (where: string, detail: string) => `${where}: ${detail}` },
   CLOUDFN_METRICS_UNAVAILABLE: {
     status: 500,

@@ -88,12 +88,21 @@ export interface RuntimeOptions {
    */
   functionsDir: string;
   /**
-   * Trust the gateway's caller headers (`X-TT-OPENID`, `X-TT-APPID`, ...) a request carries
-   * (`CLOUDFN_TRUST_GATEWAY_HEADERS`). Only behind the platform's gateway, which sets them; off,
-   * they are removed before the handler runs, so no client can claim another user
-   * (docs/decisions.md). @default false
+   * Trust the headers only the platform sets (runtime/request/gateway-headers.ts: the caller's
+   * `X-TT-OPENID`, `X-TT-APPID`, ..., the live room's, the WebSocket gateway's, the live-data
+   * line's and `x-tt-logid`) a request carries (`CLOUDFN_TRUST_GATEWAY_HEADERS`). Only behind the
+   * platform's gateway, which sets them; off, they are removed before the handler runs, so no
+   * client can claim another user, room or connection (docs/decisions.md). @default false
    */
   trustGatewayHeaders: boolean;
+  /**
+   * Which `@open-dy/node-server-sdk` the container bundles of `cloudfn build` carry
+   * (`CLOUDFN_SDK`, `--sdk`): `platform`, the real package, installed from the platform's
+   * registry and bundled in (images the platform builds); `stand-in`, cloudfn's local stand-in
+   * bundled in (images that run anywhere else). The function-service target always leaves it to
+   * the platform (docs/platform-projects.md#cloudfn-build). @default 'platform'
+   */
+  sdk: 'platform' | 'stand-in';
   /**
    * Turn `console.log/info/warn/error/debug` into JSON log lines with the logid of the request
    * that made them (`CLOUDFN_CAPTURE_CONSOLE`). @default true
@@ -105,7 +114,7 @@ export interface RuntimeOptions {
 export interface DevUser {
   /** `X-TT-OPENID`. @default 'dev-openid' */
   openid: string;
-  /** `X-TT-APPID`. @default 'tt0000000000000000' */
+  /** `X-TT-APPID`; the emulator's dev app (`cloudfn dev --platform`), so both name one app. @default 'tt-dev-app' */
   appid: string;
   /** `X-TT-UNIONID`. @default 'dev-unionid' */
   unionid: string;
@@ -115,6 +124,14 @@ export interface DevUser {
   source: string;
   /** `X-Forwarded-For`. @default '127.0.0.1' */
   ip: string;
+  /** `X-TT-ROOMID`: calls come from this live room. @default undefined (no room) */
+  roomid?: string;
+  /** `X-TT-ANCHOR-OPENID`: the live room's anchor. @default undefined */
+  anchorOpenid?: string;
+  /** `X-TT-AVATAR-URL`: the anchor's avatar. @default undefined */
+  avatarUrl?: string;
+  /** `X-TT-NICKNAME`, sent percent-encoded: the anchor's nickname, any text. @default undefined */
+  nickname?: string;
 }
 
 /** 10 MiB: the default largest body and file. */
@@ -294,6 +311,7 @@ const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
   maxConnections: { env: 'CLOUDFN_MAX_CONNECTIONS', parse: integer(0), default: 1024 },
   functionsDir: { env: 'CLOUDFN_FUNCTIONS_DIR', parse: relativeDir, default: 'functions' },
   trustGatewayHeaders: { env: 'CLOUDFN_TRUST_GATEWAY_HEADERS', parse: bool, default: false },
+  sdk: { env: 'CLOUDFN_SDK', parse: oneOf('platform', 'stand-in'), default: 'platform' },
   captureConsole: { env: 'CLOUDFN_CAPTURE_CONSOLE', parse: bool, default: true },
 };
 
@@ -457,13 +475,21 @@ export function checkTimeouts(options: Pick<RuntimeOptions, 'headersTimeout' | '
 }
 
 /** The default dev user, and the environment variable of the fields that have one. */
-const devUserSpecs: { readonly [K in keyof DevUser]: { readonly env?: string; readonly default: string } } = {
+const devUserSpecs: {
+  readonly [K in keyof DevUser]-?: { readonly env?: string; readonly default: string | undefined };
+} = {
   openid: { env: 'CLOUDFN_DEV_OPENID', default: 'dev-openid' },
-  appid: { env: 'CLOUDFN_DEV_APPID', default: 'tt0000000000000000' },
+  // The emulator's dev app (src/platform/client-env.ts DEV_CLIENT_KEY, which runtime/ cannot
+  // import; a test keeps the two equal): the caller and the OpenAPI calls name one app.
+  appid: { env: 'CLOUDFN_DEV_APPID', default: 'tt-dev-app' },
   unionid: { env: 'CLOUDFN_DEV_UNIONID', default: 'dev-unionid' },
   env: { default: 'development' },
   source: { default: 'miniapp' },
   ip: { default: '127.0.0.1' },
+  roomid: { env: 'CLOUDFN_DEV_ROOMID', default: undefined },
+  anchorOpenid: { env: 'CLOUDFN_DEV_ANCHOR_OPENID', default: undefined },
+  avatarUrl: { default: undefined },
+  nickname: { default: undefined },
 };
 
 /** The fields of `devUser`, for the config schema. */
@@ -500,10 +526,11 @@ export function resolveDevUser(sources: OptionSources = {}): DevUser {
     const [raw, where] =
       fromEnv !== undefined && fromEnv !== '' ? [fromEnv, spec.env!] : [config[key], `cloudfn.config devUser.${key}`];
     if (raw === undefined) {
-      user[key] = spec.default;
+      if (spec.default !== undefined) user[key] = spec.default;
       continue;
     }
-    if (typeof raw !== 'string' || raw.trim() === '' || /[^\x20-\x7e]/.test(raw))
+    // The nickname is percent-encoded when sent, so any text is fine; the rest go as they are.
+    if (typeof raw !== 'string' || raw.trim() === '' || (key !== 'nickname' && /[^\x20-\x7e]/.test(raw)))
       throw createError(
         'CLOUDFN_OPTIONS',
         `devUser.${key}`,

@@ -83,6 +83,14 @@ export interface CallerInit {
   ip?: string;
   /** Send as a user not signed in: no `X-TT-OPENID` (nor `X-TT-UNIONID`). @default false */
   anonymous?: boolean;
+  /** A live room's id, sent as `X-TT-ROOMID` (a call from a live room's mini-program). */
+  roomid?: string;
+  /** The live room's anchor, sent as `X-TT-ANCHOR-OPENID`. */
+  anchorOpenid?: string;
+  /** The anchor's avatar URL, sent as `X-TT-AVATAR-URL`. */
+  avatarUrl?: string;
+  /** The anchor's nickname, sent percent-encoded as `X-TT-NICKNAME` (a header cannot carry Chinese text). */
+  nickname?: string;
 }
 
 export interface TraceContext {

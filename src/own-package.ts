@@ -23,6 +23,7 @@ export const PACKAGE_ENTRIES: Readonly<Record<string, string>> = Object.freeze({
   'cloudfn/testing': 'src/testing/index',
   'cloudfn/client': 'src/client/index',
   'cloudfn/platform': 'src/platform/index',
+  'cloudfn/server-sdk': 'src/platform/sdk/public',
 });
 
 /**

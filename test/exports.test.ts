@@ -169,6 +169,10 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
       'resolvePlatformOptions',
     ],
   },
+  'cloudfn/server-sdk': {
+    load: () => import('../src/platform/sdk/public.js'),
+    names: ['default', 'dySDK'],
+  },
 };
 
 describe('public exports', () => {

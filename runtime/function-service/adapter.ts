@@ -10,6 +10,7 @@ import './node14-apis.js';
 import { CloudfnError } from '../errors.js';
 import { pickGatewayLogid } from '../log/logid.js';
 import { readCaller } from '../request/caller.js';
+import { stripGatewayHeaders } from '../request/gateway-headers.js';
 import { errorBody } from '../request/error-body.js';
 import { ids } from '../trace/ids.js';
 import { checkTracestate, formatTraceparent, parseTraceparent } from '../trace/traceparent.js';
@@ -50,6 +51,24 @@ export interface PlatformContext {
 
 /** The handler a built file exports: what the platform calls. */
 export type PlatformHandler = (params: unknown, context: PlatformContext) => Promise<unknown>;
+
+/** The headers without the platform-set ones (gateway-headers.ts), as a copy: the platform's own object is left alone. */
+function untrusted(headers: PlatformContext['headers']): PlatformContext['headers'] {
+  const copy = { ...headers };
+  stripGatewayHeaders(copy);
+  return copy;
+}
+
+/** Options of `functionServiceHandler`, baked into the built file by the build. */
+export interface FunctionServiceHandlerOptions {
+  /**
+   * Keep the platform-set headers (gateway-headers.ts). Every call of the function service comes
+   * through the platform, so the build bakes `true` unless the project set
+   * `trustGatewayHeaders: false` (docs/decisions.md#the-gateways-caller-headers).
+   * @default true
+   */
+  trustGatewayHeaders?: boolean;
+}
 
 /** A signal that never aborts: the function service stops a function itself, at its own timeout. */
 function idleSignal(): AbortSignal {
@@ -95,6 +114,7 @@ function traceOf(headers: PlatformContext['headers']): TraceContext {
 /** The service a function receives on the function service, built around the platform's context. */
 class FunctionServiceService implements Service {
   readonly #context: PlatformContext;
+  readonly #headers: PlatformContext['headers'];
   readonly #params: unknown;
   #trace: TraceContext | undefined;
   #signal: AbortSignal | undefined;
@@ -109,8 +129,9 @@ class FunctionServiceService implements Service {
   readonly info: LogMethod;
   readonly warn: LogMethod;
   readonly error: LogMethod;
-  constructor(context: PlatformContext, params: unknown, functionName: string) {
+  constructor(context: PlatformContext, params: unknown, functionName: string, trustGatewayHeaders: boolean) {
     this.#context = context;
+    this.#headers = trustGatewayHeaders ? context.headers : untrusted(context.headers);
     this.#params = params;
     this.functionName = functionName;
     // Behind the platform's gateway (trusted, as the caller is): its x-tt-logid first.
@@ -123,7 +144,7 @@ class FunctionServiceService implements Service {
     this.error = (...values) => context.error(...values);
   }
   get headers(): Service['headers'] {
-    return this.#context.headers;
+    return this.#headers;
   }
   get httpMethod(): string {
     return this.#context.httpMethod;
@@ -140,9 +161,9 @@ class FunctionServiceService implements Service {
   get cookies(): Record<string, string | undefined> {
     return this.#context.cookies;
   }
-  /** On the function service the platform's gateway sets the `X-TT-*` headers, so they are trusted. */
+  /** On the function service the platform's gateway sets the `X-TT-*` headers (trusted unless the build said otherwise). */
   get caller(): Caller | undefined {
-    if (this.#caller === null) this.#caller = readCaller(this.#context.headers);
+    if (this.#caller === null) this.#caller = readCaller(this.#headers);
     return this.#caller;
   }
   get trigger(): Trigger {
@@ -204,9 +225,14 @@ async function settle(service: FunctionServiceService): Promise<void> {
  * start`; any other error is re-thrown, and the platform answers 500 and logs it.
  * @example module.exports = functionServiceHandler(handler, 'videos/list')
  */
-export function functionServiceHandler(handler: Handler, functionName: string): PlatformHandler {
+export function functionServiceHandler(
+  handler: Handler,
+  functionName: string,
+  options: FunctionServiceHandlerOptions = {},
+): PlatformHandler {
+  const trust = options.trustGatewayHeaders !== false;
   return async (params, context) => {
-    const service = new FunctionServiceService(context, params, functionName);
+    const service = new FunctionServiceService(context, params, functionName, trust);
     let result: unknown;
     try {
       result = await handler(params, service);

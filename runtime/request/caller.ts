@@ -2,14 +2,18 @@
  * The caller as the platform's gateway says it (docs/platform-projects.md): for a call from a
  * mini-program the gateway adds `X-TT-OPENID`, `X-TT-APPID`, `X-TT-UNIONID`,
  * `X-TT-ANONYMOUS-OPENID`, `X-TT-ENV`, `X-TT-SOURCE` and `X-Forwarded-For`. This file owns
- * their names, reading them into a `Caller`, writing a user as them, and removing them when
- * the server is not behind the gateway (the `trustGatewayHeaders` option).
+ * their names, reading them into a `Caller` and writing a user as them; removing them (with every
+ * other platform-set header) when the gateway is not trusted is gateway-headers.ts's.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller, CallerInit } from '../types.js';
 
-/** The identity headers the gateway sets, lower case; a client cannot be trusted to send them. */
-export const GATEWAY_HEADERS = [
+/**
+ * The identity headers the gateway sets for a call from a mini-program, lower case. They are
+ * among the platform-set headers of gateway-headers.ts, which removes all of them when the
+ * gateway is not trusted; these are the ones that make a caller.
+ */
+export const IDENTITY_HEADERS = [
   'x-tt-openid',
   'x-tt-appid',
   'x-tt-unionid',
@@ -28,25 +32,8 @@ function one(value: string | string[] | undefined): string | undefined {
  * @example hasGatewayHeaders({ 'x-tt-openid': 'ann' }) // true
  */
 export function hasGatewayHeaders(headers: Readonly<IncomingHttpHeaders>): boolean {
-  for (const name of GATEWAY_HEADERS) if (headers[name] !== undefined) return true;
+  for (const name of IDENTITY_HEADERS) if (headers[name] !== undefined) return true;
   return false;
-}
-
-/**
- * Removes the gateway's identity headers, so a client reaching the server directly cannot
- * claim a user. Returns whether any was there.
- * @example stripGatewayHeaders(req.headers)
- */
-export function stripGatewayHeaders(headers: IncomingHttpHeaders): boolean {
-  let found = false;
-  for (const name of GATEWAY_HEADERS) {
-    // A read per name, and `delete` only on a hit: requests without them keep their shape.
-    if (headers[name] !== undefined) {
-      delete headers[name];
-      found = true;
-    }
-  }
-  return found;
 }
 
 /**
@@ -78,7 +65,8 @@ export function readCaller(headers: Readonly<IncomingHttpHeaders>): Caller | und
 /**
  * A user as the headers the gateway would send: `{ openid: 'ann' }` → `X-TT-OPENID: ann`;
  * `{ anonymous: true }` sends `X-TT-ANONYMOUS-OPENID` (given, or `anon-<openid or 'user'>`)
- * and no `X-TT-OPENID`. Values with characters a header cannot hold throw a TypeError naming
+ * and no `X-TT-OPENID`; the live-room fields send `X-TT-ROOMID`, `X-TT-ANCHOR-OPENID`,
+ * `X-TT-AVATAR-URL` and `X-TT-NICKNAME` (percent-encoded). Values with characters a header cannot hold throw a TypeError naming
  * the field.
  * @example callerHeaders({ openid: 'ann', appid: 'tt1' }) // { 'x-tt-openid': 'ann', 'x-tt-appid': 'tt1' }
  */
@@ -101,5 +89,13 @@ export function callerHeaders(user: CallerInit): Record<string, string> {
   put('x-tt-env', 'env', user.env);
   put('x-tt-source', 'source', user.source);
   put('x-forwarded-for', 'ip', user.ip);
+  put('x-tt-roomid', 'roomid', user.roomid);
+  put('x-tt-anchor-openid', 'anchorOpenid', user.anchorOpenid);
+  put('x-tt-avatar-url', 'avatarUrl', user.avatarUrl);
+  if (user.nickname !== undefined) {
+    if (typeof user.nickname !== 'string' || user.nickname === '')
+      throw new TypeError(`user.nickname must be a non-empty string, got ${JSON.stringify(user.nickname)}`);
+    headers['x-tt-nickname'] = encodeURIComponent(user.nickname);
+  }
   return headers;
 }

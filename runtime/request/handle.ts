@@ -18,7 +18,7 @@ import { finish } from './finish.js';
 import { closesAfterAnswer } from './linger.js';
 import { sendError, sendResult } from './response.js';
 import { consoleCaptured, requestContext } from '../log/console-capture.js';
-import { stripGatewayHeaders } from './caller.js';
+import { stripGatewayHeaders } from './gateway-headers.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
 
@@ -268,7 +268,8 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined): void
     return;
   }
   const options = x.host.options;
-  // Not behind the gateway: a client's X-TT-* headers claim a user nobody vouched for.
+  // Not behind the gateway: a client's X-TT-* (and live-data) headers claim a user, a room or
+  // a connection nobody vouched for.
   if (!options.trustGatewayHeaders) stripGatewayHeaders(x.req.headers);
   const service = new RequestService(x, query);
   let result: unknown;

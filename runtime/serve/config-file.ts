@@ -43,6 +43,8 @@ export const CONFIG_COMPILE_NAME = '.cloudfn.config';
 export function configFileKeys(): string[] {
   // devUser is an object, read by resolveDevUser rather than the option table; liveData is read
   // by cloudfn dev's live-room simulator (src/platform/live/config.ts), and ignored elsewhere.
+  // devUser is an object, read by resolveDevUser rather than the option table; checkRequests is
+  // read by `cloudfn build --target function-service --check` alone.
   return [
     '$schema',
     'routes',
@@ -51,6 +53,7 @@ export function configFileKeys(): string[] {
     ...configOptionTable().map((row) => row.name),
     'devUser',
     'liveData',
+    'checkRequests',
   ];
 }
 

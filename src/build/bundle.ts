@@ -11,7 +11,7 @@
  * first needed. The hello bundle went from 81.2 kB to under 50 kB minified that way, and a
  * function that never uses Redis carries none of its glue.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Message, type Metafile, type Plugin } from 'esbuild';
@@ -28,7 +28,8 @@ import { entrySource } from './entry.js';
 import { leanDeps } from './lean-deps.js';
 import { NativeModules } from './native.js';
 import { optionalPeers } from './optional-peers.js';
-import { sdkAlias } from './sdk-alias.js';
+import { MANIFEST, StagedOutdir } from './outdir.js';
+import { SdkImports, type SdkMode, sdkAlias } from './sdk-alias.js';
 import { redisClient } from './redis-client.js';
 import { selfAlias } from './self-alias.js';
 
@@ -44,6 +45,11 @@ export interface BuildOptions {
   server?: boolean;
   /** The folder of the functions (`--functions-dir`). @default the config's functionsDir, else 'functions' */
   functionsDir?: string;
+  /**
+   * Which server SDK the bundles carry (`--sdk`): the installed package or cloudfn's stand-in
+   * (docs/platform-projects.md#cloudfn-build). @default the config's sdk, else 'platform'
+   */
+  sdk?: 'platform' | 'stand-in';
 }
 
 /** One bundle written. */
@@ -72,8 +78,7 @@ export interface BuildResult {
   ms: number;
 }
 
-/** The file listing what a build wrote, so the next build removes exactly that. */
-export const MANIFEST = 'cloudfn-build.json';
+export { MANIFEST } from './outdir.js';
 
 /**
  * The folder of a bundle's lazily loaded chunks, beside its entry. Function names never start
@@ -103,28 +108,6 @@ function bakedConfig(config: ConfigFile, only?: string): ConfigFile {
   if (only === undefined) return { ...options, ...(routes ? { routes } : {}), ...(functions ? { functions } : {}) };
   const own = functions?.[only];
   return { ...options, ...(own ? { functions: { [only]: own } } : {}) };
-}
-
-/** Empties the outdir of a previous build; refuses a folder cloudfn did not write. */
-export function prepareOutdir(outdir: string): void {
-  if (!existsSync(outdir)) {
-    mkdirSync(outdir, { recursive: true });
-    return;
-  }
-  // Another build's folder inside (`function-service/` of `--target function-service`) is its own.
-  const entries = readdirSync(outdir).filter((entry) => !existsSync(join(outdir, entry, MANIFEST)));
-  if (entries.length === 0) return;
-  const manifest = join(outdir, MANIFEST);
-  if (!existsSync(manifest)) {
-    throw createError(
-      'CLOUDFN_BAD_CONFIG',
-      outdir,
-      `exists and was not written by cloudfn build (no ${MANIFEST}); remove it or pass another --outdir`,
-    );
-  }
-  const previous = JSON.parse(readFileSync(manifest, 'utf8')) as { files?: string[] };
-  for (const file of previous.files ?? []) rmSync(join(outdir, file), { recursive: true, force: true });
-  rmSync(manifest, { force: true });
 }
 
 /** esbuild's failure as a `CompileError` with each message's code frame. */
@@ -160,13 +143,20 @@ function virtualEntry(root: string, target: BundleTarget): Plugin {
   };
 }
 
+/** What every bundle of one build shares. */
+interface BundleContext {
+  native: NativeModules;
+  warn: (message: string) => void;
+  sdk: SdkImports;
+}
+
 async function bundle(
   root: string,
   target: BundleTarget,
   options: Required<BuildOptions>,
-  native: NativeModules,
-  warn: (message: string) => void,
+  context: BundleContext,
 ): Promise<BuiltBundle> {
+  const { native, warn } = context;
   const started = performance.now();
   const outfile = join(target.dir, `${target.entryName}.mjs`);
   let outputs: Metafile['outputs'] = {};
@@ -187,11 +177,11 @@ async function bundle(
         minify: options.minify,
         banner: { js: BANNER },
         define: { __dirname: '__cloudfn_dirname', __filename: '__cloudfn_filename' },
-        // The platform installs its server SDK itself: the import stays external (sdk-alias.ts).
+        // The server SDK: the installed package or the stand-in, bundled in (sdk-alias.ts).
         plugins: [
           virtualEntry(root, target),
           selfAlias({ external: false }),
-          sdkAlias({ standIn: false }),
+          sdkAlias({ mode: options.sdk satisfies SdkMode, seen: context.sdk, root }),
           leanDeps(),
           redisClient(warn),
           optionalPeers(),
@@ -250,13 +240,18 @@ function loadOrder(root: string, entry: string, outputs: Metafile['outputs']): {
 export async function buildProject(root: string, options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
   const config = await loadProjectConfig(root);
+  const runtime = resolveOptions({
+    flags: { functionsDir: options.functionsDir, sdk: options.sdk },
+    env: process.env,
+    config,
+  });
   const resolved: Required<BuildOptions> = {
     outdir: options.outdir ?? 'dist',
     minify: options.minify ?? false,
     sourcemap: options.sourcemap ?? true,
     server: options.server ?? true,
-    functionsDir: resolveOptions({ flags: { functionsDir: options.functionsDir }, env: process.env, config })
-      .functionsDir,
+    functionsDir: runtime.functionsDir,
+    sdk: runtime.sdk,
   };
   const outdir = resolve(root, resolved.outdir);
   // With functionsDir '.', a custom outdir sits among the functions: its bundles are not functions.
@@ -275,13 +270,36 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
   );
   await checkFunctionExports(root, found);
 
-  prepareOutdir(outdir);
+  const stage = new StagedOutdir(outdir);
+  try {
+    const bundles = await bundleAll(root, found, config, resolved, stage.dir);
+    stage.commit();
+    // The staged paths, now under outdir.
+    const moved = (file: string): string => join(outdir, relative(stage.dir, file));
+    for (const b of bundles) {
+      b.file = moved(b.file);
+      b.chunks = b.chunks.map(moved);
+    }
+    return { outdir, bundles, warnings: bundles.warnings, ms: Math.round(performance.now() - started) };
+  } finally {
+    stage.abort();
+  }
+}
+
+/** Bundles every function into `outdir` (the staging folder) and writes the manifest. */
+async function bundleAll(
+  root: string,
+  found: readonly FoundFunction[],
+  config: ConfigFile,
+  resolved: Required<BuildOptions>,
+  outdir: string,
+): Promise<BuiltBundle[] & { warnings: string[] }> {
   const warnings: string[] = [];
   const warn = (message: string): void => {
     if (!warnings.includes(message)) warnings.push(message);
   };
   const entries = found.map((fn) => ({ name: fn.name, file: fn.file, where: relative(root, fn.file) }));
-  const native = new NativeModules(root, warn);
+  const context: BundleContext = { native: new NativeModules(root, warn), warn, sdk: new SdkImports() };
   const targets: BundleTarget[] = entries.map((fn) => ({
     name: fn.name,
     entry: entrySource([fn], bakedConfig(config, fn.name), true),
@@ -295,7 +313,9 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
       dir: outdir,
       entryName: 'server',
     });
-  const bundles = await Promise.all(targets.map((target) => bundle(root, target, resolved, native, warn)));
+  const bundles = await Promise.all(targets.map((target) => bundle(root, target, resolved, context)));
+  if (context.sdk.missing.size > 0)
+    throw createError('CLOUDFN_SDK_NOT_INSTALLED', [...context.sdk.missing].sort().join(', '));
 
   const files = [
     ...new Set(bundles.map((b) => relative(outdir, b.file).split('/')[0]!)),
@@ -306,7 +326,7 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
     join(outdir, MANIFEST),
     JSON.stringify({ builtBy: 'cloudfn build', functions: found.map((fn) => fn.name), files }, null, 2) + '\n',
   );
-  return { outdir, bundles, warnings, ms: Math.round(performance.now() - started) };
+  return Object.assign(bundles, { warnings });
 }
 
 /**

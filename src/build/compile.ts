@@ -53,7 +53,7 @@ export function createCompileHook(root: string, outDir = join(root, '.cloudfn', 
         packages: 'external',
         // `cloudfn` imports go to the copy serving the function (one HttpError class).
         // An unresolvable server SDK import loads cloudfn's stand-in (docs/platform-projects.md).
-        plugins: [selfAlias({ external: true }), sdkAlias({ standIn: true })],
+        plugins: [selfAlias({ external: true }), sdkAlias({ mode: 'dev' })],
         platform: 'node',
         format: 'esm',
         target: 'node20',

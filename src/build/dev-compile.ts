@@ -55,7 +55,7 @@ function optionsFor(root: string, file: string, format: 'cjs' | 'esm'): BuildOpt
     packages: 'external',
     // `cloudfn` imports go to the copy running the dev server (one HttpError class).
     // An unresolvable server SDK import loads cloudfn's stand-in (docs/platform-projects.md).
-    plugins: [selfAlias({ external: true, format }), sdkAlias({ standIn: true, format })],
+    plugins: [selfAlias({ external: true, format }), sdkAlias({ mode: 'dev', format })],
     platform: 'node',
     format,
     target: 'node20',

@@ -14,6 +14,8 @@ import {
   formatCheckTable,
   formatFunctionServiceTable,
 } from '../build/index.js';
+import { loadProjectConfig } from '../build/project-config.js';
+import type { CheckRequest } from '../build/function-service/check.js';
 import { createDevError } from '../dev/errors.js';
 import { checkProject, findTypeScript, formatReport } from '../typecheck/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
@@ -33,7 +35,8 @@ export const HELP: CommandHelp = {
   name: 'build',
   usage: [
     'build [root] [--target server|function-service] [--outdir dist] [--minify] [--no-sourcemap]',
-    '      [--external <pkg>]... [--check] [--no-typecheck] [--functions-dir functions] [--json]',
+    '      [--external <pkg>]... [--sdk platform|stand-in] [--check] [--no-typecheck]',
+    '      [--functions-dir functions] [--json]',
   ],
   description: `Type checks the project, then bundles each function of <root>/functions (default: the current
 folder; --functions-dir or the config's functionsDir names another folder, . for the root
@@ -46,6 +49,10 @@ route, for containers).`,
       "server (default): the bundles above, ES modules; function-service:\n<outdir>/function-service/<name>.js, CommonJS for the platform's function service\n(Node 14), with a package.json to deploy with dycloud function:deploy (docs/deploy.md)",
     ],
     ['--external <pkg>', '(function-service) leave <pkg> out of the files and name it in package.json'],
+    [
+      '--sdk <which>',
+      "(server) the @open-dy/node-server-sdk the bundles carry (config sdk): platform, the installed\npackage (images the platform builds); stand-in, cloudfn's local stand-in (images run elsewhere)",
+    ],
     ['--functions-dir <dir>', 'the folder of the functions (config functionsDir; . is the root)'],
     ['-o, --outdir <dir>', 'where bundles go, relative to root (default dist)'],
     ['--minify', 'minify the bundles'],
@@ -84,6 +91,7 @@ export async function run(argv: string[]): Promise<number> {
     'no-typecheck': { type: 'boolean' },
     target: { type: 'string' },
     external: { type: 'string', multiple: true },
+    sdk: { type: 'string' },
     'functions-dir': { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -101,6 +109,12 @@ export async function run(argv: string[]): Promise<number> {
   if (values.external !== undefined && target !== 'function-service')
     throw new OptionsError(
       '--external applies to --target function-service only; the server bundles keep every package inside',
+    );
+  if (values.sdk !== undefined && values.sdk !== 'platform' && values.sdk !== 'stand-in')
+    throw new OptionsError(`--sdk must be platform or stand-in, got ${JSON.stringify(values.sdk)}`);
+  if (values.sdk !== undefined && target === 'function-service')
+    throw new OptionsError(
+      '--sdk applies to the server bundles only; on the function service the platform installs @open-dy/node-server-sdk from package.json',
     );
   const root = resolve(positionals[0] ?? '.');
   const json = values.json === true;
@@ -135,6 +149,7 @@ export async function run(argv: string[]): Promise<number> {
       minify: values.minify === true,
       sourcemap: values['no-sourcemap'] !== true,
       ...(values['functions-dir'] === undefined ? {} : { functionsDir: values['functions-dir'] }),
+      ...(values.sdk === undefined ? {} : { sdk: values.sdk }),
     });
   } catch (error) {
     // The same one line as start-up (plus a code frame for compile errors).
@@ -208,7 +223,36 @@ async function buildForFunctionService(
   for (const warning of result.warnings) process.stderr.write(`cloudfn: warning: ${warning}\n`);
   process.stdout.write(formatFunctionServiceTable(result) + options.typeNote);
   if (!options.check) return 0;
-  const { node, checks } = await checkFunctionService(root, result.files);
-  process.stdout.write(`\n${formatCheckTable(node, checks)}`);
+  const { node, checks, sdkStandIn } = await checkFunctionService(root, result.files, {
+    sdkImporters: result.sdkImporters,
+    requests: await checkRequests(root),
+  });
+  process.stdout.write(`\n${formatCheckTable(node, checks, { sdkStandIn })}`);
   return checks.every((check) => check.ok) ? 0 : 1;
+}
+
+/** The project's `checkRequests` (validated with the rest of its config). */
+async function checkRequests(root: string): Promise<Record<string, CheckRequest>> {
+  const config = await loadProjectConfig(root);
+  const given = config['checkRequests'] ?? {};
+  const where = `${config.file ?? 'cloudfn.config'}: checkRequests`;
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw new OptionsError(`${where} must be an object of requests by function name, got ${JSON.stringify(given)}`);
+  for (const [name, request] of Object.entries(given as Record<string, unknown>)) {
+    const r = request as CheckRequest | null;
+    if (typeof r !== 'object' || r === null || Array.isArray(r))
+      throw new OptionsError(
+        `${where}.${name} must be an object such as { "method": "POST", "body": [] }, got ${JSON.stringify(r)}`,
+      );
+    if (r.method !== undefined && r.method !== 'GET' && r.method !== 'POST')
+      throw new OptionsError(`${where}.${name}.method must be GET or POST, got ${JSON.stringify(r.method)}`);
+    if (
+      r.headers !== undefined &&
+      (typeof r.headers !== 'object' || Object.values(r.headers).some((v) => typeof v !== 'string'))
+    )
+      throw new OptionsError(
+        `${where}.${name}.headers must map header names to strings, got ${JSON.stringify(r.headers)}`,
+      );
+  }
+  return given as Record<string, CheckRequest>;
 }

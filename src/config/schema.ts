@@ -112,6 +112,21 @@ export function configSchema(): JsonSchema {
         },
       },
     },
+    checkRequests: {
+      type: 'object',
+      description:
+        'The request cloudfn build --target function-service --check sends a function, by function name, for one the platform calls with a body (a live-data callback); others get a GET with no query (docs/deploy.md).',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          method: { enum: ['GET', 'POST'] },
+          query: { type: 'string' },
+          headers: { type: 'object', additionalProperties: { type: 'string' } },
+          body: {},
+        },
+      },
+    },
   };
   for (const row of configOptionTable()) {
     properties[row.name] = {

@@ -195,9 +195,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     });
     app.observers.add((info) => hub.request(info));
     // Dev counts when prom-client is installed (an optional peer): the console's metrics panel
-    // reads /_cloudfn/metrics. Without it, one line says what to install and the rest works.
+    // reads /_cloudfn/metrics. Without it the panel says how to turn it on, quietly; the terminal
+    // warns only when metrics were asked for (`metrics`, CLOUDFN_METRICS), as the platform's
+    // templates do not install prom-client and a warning at every start would be noise.
     const metrics = await importMetrics().catch((error: unknown) => {
-      logger.line('warn', '', RUNTIME_FUNCTION, `metrics panel off: ${(error as Error).message}`);
+      if (resolved.metrics) logger.line('warn', '', RUNTIME_FUNCTION, `metrics panel off: ${(error as Error).message}`);
       return undefined;
     });
     if (metrics !== undefined) app.useMetrics(metrics.loadMetrics(app));

@@ -2,9 +2,10 @@
  * The dev server stands where the platform's gateway would: a request that carries none of
  * the gateway's identity headers gets those of the dev user (config `devUser`, env
  * `CLOUDFN_DEV_OPENID` / `CLOUDFN_DEV_APPID` / `CLOUDFN_DEV_UNIONID`), so a function that reads
- * `X-TT-OPENID` (or `service.caller`) answers under `curl` as it would on the platform. A
- * request that carries any of them (the console page's chosen or anonymous user, a curl -H)
- * is left as sent.
+ * `X-TT-OPENID` (or `service.caller`) answers under `curl` as it would on the platform, and
+ * the dev user's live room (`roomid`, `anchorOpenid`, ...) when it has one, except where the
+ * request names its own. A request that carries any identity header (the console page's
+ * chosen or anonymous user, a curl -H) is left as sent.
  */
 import type { IncomingMessage } from 'node:http';
 import type { DevUser } from '../../runtime/options.js';
@@ -22,7 +23,9 @@ export function devUserHook(user: DevUser): BeforeHook {
   return (req: IncomingMessage) => {
     // The gateway sets X-Forwarded-For on every call; locally the client is this machine.
     req.headers['x-forwarded-for'] ??= forwarded;
-    if (!hasGatewayHeaders(req.headers)) Object.assign(req.headers, headers);
+    if (hasGatewayHeaders(req.headers)) return false;
+    // Each header the request lacks: a room sent by the console or curl is kept.
+    for (const name in headers) req.headers[name] ??= headers[name];
     return false;
   };
 }

@@ -3,11 +3,30 @@
  * templates have it: each function file at the project root (`hello.ts` served at `/hello`),
  * with `"functionsDir": "."` in cloudfn.config.json. The template's functions/ is moved up, and
  * the paths that named it (the tests' `invoke('functions/...')` and imports, the README's table,
- * tsconfig's include) are rewritten.
+ * tsconfig's include) are rewritten. It also writes `cloudfn-env.d.ts`, which types the
+ * platform's server SDK (`@open-dy/node-server-sdk`, not on the public registry) with cloudfn's
+ * stand-in, so `tsc`, the editor and `cloudfn dev` check SDK imports alike.
  */
 import { existsSync, readFileSync, readdirSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createError } from '../../runtime/errors.js';
+
+/** The declaration file that types the server SDK in a platform project. */
+export const SDK_ENV_FILE = 'cloudfn-env.d.ts';
+
+/**
+ * Its text: an ambient module for `@open-dy/node-server-sdk` re-exporting the stand-in's types
+ * (`cloudfn/server-sdk`). A script, not a module (no top-level import), so that it declares the
+ * module rather than augmenting one; any tsconfig whose include covers the root's `*.ts` reads it.
+ */
+export const SDK_ENV_TEXT = `// The types of @open-dy/node-server-sdk, the platform's server SDK, which is not on the public
+// npm registry: those of cloudfn's stand-in (docs/platform-projects.md of cloudfn, "Types").
+// Delete this file once the real package is installed from the platform's registry.
+declare module '@open-dy/node-server-sdk' {
+  export * from 'cloudfn/server-sdk';
+  export { default } from 'cloudfn/server-sdk';
+}
+`;
 
 /** The layouts `cloudfn init` can write. */
 export const LAYOUTS = ['functions', 'platform'] as const;
@@ -51,6 +70,7 @@ export function toPlatformLayout(dir: string): void {
       .replaceAll("'functions/", "'"),
   );
   rewrite(join(dir, 'tsconfig.json'), (text) => text.replace('"functions"', '"*.ts", "*/**/*.ts"'));
+  if (!existsSync(join(dir, SDK_ENV_FILE))) writeFileSync(join(dir, SDK_ENV_FILE), SDK_ENV_TEXT);
   const configFile = join(dir, 'cloudfn.config.json');
   const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, 'utf8')) as object) : {};
   writeFileSync(configFile, JSON.stringify({ functionsDir: '.', ...config }, null, 2) + '\n');

@@ -1,12 +1,16 @@
 /**
  * The console page's "Call as" picker in a real browser (Debian's chromium): a root-layout
- * project's get_open_id answers the dev user, another openid, or an anonymous caller.
+ * project's get_open_id answers the dev user, another openid, or an anonymous caller; and a
+ * live-room function answers the room and anchor typed into the picker.
  */
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProject, type DevProject } from '../dev/project.js';
+import { ensureDist, REPO } from '../testing/ensure-dist.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
@@ -48,7 +52,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console page acting as a user', () =
     await page.fill('#caller-openid', 'bob');
     const body = await sendAndRead();
     expect(body.openid).toBe('bob');
-    expect(body.caller).toMatchObject({ openid: 'bob', appid: 'tt0000000000000000', anonymous: false });
+    expect(body.caller).toMatchObject({ openid: 'bob', appid: 'tt-dev-app', anonymous: false });
   });
 
   it('calls anonymously', async () => {
@@ -56,5 +60,52 @@ describe.skipIf(!existsSync(CHROMIUM))('the console page acting as a user', () =
     const body = await sendAndRead();
     expect(body.openid).toBeNull();
     expect(body.caller).toMatchObject({ anonymousOpenid: 'anon-dev-ann', anonymous: true });
+  });
+});
+
+const SDK_PROJECT = fileURLToPath(new URL('../fixtures/sdk-project', import.meta.url));
+
+// The built package: from cloudfn's sources Node cannot require the stand-in's .ts for the
+// fixture's CommonJS output (the installed package serves it as .js).
+describe.skipIf(!existsSync(CHROMIUM))('the console page acting from a live room', () => {
+  let root: string;
+  let dev: { consoleUrl: string; close(): Promise<void> };
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensureDist();
+    root = mkdtempSync(join(tmpdir(), 'cloudfn-console-room-'));
+    cpSync(SDK_PROJECT, root, { recursive: true });
+    const built = (await import(join(REPO, 'dist/src/dev/index.js'))) as typeof import('../../src/dev/index.js');
+    dev = await built.startDevServer({
+      root,
+      port: 0,
+      typecheck: false,
+      sink: { write: () => {} },
+      handleSignals: false,
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(5000);
+    await page.goto(`${dev.consoleUrl}#open_round`);
+    await page.waitForSelector('body[data-ready="true"]');
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('sends the room id and anchor of "Call as", which the SDK reads', async () => {
+    await page.fill('#caller-roomid', '7000000000');
+    await page.fill('#caller-anchor', 'anchor-ann');
+    await page.click('#send');
+    await expect.poll(() => page.textContent('#response-status')).toBe('200 OK');
+    expect(JSON.parse((await page.textContent('#response-body')) ?? '')).toEqual({
+      opened: true,
+      roomId: '7000000000',
+      anchorOpenId: 'anchor-ann',
+    });
   });
 });

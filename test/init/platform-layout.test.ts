@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { initProject, type InitOptions, listTemplates } from '../../src/init/index.js';
+import { SDK_ENV_FILE, SDK_ENV_TEXT } from '../../src/init/platform-layout.js';
 
 const work = mkdtempSync(join(tmpdir(), 'cloudfn-init-platform-'));
 const published: InitOptions = { isPublished: () => true };
@@ -29,6 +30,9 @@ describe('initProject with layout platform', () => {
           expect(readFileSync(join(dir, 'test', file), 'utf8'), file).not.toMatch(/functions\//);
       }
       expect(readFileSync(join(dir, 'tsconfig.json'), 'utf8')).not.toMatch(/"functions"/);
+      // The server SDK's types, for tsc and the editor (test/typecheck/sdk-types.test.ts).
+      expect(readFileSync(join(dir, SDK_ENV_FILE), 'utf8')).toBe(SDK_ENV_TEXT);
+      expect(existsSync(join(usual.dir, SDK_ENV_FILE))).toBe(false);
     });
   }
 

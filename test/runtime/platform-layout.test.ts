@@ -138,7 +138,7 @@ describe('the caller', () => {
   it('of cloudfn dev comes from the env, then devUser in the config, then the defaults', () => {
     expect(resolveDevUser({})).toEqual({
       openid: 'dev-openid',
-      appid: 'tt0000000000000000',
+      appid: 'tt-dev-app',
       unionid: 'dev-unionid',
       env: 'development',
       source: 'miniapp',
@@ -150,7 +150,7 @@ describe('the caller', () => {
     });
     expect(user).toMatchObject({ openid: 'from-env', appid: 'tt-config', unionid: 'union-env' });
     expect(() => resolveDevUser({ config: { devUser: { openId: 'x' } } })).toThrow(
-      'option devUser is invalid: openId is not a field; the fields are openid, appid, unionid, env, source, ip (from cloudfn.config devUser)',
+      'option devUser is invalid: openId is not a field; the fields are openid, appid, unionid, env, source, ip, roomid, anchorOpenid, avatarUrl, nickname (from cloudfn.config devUser)',
     );
     expect(() => resolveDevUser({ env: { CLOUDFN_DEV_APPID: 'tt\u00e9' } })).toThrow(
       'option devUser.appid is invalid: must be a non-empty string of printable ASCII (it is sent in a header), got "tté" (from CLOUDFN_DEV_APPID)',

@@ -3,7 +3,9 @@
  * function service (Node 14), at the function's path (`functions/videos/list.ts` →
  * `videos/list.js`), with the adapter, the function and what it imports bundled and lowered to
  * Node 14; a `package.json` naming what stayed external (native add-ons, packages the user
- * marks external). The platform's limits are checked before anything is bundled (limits.ts).
+ * marks external, and `@open-dy/node-server-sdk`, which the platform installs). The platform's
+ * limits are checked before anything is bundled (limits.ts); the folder is written all or
+ * nothing (outdir.ts).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -11,12 +13,14 @@ import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 import { resolveOptions } from '../../../runtime/options.js';
 import { discoverFunctions } from '../../../runtime/serve/discover.js';
-import { compileFailure, formatBytes, MANIFEST, prepareOutdir } from '../bundle.js';
+import { compileFailure, formatBytes } from '../bundle.js';
 import { checkFunctionExports } from '../check-exports.js';
 import { formatMessage } from '../compile.js';
 import { leanDeps } from '../lean-deps.js';
 import { NativeModules } from '../native.js';
 import { loadProjectConfig } from '../project-config.js';
+import { MANIFEST, StagedOutdir } from '../outdir.js';
+import { SdkImports, SERVER_SDK, sdkAlias } from '../sdk-alias.js';
 import { selfAlias } from '../self-alias.js';
 import { functionServiceEntry } from './entry.js';
 import { leanFunctionService } from './lean.js';
@@ -56,6 +60,8 @@ export interface FunctionServiceBuildResult {
   files: FunctionServiceFile[];
   /** Packages named in package.json's dependencies. */
   external: string[];
+  /** The files (relative to the root) that import `@open-dy/node-server-sdk`. */
+  sdkImporters: string[];
   warnings: string[];
   ms: number;
 }
@@ -115,8 +121,25 @@ export async function buildFunctionService(
   const over = checkLimits(planned);
   if (over !== undefined) throw over;
   await checkFunctionExports(root, found);
-  prepareOutdir(outdir);
+  const stage = new StagedOutdir(outdir);
+  try {
+    const result = await buildInto(root, stage.dir, planned, config, options);
+    stage.commit();
+    for (const file of result.files) file.file = join(outdir, file.path);
+    return { ...result, outdir, ms: Math.round(performance.now() - started) };
+  } finally {
+    stage.abort();
+  }
+}
 
+/** Bundles each planned function into `outdir` (the staging folder), with package.json and the manifest. */
+async function buildInto(
+  root: string,
+  outdir: string,
+  planned: readonly (PlannedFile & { name: string; file: string })[],
+  config: Awaited<ReturnType<typeof loadProjectConfig>>,
+  options: FunctionServiceBuildOptions,
+): Promise<Omit<FunctionServiceBuildResult, 'outdir' | 'ms'>> {
   const warnings: string[] = [];
   const warn = (message: string): void => {
     if (!warnings.includes(message)) warnings.push(message);
@@ -127,6 +150,9 @@ export async function buildFunctionService(
     );
   const native = new NativeModules(root, warn);
   const external = [...(options.external ?? [])];
+  const sdk = new SdkImports();
+  // Every call comes through the platform: its headers are trusted unless the project says not.
+  const trustGatewayHeaders = config['trustGatewayHeaders'] !== false;
   const files = await Promise.all(
     planned.map(async (fn): Promise<FunctionServiceFile> => {
       const fileStarted = performance.now();
@@ -145,9 +171,11 @@ export async function buildFunctionService(
             minify: options.minify === true,
             external,
             plugins: [
-              entryPlugin(root, functionServiceEntry(fn)),
+              entryPlugin(root, functionServiceEntry(fn, { trustGatewayHeaders })),
               leanFunctionService(),
               selfAlias({ external: false }),
+              // The platform installs its server SDK from package.json (below).
+              sdkAlias({ mode: 'external', seen: sdk, root }),
               leanDeps(),
               detector.plugin,
             ],
@@ -173,7 +201,7 @@ export async function buildFunctionService(
     }),
   );
 
-  const names = [...new Set([...external, ...native.external])].sort();
+  const names = [...new Set([...external, ...native.external, ...(sdk.importers.size > 0 ? [SERVER_SDK] : [])])].sort();
   const versions = projectVersions(root);
   const dependencies = Object.fromEntries(names.map((name) => [name, versions[name] ?? '*']));
   writeFileSync(
@@ -183,9 +211,9 @@ export async function buildFunctionService(
   const top = [...new Set(files.map((f) => f.path.split('/')[0]!))];
   writeFileSync(
     join(outdir, MANIFEST),
-    `${JSON.stringify({ builtBy: 'cloudfn build --target function-service', functions: found.map((fn) => fn.name), files: [...top, 'package.json'] }, null, 2)}\n`,
+    `${JSON.stringify({ builtBy: 'cloudfn build --target function-service', functions: planned.map((fn) => fn.name), files: [...top, 'package.json'] }, null, 2)}\n`,
   );
-  return { outdir, files, external: names, warnings, ms: Math.round(performance.now() - started) };
+  return { files, external: names, sdkImporters: [...sdk.importers].sort(), warnings };
 }
 
 /**

@@ -43,8 +43,8 @@ export interface ImitatedAnswer {
   returned: string;
   /** The response body as the platform would send it: JSON for an object. */
   body: string;
-  /** The thrown error's name and message, when the function threw (answered 500). */
-  thrown?: { name: string; message: string };
+  /** The thrown error's name, message and `code` (when it has a string one), when the function threw (answered 500). */
+  thrown?: { name: string; message: string; code?: string };
 }
 
 function headerOf(headers: Record<string, string>, name: string): string | undefined {
@@ -166,9 +166,11 @@ export async function invokeImitation(
     }
   } catch (error) {
     answer.status = 500;
+    const code = (error as { code?: unknown } | null)?.code;
     answer.thrown = {
       name: error instanceof Error ? error.name : typeof error,
       message: error instanceof Error ? error.message : String(error),
+      ...(typeof code === 'string' ? { code } : {}),
     };
   }
   return answer;

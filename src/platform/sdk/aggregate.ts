@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { platformError } from '../errors.js';
 import { toMongoQuery } from './command.js';
+import { loadMingo } from './mingo.js';
 import { guarded } from './not-emulated.js';
 import { resolveServerDates } from './server-date.js';
 import { checkCollectionName, type DocumentStore } from './store.js';
@@ -143,7 +144,7 @@ export class Aggregate {
 
   /** Runs the pipeline: `{ data, requestId }`. */
   async end(): Promise<{ data: Record<string, unknown>[]; requestId: string }> {
-    const { aggregate } = await import('mingo');
+    const { aggregate } = await loadMingo();
     let data: Record<string, unknown>[];
     try {
       data = aggregate(this.store.read(this.collection), [...this.stages], {

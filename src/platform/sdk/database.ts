@@ -13,18 +13,15 @@ import { createCommand, toMongoQuery, toMongoUpdate, type Command } from './comm
 import { guarded } from './not-emulated.js';
 import { resolveServerDates, type ServerDate, serverDate } from './server-date.js';
 import { checkCollectionName, type DocumentStore, type StoredDoc } from './store.js';
+import { loadMingo } from './mingo.js';
 
 /** `get()` answers at most this many documents unless `limit` says otherwise (CloudBase's server default). */
 export const DEFAULT_LIMIT = 100;
 /** The largest `limit` (CloudBase's server maximum). */
 export const MAX_LIMIT = 1000;
 
-/**
- * mingo takes about 190 ms to load (measured on Node 20, 2 cores): it is imported on the first
- * database call, so a function that only reads getContext() does not pay for it.
- */
-let engine: Promise<typeof import('mingo')> | undefined;
-const loadEngine = (): Promise<typeof import('mingo')> => (engine ??= import('mingo'));
+/** mingo, imported on the first database call (mingo.ts). */
+const loadEngine = loadMingo;
 
 const requestId = (): string => randomBytes(8).toString('hex');
 const newId = (): string => randomBytes(16).toString('hex');

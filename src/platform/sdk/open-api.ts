@@ -20,8 +20,24 @@ export interface OpenApiRequest {
   /** @default 'GET', or 'POST' when `data` is given */
   method?: string;
   headers?: Record<string, string>;
+  /** Query parameters added to the URL's own (the platform's templates pass `querys`). */
+  querys?: Record<string, unknown>;
   /** Sent as the JSON body (or as given when it is a string). */
   data?: unknown;
+}
+
+/**
+ * The URL with `querys` appended (`undefined` and `null` values left out), as the platform's SDK
+ * takes them beside the URL.
+ * @example withQuerys('/api/x?a=1', { b: 2 }) // '/api/x?a=1&b=2'
+ */
+export function withQuerys(url: string, querys: Record<string, unknown> | undefined): string {
+  if (querys === undefined || querys === null) return url;
+  const pairs = Object.entries(querys)
+    .filter(([, value]) => value !== undefined && value !== null)
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  if (pairs.length === 0) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}${pairs.join('&')}`;
 }
 
 /** The paths the emulator implements. */
@@ -156,6 +172,7 @@ export class OpenApiInvoker {
         `takes { url, method, headers, data }, got ${JSON.stringify(request)}`,
       );
     }
+    const url = withQuerys(request.url, request.querys);
     const method = (request.method ?? (request.data === undefined ? 'GET' : 'POST')).toUpperCase();
     const headers: Record<string, string> = { ...(request.headers ?? {}) };
     let body: string | undefined;
@@ -164,9 +181,9 @@ export class OpenApiInvoker {
       if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
         headers['content-type'] = 'application/json';
     }
-    const push = wsPush(options, request.url, method, headers, body);
+    const push = wsPush(options, url, method, headers, body);
     if (push !== undefined) return push;
-    const target = targetOf(options, request.url);
+    const target = targetOf(options, url);
     const token = await this.token(options, target.base);
     if (token !== undefined) headers['access-token'] = token;
     if (target.emulator && options.signing !== undefined) {

@@ -196,10 +196,22 @@ describe('under cloudfn start', () => {
 });
 
 describe('under cloudfn build', () => {
-  it('leaves the import external in the bundles: the platform installs the package', async () => {
-    const result = await buildProject(project.root, { outdir: 'out', server: false, sourcemap: false });
+  // Which SDK a container carries is the project's choice (test/build/sdk-builds.test.ts has more).
+  it('stops in one line when the SDK is not installed and the stand-in not chosen', async () => {
+    await expect(buildProject(project.root, { outdir: 'out', server: false, sourcemap: false })).rejects.toThrow(
+      /^functions\/legacy\.cjs, functions\/other\.ts, functions\/plain\.mjs, functions\/who\.ts import @open-dy\/node-server-sdk, which is not installed here/,
+    );
+  });
+
+  it('bundles the stand-in with sdk "stand-in"', async () => {
+    const result = await buildProject(project.root, {
+      outdir: 'out',
+      server: false,
+      sourcemap: false,
+      sdk: 'stand-in',
+    });
     const bundle = readFileSync(join(result.outdir, 'who', 'index.mjs'), 'utf8');
-    expect(bundle).toMatch(/from ["']@open-dy\/node-server-sdk["']/);
-    expect(bundle).not.toContain('is not emulated by cloudfn');
+    expect(bundle).not.toMatch(/from ["']@open-dy\/node-server-sdk["']/);
+    expect(bundle).toContain('is not emulated by cloudfn');
   });
 });

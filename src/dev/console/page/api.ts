@@ -33,6 +33,10 @@ export interface DevUserInfo {
   env: string;
   source: string;
   ip: string;
+  roomid?: string;
+  anchorOpenid?: string;
+  avatarUrl?: string;
+  nickname?: string;
 }
 
 export interface LogRecord {

@@ -10,6 +10,7 @@ import { renderTimers, type ScheduleInfo } from './timers-panel.js';
 export type { ScheduleInfo } from './timers-panel.js';
 
 const METRICS = '/_cloudfn/metrics';
+const METRICS_OFF = 'Metrics are off: npm install prom-client to count requests here.';
 
 /** One sample line: `name{labels} value`. */
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/;
@@ -98,12 +99,24 @@ export interface ObservePanel {
 export function startObservePanel(schedules: ScheduleInfo[]): ObservePanel {
   renderTimers(schedules);
   let pending = false;
+  let off = false;
   const refresh = (): void => {
     pending = false;
+    if (off) return;
     fetch(METRICS)
-      .then((res) => (res.ok ? res.text() : Promise.reject(new Error(`${METRICS} answered ${res.status}`))))
+      .then((res) => {
+        // 404: the dev server counts nothing, prom-client (an optional peer) not being installed.
+        if (res.status === 404) {
+          off = true;
+          replace(byId('metrics'), h('p', { class: 'muted' }, METRICS_OFF));
+          return undefined;
+        }
+        return res.ok ? res.text() : Promise.reject(new Error(`${METRICS} answered ${res.status}`));
+      })
       .then(
-        (text) => renderMetrics(parseSamples(text)),
+        (text) => {
+          if (text !== undefined) renderMetrics(parseSamples(text));
+        },
         (error: unknown) => replace(byId('metrics'), h('p', { class: 'problem' }, (error as Error).message)),
       );
   };
