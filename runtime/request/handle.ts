@@ -269,8 +269,10 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined): void
   }
   const options = x.host.options;
   // Not behind the gateway: a client's X-TT-* (and live-data) headers claim a user, a room or
-  // a connection nobody vouched for.
-  if (!options.trustGatewayHeaders) stripGatewayHeaders(x.req.headers);
+  // a connection nobody vouched for. A request this process wrote itself on a marked in-memory
+  // connection (a timer's firing, with its x-tt-logid) is no client's, so it keeps them.
+  if (!options.trustGatewayHeaders && (x.req.socket as TriggerSocket | null)?.[SOCKET_TRIGGER] === undefined)
+    stripGatewayHeaders(x.req.headers);
   const service = new RequestService(x, query);
   let result: unknown;
   try {

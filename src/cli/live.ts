@@ -3,6 +3,7 @@
  * send a comment, a gift, likes or a fans-club message (POST /_cloudfn/live/<roomid>/<msg_type>),
  * optionally start the room's data task first, or script N messages a second for load.
  */
+import { resolveDevUser } from '../../runtime/options.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { type CommandHelp, formatHelp } from './help.js';
 import { printJson } from './json.js';
@@ -127,7 +128,8 @@ export async function run(argv: string[]): Promise<number> {
     : { ...(messages as object), ...extra };
 
   if (values.start === true) {
-    const appid = process.env['CLOUDFN_DEV_APPID'] || 'tt0000000000000000';
+    // The dev server's own dev user, by the same rule (CLOUDFN_DEV_APPID, else the default).
+    const appid = resolveDevUser({ env: process.env }).appid;
     const started = await call(`${base}/api/live_data/task/start`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

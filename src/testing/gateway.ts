@@ -23,7 +23,7 @@ import { mount, type InvokeTarget } from './invoke.js';
 
 /** Options of `openGateway`. */
 export interface GatewayTestOptions {
-  /** The ids of every call. @default appid of the dev user (`tt0000000000000000`), `env-dev`, `dev-service` */
+  /** The ids of every call. @default appid of the dev user (`tt-dev-app`), `env-dev`, `dev-service` */
   identity?: Partial<GatewayIdentity>;
   /** The user of a client that names none. @default 'dev-openid' */
   defaultOpenid?: string;

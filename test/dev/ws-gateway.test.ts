@@ -107,7 +107,7 @@ describe('the WebSocket gateway of cloudfn dev', () => {
     expect(calls.map((c) => c.event)).toEqual(['connect', 'uplink']);
     for (const call of calls) {
       expect(call.headers).toMatchObject({
-        'x-tt-appid': 'tt0000000000000000',
+        'x-tt-appid': 'tt-dev-app',
         'x-tt-envid': 'env-dev',
         'x-tt-serviceid': 'dev-service',
         'x-tt-openid': 'ann',
