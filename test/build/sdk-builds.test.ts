@@ -7,7 +7,7 @@
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildProject } from '../../src/build/bundle.js';
 import { checkBundle } from '../../src/build/check-bundles.js';
@@ -29,7 +29,9 @@ afterAll(() => {
 function copy(): string {
   const dir = mkdtempSync(join(tmpdir(), 'cloudfn-sdk-build-'));
   temps.push(dir);
-  cpSync(fixture, dir, { recursive: true });
+  // Not the fixture's own .cloudfn/: other tests invoke its functions in place, and their
+  // compile output there must not read as the check's.
+  cpSync(fixture, dir, { recursive: true, filter: (source) => !source.includes(`${sep}.cloudfn`) });
   return dir;
 }
 
