@@ -14,7 +14,8 @@ export function functionServiceEntry(fn: { name: string; file: string }): string
   return [
     `const fn = require(${JSON.stringify(fn.file)});`,
     `const { functionServiceHandler } = require(${JSON.stringify(ownFile('runtime/function-service/adapter'))});`,
-    `const handler = functionServiceHandler(fn.default ?? fn, ${JSON.stringify(fn.name)});`,
+    // Its config travels with it: a params schema is validated as under cloudfn start.
+    `const handler = functionServiceHandler(fn.default ?? fn, ${JSON.stringify(fn.name)}, fn.config ?? (fn.default ?? fn).config);`,
     `module.exports = handler;`,
     `module.exports.default = handler;`,
     '',
