@@ -2,7 +2,8 @@
  * `cloudfn dev`: the runtime's own app and http server (the very pipeline of `cloudfn start`),
  * with the options a developer wants (`trigger: 'ide_debug'`, error messages exposed), the
  * functions kept in step with their files by a `Reloader`, readable terminal logs, the project's
- * `.env`, and the debug console under `/_cloudfn/`.
+ * `.env`, the debug console under `/_cloudfn/`, and the functions' OpenAPI document (and, when
+ * asked, their typed client) from their declared params.
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -31,6 +32,7 @@ import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
 import { Reloader, type FunctionStatus } from './reloader.js';
 import { startTypeErrors } from './type-errors.js';
+import { openApiHook, writeDevClient } from './contract.js';
 import { TreeWatcher } from './watch-tree.js';
 
 /**
@@ -74,6 +76,11 @@ export interface DevServerOptions {
   functionsDir?: string;
   /** The clock of the timers of `config.schedule` (tests pass a fake one). @default the system clock */
   clock?: SchedulerClock;
+  /**
+   * Write the typed client of `cloudfn client` to this file (absolute), and again whenever a
+   * function is added or removed (`--client`). @default undefined (not written)
+   */
+  client?: string;
 }
 
 /** A running dev server. */
@@ -149,6 +156,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       functionConfig: config.functions ?? {},
       onUpdate: (list) => {
         scheduler?.sync();
+        if (options.client !== undefined) writeDevClient(list, { root, out: options.client, logger });
         hub.publish('functions', list);
       },
       debounceMs: options.debounceMs ?? 5,
@@ -202,6 +210,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         devUserHook(devUser),
         ...(metrics !== undefined && app.metrics !== undefined ? [metrics.metricsHook(app.metrics)] : []),
         triggerHook(timers),
+        openApiHook(app, root),
         (req, res) => {
           if (!isConsolePath(req.url ?? '/')) return false;
           consoleHandler(req, res);
@@ -222,6 +231,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     assets.catch(() => undefined);
 
     loader.watch(app);
+    if (options.client !== undefined) writeDevClient(loader.list(), { root, out: options.client, logger });
     const rootWatcher = new TreeWatcher((path) => {
       if (path !== dotenv.file) return;
       const { problems, changed } = dotenv.load();
