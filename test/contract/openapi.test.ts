@@ -4,6 +4,8 @@
  * operations read back: query parameters, request bodies, results, the error body's issues.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +77,23 @@ describe('cloudfn openapi', () => {
     expect(op('/media-tour', 'get').summary).toBe('media-tour (params undeclared)');
     expect(Object.keys(op('/media-tour', 'post').requestBody!.content)).toContain('application/octet-stream');
   });
+
+  it('is written beside the bundles by cloudfn build, and listed in its manifest', () => {
+    ensureDist();
+    const outdir = mkdtempSync(join(tmpdir(), 'cloudfn-openapi-build-'));
+    try {
+      const cli = join(REPO, 'dist/src/cli/index.js');
+      const run = spawnSync(process.execPath, [cli, 'build', ROOT, '--outdir', outdir, '--no-typecheck', '--json'], {
+        encoding: 'utf8',
+      });
+      expect(run.status, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).warnings).toEqual([]);
+      expect(JSON.parse(readFileSync(join(outdir, 'openapi.json'), 'utf8'))).toEqual(doc);
+      expect(JSON.parse(readFileSync(join(outdir, 'cloudfn-build.json'), 'utf8')).files).toContain('openapi.json');
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('is printed by the CLI', () => {
     ensureDist();
