@@ -42,6 +42,8 @@ const BENCHMARKS = [
   'dev type check: save until the type error is shown',
   'console.log in a request, captured as a JSON line',
   'GET tiny function with console capture on, no console call',
+  'POST JSON echo, 1 KB, params declared with zod 4',
+  'tsc --noEmit on the client of 50 functions (cloudfn client) and 50 calls',
 ];
 const PEERS = [
   'fastify 5, logger off',
@@ -371,6 +373,8 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       'typecheck-error',
       'peer-fastify-get',
       'peer-gcf-json',
+      'contract-json',
+      'contract-client',
     ]) {
       expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign,bundle,console)' });
     }
