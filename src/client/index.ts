@@ -17,4 +17,3 @@ export type {
 } from './call-container.js';
 export { ContainerCallError, clientErrors } from './errors.js';
 export type { ClientErrorCode, ContainerFailure } from './errors.js';
-export type { ClientParams, ClientResult } from './contract-types.js';
