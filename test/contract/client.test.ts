@@ -1,18 +1,15 @@
 /**
  * `cloudfn client`: the generated file type-checks good calls and refuses wrong ones (tsc on
- * both), imports the functions' types only, and calls a running server through cloudfn/client's
+ * both), imports the functions' types only, and calls the functions under cloudfn start through cloudfn/client's
  * `callContainer`, rejecting a refusal with its statusCode, code, issues and logid.
  */
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Logger } from '../../runtime/log/logger.js';
-import { createMemorySink } from '../../runtime/log/sinks.js';
-import { serve, type RunningServer } from '../../runtime/serve/start.js';
 import { createContainerClient } from '../../src/client/index.js';
-import { loadContractProject } from '../../src/contract/project.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
+import { freePort } from '../testing/free-port.js';
 
 const ROOT = join(REPO, 'test/fixtures/contract');
 const DIR = join(ROOT, '.cloudfn', 'client-test');
@@ -43,7 +40,9 @@ function tsc(name: string, files: string[]) {
   return { status: run.status, out: run.stdout + run.stderr };
 }
 
-let server: RunningServer;
+const CLI = join(REPO, 'dist/src/cli/index.js');
+let server: ChildProcess;
+let url: string;
 
 /** What the test reads of the generated module at run time. */
 interface CallError extends Error {
@@ -70,17 +69,26 @@ beforeAll(async () => {
     },
   );
   expect(run.status, run.stderr).toBe(0);
-  const project = await loadContractProject(ROOT);
-  server = await serve(project.functions, {
-    flags: { port: '0', host: '127.0.0.1' },
-    handleSignals: false,
-    env: {},
-    logger: new Logger(createMemorySink()),
+  // The real `cloudfn start`, in its own process, ready once its health path answers.
+  const port = await freePort();
+  server = spawn(process.execPath, [CLI, 'start', ROOT, '--port', String(port), '--host', '127.0.0.1'], {
+    stdio: 'ignore',
   });
+  url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await fetch(`${url}/_cloudfn/health`).then(
+      (res) => res.status,
+      () => 0,
+    );
+    if (status === 200) break;
+    if (server.exitCode !== null || Date.now() > deadline) throw new Error('cloudfn start did not come up');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }, 120_000);
 
 afterAll(async () => {
-  await server?.close();
+  server?.kill('SIGTERM');
   rmSync(DIR, { recursive: true, force: true });
 });
 
@@ -128,11 +136,11 @@ export const wrong = api.orders.create({ customer: 'c', items: [{ sku: 's', qty:
     expect(bad.out).toMatch(/bad\.ts\(4,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
   }, 120_000);
 
-  it('calls the functions of a running server through cloudfn/client', async () => {
+  it('calls the functions under cloudfn start through cloudfn/client', async () => {
     // The generated file, loaded as vitest loads TypeScript; its types were checked above.
     const generated = (await import(join(DIR, 'api.ts'))) as Generated;
     const { createClient, FunctionCallError } = generated;
-    const api = createClient(createContainerClient({ baseUrl: server.url }));
+    const api = createClient(createContainerClient({ baseUrl: url }));
     expect(await api.hello({ name: 'Ada', times: 2 })).toEqual({ hello: 'AdaAda' });
     expect(await api.videos.list({ page: '3' }, { method: 'GET' })).toEqual({ page: 3, videos: [] });
     expect(await api.orders.create({ customer: 'c', items: [{ sku: 's', qty: 2 }] })).toEqual({ id: 'o-c', total: 2 });
