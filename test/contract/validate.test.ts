@@ -3,7 +3,11 @@
  * Standard Schema library the runtime is tested against, and the answers of a schema that is
  * async, throws, or a result that fails. The 400 body is the one error format plus `issues`.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { isUploadFile } from '../../runtime/body/upload-file.js';
 import { jsonPointer } from '../../runtime/contract/pointer.js';
 import type { Handler } from '../../runtime/types.js';
@@ -195,5 +199,22 @@ describe('the refusal and the result', () => {
   it('writes JSON Pointers for symbol and segment keys', () => {
     expect(jsonPointer([{ key: 'a' }, 0, Symbol('s')])).toBe('/a/0/s');
     expect(jsonPointer(undefined)).toBe('');
+  });
+});
+
+describe('schemas belong to the function module', () => {
+  it('refuses params declared in cloudfn.config functions, which a bundle bakes in as JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cloudfn-contract-config-'));
+    try {
+      writeFileSync(
+        join(dir, 'cloudfn.config.mjs'),
+        "export default { functions: { hello: { params: { '~standard': { version: 1, vendor: 'x', validate: (value) => ({ value }) } } } } };",
+      );
+      await expect(loadConfigFile(dir)).rejects.toThrow(
+        /functions\.hello\.params cannot be declared here; declare it in the function's own module/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
