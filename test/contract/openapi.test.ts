@@ -4,7 +4,7 @@
  * operations read back: query parameters, request bodies, results, the error body's issues.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
@@ -103,4 +103,27 @@ describe('cloudfn openapi', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual(doc);
   }, 60_000);
+});
+
+describe('a function whose module holds the process open when imported', () => {
+  const HOLD = join(REPO, 'test/fixtures/contract-hold');
+  it('does not keep cloudfn openapi, client or build from ending', () => {
+    ensureDist();
+    const cli = join(REPO, 'dist/src/cli/index.js');
+    const outdir = mkdtempSync(join(tmpdir(), 'cloudfn-openapi-hold-'));
+    try {
+      for (const args of [
+        ['openapi', HOLD],
+        ['client', HOLD, '--out', join(outdir, 'api.ts')],
+        ['build', HOLD, '--outdir', join(outdir, 'dist'), '--no-typecheck'],
+      ]) {
+        const run = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000 });
+        expect(run.signal, `${args[0]} was still running after 60 s`).toBeNull();
+        expect(run.status, run.stderr).toBe(0);
+      }
+      expect(existsSync(join(outdir, 'dist', 'openapi.json'))).toBe(true);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
