@@ -15,6 +15,7 @@ import { ConnectionLimit } from './request/connection-limit.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { cookieCodec } from './request/cookie-codec.js';
 import { handle } from './request/handle.js';
+import { hasContract, withContract } from './contract/validate.js';
 import { MemoryBudget } from './request/memory-budget.js';
 import { Router } from './request/router.js';
 import { loadOpenTelemetry } from './trace/otel.js';
@@ -225,7 +226,10 @@ export function resolveFunction(options: RuntimeOptions, fn: FunctionToResolve):
   return {
     name: fn.name,
     file: fn.file,
-    handler: fn.handler,
+    // Wrapped once here, so a function without a schema runs its own handler, at no cost.
+    handler: hasContract(config)
+      ? withContract(fn.handler, config, { file: fn.file, badResult: options.exposeErrors ? 'answer' : 'log' })
+      : fn.handler,
     config,
     limits,
     limitSources,

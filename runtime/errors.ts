@@ -4,6 +4,7 @@
  * `test/errors-doc.test.ts` checks that every code of every table (this one, `src/sign`,
  * `src/media`, `src/platform`) has an anchor in `docs/errors.md`.
  */
+import type { ParamsIssue } from './contract/pointer.js';
 
 /** One row of an error table. `message` receives the call site's details. */
 export interface ErrorSpec {
@@ -129,6 +130,21 @@ const table = {
     message: (files: string) =>
       `${files} import @open-dy/node-server-sdk, which is not installed here, so the bundles would stop at start (ERR_MODULE_NOT_FOUND); for an image that runs outside the platform set "sdk": "stand-in" in cloudfn.config.json (or pass --sdk stand-in) to bundle cloudfn's stand-in, or for an image the platform builds install the package from its registry`,
   },
+  CLOUDFN_BAD_PARAMS: {
+    status: 400,
+    message: (path: string, detail: string, count: number) =>
+      `the params ${path === '' ? '' : `at ${path} `}do not fit the function's config.params: ${detail}; send ${path === '' ? 'params of that shape' : 'a value that fits there'}${count > 1 ? ` (${count - 1} more issue${count > 2 ? 's' : ''} in issues)` : ''}`,
+  },
+  CLOUDFN_SCHEMA_FAILED: {
+    status: 500,
+    message: (file: string, which: string, detail: string) =>
+      `the ${which} schema of ${file} (its config.${which}) threw instead of returning issues: ${detail}; fix the schema (a refinement that throws, an async check that rejects)`,
+  },
+  CLOUDFN_BAD_RESULT: {
+    status: 500,
+    message: (file: string, issues: string) =>
+      `the function's result does not fit config.result of ${file}: ${issues}; fix the handler or the result schema`,
+  },
   CLOUDFN_BAD_CONFIG: { status: 500, message: (where: string, detail: string) => `${where}: ${detail}` },
   CLOUDFN_METRICS_UNAVAILABLE: {
     status: 500,
@@ -174,6 +190,8 @@ export class CloudfnError extends Error {
   readonly code: string;
   readonly status: number;
   readonly expose: boolean;
+  /** One entry per problem of a refused request (`CLOUDFN_BAD_PARAMS`), sent in the error body. */
+  issues?: readonly ParamsIssue[];
   constructor(code: string, status: number, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;

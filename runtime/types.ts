@@ -5,6 +5,7 @@
  * options, what an observer learns when a request ends).
  */
 import type { SerializeOptions } from 'cookie';
+import type { StandardSchemaV1 } from './contract/standard-schema.js';
 
 /** Per limit, the phrase naming where it was set (`the function's config.maxBodySize (...)`). */
 export type LimitSources = Readonly<Partial<Record<keyof Limits, string>>>;
@@ -225,6 +226,20 @@ export interface FunctionConfig extends Partial<Limits> {
    * @default undefined (no timer)
    */
   schedule?: string | ScheduleSpec;
+  /**
+   * The params' schema, any Standard Schema v1 validator (zod, valibot, arktype): params are
+   * validated before the handler, which gets the schema's output; invalid params are answered
+   * 400 `CLOUDFN_BAD_PARAMS` with one issue per problem (docs/contracts.md).
+   * @example params: z.object({ name: z.string().min(1) })
+   * @default undefined (params are passed as parsed)
+   */
+  params?: StandardSchemaV1;
+  /**
+   * The result's schema: the handler's value is checked after it returns (docs/contracts.md
+   * says what a failure does in dev and in production), and typed for the generated client.
+   * @default undefined (not checked)
+   */
+  result?: StandardSchemaV1;
 }
 
 /** A timer with params: `config.schedule = { cron, params }`. */

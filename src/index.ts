@@ -15,10 +15,23 @@
  * @example
  * import { isUploadFile } from 'cloudfn';
  * if (isUploadFile(params.file)) service.log({ uploaded: params.file.name });
+ * @example
+ * import { defineFunction } from 'cloudfn';
+ * import { z } from 'zod';
+ * export default defineFunction({ params: z.object({ name: z.string() }) }, async (params) => ({ hello: params.name }));
  */
 export { HttpError, CloudfnError } from '../runtime/errors.js';
 export { defineConfig, type CloudfnConfig } from '../runtime/serve/define-config.js';
 export { isUploadFile } from '../runtime/body/upload-file.js';
+export { defineFunction } from '../runtime/contract/define.js';
+export type {
+  ContractHandler,
+  ParamsInput,
+  ParamsOutput,
+  ResultInput,
+  ResultOutput,
+} from '../runtime/contract/define.js';
+export type { StandardSchemaV1 } from '../runtime/contract/standard-schema.js';
 export type {
   CookieOptions,
   FunctionConfig,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const entries: Record<string, { load: () => Promise<Record<string, unknown>>; names: string[] }> = {
   cloudfn: {
     load: () => import('../src/index.js'),
-    names: ['CloudfnError', 'HttpError', 'defineConfig', 'isUploadFile'],
+    names: ['CloudfnError', 'HttpError', 'defineConfig', 'defineFunction', 'isUploadFile'],
   },
   'cloudfn/runtime': {
     load: () => import('../runtime/index.js'),

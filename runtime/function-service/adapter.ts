@@ -7,6 +7,9 @@
  * readers or OpenTelemetry: a built file carries this, the function, and what it imports.
  */
 import './node14-apis.js';
+import { isStandardSchema } from '../contract/standard-schema.js';
+import { issuesText } from '../contract/pointer.js';
+import { withContract } from '../contract/validate.js';
 import { CloudfnError } from '../errors.js';
 import { pickGatewayLogid } from '../log/logid.js';
 import { readCaller } from '../request/caller.js';
@@ -223,14 +226,26 @@ async function settle(service: FunctionServiceService): Promise<void> {
  * Wraps a cloudfn handler as the function service calls it. An exposed `CloudfnError` (an
  * `HttpError`, a signature refusal) answers its status and the JSON error body of `cloudfn
  * start`; any other error is re-thrown, and the platform answers 500 and logs it.
- * @example module.exports = functionServiceHandler(handler, 'videos/list')
+ * A `config` with `params` or `result` schemas validates as `cloudfn start` does, with the same
+ * 400 body; a result that fails is logged and sent (the production behaviour).
+ * @example module.exports = functionServiceHandler(handler, 'videos/list', mod.config)
  */
 export function functionServiceHandler(
   handler: Handler,
   functionName: string,
   options: FunctionServiceHandlerOptions = {},
+  config?: unknown,
 ): PlatformHandler {
   const trust = options.trustGatewayHeaders !== false;
+  const declared = (config ?? {}) as { params?: unknown; result?: unknown };
+  const params = isStandardSchema(declared.params) ? declared.params : undefined;
+  const result = isStandardSchema(declared.result) ? declared.result : undefined;
+  if (params !== undefined || result !== undefined)
+    handler = withContract(
+      handler,
+      { ...(params === undefined ? {} : { params }), ...(result === undefined ? {} : { result }) },
+      { file: `functions/${functionName}`, badResult: 'log' },
+    );
   return async (params, context) => {
     const service = new FunctionServiceService(context, params, functionName, trust);
     let result: unknown;
@@ -239,11 +254,14 @@ export function functionServiceHandler(
     } catch (error) {
       await settle(service);
       if (!(error instanceof CloudfnError) || !error.expose) throw error;
+      // A refusal of params is logged once, with its issues, as `cloudfn start` logs it.
+      if (error.issues !== undefined)
+        service.warn({ code: error.code, message: error.message, issues: issuesText(error.issues) });
       context.status(error.status);
       context.set('content-type', 'application/json; charset=utf-8');
       context.set(LOGID_HEADER, service.logid);
       // The text, not an object: the same bytes as `cloudfn start` sends.
-      return errorBody(error.code, error.message, service.logid);
+      return errorBody(error.code, error.message, service.logid, error.issues);
     }
     await settle(service);
     return result;

@@ -22,6 +22,7 @@ import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
 import { lingerClose, lingerOnClose } from './linger.js';
 import { errorBody as errorBodyText } from './error-body.js';
+import { issuesText } from '../contract/pointer.js';
 
 // A builtin through process.getBuiltinModule rather than an ESM import, which builds a namespace
 // from every export of the module: node:util, node:buffer and node:stream imported that way cost
@@ -364,7 +365,8 @@ export function sendError(x: Exchange, error: unknown): void {
     });
     if (x.host.options.exposeErrors) message = error instanceof Error ? (error.stack ?? error.message) : String(error);
   }
-  const body = errorBodyText(code, message, x.logid);
+  const issues = known?.issues;
+  const body = errorBodyText(code, message, x.logid, issues);
   const bytes = Buffer.byteLength(body);
   // A body we stopped reading (413, 415, 408) cannot be drained safely: close the connection,
   // lingering so that the client reads this answer rather than a reset (linger.ts).
@@ -378,5 +380,10 @@ export function sendError(x: Exchange, error: unknown): void {
     retryAfter: code === 'CLOUDFN_OVERLOADED' || code === 'CLOUDFN_TOO_MANY_CONNECTIONS',
   });
   end(x, status, headers, body);
-  finish(x, status, bytes, known === undefined ? undefined : `${code}: ${known.message}`);
+  finish(x, status, bytes, known === undefined ? undefined : errorNote(code, known.message, issues));
+}
+
+/** The request line's `error`: `CODE: message`, and every issue of a refusal of params. */
+function errorNote(code: string, message: string, issues: CloudfnError['issues']): string {
+  return issues === undefined ? `${code}: ${message}` : `${code}: ${message} [issues: ${issuesText(issues)}]`;
 }

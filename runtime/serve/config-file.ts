@@ -164,7 +164,17 @@ export async function loadConfigFile(
       'routes must be an object of pattern → function name, e.g. { "/videos/:vid": "videos/get" }',
     );
   }
-  for (const [fn, value] of Object.entries(result.functions ?? {})) validateConfig(value, `${name} functions.${fn}`);
+  for (const [fn, value] of Object.entries(result.functions ?? {})) {
+    const checked = validateConfig(value, `${name} functions.${fn}`);
+    // A schema is code: a bundle bakes this file's options in as JSON, where it would be lost.
+    for (const key of ['params', 'result'] as const)
+      if (checked[key] !== undefined)
+        throw createError(
+          'CLOUDFN_BAD_CONFIG',
+          name,
+          `functions.${fn}.${key} cannot be declared here; declare it in the function's own module: export const config = { ${key}: schema }`,
+        );
+  }
   const { $schema: _schema, ...rest } = result;
   return { ...rest, file };
 }

@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { createError } from '../errors.js';
 import { LIMIT_KEYS } from '../options.js';
+import { isStandardSchema } from '../contract/standard-schema.js';
 import type { FunctionConfig, FunctionSpec, Handler, ScheduleSpec } from '../types.js';
 
 /** Turns a source file into a file Node can import (cloudfn start passes esbuild's). */
@@ -15,7 +16,8 @@ export type CompileHook = (file: string, name: string) => Promise<string>;
 export const CONFIG_KEYS: readonly string[] = ['timeout', 'schedule', ...LIMIT_KEYS];
 
 /**
- * Checks a function's `export const config`: known keys only, positive integers.
+ * Checks a function's `export const config`: known keys only, positive integers, and
+ * Standard Schema validators for `params` and `result`.
  * @example validateConfig({ timeout: 5000 }, 'functions/hello.ts')
  */
 export function validateConfig(config: unknown, where: string): FunctionConfig {
@@ -29,6 +31,18 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
+    if (key === 'params' || key === 'result') {
+      // A contract (runtime/contract): any Standard Schema v1 validator, checked once here.
+      if (value === undefined) continue;
+      if (!isStandardSchema(value))
+        throw createError(
+          'CLOUDFN_BAD_CONFIG',
+          where,
+          `config.${key} must be a Standard Schema v1 validator (zod 3.24+, valibot 1, arktype 2...) such as z.object({ name: z.string() }), got ${describeValue(value)}`,
+        );
+      out[key] = value;
+      continue;
+    }
     if (key === 'schedule') {
       // Its cron syntax is checked by the scheduler of cloudfn dev and start (src/schedule):
       // a bundle, fired by the platform's own timers, carries no cron parser.
@@ -39,7 +53,7 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
       throw createError(
         'CLOUDFN_BAD_CONFIG',
         where,
-        `config.${key} is not an option; the options are ${CONFIG_KEYS.join(', ')}`,
+        `config.${key} is not an option; the options are ${CONFIG_KEYS.join(', ')}, params, result`,
       );
     }
     if (typeof value !== 'number' || !Number.isInteger(value) || value < (key === 'timeout' ? 1 : 0)) {

@@ -16,6 +16,7 @@ import {
 } from '../build/index.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import type { CheckRequest } from '../build/function-service/check.js';
+import { writeOpenApiBeside } from '../contract/write-openapi.js';
 import { createDevError } from '../dev/errors.js';
 import { checkProject, findTypeScript, formatReport } from '../typecheck/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
@@ -42,7 +43,7 @@ export const HELP: CommandHelp = {
 folder; --functions-dir or the config's functionsDir names another folder, . for the root
 itself) with the runtime and its dependencies into <outdir>/<name>/index.mjs (serves that
 function at every path on PORT, default 8000), and all of them into <outdir>/server.mjs (by
-route, for containers).`,
+route, for containers), and the functions' OpenAPI document into <outdir>/openapi.json.`,
   options: [
     [
       '--target <t>',
@@ -156,6 +157,9 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof CloudfnError) throw new OptionsError(error.message);
     throw error;
   }
+  // The functions' contract beside the bundles (docs/contracts.md#openapi).
+  const openapiWarning = await writeOpenApiBeside(root, result.outdir);
+  if (openapiWarning !== undefined) result.warnings.push(openapiWarning);
   const checks =
     values.check === true
       ? await Promise.all(result.bundles.map((b) => checkBundle(b.file, { chunks: b.chunks })))

@@ -1,5 +1,5 @@
 /**
- * The table of the eleven commands: name, one-line summary and module. The CLI's entry point and
+ * The table of the thirteen commands: name, one-line summary and module. The CLI's entry point and
  * the CLI reference (docs/cli.md) both read it.
  */
 import type { CommandHelp } from './help.js';
@@ -37,6 +37,14 @@ export const commands: Record<string, { summary: string; load: () => Promise<Com
   doctor: {
     summary: 'check keys, key_version and body against the troubleshooting list',
     load: () => import('./doctor.js'),
+  },
+  openapi: {
+    summary: 'print the OpenAPI 3.1 document of the functions and their declared params',
+    load: () => import('./openapi.js'),
+  },
+  client: {
+    summary: 'write a typed client of the functions for the code that calls them',
+    load: () => import('./client.js'),
   },
   platform: {
     summary: 'run the local emulator of the open platform (media API, signatures, ffmpeg)',

@@ -14,13 +14,14 @@ export const HELP: CommandHelp = {
   name: 'dev',
   usage: [
     'dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]',
-    '    [--platform-callback-url <url>]] [--no-typecheck] [--functions-dir functions]',
+    '    [--platform-callback-url <url>]] [--no-typecheck] [--functions-dir functions] [--client <file>.ts]',
   ],
   description: `Serves every function of <root>/functions (default: the current folder), rebuilding a function
 when its files change, with readable logs and the debug console at /_cloudfn/. Loads <root>/.env
 (the real environment wins). Colours are off when NO_COLOR is set or the output is not a
 terminal. Types are checked beside the server with the project's TypeScript (tsc --watch) and
-errors shown here and on the console page.`,
+errors shown here and on the console page. The functions' OpenAPI document is served at
+/_cloudfn/openapi.json.`,
   options: [
     ['-p, --port <n>', 'port to listen on (PORT, default 8000)'],
     ['--host <h>', 'address to listen on (HOST, default 127.0.0.1)'],
@@ -36,11 +37,16 @@ errors shown here and on the console page.`,
     ],
     ['--functions-dir <dir>', 'the folder of the functions (config functionsDir; . is the root)'],
     ['--no-typecheck', 'do not run the type checker'],
+    [
+      '--client <file>',
+      'write the typed client of cloudfn client there, and again when a function\nis added or removed',
+    ],
   ],
   examples: [
     ['dev', 'serve this folder with reload on http://127.0.0.1:8000'],
     ['dev --platform', 'with the local emulator of the open platform'],
     ['dev --inspect --port 3000', 'with the debugger, on port 3000'],
+    ['dev --client ../miniapp/src/api.ts', 'keep the typed client of the functions up to date'],
   ],
   pages: ['dev.md', 'platform.md'],
 };
@@ -67,6 +73,7 @@ export async function run(argv: string[]): Promise<number> {
     'platform-callback-url': { type: 'string' },
     'no-typecheck': { type: 'boolean' },
     'functions-dir': { type: 'string' },
+    client: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -106,6 +113,7 @@ export async function run(argv: string[]): Promise<number> {
       handleSignals: true,
       typecheck: values['no-typecheck'] !== true,
       ...(values['functions-dir'] === undefined ? {} : { functionsDir: values['functions-dir'] }),
+      ...(values.client === undefined ? {} : { client: resolve(values.client) }),
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')

@@ -31,6 +31,9 @@ function unknownCommand(name: string): string {
   return `unknown command ${JSON.stringify(name)}; ${guess === undefined ? 'run cloudfn --help for the list' : `did you mean ${guess}?`}`;
 }
 
+/** The commands that import the project's functions without serving them. */
+const IMPORTS_FUNCTIONS: ReadonlySet<string> = new Set(['openapi', 'client']);
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === 'help') return help(rest[0]);
@@ -53,6 +56,10 @@ main(process.argv.slice(2)).then(
   (code) => {
     // A server command resolves only once it has shut down; others exit with their code.
     process.exitCode = code;
+    // The contract commands import the project's functions, whose modules may open timers or
+    // connections when imported: those must not keep the command from ending. Unref'd, this
+    // timer lets a process with nothing left end at once.
+    if (IMPORTS_FUNCTIONS.has(process.argv[2] ?? '')) setTimeout(() => process.exit(code), 1000).unref();
   },
   (error: unknown) => {
     if (error instanceof OptionsError) {

@@ -2,7 +2,8 @@
  * `cloudfn dev`: the runtime's own app and http server (the very pipeline of `cloudfn start`),
  * with the options a developer wants (`trigger: 'ide_debug'`, error messages exposed), the
  * functions kept in step with their files by a `Reloader`, readable terminal logs, the project's
- * `.env`, and the debug console under `/_cloudfn/`.
+ * `.env`, the debug console under `/_cloudfn/`, and the functions' OpenAPI document (and, when
+ * asked, their typed client) from their declared params.
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -37,6 +38,7 @@ import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
 import { Reloader, type FunctionStatus } from './reloader.js';
 import { startTypeErrors } from './type-errors.js';
+import { openApiHook, writeDevClient } from './contract.js';
 import { TreeWatcher } from './watch-tree.js';
 import { startDevGateway, type DevGateway } from './ws-gateway.js';
 import type { Gateway } from '../platform/gateway/gateway.js';
@@ -87,6 +89,11 @@ export interface DevServerOptions {
   firingLimitMs?: number;
   /** Close a WebSocket connection after this many ms without a message (0: never). @default CLOUDFN_WS_IDLE_TIMEOUT, else 600000 */
   wsIdleTimeoutMs?: number;
+  /**
+   * Write the typed client of `cloudfn client` to this file (absolute), and again whenever a
+   * function is added or removed (`--client`). @default undefined (not written)
+   */
+  client?: string;
 }
 
 /** A running dev server. */
@@ -168,6 +175,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       onUpdate: (list) => {
         scheduler?.sync();
         ws?.reloaded(list);
+        if (options.client !== undefined) writeDevClient(list, { root, out: options.client, logger });
         hub.publish('functions', list);
       },
       debounceMs: options.debounceMs ?? 5,
@@ -232,6 +240,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         triggerHook(timers),
         liveHook({ rooms: live, config: () => live.config }),
         (req, res) => ws?.pushHook(req, res) ?? false,
+        openApiHook(app, root),
         (req, res) => {
           if (!isConsolePath(req.url ?? '/')) return false;
           consoleHandler(req, res);
@@ -266,6 +275,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     assets.catch(() => undefined);
 
     loader.watch(app);
+    if (options.client !== undefined) writeDevClient(loader.list(), { root, out: options.client, logger });
     const rootWatcher = new TreeWatcher((path) => {
       if (path !== dotenv.file) return;
       const { problems, changed } = dotenv.load();

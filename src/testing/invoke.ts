@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { App } from '../../runtime/app.js';
 import { loadRoutePatterns } from '../../runtime/request/router.js';
 import type { FunctionSpec, RequestInfo, Service } from '../../runtime/types.js';
-import { functionFromModule } from '../../runtime/serve/load.js';
+import { functionFromModule, validateConfig } from '../../runtime/serve/load.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import { Logger } from '../../runtime/log/logger.js';
 import type { LogRecord } from '../../runtime/log/record.js';
@@ -120,7 +120,13 @@ export async function mount(target: InvokeTarget, request: InvokeRequest, option
     const { file: _file, ...fileConfig } = await loadProjectConfig(loaded.root);
     config = fileConfig;
   } else if (typeof target === 'function') {
-    spec = { name: nameFromPath(request.path ?? '/'), handler: target as Handler };
+    // A handler from defineFunction carries its config (its params schema), as under start.
+    const own = (target as { config?: unknown }).config;
+    spec = {
+      name: nameFromPath(request.path ?? '/'),
+      handler: target as Handler,
+      ...(own === undefined ? {} : { config: validateConfig(own, 'the handler given to invoke') }),
+    };
   } else if (typeof target === 'object' && target !== null && typeof (target as InvokeSpec).handler === 'function') {
     const given = target as InvokeSpec;
     spec = { ...given, name: given.name ?? nameFromPath(request.path ?? '/'), handler: given.handler as Handler };

@@ -45,6 +45,8 @@ const BENCHMARKS = [
   'dev WebSocket gateway: open and hold 1,000 connections (connect calls the function)',
   'dev WebSocket gateway: one group push reaching all 1,000',
   'dev WebSocket gateway: memory kept per held connection (heap + external, after gc)',
+  'POST JSON echo, 1 KB, params declared with zod 4',
+  'tsc --noEmit on the client of 50 functions (cloudfn client) and 50 calls',
 ];
 const PEERS = [
   'fastify 5, logger off',
@@ -377,6 +379,8 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       'gateway-memory',
       'peer-fastify-get',
       'peer-gcf-json',
+      'contract-json',
+      'contract-client',
     ]) {
       expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign,bundle,console)' });
     }

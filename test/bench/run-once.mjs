@@ -13,6 +13,7 @@
  * Groups for --only:
  *   get      GET against raw and fastify (logger off), its p99 latency and peak RSS
  *   json     POST JSON 1 KB against raw and fastify (logger off)
+ *   contract POST JSON 1 KB with a zod 4 params schema against none; tsc on a 50-function client
  *   peers    the peers table: every peer in the GET and JSON rounds (run without get or json,
  *            those rounds still run, for the peers table only)
  *   upload   multipart 8 MiB against reading the body unparsed
@@ -52,7 +53,22 @@ const GATEWAY_OPEN_BENCHMARK = `dev WebSocket gateway: open and hold ${GATEWAY_C
 const GATEWAY_PUSH_BENCHMARK = `dev WebSocket gateway: one group push reaching all ${GATEWAY_CONNECTIONS.toLocaleString('en-US')}`;
 const GATEWAY_MEMORY_BENCHMARK = 'dev WebSocket gateway: memory kept per held connection (heap + external, after gc)';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const GROUPS = ['get', 'json', 'peers', 'upload', 'sign', 'cold', 'bundle', 'workers', 'reload', 'console', 'gateway'];
+const CONTRACT_JSON_BENCHMARK = 'POST JSON echo, 1 KB, params declared with zod 4';
+const CONTRACT_CLIENT_BENCHMARK = 'tsc --noEmit on the client of 50 functions (cloudfn client) and 50 calls';
+const GROUPS = [
+  'get',
+  'json',
+  'peers',
+  'upload',
+  'sign',
+  'cold',
+  'bundle',
+  'workers',
+  'reload',
+  'console',
+  'gateway',
+  'contract',
+];
 
 const { values } = parseArgs({
   options: {
@@ -387,6 +403,34 @@ try {
       }),
     );
   }
+  if (only.includes('contract')) {
+    log('declared params: POST JSON 1 KB with a zod 4 schema vs none; tsc on a 50-function client');
+    const [command, args] = pinned('server', process.execPath, [
+      join(ROOT, 'test/bench/contract-bench.mjs'),
+      String(rounds),
+      String(Math.max(500, Math.round((seconds * 1000) / 2))),
+    ]);
+    const c = JSON.parse(execFileSync(command, args, { encoding: 'utf8' }).trim().split('\n').pop());
+    rows.push(
+      ratioRow({
+        id: 'contract-json',
+        benchmark: CONTRACT_JSON_BENCHMARK,
+        baseline: 'the same function without a schema',
+        unit: 'req/s',
+        subject: c.withSchema,
+        base: c.without,
+        goal: { op: '>=', value: 0.95 },
+      }),
+      ratioRow({
+        id: 'contract-client',
+        benchmark: CONTRACT_CLIENT_BENCHMARK,
+        baseline: 'tsc on the 50 functions alone',
+        unit: 'ms',
+        subject: c.clientCheckMs,
+        base: c.functionsCheckMs,
+      }),
+    );
+  }
   if (only.includes('cold')) {
     log('cold start: built hello bundle vs a bare node:http script');
     rows.push(...(await coldStartRows({ root: ROOT, work, rounds: Math.max(rounds, 10), progress: log })));
@@ -443,6 +487,10 @@ const NOT_RUN = {
     ['workers', WORKERS_BENCHMARK, WORKERS_BASELINE, undefined],
     ['workers-cpu', WORKERS_CPU_BENCHMARK, WORKERS_BASELINE, undefined],
   ],
+  contract: [
+    ['contract-json', CONTRACT_JSON_BENCHMARK, 'the same function without a schema', '>= 0.95×'],
+    ['contract-client', CONTRACT_CLIENT_BENCHMARK, 'tsc on the 50 functions alone', undefined],
+  ],
   console: [
     ['console-call', CONSOLE_CALL_BENCHMARK, 'service.log', undefined],
     ['console-request', CONSOLE_REQUEST_BENCHMARK, 'CLOUDFN_CAPTURE_CONSOLE=false', undefined],
@@ -491,6 +539,8 @@ const ORDER = [
   'gateway-open',
   'gateway-push',
   'gateway-memory',
+  'contract-json',
+  'contract-client',
   ...Object.keys(PEER_REQUESTS).flatMap((key) => PEERS.map((peer) => `peer-${peer}-${key}`)),
 ];
 rows.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));

@@ -11,10 +11,24 @@ import { REPO, ensureDist } from '../testing/ensure-dist.js';
 
 const CLI = join(REPO, 'dist/src/cli/index.js');
 const cloudfn = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
-const NAMES = ['start', 'dev', 'trigger', 'live', 'build', 'init', 'keys', 'sign', 'verify', 'doctor', 'platform'];
+const NAMES = [
+  'start',
+  'dev',
+  'trigger',
+  'live',
+  'build',
+  'init',
+  'keys',
+  'sign',
+  'verify',
+  'doctor',
+  'openapi',
+  'client',
+  'platform',
+];
 
 describe('--help', () => {
-  it('covers the eleven commands', () => {
+  it('covers the thirteen commands', () => {
     expect(Object.keys(commands)).toEqual(NAMES);
   });
 

@@ -161,7 +161,13 @@ describe('--json', () => {
   }, 60_000);
 
   it('trigger: the function, status, logid and body of the answer', async () => {
-    const answer = { function: 'cleanup', status: 200, logid: '20261124000000ABCDEF', body: '{"removed":3}', cut: false };
+    const answer = {
+      function: 'cleanup',
+      status: 200,
+      logid: '20261124000000ABCDEF',
+      body: '{"removed":3}',
+      cut: false,
+    };
     const server = createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(req.method === 'POST' && req.url === '/_cloudfn/trigger/cleanup' ? answer : {}));

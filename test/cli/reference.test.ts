@@ -9,7 +9,20 @@ describe('docs/cli.md', () => {
   it('is what the help generates (run npm run reference when this fails)', async () => {
     const page = await cliReference();
     expect(readFileSync(join(REPO, CLI_REFERENCE_PATH), 'utf8')).toBe(page);
-    for (const name of ['start', 'dev', 'trigger', 'build', 'init', 'keys', 'sign', 'verify', 'doctor', 'platform'])
+    for (const name of [
+      'start',
+      'dev',
+      'trigger',
+      'build',
+      'init',
+      'keys',
+      'sign',
+      'verify',
+      'doctor',
+      'openapi',
+      'client',
+      'platform',
+    ])
       expect(page).toContain(`## cloudfn ${name}\n`);
   });
 

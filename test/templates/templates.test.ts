@@ -35,7 +35,12 @@ describe('templates', () => {
       expect(pkg.name).toBe(`cloudfn-${template}`);
       expect(pkg.type).toBe('module');
       // ioredis: the image a fleet runs carries the Redis client (docs/decisions.md).
-      expect(pkg.dependencies).toEqual({ cloudfn: '^0.1.0', ioredis: '^6.0.0' });
+      // zod: the starter and media templates declare their params (docs/contracts.md).
+      expect(pkg.dependencies).toEqual({
+        cloudfn: '^0.1.0',
+        ioredis: '^6.0.0',
+        ...(template === 'callback' ? {} : { zod: '^4.0.0' }),
+      });
       expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript', 'vitest']);
       expect(pkg.scripts).toMatchObject({
         dev: 'cloudfn dev',

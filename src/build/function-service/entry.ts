@@ -19,7 +19,8 @@ export function functionServiceEntry(
   return [
     `const fn = require(${JSON.stringify(fn.file)});`,
     `const { functionServiceHandler } = require(${JSON.stringify(ownFile('runtime/function-service/adapter'))});`,
-    `const handler = functionServiceHandler(fn.default ?? fn, ${JSON.stringify(fn.name)}${handlerOptions});`,
+    // Its config travels with it: a params schema is validated as under cloudfn start.
+    `const handler = functionServiceHandler(fn.default ?? fn, ${JSON.stringify(fn.name)}${handlerOptions}, fn.config ?? (fn.default ?? fn).config);`,
     `module.exports = handler;`,
     `module.exports.default = handler;`,
     '',

@@ -71,7 +71,9 @@ describe('against the local emulator of the platform', () => {
 
   it('answers 400 for bad input before calling the platform', async () => {
     expect((await invoke('functions/videos/upload.ts', { body: { url: 'ftp://x/y.mp4' } })).status).toBe(400);
-    expect((await invoke('functions/videos/list.ts', { query: { size: 50 } })).status).toBe(400);
+    const list = await invoke('functions/videos/list.ts', { query: { size: 50 } });
+    expect(list.status).toBe(400);
+    expect(list.json).toMatchObject({ error: { code: 'CLOUDFN_BAD_PARAMS', issues: [{ path: '/size' }] } });
     expect((await invoke('functions/videos/job.ts')).status).toBe(400);
     expect((await invoke('functions/videos/play.ts')).status).toBe(400);
   });

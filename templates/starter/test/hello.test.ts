@@ -14,6 +14,14 @@ describe('hello', () => {
     expect(res.logs[0]).toMatchObject({ greeted: 'Grace', logid: res.logid, function: 'hello' });
   });
 
+  it('refuses an empty name with 400, naming the field', async () => {
+    const res = await invoke('functions/hello.ts', { query: { name: '' } });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({
+      error: { code: 'CLOUDFN_BAD_PARAMS', issues: [{ path: '/name', message: 'name must not be empty' }] },
+    });
+  });
+
   it('greets the world by default', async () => {
     const res = await invoke('functions/hello.ts');
     expect(res.json).toMatchObject({ hello: 'world' });

@@ -28,6 +28,7 @@ import { startDatabasePanel } from './database-panel.js';
 import { startLivePanel } from './live-panel.js';
 import { startConnectionsPanel } from './connections-panel.js';
 import { startObservePanel } from './observe-panel.js';
+import { fetchParamsSchemas, ParamsForm } from './params-form.js';
 import { RequestList, statusKind } from './requests.js';
 import { defaultView, formatBytes, renderBody, renderHeaders, renderLog, type BodyView } from './view.js';
 
@@ -113,6 +114,30 @@ const curlPanel = new CurlPanel(byId('curl'), (draft) => {
   if (selected !== undefined) drafts[selected] = draft;
   saveDrafts(drafts);
 });
+// The form of a function with declared params: it fills the editor's JSON body and sends.
+let paramsSchemas: Awaited<ReturnType<typeof fetchParamsSchemas>> = new Map();
+const paramsForm = new ParamsForm(byId('params-form'), {
+  send: (params) => {
+    const draft = structuredClone(editor.draft);
+    draft.method = 'POST';
+    draft.bodyType = 'json';
+    draft.json = JSON.stringify(params, null, 2);
+    editor.set(draft);
+    if (selected !== undefined) drafts[selected] = draft;
+    saveDrafts(drafts);
+    void send();
+  },
+});
+/** Fetches the functions' schemas again (after a reload) and redraws the selected one's form. */
+function refreshParamsForm(): void {
+  fetchParamsSchemas().then(
+    (schemas) => {
+      paramsSchemas = schemas;
+      if (selected !== undefined) paramsForm.show(selected, paramsSchemas.get(selected));
+    },
+    () => undefined,
+  );
+}
 const requests = new RequestList(byId('requests'), {
   show: (info) => void showLogsOf(info.logid, info.traceId),
   replay: (info) => replay(info),
@@ -159,6 +184,7 @@ function select(name: string): void {
   setHash(name);
   const draft = (drafts[name] ??= firstDraft(fn));
   editor.set(draft);
+  paramsForm.show(name, paramsSchemas.get(name));
   renderFunctions();
   renderFunctionError();
 }
@@ -257,6 +283,7 @@ async function send(): Promise<void> {
   editor.setBusy(false);
   renderHistory();
   renderResponse();
+  paramsForm.showIssues(issuesOf(exchange));
   // Lines missed while the event stream was down are fetched once.
   if (!connected) {
     for (const record of await fetchLogs(logid)) addRecord(exchange, record);
@@ -585,6 +612,19 @@ function updateFunctions(list: FunctionInfo[]): void {
   renderFunctionError();
 }
 
+/** The issues of a 400 CLOUDFN_BAD_PARAMS answer, for the form; none for any other. */
+function issuesOf(exchange: Exchange): { path: string; message: string }[] {
+  if (exchange.response?.status !== 400) return [];
+  try {
+    const body = JSON.parse(new TextDecoder().decode(exchange.response.bytes)) as {
+      error?: { code?: string; issues?: { path: string; message: string }[] };
+    };
+    return body.error?.code === 'CLOUDFN_BAD_PARAMS' ? (body.error.issues ?? []) : [];
+  } catch {
+    return [];
+  }
+}
+
 async function start(): Promise<void> {
   byId('server-url').textContent = location.host;
   byId('history-clear').addEventListener('click', () => {
@@ -625,9 +665,11 @@ async function start(): Promise<void> {
     },
     functions: (list) => {
       updateFunctions(list);
+      refreshParamsForm();
       observe.functionsChanged();
     },
   });
+  paramsSchemas = await fetchParamsSchemas().catch(() => new Map());
   const wanted = decodeURIComponent(location.hash.slice(1));
   const first = functions.find((f) => f.name === wanted) ?? functions[0];
   if (first !== undefined) select(first.name);

@@ -1,15 +1,24 @@
-import { HttpError, type Handler } from 'cloudfn';
+import { defineFunction } from 'cloudfn';
+import { z } from 'zod';
 import { mediaFor } from '../_media.js';
 
-/** GET /videos/list?page=0&size=20: one page of the app's videos (get_video_list). */
-const list: Handler<{ page?: string; size?: string }> = async (params, service) => {
-  const page = Number(params.page ?? 0);
-  const size = Number(params.size ?? 20);
-  if (!Number.isInteger(page) || page < 0)
-    throw new HttpError(400, `page must be a whole number from 0, got ${JSON.stringify(params.page)}`);
-  if (!Number.isInteger(size) || size < 1 || size > 20)
-    throw new HttpError(400, `size must be a whole number from 1 to 20, got ${JSON.stringify(params.size)}`);
-  const { total_num, data } = await mediaFor(service).getVideoList({ page_size: size, page_number: page });
+/**
+ * GET /videos/list?page=0&size=20: one page of the app's videos (get_video_list). Its params are
+ * declared: a query string carries text, so the numbers are coerced, and a bad one is answered
+ * 400 CLOUDFN_BAD_PARAMS naming the field (`/size`) before this runs.
+ */
+export const config = {
+  params: z.object({
+    page: z.coerce.number().int().min(0).default(0),
+    size: z.coerce.number().int().min(1).max(20).default(20),
+  }),
+};
+
+export default defineFunction(config, async (params, service) => {
+  const { total_num, data } = await mediaFor(service).getVideoList({
+    page_size: params.size,
+    page_number: params.page,
+  });
   return {
     total: total_num,
     videos: (data ?? []).map((v) => ({
@@ -21,6 +30,4 @@ const list: Handler<{ page?: string; size?: string }> = async (params, service) 
       transcode: v.trans_code_status ?? null,
     })),
   };
-};
-
-export default list;
+});

@@ -1,0 +1,54 @@
+/**
+ * `cloudfn openapi [project] [--out file]`: print (or write) the OpenAPI 3.1 document of a
+ * project's functions, from their declared params and results (docs/contracts.md).
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { openApiDocument } from '../contract/openapi.js';
+import { loadContractProject } from '../contract/project.js';
+import { OptionsError, parseCommandArgs } from './args.js';
+import { type CommandHelp, formatHelp } from './help.js';
+
+export const HELP: CommandHelp = {
+  name: 'openapi',
+  usage: ['openapi [project] [--out openapi.json]'],
+  description: `Prints the OpenAPI 3.1 document of the project's functions: one operation per function and
+method (GET with its query parameters, POST with its body by content type), the result, and the
+error body with its issues. Schemas come from each function's config.params and config.result
+(Standard JSON Schema, or the library's own converter); a function without them is listed with
+what is known. cloudfn dev serves the same document at /_cloudfn/openapi.json, and cloudfn build
+writes it beside the bundles.`,
+  options: [['--out <file>', 'write the document to a file instead of stdout']],
+  examples: [
+    ['openapi', 'print the document of the project in this folder'],
+    ['openapi ./app --out openapi.json', 'write the document of ./app to openapi.json'],
+  ],
+  pages: ['contracts.md', 'cli.md'],
+};
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(formatHelp(HELP) + '\n');
+    return 0;
+  }
+  if (positionals.length > 1)
+    throw new OptionsError(`openapi takes one project folder, got ${positionals.length}; e.g. cloudfn openapi ./app`);
+  const root = resolve(positionals[0] ?? '.');
+  const project = await loadContractProject(root);
+  const document = await openApiDocument(project.functions, {
+    root,
+    ...(project.title === undefined ? {} : { title: project.title }),
+    ...(project.version === undefined ? {} : { version: project.version }),
+  });
+  const text = `${JSON.stringify(document, null, 2)}\n`;
+  if (values.out === undefined) process.stdout.write(text);
+  else {
+    writeFileSync(resolve(values.out), text);
+    process.stderr.write(`wrote ${values.out}: ${project.functions.length} functions\n`);
+  }
+  return 0;
+}
