@@ -124,13 +124,13 @@ export interface DevUser {
   source: string;
   /** `X-Forwarded-For`. @default '127.0.0.1' */
   ip: string;
-  /** `X-TT-ROOMID`: calls come from this live room. @default undefined (no room) */
+  /** `X-Room-ID`: calls come from this live room. @default undefined (no room) */
   roomid?: string;
-  /** `X-TT-ANCHOR-OPENID`: the live room's anchor. @default undefined */
+  /** `X-Anchor-OpenID`: the live room's anchor. @default undefined */
   anchorOpenid?: string;
-  /** `X-TT-AVATAR-URL`: the anchor's avatar. @default undefined */
+  /** `X-Avatar-Url`: the anchor's avatar. @default undefined */
   avatarUrl?: string;
-  /** `X-TT-NICKNAME`, sent percent-encoded: the anchor's nickname, any text. @default undefined */
+  /** `X-Nick-Name`, sent percent-encoded: the anchor's nickname, any text. @default undefined */
   nickname?: string;
 }
 

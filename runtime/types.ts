@@ -84,13 +84,13 @@ export interface CallerInit {
   ip?: string;
   /** Send as a user not signed in: no `X-TT-OPENID` (nor `X-TT-UNIONID`). @default false */
   anonymous?: boolean;
-  /** A live room's id, sent as `X-TT-ROOMID` (a call from a live room's mini-program). */
+  /** A live room's id, sent as `X-Room-ID` (a call from a live room's mini-program). */
   roomid?: string;
-  /** The live room's anchor, sent as `X-TT-ANCHOR-OPENID`. */
+  /** The live room's anchor, sent as `X-Anchor-OpenID`. */
   anchorOpenid?: string;
-  /** The anchor's avatar URL, sent as `X-TT-AVATAR-URL`. */
+  /** The anchor's avatar URL, sent as `X-Avatar-Url`. */
   avatarUrl?: string;
-  /** The anchor's nickname, sent percent-encoded as `X-TT-NICKNAME` (a header cannot carry Chinese text). */
+  /** The anchor's nickname, sent percent-encoded as `X-Nick-Name` (a header cannot carry Chinese text). */
   nickname?: string;
 }
 

@@ -65,8 +65,8 @@ export function readCaller(headers: Readonly<IncomingHttpHeaders>): Caller | und
 /**
  * A user as the headers the gateway would send: `{ openid: 'ann' }` → `X-TT-OPENID: ann`;
  * `{ anonymous: true }` sends `X-TT-ANONYMOUS-OPENID` (given, or `anon-<openid or 'user'>`)
- * and no `X-TT-OPENID`; the live-room fields send `X-TT-ROOMID`, `X-TT-ANCHOR-OPENID`,
- * `X-TT-AVATAR-URL` and `X-TT-NICKNAME` (percent-encoded). Values with characters a header cannot hold throw a TypeError naming
+ * and no `X-TT-OPENID`; the live-room fields send `X-Room-ID`, `X-Anchor-OpenID`,
+ * `X-Avatar-Url` and `X-Nick-Name` (percent-encoded). Values with characters a header cannot hold throw a TypeError naming
  * the field.
  * @example callerHeaders({ openid: 'ann', appid: 'tt1' }) // { 'x-tt-openid': 'ann', 'x-tt-appid': 'tt1' }
  */
@@ -89,13 +89,13 @@ export function callerHeaders(user: CallerInit): Record<string, string> {
   put('x-tt-env', 'env', user.env);
   put('x-tt-source', 'source', user.source);
   put('x-forwarded-for', 'ip', user.ip);
-  put('x-tt-roomid', 'roomid', user.roomid);
-  put('x-tt-anchor-openid', 'anchorOpenid', user.anchorOpenid);
-  put('x-tt-avatar-url', 'avatarUrl', user.avatarUrl);
+  put('x-room-id', 'roomid', user.roomid);
+  put('x-anchor-openid', 'anchorOpenid', user.anchorOpenid);
+  put('x-avatar-url', 'avatarUrl', user.avatarUrl);
   if (user.nickname !== undefined) {
     if (typeof user.nickname !== 'string' || user.nickname === '')
       throw new TypeError(`user.nickname must be a non-empty string, got ${JSON.stringify(user.nickname)}`);
-    headers['x-tt-nickname'] = encodeURIComponent(user.nickname);
+    headers['x-nick-name'] = encodeURIComponent(user.nickname);
   }
   return headers;
 }

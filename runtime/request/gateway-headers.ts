@@ -14,8 +14,11 @@ export type GatewayHeaderSource = 'identity' | 'live-room' | 'websocket' | 'live
  * Every platform-set header, lower case, with where it comes from:
  * - `identity`: the gateway on a call from a mini-program (the platform's runtime interface
  *   document, "client container calls": X-TT-OPENID and the others);
- * - `live-room`: the gateway on a call from a live room's mini-program; the platform does not
- *   publish these names, the server SDK's `getContext()` reads them (roomId, anchorOpenId, ...);
+ * - `live-room`: the gateway on a call from a live room's game client, which writes the room
+ *   it decoded from the client's token as X-Room-ID, X-Anchor-OpenID, X-Avatar-Url and
+ *   X-Nick-Name (the platform's 弹幕玩法 on Douyin Cloud page, "免token换取直播间信息"); the
+ *   server SDK's `getContext()` reads them. X-Anchor-OpenID is also the live-data line's anchor,
+ *   so it is listed once, under `live-data`;
  * - `websocket`: the WebSocket gateway on the calls it makes for a connection (connect,
  *   message, disconnect), as the platform's WebSocket guide shows them;
  * - `live-data`: the platform's internal line that posts a live room's messages (comments,
@@ -32,10 +35,9 @@ export const GATEWAY_HEADER_SOURCES: Readonly<Record<string, GatewayHeaderSource
   'x-tt-anonymous-openid': 'identity',
   'x-tt-env': 'identity',
   'x-tt-source': 'identity',
-  'x-tt-roomid': 'live-room',
-  'x-tt-anchor-openid': 'live-room',
-  'x-tt-avatar-url': 'live-room',
-  'x-tt-nickname': 'live-room',
+  'x-room-id': 'live-room',
+  'x-avatar-url': 'live-room',
+  'x-nick-name': 'live-room',
   'x-tt-event-type': 'websocket',
   'x-tt-sessionid': 'websocket',
   'x-tt-envid': 'websocket',

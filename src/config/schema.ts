@@ -103,7 +103,7 @@ export function configSchema(): JsonSchema {
         anchorOpenid: {
           type: 'string',
           minLength: 1,
-          description: "The room's anchor. Default: the dev user's openid.",
+          description: "The room's anchor. Default: the dev user's anchorOpenid, else its openid.",
         },
         secret: {
           type: 'string',

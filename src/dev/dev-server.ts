@@ -218,7 +218,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     });
     scheduler = timers;
     timers.sync();
-    const live = startLiveRooms(app, readLiveDataConfig(config), devUser.openid);
+    // The room's anchor is the dev user's room's anchor when it has one, as start_game reads it.
+    const live = startLiveRooms(app, readLiveDataConfig(config), devUser.anchorOpenid ?? devUser.openid);
     cleanups.push(() => live.stopAll());
 
     // Bundling the page takes a moment: start now, serve when asked.

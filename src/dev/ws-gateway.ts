@@ -11,10 +11,11 @@ import type { App } from '../../runtime/app.js';
 import type { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { DevUser } from '../../runtime/options.js';
+import { callerHeaders } from '../../runtime/request/caller.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
 import { memoryAgent, serverCaller } from '../platform/gateway/call-app.js';
 import { Gateway, safeDecode, type GatewayActivity } from '../platform/gateway/gateway.js';
-import { CLOSE_CODES, PUSH_MOUNT } from '../platform/gateway/names.js';
+import { CLOSE_CODES, PUSH_MOUNT, ROOM_HEADERS } from '../platform/gateway/names.js';
 import { readGatewayOptions } from '../platform/gateway/options.js';
 import { handlePush } from '../platform/gateway/push-api.js';
 import { GatewaySocketServer } from '../platform/gateway/ws-server.js';
@@ -96,6 +97,14 @@ function forConsole(activity: GatewayActivity): GatewayActivity {
   return { ...activity, data: `${activity.data.slice(0, CONSOLE_DATA_LIMIT)}… (${activity.data.length} characters)` };
 }
 
+/** The dev user's live room as the gateway sends it, when it stands in one. */
+function devRoom(user: DevUser): { defaultRoom?: Record<string, string> } {
+  const headers = callerHeaders(user);
+  const room: Record<string, string> = {};
+  for (const name of ROOM_HEADERS) if (headers[name] !== undefined) room[name] = headers[name];
+  return Object.keys(room).length === 0 ? {} : { defaultRoom: room };
+}
+
 /**
  * Starts the gateway on a dev server's http server (before it listens or after).
  * @example const ws = startDevGateway({ app, server, logger, hub, devUser }); createHttpServer(app, { before: [ws.pushHook] })
@@ -112,6 +121,7 @@ export function startDevGateway(options: DevGatewayOptions): DevGateway {
   const sockets = new GatewaySocketServer({
     gateway,
     defaultOpenid: options.devUser.openid,
+    ...devRoom(options.devUser),
     idleTimeoutMs: options.idleTimeoutMs ?? settings.idleTimeoutMs,
   });
   gateway.observe((activity) => {

@@ -41,10 +41,10 @@ describe('the dev user', () => {
       nickname: '主播安',
     });
     expect(headers).toMatchObject({
-      'x-tt-roomid': '7000000000',
-      'x-tt-anchor-openid': 'anchor-ann',
-      'x-tt-avatar-url': 'https://example.com/a.png',
-      'x-tt-nickname': encodeURIComponent('主播安'),
+      'x-room-id': '7000000000',
+      'x-anchor-openid': 'anchor-ann',
+      'x-avatar-url': 'https://example.com/a.png',
+      'x-nick-name': encodeURIComponent('主播安'),
     });
     expect(readRequestContext({ headers })).toMatchObject({
       openId: 'ann',
@@ -62,15 +62,15 @@ describe('the dev user', () => {
     hook(bare, undefined as never);
     expect(bare.headers).toMatchObject({
       'x-tt-openid': 'dev-openid',
-      'x-tt-roomid': 'dev-room',
-      'x-tt-anchor-openid': 'dev-anchor',
+      'x-room-id': 'dev-room',
+      'x-anchor-openid': 'dev-anchor',
     });
-    const own = request({ 'x-tt-roomid': 'console-room' });
+    const own = request({ 'x-room-id': 'console-room' });
     hook(own, undefined as never);
     expect(own.headers).toMatchObject({
       'x-tt-openid': 'dev-openid',
-      'x-tt-roomid': 'console-room',
-      'x-tt-anchor-openid': 'dev-anchor',
+      'x-room-id': 'console-room',
+      'x-anchor-openid': 'dev-anchor',
     });
   });
 });

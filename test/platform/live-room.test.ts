@@ -19,8 +19,8 @@ import { REPO, ensureDist } from '../testing/ensure-dist.js';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../fixtures/live-room', import.meta.url));
 const ROOM = {
-  'x-tt-roomid': '7001',
-  'x-tt-anchor-openid': 'anchor-1',
+  'x-room-id': '7001',
+  'x-anchor-openid': 'anchor-1',
   'x-tt-appid': 'tt-live-app',
   'x-tt-openid': 'anchor-1',
 };

@@ -28,10 +28,9 @@ const EXPECTED: Record<string, string> = {
   'x-tt-anonymous-openid': 'identity',
   'x-tt-env': 'identity',
   'x-tt-source': 'identity',
-  'x-tt-roomid': 'live-room',
-  'x-tt-anchor-openid': 'live-room',
-  'x-tt-avatar-url': 'live-room',
-  'x-tt-nickname': 'live-room',
+  'x-room-id': 'live-room',
+  'x-avatar-url': 'live-room',
+  'x-nick-name': 'live-room',
   'x-tt-event-type': 'websocket',
   'x-tt-sessionid': 'websocket',
   'x-tt-envid': 'websocket',
@@ -110,8 +109,8 @@ describe('the forged live room of issue 30', () => {
     rmSync(join(dir, 'save_score.js'));
   });
 
-  // curl -H 'X-TT-ANCHOR-OPENID: someone-elses-anchor' -H 'X-TT-ROOMID: 999' /open_round
-  const forged = { 'X-TT-ANCHOR-OPENID': 'someone-elses-anchor', 'X-TT-ROOMID': '999' };
+  // curl -H 'X-Anchor-OpenID: someone-elses-anchor' -H 'X-Room-ID: 999' /open_round
+  const forged = { 'X-Anchor-OpenID': 'someone-elses-anchor', 'X-Room-ID': '999' };
 
   it('opens no round in another anchor’s room under cloudfn start', async () => {
     const server = await start(dir, false);

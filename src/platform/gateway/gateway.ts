@@ -35,6 +35,8 @@ export interface SessionInfo {
   connectedAt: number;
   /** Each group as `name=value`. */
   groups: string[];
+  /** The live room's headers (`X-Room-ID`, ...) sent on each call, when the client is in one. */
+  room?: Readonly<Record<string, string>>;
 }
 
 /** What the gateway reports: one entry per call, refusal, push and close. */
@@ -54,6 +56,8 @@ export interface OpenRequest {
   path: string;
   openid: string;
   ip: string;
+  /** The live room's headers to send on each call (names of ROOM_HEADERS). */
+  room?: Readonly<Record<string, string>>;
 }
 
 /** What `open` answered: a session to attach, or the function's refusal. */
@@ -155,6 +159,7 @@ export class Gateway {
     const logid = generateLogid();
     const { identity } = this.#options;
     const headers: Record<string, string> = {
+      ...info.room,
       [CALL_HEADERS.eventType]: event,
       [CALL_HEADERS.appid]: identity.appid,
       [CALL_HEADERS.envId]: identity.envId,
@@ -195,6 +200,7 @@ export class Gateway {
       ip: request.ip,
       connectedAt: Date.now(),
       groups: [],
+      ...(request.room === undefined ? {} : { room: request.room }),
     };
     const session: Session = {
       info,

@@ -19,6 +19,13 @@ export const CLIENT_HEADERS = {
 } as const;
 
 /**
+ * The live room of a game client's connection, which the platform's gateway decodes from the
+ * client's token and writes on each call, as on the client's HTTP calls (docs/gateway.md#the-live-room).
+ * Locally a client sends them on the upgrade, else the dev user's room is sent.
+ */
+export const ROOM_HEADERS = ['x-room-id', 'x-anchor-openid', 'x-avatar-url', 'x-nick-name'] as const;
+
+/**
  * The query parameters that stand for `CLIENT_HEADERS` when a client cannot set headers (a
  * browser's `WebSocket`, `tt.connectSocket`): the short name or the header's own name.
  */

@@ -12,13 +12,15 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { platformError } from '../errors.js';
 import type { AppAnswer } from './call-app.js';
 import type { Gateway } from './gateway.js';
-import { CLIENT_HEADERS, CLIENT_QUERY, CLOSE_CODES, CONNECT_PATH } from './names.js';
+import { CLIENT_HEADERS, CLIENT_QUERY, CLOSE_CODES, CONNECT_PATH, ROOM_HEADERS } from './names.js';
 
 /** Options of the socket side. */
 export interface GatewaySocketOptions {
   gateway: Gateway;
   /** The user when the client names none (the dev user's openid). */
   defaultOpenid: string;
+  /** The live room's headers when the client sends none of ROOM_HEADERS (the dev user's room). */
+  defaultRoom?: Readonly<Record<string, string>>;
   /** Close a connection after this long without a message either way; 0 never. @default 600_000 (10 min) */
   idleTimeoutMs?: number;
   /** Ping each client this often; one that has not answered the previous ping is cut. @default 30_000 */
@@ -44,6 +46,23 @@ function fromClient(req: IncomingMessage, url: URL, key: keyof typeof CLIENT_HEA
     if (CLIENT_QUERY[key].includes(name.toLowerCase()) && given.trim() !== '') return given.trim();
   }
   return undefined;
+}
+
+/**
+ * The client's own live room (the ROOM_HEADERS it sent on the upgrade), or undefined when it
+ * sent none; a string when a value is not printable ASCII (the reason to refuse).
+ */
+function roomOf(req: IncomingMessage): Record<string, string> | string | undefined {
+  let room: Record<string, string> | undefined;
+  for (const name of ROOM_HEADERS) {
+    const raw = req.headers[name];
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (value === undefined || value === '') continue;
+    if (!/^[\x20-\x7e]{1,2048}$/.test(value))
+      return `${name} must be 1 to 2048 printable ASCII characters (percent-encode a nickname), got ${JSON.stringify(value)}`;
+    (room ??= {})[name] = value;
+  }
+  return room;
 }
 
 /** Writes an HTTP answer on a socket that asked to upgrade, and closes it. */
@@ -144,7 +163,13 @@ export class GatewaySocketServer {
       const detail = `the openid must be 1 to 256 printable ASCII characters (it is sent in X-TT-OPENID), got ${JSON.stringify(openid)}`;
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
     }
-    const [wss, opened] = await Promise.all([this.#server(), this.#options.gateway.open({ path, openid, ip })]);
+    const room = roomOf(req) ?? this.#options.defaultRoom;
+    if (typeof room === 'string')
+      return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', room).message), '');
+    const [wss, opened] = await Promise.all([
+      this.#server(),
+      this.#options.gateway.open({ path, openid, ip, ...(room === undefined ? {} : { room }) }),
+    ]);
     if (!opened.ok) return refuse(socket, opened.answer, opened.logid);
     if (gone || this.#closing) {
       await this.#options.gateway.closed(opened.sessionId, 1006, 'the client left before the connection opened');

@@ -11,7 +11,7 @@ import { platformError } from '../errors.js';
 export interface LiveDataConfig {
   /** The function path the room's messages are POSTed to, e.g. `/live_data_callback`. */
   path: string;
-  /** The room's anchor, sent as `x-anchor-openid`. @default the dev user's openid */
+  /** The room's anchor, sent as `x-anchor-openid`. @default the dev user's `anchorOpenid`, else its openid */
   anchorOpenid?: string;
   /** The data secret that signs every push (`x-signature`). @default 'cloudfn-dev-live-secret' */
   secret?: string;

@@ -53,7 +53,7 @@ export interface LiveRoomsOptions {
   deliver: (push: LivePush) => Promise<DeliveryResult>;
   /** The project's `liveData`, read when a push is made (reloads may change it). */
   config: () => LiveDataConfig | undefined;
-  /** The anchor when the config names none (the dev user's openid). */
+  /** The anchor when the config names none (the dev user's room's anchor, else its openid). */
   defaultAnchor: string;
   /** @default Date.now */
   now?: () => number;

@@ -25,8 +25,9 @@ export interface SdkRequestContext {
 
 /**
  * Field → gateway header (lower case, as `service.headers` has them). The identity headers are
- * the ones the platform documents for calls from a mini-program; the live-room ones follow the
- * same `x-tt-` pattern (the platform does not publish them; docs/platform-projects.md says so).
+ * the ones the platform documents for calls from a mini-program; the live-room ones are those the
+ * gateway writes from a game client's token (its 弹幕玩法 page: X-Room-ID, X-Anchor-OpenID,
+ * X-Avatar-Url, X-Nick-Name; docs/platform-projects.md#getcontext).
  */
 export const CONTEXT_HEADERS: Readonly<Record<Exclude<keyof SdkRequestContext, 'clientIp'>, string>> = {
   appId: 'x-tt-appid',
@@ -38,10 +39,10 @@ export const CONTEXT_HEADERS: Readonly<Record<Exclude<keyof SdkRequestContext, '
   source: 'x-tt-source',
   serviceId: 'x-tt-serviceid',
   sessionId: 'x-tt-sessionid',
-  roomId: 'x-tt-roomid',
-  anchorOpenId: 'x-tt-anchor-openid',
-  avatarUrl: 'x-tt-avatar-url',
-  nickName: 'x-tt-nickname',
+  roomId: 'x-room-id',
+  anchorOpenId: 'x-anchor-openid',
+  avatarUrl: 'x-avatar-url',
+  nickName: 'x-nick-name',
 };
 
 /** What the stand-in needs of the function's second argument. */

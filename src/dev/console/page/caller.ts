@@ -22,13 +22,13 @@ function ascii(what: string, value: string): string {
   return text;
 }
 
-/** The room's headers: `X-TT-ROOMID` and `X-TT-ANCHOR-OPENID`, where filled in. */
+/** The room's headers: `X-Room-ID` and `X-Anchor-OpenID`, where filled in. */
 function roomHeaders(choice: RoomChoice): Record<string, string> {
   const headers: Record<string, string> = {};
   const roomid = ascii('room id', choice.roomid ?? '');
-  if (roomid !== '') headers['x-tt-roomid'] = roomid;
+  if (roomid !== '') headers['x-room-id'] = roomid;
   const anchor = ascii('anchor openid', choice.anchorOpenid ?? '');
-  if (anchor !== '') headers['x-tt-anchor-openid'] = anchor;
+  if (anchor !== '') headers['x-anchor-openid'] = anchor;
   return headers;
 }
 
@@ -71,12 +71,12 @@ export function renderCallerPicker(
   const roomid = h('input', {
     id: 'caller-roomid',
     placeholder: user.roomid === undefined ? 'room id' : `room ${user.roomid}`,
-    'aria-label': 'live room id (X-TT-ROOMID)',
+    'aria-label': 'live room id (X-Room-ID)',
   });
   const anchor = h('input', {
     id: 'caller-anchor',
     placeholder: user.anchorOpenid === undefined ? 'anchor openid' : `anchor ${user.anchorOpenid}`,
-    'aria-label': 'live room anchor openid (X-TT-ANCHOR-OPENID)',
+    'aria-label': 'live room anchor openid (X-Anchor-OpenID)',
   });
   const changed = (): void => {
     openid.hidden = select.value !== 'openid';
