@@ -57,7 +57,7 @@ function post(path: string, bytes: number): string {
 }
 
 describe('the memory budget', () => {
-  it('refuses a body that would pass it with 503 and Retry-After, before reading or running', async () => {
+  it('refuses a body that would pass it with 503 and Retry-After, before reading or running, when it may not wait', async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((r) => (release = r));
     let ran = 0;
@@ -71,7 +71,8 @@ describe('the memory budget', () => {
         },
       },
     ];
-    const server = await servers.start(functions, { overrides: { memoryBudget: 1000 } });
+    // memoryWaitTimeout 0: refused at once, as before bodies could wait (overload.test.ts).
+    const server = await servers.start(functions, { overrides: { memoryBudget: 1000, memoryWaitTimeout: 0 } });
     const first = await open(server, { read: true });
     first.socket.write(post('/hold', 800));
     expect(await until(() => server.app.memory.held === 800)).toBe(true);
