@@ -227,5 +227,16 @@ describe('their options and metrics', () => {
     expect(value('cloudfn_memory_refusals_total')).toBe('0');
     expect(value('cloudfn_connection_refusals_total')).toBe('0');
     expect(value('cloudfn_send_timeouts_total')).toBe('0');
+    // Shedding under load (overload.test.ts): nothing shed, no pressure.
+    expect(value('cloudfn_overload_active')).toBe('0');
+    expect(value('cloudfn_overload_episodes_total')).toBe('0');
+    expect(value('cloudfn_memory_waiting')).toBe('0');
+    for (const name of [
+      'cloudfn_idle_connections_shed_total',
+      'cloudfn_headless_connections_shed_total',
+      'cloudfn_stalled_answers_cut_total',
+      'cloudfn_memory_waits_total',
+    ])
+      expect(value(name), name).toBe('0');
   });
 });
