@@ -15,7 +15,19 @@ import type { Overload } from './overload.js';
 
 const OVER_LIMIT = Symbol('cloudfn.overConnectionLimit');
 const OPENED = Symbol('cloudfn.openedAt');
-type Counted = Socket & { [OVER_LIMIT]?: boolean; [OPENED]?: number; _httpMessage?: ServerResponse | null };
+type Counted = Socket & {
+  [OVER_LIMIT]?: boolean;
+  [OPENED]?: number;
+  /** node's: the response in flight on the socket. */
+  _httpMessage?: ServerResponse | null;
+  /** node's: the HTTP parser, null once the socket was handed over (an upgrade, CONNECT). */
+  parser?: object | null;
+};
+
+/** A socket still read as HTTP with nothing in flight and nothing unsent. */
+function quiet(s: Counted): boolean {
+  return !s.destroyed && s.writable && s.parser != null && s._httpMessage == null && s.writableLength === 0;
+}
 
 /**
  * A connection younger than this is never shed for having sent no whole head yet: a client's
@@ -104,9 +116,10 @@ export class ConnectionLimit {
     for (const socket of this.#open) {
       if (socket === keep) continue;
       const s = socket as Counted;
-      if (s.destroyed || !s.writable || s._httpMessage != null || s.writableLength > 0) continue;
+      if (!quiet(s)) continue;
       // Answered before and nothing in flight: idle between requests. Never answered: no
-      // whole head yet (node assigns a response as soon as the head is complete).
+      // whole head yet (node assigns a response as soon as the head is complete). A socket
+      // handed over (a WebSocket after its upgrade) has no parser and is never shed here.
       if (s.bytesWritten > 0) return this.#close(s, 'idleShed');
       if (headless === undefined && now - (s[OPENED] ?? now) >= HEADLESS_GRACE_MS) headless = s;
     }
@@ -126,8 +139,7 @@ export class ConnectionLimit {
     if (ms === 0) return;
     for (const socket of this.#open) {
       const s = socket as Counted;
-      if (s._httpMessage == null && s.writableLength === 0 && s.bytesWritten > 0 && (s.timeout ?? 0) > ms)
-        s.setTimeout(ms);
+      if (quiet(s) && s.bytesWritten > 0 && (s.timeout ?? 0) > ms) s.setTimeout(ms);
     }
   }
 }

@@ -97,6 +97,25 @@ describe('idle keep-alive connections at maxConnections', () => {
   }, 30_000);
 });
 
+describe('connections that are not idle', () => {
+  it('never sheds a socket handed over by an upgrade, nor one younger than the grace', async () => {
+    const server = await servers.start([small], { overrides: { maxConnections: 1 } });
+    // The upgraded socket is the handler's: it closes when its client does.
+    server.server.on('upgrade', (_req, socket: Socket) => {
+      socket.on('end', () => socket.destroy());
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n');
+    });
+    const upgraded = await open(server);
+    upgraded.socket.write('GET /small HTTP/1.1\r\nHost: x\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n');
+    for (let waited = 0; waited < 5000 && !upgraded.text().includes('101'); waited += 5) await sleep(5);
+    await sleep(1100);
+    expect(await status(server, GET_SMALL)).toBe(503);
+    expect(upgraded.socket.destroyed).toBe(false);
+    expect(server.app.overload.counts.idleShed + server.app.overload.counts.headlessShed).toBe(0);
+    upgraded.socket.destroy();
+  });
+});
+
 describe('header drippers and silent connections', () => {
   it('sheds connections without a whole head first, and shortens the headers timeout under pressure', async () => {
     const server = await servers.start([small], {
