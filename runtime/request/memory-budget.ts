@@ -17,6 +17,9 @@ import type { Overload } from './overload.js';
 /** The largest body a request may have to use the reserve. */
 export const SMALL_BYTES = 64 * 1024;
 
+/** Time for the kernel's buffers to take what they will of an answer that was just written. */
+const SETTLE_MS = 50;
+
 /** A function whose answer was left unread is treated as large for this long. */
 const LARGE_ANSWER_MEMORY_MS = 60_000;
 
@@ -181,6 +184,11 @@ export class MemoryBudget {
       },
     };
     this.#answers.add(answer);
+    // What the kernel still takes in the first moments is not the client reading: the pending
+    // bytes are looked at again once its buffers are full.
+    setTimeout(() => {
+      if (held) answer.pending = socket.writableLength;
+    }, SETTLE_MS).unref();
     res.once('close', answer.release);
     socket.once('close', answer.release);
     this.#overload?.update(this.#connectionsOpen(), this.#held);

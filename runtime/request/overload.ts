@@ -230,9 +230,8 @@ export class Overload {
   }
 }
 
-/** The shorter of two timeouts where 0 is none. */
+/** The shorter of two timeouts where 0 is none; a timeout turned off (0) stays off. */
 function shorter(normal: number, overload: number): number {
-  if (overload === 0) return normal;
-  if (normal === 0) return overload;
+  if (overload === 0 || normal === 0) return normal;
   return Math.min(normal, overload);
 }

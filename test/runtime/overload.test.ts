@@ -186,6 +186,25 @@ describe('clients that ask for a big answer and never read it', () => {
   }, 40_000);
 });
 
+describe('an answer larger than the reserve, left unread', () => {
+  it('is cut to make room for a small request once it has been unread for overloadSendTimeout', async () => {
+    const answer = Buffer.alloc(32 * MIB, 1);
+    const server = await servers.start([small, { name: 'big', handler: () => answer }], {
+      overrides: { memoryBudget: 8 * MIB, sendTimeout: 0, overloadSendTimeout: 300 },
+    });
+    const staller = await open(server, { read: false });
+    staller.socket.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
+    for (let waited = 0; waited < 5000 && server.app.memory.held <= 8 * MIB; waited += 10) await sleep(10);
+    expect(server.app.memory.held).toBeGreaterThan(8 * MIB);
+    await sleep(500);
+    expect(await status(server, GET_SMALL)).toBe(200);
+    expect(server.app.overload.counts.stalledCut).toBe(1);
+    expect(server.app.memory.held).toBe(0);
+    expect(server.app.connections.sendTimeouts).toBe(0);
+    staller.socket.destroy();
+  });
+});
+
 describe('concurrent uploads over the memory budget', () => {
   it('admits the bodies in order as the budget frees, within a bounded wait, beside small GETs', async () => {
     const budget = 16 * MIB;
