@@ -17,6 +17,7 @@ import { cookieCodec } from './request/cookie-codec.js';
 import { handle } from './request/handle.js';
 import { hasContract, withContract } from './contract/validate.js';
 import { MemoryBudget } from './request/memory-budget.js';
+import { Overload } from './request/overload.js';
 import { Router } from './request/router.js';
 import { loadOpenTelemetry } from './trace/otel.js';
 import type { FunctionConfig, FunctionSpec, Handler, Limits, LoadedFunction, RequestInfo } from './types.js';
@@ -46,6 +47,8 @@ export class App implements Host {
   readonly memory: MemoryBudget;
   /** Open connections against `maxConnections`, and those closed for `sendTimeout`. */
   readonly connections: ConnectionLimit;
+  /** Pressure (shortened timeouts) and the count of every shedding action. */
+  readonly overload: Overload;
   #inflight = 0;
   #closing = false;
   #refusing = false;
@@ -63,8 +66,19 @@ export class App implements Host {
       this.options.limitSources = sources;
     }
     this.logger = init.logger ?? new Logger(createJsonSink());
-    this.memory = new MemoryBudget(this.options.memoryBudget);
-    this.connections = new ConnectionLimit(this.options.maxConnections);
+    const options = this.options;
+    this.overload = new Overload(options, this.logger);
+    this.memory = new MemoryBudget(options.memoryBudget, {
+      waitTimeout: options.memoryWaitTimeout,
+      stallTimeout: options.overloadSendTimeout,
+      overload: this.overload,
+      connectionsOpen: () => this.connections.open,
+    });
+    this.connections = new ConnectionLimit(options.maxConnections, {
+      overload: this.overload,
+      memoryHeld: () => this.memory.held,
+    });
+    this.onShutdown(() => this.overload.close());
     this.router = new Router(
       [...init.functions].map((spec) => this.resolve(spec)),
       init.routes,

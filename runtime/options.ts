@@ -82,6 +82,27 @@ export interface RuntimeOptions {
    */
   maxConnections: number;
   /**
+   * Time a request body that does not fit the memory budget waits, unread, for room before it
+   * is refused 503 (`--memory-wait-timeout`, `CLOUDFN_MEMORY_WAIT_TIMEOUT`; 0 refuses at once).
+   * @default 10000
+   */
+  memoryWaitTimeout: number;
+  /**
+   * Percent of `maxConnections` or of `memoryBudget` past which the app is under pressure and
+   * shortens its timeouts (`--overload-threshold`, `CLOUDFN_OVERLOAD_THRESHOLD`; 0 never).
+   * @default 80
+   */
+  overloadThreshold: number;
+  /** `headersTimeout` under pressure (`CLOUDFN_OVERLOAD_HEADERS_TIMEOUT`). @default 5000 */
+  overloadHeadersTimeout: number;
+  /** `keepAliveTimeout` under pressure (`CLOUDFN_OVERLOAD_KEEP_ALIVE_TIMEOUT`). @default 1000 */
+  overloadKeepAliveTimeout: number;
+  /**
+   * `sendTimeout` under pressure; also how long an answer must have gone unread before it may
+   * be cut to make room for a small request (`CLOUDFN_OVERLOAD_SEND_TIMEOUT`). @default 2000
+   */
+  overloadSendTimeout: number;
+  /**
    * The folder functions are found in, relative to the project root (`--functions-dir`,
    * `CLOUDFN_FUNCTIONS_DIR`); `.` is the root itself, as in the platform's own templates
    * (docs/platform-projects.md). @default 'functions'
@@ -309,6 +330,12 @@ const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
   memoryBudget: { env: 'CLOUDFN_MEMORY_BUDGET', parse: integer(0), default: 128 * 1024 * 1024 },
   sendTimeout: { env: 'CLOUDFN_SEND_TIMEOUT', parse: integer(0), default: 10_000 },
   maxConnections: { env: 'CLOUDFN_MAX_CONNECTIONS', parse: integer(0), default: 1024 },
+  // Shedding under load (docs/configuration.md#under-load; the defaults in docs/decisions.md).
+  memoryWaitTimeout: { env: 'CLOUDFN_MEMORY_WAIT_TIMEOUT', parse: integer(0), default: 10_000 },
+  overloadThreshold: { env: 'CLOUDFN_OVERLOAD_THRESHOLD', parse: integer(0, 100), default: 80 },
+  overloadHeadersTimeout: { env: 'CLOUDFN_OVERLOAD_HEADERS_TIMEOUT', parse: integer(1), default: 5_000 },
+  overloadKeepAliveTimeout: { env: 'CLOUDFN_OVERLOAD_KEEP_ALIVE_TIMEOUT', parse: integer(0), default: 1_000 },
+  overloadSendTimeout: { env: 'CLOUDFN_OVERLOAD_SEND_TIMEOUT', parse: integer(0), default: 2_000 },
   functionsDir: { env: 'CLOUDFN_FUNCTIONS_DIR', parse: relativeDir, default: 'functions' },
   trustGatewayHeaders: { env: 'CLOUDFN_TRUST_GATEWAY_HEADERS', parse: bool, default: false },
   sdk: { env: 'CLOUDFN_SDK', parse: oneOf('platform', 'stand-in'), default: 'platform' },

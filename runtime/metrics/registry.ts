@@ -14,13 +14,24 @@ export interface MetricsSource {
   /** Requests answered-not-yet plus `service.waitUntil` work in flight. */
   readonly inflight: number;
   /** The memory budget (request/memory-budget.ts). */
-  readonly memory?: { readonly held: number; readonly limit: number; readonly refused: number };
+  readonly memory?: {
+    readonly held: number;
+    readonly limit: number;
+    readonly refused: number;
+    readonly waiting?: number;
+  };
   /** The connection limit (request/connection-limit.ts). */
   readonly connections?: {
     readonly open: number;
     readonly limit: number;
     readonly refused: number;
     readonly sendTimeouts: number;
+  };
+  /** Pressure and the shedding actions (request/overload.ts). */
+  readonly overload?: {
+    readonly active: boolean;
+    readonly episodes: number;
+    readonly counts: Readonly<Record<string, number>>;
   };
 }
 
@@ -142,6 +153,35 @@ export class RequestMetrics {
       'Connections closed because an answer waited past sendTimeout for a client that did not read it.',
       () => source.connections?.sendTimeouts,
     );
+    // Shedding under load (docs/configuration.md#under-load).
+    gauge(
+      'cloudfn_memory_waiting',
+      'Request bodies waiting, unread, for the memory budget.',
+      () => source.memory?.waiting,
+    );
+    gauge('cloudfn_overload_active', '1 while connections or memory are past overloadThreshold.', () =>
+      source.overload === undefined ? undefined : Number(source.overload.active),
+    );
+    counter(
+      'cloudfn_overload_episodes_total',
+      'Times connections or memory passed overloadThreshold.',
+      () => source.overload?.episodes,
+    );
+    const shed: [string, string, string][] = [
+      ['cloudfn_idle_connections_shed_total', 'Idle keep-alive connections closed to admit a new one.', 'idleShed'],
+      [
+        'cloudfn_headless_connections_shed_total',
+        'Connections without a whole request head closed to admit a new one.',
+        'headlessShed',
+      ],
+      [
+        'cloudfn_stalled_answers_cut_total',
+        'Answers their clients did not read, cut to make room in the memory budget for a new request.',
+        'stalledCut',
+      ],
+      ['cloudfn_memory_waits_total', 'Request bodies that waited, unread, for the memory budget.', 'bodyWaited'],
+    ];
+    for (const [name, help, action] of shed) counter(name, help, () => source.overload?.counts[action]);
     this.#coldStart = new prom.Gauge({
       name: 'cloudfn_cold_start_seconds',
       help: 'Time from the process start to the server listening.',

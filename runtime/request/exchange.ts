@@ -15,6 +15,7 @@ import { checkTracestate, parseTraceparent } from '../trace/traceparent.js';
 import type { LoadedFunction, Trigger } from '../types.js';
 import type { ConnectionLimit } from './connection-limit.js';
 import type { MemoryBudget } from './memory-budget.js';
+import type { Overload } from './overload.js';
 import type { Router } from './router.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -37,6 +38,8 @@ export interface Host {
   readonly memory?: MemoryBudget | undefined;
   /** The app's count of open connections (connection-limit.ts); none in a fake service. */
   readonly connections?: ConnectionLimit | undefined;
+  /** Pressure and the shedding actions (overload.ts); none in a fake service. */
+  readonly overload?: Overload | undefined;
   /** True once new requests are refused with 503. */
   readonly refusing: boolean;
   /** A request arrived (counted in flight until `requestFinished`). */

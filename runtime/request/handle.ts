@@ -16,9 +16,10 @@ import { cookieCodec } from './cookie-codec.js';
 import { Exchange, type Host } from './exchange.js';
 import { finish } from './finish.js';
 import { closesAfterAnswer } from './linger.js';
-import { sendError, sendResult } from './response.js';
 import { consoleCaptured, requestContext } from '../log/console-capture.js';
 import { stripGatewayHeaders } from './gateway-headers.js';
+import type { MemoryBudget } from './memory-budget.js';
+import { type RetryAfterError, sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
 
@@ -83,14 +84,25 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   const memory = host.memory;
   if (memory !== undefined) {
     const need = method === 'POST' ? bodyReservation(req, found.fn.limits.maxBodySize) : 0;
-    if (!memory.take(need)) {
+    if (!memory.take(need, found.fn)) {
+      // A body waits for room, unread: node stops reading its socket once its buffer is full.
+      if (need > 0 && memory.canWait) return waitForMemory(x, memory, need);
+      memory.refuse();
       // A body left unread cannot be drained safely: the connection closes after the 503.
       x.closeConnection = need > 0;
       return sendError(x, createError('CLOUDFN_OVERLOADED', memory.held, need, memory.limit));
     }
     x.heldBytes = need;
   }
+  admitted(x);
+}
 
+/** Runs an admitted request: its trigger, then its query (GET) or its body (POST). */
+function admitted(x: Exchange): void {
+  const { host, req, res } = x;
+  const options = host.options;
+  const fn = x.fn!;
+  const method = x.method;
   const triggerHeader = options.triggerHeader;
   if (triggerHeader !== undefined) {
     const claimed = req.headers[triggerHeader];
@@ -104,7 +116,7 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   if (method === 'GET') {
     let query: QueryParams;
     try {
-      query = parseQuery(x.rawQuery, found.fn.limits.maxParams, found.fn.limitSources?.maxParams);
+      query = parseQuery(x.rawQuery, fn.limits.maxParams, fn.limitSources?.maxParams);
     } catch (error) {
       return sendError(x, error);
     }
@@ -112,8 +124,8 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   }
   const reading = readBodyThen(
     req,
-    found.fn.limits.maxBodySize,
-    found.fn.limitSources?.maxBodySize ?? 'maxBodySize',
+    fn.limits.maxBodySize,
+    fn.limitSources?.maxBodySize ?? 'maxBodySize',
     x,
     onBody,
     onBodyError,
@@ -121,6 +133,38 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   // The server answers `Expect: 100-continue` itself (serve/http-server.ts listens to
   // checkContinue), so that a body refused before reading (413, 415) gets no 100 Continue.
   if (reading && !x.done && req.headers.expect !== undefined) res.writeContinue();
+}
+
+/**
+ * Parks a request whose body does not fit the memory budget until the budget admits it (in
+ * order of arrival) or `memoryWaitTimeout` passes (503 with the seconds the budget is likely to
+ * need as `Retry-After`). A client that goes away meanwhile leaves the queue.
+ */
+function waitForMemory(x: Exchange, memory: MemoryBudget, need: number): void {
+  const socket = x.req.socket;
+  const gone = (): void => {
+    leave();
+    if (!x.claim()) return;
+    x.line('warn', 'the client disconnected while its body waited for the memory budget');
+    finish(x, 499, 0);
+  };
+  const leave = memory.wait(
+    need,
+    () => {
+      socket?.off('close', gone);
+      if (x.done) return memory.give(need);
+      x.heldBytes = need;
+      admitted(x);
+    },
+    (retryAfter) => {
+      socket?.off('close', gone);
+      x.closeConnection = true;
+      const error = createError('CLOUDFN_OVERLOADED', memory.held, need, memory.limit);
+      (error as RetryAfterError).retryAfter = retryAfter;
+      sendError(x, error);
+    },
+  );
+  socket?.once('close', gone);
 }
 
 /**

@@ -62,9 +62,12 @@ interface HeaderPlan {
   close: boolean;
   /** Add `allow: GET, POST` (a 405). */
   allow: boolean;
-  /** Add `retry-after: 1` (a 503 for load, not for shutdown). */
-  retryAfter?: boolean;
+  /** Add `retry-after` with these seconds (a 503 for load, not for shutdown). */
+  retryAfter?: number | undefined;
 }
+
+/** A load refusal that knows how long the client should wait (memory-budget.ts); 1 s when unset. */
+export type RetryAfterError = CloudfnError & { retryAfter?: number };
 
 /**
  * Builds the response headers: the handler's, its cookies, the default content type, the
@@ -105,7 +108,7 @@ function headersFor(x: Exchange, plan: HeaderPlan): HeaderList {
   out.push(x.host.options.logidHeader, x.logid);
   if (allow) out.push('allow', 'GET, POST');
   if (close) out.push('connection', 'close');
-  if (plan.retryAfter === true) out.push('retry-after', '1');
+  if (plan.retryAfter !== undefined) out.push('retry-after', String(plan.retryAfter));
   return out;
 }
 
@@ -131,9 +134,10 @@ function end(x: Exchange, status: number, headers: HeaderList, body: string | Bu
  */
 function stuckAnswer(x: Exchange, pending: number): void {
   const host = x.host;
-  host.memory?.holdAnswer(x.res, pending);
+  host.memory?.holdAnswer(x.res, pending, x.fn);
   const socket = x.res.socket;
-  const ms = host.options.sendTimeout;
+  // Shortened while the app is under pressure (overload.ts).
+  const ms = host.overload?.sendTimeout ?? host.options.sendTimeout;
   if (ms > 0 && socket != null) {
     socket.setTimeout(ms);
     // Sent at last: node's own 'finish' listener ran first and set the keep-alive timeout,
@@ -377,7 +381,10 @@ export function sendError(x: Exchange, error: unknown): void {
     handlerHeaders: known?.name === 'HttpError',
     close: x.host.closing || x.closeConnection,
     allow: status === 405,
-    retryAfter: code === 'CLOUDFN_OVERLOADED' || code === 'CLOUDFN_TOO_MANY_CONNECTIONS',
+    retryAfter:
+      code === 'CLOUDFN_OVERLOADED' || code === 'CLOUDFN_TOO_MANY_CONNECTIONS'
+        ? ((known as RetryAfterError).retryAfter ?? 1)
+        : undefined,
   });
   end(x, status, headers, body);
   finish(x, status, bytes, known === undefined ? undefined : errorNote(code, known.message, issues));

@@ -71,6 +71,8 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
   // Counted from node's own listener on: the connection limit marks those over it (handle.ts).
   const connections = app.connections;
   server.on('connection', (socket: Socket) => connections.opened(socket));
+  // Under pressure the app shortens this server's headers and keep-alive timeouts.
+  app.overload.attach(server);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(app, error, socket));
   // With a listener, node leaves `Expect: 100-continue` to the app (handle.ts sends the 100 only
   // when it reads the body) and hands CONNECT over instead of closing the socket silently.

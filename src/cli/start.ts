@@ -24,7 +24,8 @@ export const HELP: CommandHelp = {
   name: 'start',
   usage: [
     'start [root] [--port 8000] [--host 0.0.0.0] [--workers <n|auto>] [--metrics] [--trigger-endpoint]',
-    '      [--memory-budget <bytes>] [--send-timeout <ms>] [--max-connections <n>] [--functions-dir functions]',
+    '      [--memory-budget <bytes>] [--send-timeout <ms>] [--max-connections <n>] [--memory-wait-timeout <ms>]',
+    '      [--overload-threshold <percent>] [--functions-dir functions]',
   ],
   description: `Serves every function of <root>/functions (default: the current folder) in production mode,
 with JSON log lines on stdout. PORT and HOST are read when the flags are absent, then
@@ -49,6 +50,14 @@ each. GET /_cloudfn/health answers 200 while serving and 503 while draining.`,
       'close a connection whose client reads none of its answer (CLOUDFN_SEND_TIMEOUT; 0 is off)',
     ],
     ['--max-connections <n>', 'open connections per process (CLOUDFN_MAX_CONNECTIONS; 0 is off)'],
+    [
+      '--memory-wait-timeout <ms>',
+      'a body over the memory budget waits unread this long before a 503 (CLOUDFN_MEMORY_WAIT_TIMEOUT)',
+    ],
+    [
+      '--overload-threshold <percent>',
+      'of connections or memory, past which timeouts are shortened (CLOUDFN_OVERLOAD_THRESHOLD; 0 is off)',
+    ],
     ['--functions-dir <dir>', 'the folder of the functions (config functionsDir; . is the root)'],
   ],
   examples: [
@@ -87,6 +96,8 @@ export async function run(argv: string[]): Promise<number> {
     'memory-budget': { type: 'string' },
     'send-timeout': { type: 'string' },
     'max-connections': { type: 'string' },
+    'memory-wait-timeout': { type: 'string' },
+    'overload-threshold': { type: 'string' },
     'functions-dir': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -104,6 +115,8 @@ export async function run(argv: string[]): Promise<number> {
     memoryBudget: values['memory-budget'],
     sendTimeout: values['send-timeout'],
     maxConnections: values['max-connections'],
+    memoryWaitTimeout: values['memory-wait-timeout'],
+    overloadThreshold: values['overload-threshold'],
     functionsDir: values['functions-dir'],
   };
   const timers = (): ReturnType<typeof serveTimers> => serveTimers({ endpoint: values['trigger-endpoint'] === true });

@@ -57,7 +57,7 @@ function post(path: string, bytes: number): string {
 }
 
 describe('the memory budget', () => {
-  it('refuses a body that would pass it with 503 and Retry-After, before reading or running', async () => {
+  it('refuses a body that would pass it with 503 and Retry-After, before reading or running, when it may not wait', async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((r) => (release = r));
     let ran = 0;
@@ -71,7 +71,8 @@ describe('the memory budget', () => {
         },
       },
     ];
-    const server = await servers.start(functions, { overrides: { memoryBudget: 1000 } });
+    // memoryWaitTimeout 0: refused at once, as before bodies could wait (overload.test.ts).
+    const server = await servers.start(functions, { overrides: { memoryBudget: 1000, memoryWaitTimeout: 0 } });
     const first = await open(server, { read: true });
     first.socket.write(post('/hold', 800));
     expect(await until(() => server.app.memory.held === 800)).toBe(true);
@@ -226,5 +227,16 @@ describe('their options and metrics', () => {
     expect(value('cloudfn_memory_refusals_total')).toBe('0');
     expect(value('cloudfn_connection_refusals_total')).toBe('0');
     expect(value('cloudfn_send_timeouts_total')).toBe('0');
+    // Shedding under load (overload.test.ts): nothing shed, no pressure.
+    expect(value('cloudfn_overload_active')).toBe('0');
+    expect(value('cloudfn_overload_episodes_total')).toBe('0');
+    expect(value('cloudfn_memory_waiting')).toBe('0');
+    for (const name of [
+      'cloudfn_idle_connections_shed_total',
+      'cloudfn_headless_connections_shed_total',
+      'cloudfn_stalled_answers_cut_total',
+      'cloudfn_memory_waits_total',
+    ])
+      expect(value(name), name).toBe('0');
   });
 });

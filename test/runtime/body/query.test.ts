@@ -94,4 +94,19 @@ describe('parseForm', () => {
     expect(() => parseForm(body)).toThrow(expect.objectContaining({ code: 'CLOUDFN_BAD_FORM', status: 400 }));
     expect(() => parseForm(body)).toThrow(shown);
   });
+
+  it('decodes only the pairs before maxParams: an error among them first, then 413', () => {
+    const many = Buffer.from(`${'a=1&'.repeat(5)}&&c=3`);
+    expect(() => parseForm(many, 5)).toThrow(expect.objectContaining({ code: 'CLOUDFN_TOO_MANY_PARAMS', status: 413 }));
+    // Empty pairs do not count: five pairs and separators alone fit.
+    expect(Object.keys(parseForm(Buffer.from(`${'a=1&'.repeat(5)}&&&`), 5))).toEqual(['a']);
+    expect(() => parseForm(Buffer.from(`a=%zz&${'a=1&'.repeat(9)}`), 5)).toThrow(
+      expect.objectContaining({ code: 'CLOUDFN_BAD_FORM' }),
+    );
+    // Bytes after the limit are never decoded: past it, a bad byte there is not reached.
+    const tail = Buffer.concat([Buffer.from('a=1&'.repeat(6)), Buffer.from([0x62, 0x3d, 0xff])]);
+    expect(() => parseForm(tail, 5)).toThrow(expect.objectContaining({ code: 'CLOUDFN_TOO_MANY_PARAMS' }));
+    const within = Buffer.concat([Buffer.from('a=1&'.repeat(2)), Buffer.from([0x62, 0x3d, 0xff])]);
+    expect(() => parseForm(within, 5)).toThrow(expect.objectContaining({ code: 'CLOUDFN_BAD_FORM' }));
+  });
 });
