@@ -90,6 +90,10 @@ describe.each(TYPESCRIPT_VERSIONS.filter((v) => !v.startsWith('3.')))('TypeScrip
         }),
       });
       cpSync(join(REPO, 'templates/starter/functions'), join(root, 'functions'), { recursive: true });
+      // The starter declares its params with zod, which its package.json installs; the shared
+      // TypeScript install has none, so the copy resolves this repository's.
+      mkdirSync(join(root, 'functions/node_modules'));
+      symlinkSync(join(REPO, 'node_modules/zod'), join(root, 'functions/node_modules/zod'));
       const result = await checkProject(root);
       expect(result.checked && result.diagnostics.map((d) => `${d.file}:${d.line} ${d.message}`)).toEqual([]);
       writeFileSync(
