@@ -15,12 +15,12 @@ export function functionServiceEntry(
   fn: { name: string; file: string },
   options: { trustGatewayHeaders?: boolean } = {},
 ): string {
-  const handlerOptions = options.trustGatewayHeaders === false ? ', { trustGatewayHeaders: false }' : '';
+  const handlerOptions = options.trustGatewayHeaders === false ? '{ trustGatewayHeaders: false }' : '{}';
   return [
     `const fn = require(${JSON.stringify(fn.file)});`,
     `const { functionServiceHandler } = require(${JSON.stringify(ownFile('runtime/function-service/adapter'))});`,
     // Its config travels with it: a params schema is validated as under cloudfn start.
-    `const handler = functionServiceHandler(fn.default ?? fn, ${JSON.stringify(fn.name)}${handlerOptions}, fn.config ?? (fn.default ?? fn).config);`,
+    `const handler = functionServiceHandler(fn.default ?? fn, ${JSON.stringify(fn.name)}, ${handlerOptions}, fn.config ?? (fn.default ?? fn).config);`,
     `module.exports = handler;`,
     `module.exports.default = handler;`,
     '',
