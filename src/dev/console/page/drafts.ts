@@ -3,7 +3,7 @@
  * its last method, body, query and headers after a reload of the page or the server; and the
  * draft of a function not used yet, from what the server says it reads.
  */
-import type { FunctionInfo } from './api.js';
+import type { FunctionStatus } from '../protocol.js';
 import { newDraft, type Draft } from './draft.js';
 
 const KEY = 'cloudfn.console.drafts';
@@ -44,7 +44,7 @@ export function saveDrafts(drafts: Record<string, Draft>): void {
  * sets a multipart limit: POST with multipart rows). Once used, a function keeps its own.
  * @example firstDraft({ name: 'upload', path: '/upload', input: 'multipart', ... }).method // 'POST'
  */
-export function firstDraft(fn: Pick<FunctionInfo, 'path' | 'input'>): Draft {
+export function firstDraft(fn: Pick<FunctionStatus, 'path' | 'input'>): Draft {
   const draft = newDraft(fn.path);
   if (fn.input !== 'query') draft.method = 'POST';
   if (fn.input === 'multipart') draft.bodyType = 'multipart';

@@ -7,7 +7,7 @@
 import { h, replace } from './dom.js';
 
 /** A JSON Schema, as far as the form reads it. */
-interface FieldSchema {
+export interface FieldSchema {
   type?: string | string[];
   properties?: Record<string, FieldSchema>;
   required?: string[];
