@@ -1,14 +1,16 @@
 /**
  * What the dev server and the console page exchange: the answers of `/_cloudfn/api/*`, the
- * server-sent events of `/_cloudfn/api/events`, and the answers of the panels' routes (timers,
- * live rooms). Types only. The server's modules and the page both import these declarations,
- * so no shape is written twice; the page is built for the browser without Node's types, so this
- * file imports only files that are types too (runtime/shapes.ts, src/typecheck/format.ts).
+ * server-sent events of `/_cloudfn/api/events`, the answers of the panels' routes (timers, live
+ * rooms) and the OpenAPI document as far as the params form reads it. Types only. The server's
+ * modules and the page both import these declarations, so no shape is written twice; the page is
+ * built for the browser without Node's types, so this file imports only files that need none
+ * (runtime/shapes.ts, runtime/contract/pointer.ts, src/typecheck/format.ts).
  */
 import type { DevUser, LogLevel, LogRecord, RequestInfo } from '../../../runtime/shapes.js';
+import type { ParamsIssue } from '../../../runtime/contract/pointer.js';
 import type { TypeDiagnostic } from '../../typecheck/format.js';
 
-export type { DevUser, LogLevel, LogRecord, RequestInfo, TypeDiagnostic };
+export type { DevUser, LogLevel, LogRecord, ParamsIssue, RequestInfo, TypeDiagnostic };
 
 /**
  * What a function reads (src/dev/function-input.ts): `query` (GET), `body` (POST with a JSON
@@ -175,7 +177,30 @@ export interface LivePushAnswer {
   body: string;
 }
 
+/** A JSON Schema, as far as the form reads it. */
+export interface FieldSchema {
+  type?: string | string[];
+  properties?: Record<string, FieldSchema>;
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+}
+
+/**
+ * `GET /_cloudfn/openapi.json` (src/contract/openapi.ts), as far as the page's params form reads
+ * it: each function's POST, named by `x-cloudfn-function`, and its JSON body's schema.
+ */
+export interface OpenApiParamsView {
+  paths: Record<
+    string,
+    { post?: { 'x-cloudfn-function'?: string; requestBody?: { content?: Record<string, { schema?: FieldSchema }> } } }
+  >;
+}
+
 /** The body of every refusal (runtime/request/error-body.ts); `issues` for `CLOUDFN_BAD_PARAMS`. */
 export interface ErrorAnswer {
-  error: { code: string; message: string; logid: string; issues?: { path: string; message: string }[] };
+  error: { code: string; message: string; logid: string; issues?: ParamsIssue[] };
 }

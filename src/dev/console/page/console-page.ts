@@ -22,7 +22,7 @@ import { LogFilter } from './log-filter.js';
 import { LogsView } from './logs-view.js';
 import { startObservePanel } from './observe-panel.js';
 import { fetchParamsSchemas, ParamsForm, type FormIssue } from './params-form.js';
-import type { FunctionStatus, RequestInfo } from '../protocol.js';
+import type { ErrorAnswer, FunctionStatus, RequestInfo } from '../protocol.js';
 import { RequestList } from './requests.js';
 import { renderResponse } from './response-view.js';
 import { belongs, ConsoleStore, type Exchange } from './store.js';
@@ -31,9 +31,7 @@ import { belongs, ConsoleStore, type Exchange } from './store.js';
 function issuesOf(exchange: Exchange): FormIssue[] {
   if (exchange.response?.status !== 400) return [];
   try {
-    const body = JSON.parse(new TextDecoder().decode(exchange.response.bytes)) as {
-      error?: { code?: string; issues?: FormIssue[] };
-    };
+    const body = JSON.parse(new TextDecoder().decode(exchange.response.bytes)) as Partial<ErrorAnswer>;
     return body.error?.code === 'CLOUDFN_BAD_PARAMS' ? (body.error.issues ?? []) : [];
   } catch {
     return [];
