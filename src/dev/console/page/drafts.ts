@@ -20,12 +20,14 @@ export function loadDrafts(): Record<string, Draft> {
   }
 }
 
-let timer: number | undefined;
-
-/** Saves the drafts a moment after the last edit, without their files (the history keeps those). */
-export function saveDrafts(drafts: Record<string, Draft>): void {
-  clearTimeout(timer);
-  timer = window.setTimeout(() => {
+/**
+ * Saves the drafts a moment after the last edit, without their files (the history keeps those):
+ * cancels the save still `pending` and returns the new one's timer, for the caller to keep.
+ * @example this.#saving = saveDrafts(this.drafts, this.#saving)
+ */
+export function saveDrafts(drafts: Record<string, Draft>, pending: number | undefined): number {
+  clearTimeout(pending);
+  return window.setTimeout(() => {
     const text = JSON.stringify(drafts, (key, value: unknown) =>
       key === 'file' || key === 'binaryFile' ? undefined : value,
     );

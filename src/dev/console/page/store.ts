@@ -66,6 +66,8 @@ export class ConsoleStore {
   paramsSchemas = new Map<string, FieldSchema>();
   /** The type checker's errors, as of its last check. */
   typeErrors: TypeDiagnostic[] = [];
+  /** The drafts' save that waits for the editing to pause. */
+  #saving: number | undefined;
 
   /** Starts from what localStorage kept: the history and the drafts. */
   constructor() {
@@ -76,7 +78,7 @@ export class ConsoleStore {
   /** Keeps `draft` as the selected function's, and saves the drafts. */
   keepDraft(draft: Draft): void {
     if (this.selected !== undefined) this.drafts[this.selected] = draft;
-    saveDrafts(this.drafts);
+    this.#saving = saveDrafts(this.drafts, this.#saving);
   }
 
   /** The function serving a path: its own path, else the longest that prefixes it. */
