@@ -3,6 +3,7 @@
  * then `cloudfn.config.*`, then the default, each through the option's validator. A bad value
  * throws a `CloudfnError` (`CLOUDFN_OPTIONS`) naming the option, where it came from and the fix.
  */
+import type { DevUser } from './shapes.js';
 import { createError } from './errors.js';
 import type { Limits, Trigger, LimitSources } from './types.js';
 
@@ -129,30 +130,6 @@ export interface RuntimeOptions {
    * that made them (`CLOUDFN_CAPTURE_CONSOLE`). @default true
    */
   captureConsole: boolean;
-}
-
-/** The caller as the platform's gateway sends it in headers (docs/platform-projects.md). */
-export interface DevUser {
-  /** `X-TT-OPENID`. @default 'dev-openid' */
-  openid: string;
-  /** `X-TT-APPID`; the emulator's dev app (`cloudfn dev --platform`), so both name one app. @default 'tt-dev-app' */
-  appid: string;
-  /** `X-TT-UNIONID`. @default 'dev-unionid' */
-  unionid: string;
-  /** `X-TT-ENV`. @default 'development' */
-  env: string;
-  /** `X-TT-SOURCE`. @default 'miniapp' */
-  source: string;
-  /** `X-Forwarded-For`. @default '127.0.0.1' */
-  ip: string;
-  /** `X-Room-ID`: calls come from this live room. @default undefined (no room) */
-  roomid?: string;
-  /** `X-Anchor-OpenID`: the live room's anchor. @default undefined */
-  anchorOpenid?: string;
-  /** `X-Avatar-Url`: the anchor's avatar. @default undefined */
-  avatarUrl?: string;
-  /** `X-Nick-Name`, sent percent-encoded: the anchor's nickname, any text. @default undefined */
-  nickname?: string;
 }
 
 /** 10 MiB: the default largest body and file. */
@@ -567,3 +544,6 @@ export function resolveDevUser(sources: OptionSources = {}): DevUser {
   }
   return user as unknown as DevUser;
 }
+
+/** The dev user is declared with the other shapes the console page reads. */
+export type { DevUser };

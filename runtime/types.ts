@@ -4,6 +4,7 @@
  * runtime passes between its parts (a function to serve, a function resolved against the
  * options, what an observer learns when a request ends).
  */
+import type { RequestInfo } from './shapes.js';
 import type { SerializeOptions } from 'cookie';
 import type { StandardSchemaV1 } from './contract/standard-schema.js';
 
@@ -278,15 +279,5 @@ export interface LoadedFunction {
   timeout: number;
 }
 
-/** What an observer learns when a request ends (the dev console listens). */
-export interface RequestInfo {
-  logid: string;
-  /** The request's trace id (`trace_id` of its log lines). */
-  traceId: string;
-  functionName: string;
-  method: string;
-  url: string;
-  status: number;
-  durationMs: number;
-  trigger: string;
-}
+/** A request's summary lives with the other shapes the console page reads. */
+export type { RequestInfo };

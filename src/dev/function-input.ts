@@ -3,9 +3,7 @@
  * page pre-selects POST (and a body type) from it for a function it has not sent to yet.
  */
 import type { FunctionConfig } from '../../runtime/types.js';
-
-/** `query` (GET), `body` (POST with a JSON body) or `multipart` (POST with fields and files). */
-export type FunctionInput = 'query' | 'body' | 'multipart';
+import type { FunctionInput } from './console/protocol.js';
 
 /** Limits that only matter for a multipart body. */
 const MULTIPART_LIMITS = [
@@ -30,3 +28,6 @@ export function functionInput(name: string, config: FunctionConfig | undefined):
   if (last.startsWith('upload') || MULTIPART_LIMITS.some((key) => config?.[key] !== undefined)) return 'multipart';
   return config?.maxBodySize === undefined ? 'query' : 'body';
 }
+
+/** Declared in the console's protocol, which the page imports too. */
+export type { FunctionInput };

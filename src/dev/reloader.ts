@@ -21,27 +21,7 @@ import { createDevError } from './errors.js';
 import { functionInput, type FunctionInput } from './function-input.js';
 import { evaluateCommonJs, importEsm } from './module-loader.js';
 import { TreeWatcher } from './watch-tree.js';
-
-/** What the console and the tests learn about a function. */
-export interface FunctionStatus {
-  /** e.g. `videos/list` */
-  name: string;
-  /** The source file, relative to the root. */
-  file: string;
-  /** The path it is served at by default, e.g. `/videos/list`. */
-  path: string;
-  status: 'ok' | 'error';
-  /** The formatted compile or load error, when status is `error`. */
-  error?: string;
-  /** Counts successful loads, starting at 1. */
-  version: number;
-  /** Time of the last build and load, in milliseconds. */
-  buildMs: number;
-  /** When it was last (re)loaded, ms since the epoch. */
-  updatedAt: number;
-  /** What it reads (`function-input.ts`): the console pre-selects POST for `body` and `multipart`. */
-  input: FunctionInput;
-}
+import type { FunctionStatus } from './console/protocol.js';
 
 interface Entry {
   name: string;
@@ -358,3 +338,6 @@ function asFailure(error: unknown, where: string): CloudfnError {
   const own = lines.findIndex((line) => line.includes('Module._compile'));
   return createDevError('CLOUDFN_DEV_LOAD_FAILED', where, (own === -1 ? lines : lines.slice(0, own)).join('\n'));
 }
+
+/** Declared in the console's protocol, which the page imports too. */
+export type { FunctionStatus };

@@ -6,17 +6,9 @@
  */
 import type { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
-import { findTypeScript, formatReport, watchTypes, type TypeReport } from '../typecheck/index.js';
+import { findTypeScript, formatReport, watchTypes } from '../typecheck/index.js';
 import type { EventHub } from './console/event-hub.js';
-
-/** What the page receives in a `typecheck` event. */
-export interface TypecheckEvent {
-  state: 'checking' | 'done' | 'off';
-  diagnostics: TypeReport['diagnostics'];
-  ms?: number;
-  /** Why there is no check (`off`). */
-  reason?: string;
-}
+import type { TypecheckEvent } from './console/protocol.js';
 
 /** Options of `startTypeErrors`. */
 export interface TypeErrorsOptions {
@@ -72,3 +64,6 @@ export function startTypeErrors(options: TypeErrorsOptions): () => Promise<void>
   });
   return () => watcher.close();
 }
+
+/** Declared in the console's protocol, which the page imports too. */
+export type { TypecheckEvent };

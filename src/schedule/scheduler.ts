@@ -12,6 +12,7 @@ import { parseSchedule, type Schedule } from './cron.js';
 import { createScheduleError } from './errors.js';
 import { fireTimer, PLATFORM_FIRING_LIMIT_MS, type FireResult } from './fire.js';
 import type { FireLock } from './lock.js';
+import type { ScheduledFunction } from '../dev/console/protocol.js';
 
 /** The time and timers a scheduler uses. @default Date.now, setTimeout and clearTimeout */
 export interface SchedulerClock {
@@ -42,16 +43,6 @@ export interface SchedulerOptions {
    * aborted) with an error line, as the platform stops waiting after 60 s. @default 60000
    */
   firingLimitMs?: number;
-}
-
-/** A scheduled function, as the console lists it. */
-export interface ScheduledFunction {
-  name: string;
-  schedule: string;
-  /** The JSON body of every firing (`{}` for the string form). */
-  params: unknown;
-  /** The next firing, ISO 8601, or undefined when none is left. */
-  next: string | undefined;
 }
 
 interface Entry {
@@ -207,3 +198,6 @@ export class Scheduler {
     return result;
   }
 }
+
+/** Declared in the console's protocol, which the page imports too. */
+export type { ScheduledFunction };

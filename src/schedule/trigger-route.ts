@@ -12,22 +12,10 @@ import { errorBody } from '../../runtime/request/response.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
 import { createScheduleError } from './errors.js';
 import type { Scheduler } from './scheduler.js';
+import type { TriggerAnswer } from '../dev/console/protocol.js';
 
 /** Where the endpoint lives; the function's name follows. */
 export const TRIGGER_PREFIX = '/_cloudfn/trigger/';
-
-/** What the endpoint answers on success. */
-export interface TriggerAnswer {
-  function: string;
-  /** The status the function answered. */
-  status: number;
-  /** The logid of the firing's request line. */
-  logid: string;
-  /** The function's response body, as text. */
-  body: string;
-  /** True when the firing was cut at its limit (status 0, no body). */
-  cut: boolean;
-}
 
 function sendJson(res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
@@ -91,3 +79,6 @@ export function triggerHook(scheduler: Scheduler): BeforeHook {
     return true;
   };
 }
+
+/** Declared in the console's protocol, which the page imports too. */
+export type { TriggerAnswer };

@@ -1,20 +1,23 @@
 /**
- * The console page is compiled for the browser without Node's types, so it declares the shapes
- * the dev server sends instead of importing them. These checks run at type-check time (and
- * in vitest) and fail when a copy drifts from the server's type.
+ * The console page is compiled for the browser without Node's types, so it imports the shapes
+ * the dev server sends from the protocol module (src/dev/console/protocol.ts) that the server
+ * imports too. The type checks fail when a server module's type drifts from the protocol's; the
+ * source check fails when the page declares a copy of a protocol type again.
  */
-import { expectTypeOf, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { expect, expectTypeOf, it } from 'vitest';
 import type { RequestInfo } from '../../runtime/types.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import type { FunctionStatus } from '../../src/dev/reloader.js';
 import type {
-  FunctionInfo,
-  LogRecord as PageLogRecord,
+  ConsoleLogRecord as PageLogRecord,
+  DatabaseView as PageDatabaseView,
+  FunctionStatus as FunctionInfo,
   RequestInfo as PageRequestInfo,
-  TypecheckInfo,
-} from '../../src/dev/console/page/api.js';
+  TypecheckEvent as TypecheckInfo,
+} from '../../src/dev/console/protocol.js';
 import type { TypecheckEvent } from '../../src/dev/type-errors.js';
-import type { DatabaseView as PageDatabaseView } from '../../src/dev/console/page/database-panel.js';
 import type { DatabaseView } from '../../src/platform/sdk/browse.js';
 
 it('declares the same shapes the dev server sends', () => {
@@ -26,4 +29,21 @@ it('declares the same shapes the dev server sends', () => {
   expectTypeOf<TypecheckInfo>().toEqualTypeOf<TypecheckEvent>();
   expectTypeOf<FunctionInfo>().toEqualTypeOf<FunctionStatus>();
   expectTypeOf<PageDatabaseView>().toEqualTypeOf<DatabaseView>();
+});
+
+it('declares no protocol type again in the page', () => {
+  const console = resolve(import.meta.dirname, '../../src/dev/console');
+  const protocol = readFileSync(join(console, 'protocol.ts'), 'utf8');
+  const names = [...protocol.matchAll(/^export (?:interface|type) (\w+)/gm)].map((m) => m[1]!);
+  const reexported = [...protocol.matchAll(/^export type \{ ([^}]+) \}/gm)].flatMap((m) => m[1]!.split(/,\s*/));
+  expect(names).toContain('ConsoleMeta');
+  expect(reexported).toContain('RequestInfo');
+  const page = join(console, 'page');
+  const copies: string[] = [];
+  for (const file of readdirSync(page).filter((name) => name.endsWith('.ts'))) {
+    const text = readFileSync(join(page, file), 'utf8');
+    for (const name of [...names, ...reexported])
+      if (new RegExp(`^(?:export )?(?:interface|type) ${name}\\b`, 'm').test(text)) copies.push(`${file}: ${name}`);
+  }
+  expect(copies).toEqual([]);
 });

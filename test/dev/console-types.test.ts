@@ -1,20 +1,20 @@
 /**
- * The console page is compiled for the browser on its own, so it declares the shapes the dev
- * server sends it instead of importing them from the server's modules (which need node's
- * types). These checks make the two declarations one: `npm run typecheck` fails when either
- * side changes alone.
+ * The console page is compiled for the browser on its own, so it cannot import the server's
+ * modules (they need Node's types); both sides import the shapes they exchange from one protocol
+ * module (src/dev/console/protocol.ts). These checks make sure the server's own names are that
+ * protocol's types, not copies: `npm run typecheck` fails when either side declares its own.
  */
 import { describe, expectTypeOf, it } from 'vitest';
 import type { DevUser } from '../../runtime/options.js';
 import type { RequestInfo } from '../../runtime/types.js';
 import type {
-  DevUserInfo as PageDevUser,
+  DevUser as PageDevUser,
   RequestInfo as PageRequestInfo,
   TypeDiagnostic as PageTypeDiagnostic,
-} from '../../src/dev/console/page/api.js';
+} from '../../src/dev/console/protocol.js';
 import type { TypeDiagnostic } from '../../src/typecheck/format.js';
 
-describe('the console page mirrors the dev server', () => {
+describe('the console page reads the shapes the dev server sends', () => {
   it('declares the request info observers receive as the runtime does', () => {
     expectTypeOf<PageRequestInfo>().toEqualTypeOf<RequestInfo>();
   });

@@ -4,15 +4,11 @@
  * the pages connected by server-sent events.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestInfo } from '../../../runtime/types.js';
 import { serializeRecord, type LogRecord, type LogSink } from '../../../runtime/log/record.js';
+import type { ConsoleLogRecord, HubEvent, HubEvents, RequestInfo } from './protocol.js';
 
-/**
- * The events a page receives: `log` (a record), `request` (one ended), `functions` (the list
- * changed), `typecheck` (the type checker's state and errors), `ws` (the WebSocket gateway's
- * connections, calls and pushes).
- */
-export type HubEvent = 'log' | 'request' | 'functions' | 'typecheck' | 'ws';
+/** The events a page receives, and their data, are declared in the protocol (protocol.ts). */
+export type { HubEvent };
 
 /** A kept record and its number, in the order the server wrote them. */
 interface SequencedRecord {
@@ -59,22 +55,26 @@ export class EventHub implements LogSink {
   }
 
   /**
-   * Sends any JSON-able value as an event; with `keep`, pages that connect later get it too.
+   * Sends an event with its data (protocol.ts); with `keep`, pages that connect later get it too.
    * @example hub.publish('typecheck', { state: 'done', diagnostics }, { keep: true })
    */
-  publish(event: HubEvent, data: unknown, options: { keep?: boolean } = {}): void {
+  publish<E extends Exclude<HubEvent, 'log' | 'request'>>(
+    event: E,
+    data: HubEvents[E],
+    options: { keep?: boolean } = {},
+  ): void {
     const json = JSON.stringify(data);
     if (options.keep === true) this.#kept.set(event, json);
     if (this.#clients.size > 0) this.#send(event, json);
   }
 
   /** The kept records of one request, oldest first, each with its `seq`. */
-  logsFor(logid: string): (LogRecord & { seq: number })[] {
+  logsFor(logid: string): ConsoleLogRecord[] {
     return this.#recent.filter((kept) => kept.record.logid === logid).map(({ seq, record }) => ({ seq, ...record }));
   }
 
   /** The kept records of one trace (every request that carried it), oldest first, each with its `seq`. */
-  logsForTrace(traceId: string): (LogRecord & { seq: number })[] {
+  logsForTrace(traceId: string): ConsoleLogRecord[] {
     return this.#recent
       .filter((kept) => kept.record.trace_id === traceId)
       .map(({ seq, record }) => ({ seq, ...record }));

@@ -1,6 +1,7 @@
 /**
  * The console's HTTP side, under `/_cloudfn/` (no function can have that path: discovery skips
- * names starting with `_`): the page, its script and style, and a small JSON API.
+ * names starting with `_`): the page, its script and style, and a small JSON API whose answers
+ * are typed by the protocol the page imports too (protocol.ts).
  *
  * | path | answer |
  * |---|---|
@@ -12,7 +13,6 @@
  * | `/_cloudfn/api/database[?collection=…]` | the server SDK stand-in's collections (and one's documents) |
  * | `/_cloudfn/api/connections` | `{ connections }`, the WebSocket gateway's open connections |
  */
-import type { DevUser } from '../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
 import { CloudfnError } from '../../../runtime/errors.js';
@@ -22,11 +22,18 @@ import { createDevError } from '../errors.js';
 import { PlatformError } from '../../platform/errors.js';
 import { browseDatabase } from '../../platform/sdk/browse.js';
 import { readSdkOptions } from '../../platform/sdk/options.js';
-import type { FunctionStatus } from '../reloader.js';
-import type { ScheduledFunction } from '../../schedule/scheduler.js';
 import type { ConsoleAssets } from './assets.js';
-import type { SessionInfo } from '../../platform/gateway/gateway.js';
 import type { EventHub } from './event-hub.js';
+import type {
+  ConnectionsAnswer,
+  ConsoleMeta,
+  DatabaseView,
+  DevUser,
+  FunctionStatus,
+  LogsAnswer,
+  ScheduledFunction,
+  SessionInfo,
+} from './protocol.js';
 
 /** Where the console lives. */
 export const CONSOLE_PREFIX = '/_cloudfn';
@@ -131,26 +138,31 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
             consoleTrigger: 'console_debug',
             schedules: ctx.schedules?.() ?? [],
             devUser: ctx.devUser,
-          },
+          } satisfies ConsoleMeta,
           head,
         );
       case '/api/logs': {
         const traceId = url.searchParams.get('trace_id');
         if (traceId !== null)
-          return sendJson(res, { traceId, records: traceId === '' ? [] : ctx.hub.logsForTrace(traceId) }, head);
+          return sendJson(
+            res,
+            { traceId, records: traceId === '' ? [] : ctx.hub.logsForTrace(traceId) } satisfies LogsAnswer,
+            head,
+          );
         const logid = url.searchParams.get('logid') ?? '';
-        return sendJson(res, { logid, records: logid === '' ? [] : ctx.hub.logsFor(logid) }, head);
+        return sendJson(res, { logid, records: logid === '' ? [] : ctx.hub.logsFor(logid) } satisfies LogsAnswer, head);
       }
       case '/api/database':
         try {
-          return sendJson(res, browseDatabase(readSdkOptions().dataDir, url.searchParams.get('collection')), head);
+          const view: DatabaseView = browseDatabase(readSdkOptions().dataDir, url.searchParams.get('collection'));
+          return sendJson(res, view, head);
         } catch (error) {
           // A bad collection name is the caller's to fix (400); an unreadable file stays a 500.
           const bad = error instanceof PlatformError && error.code === 'PLATFORM_SDK_BAD_ARGUMENT';
           return sendFailure(res, bad ? new CloudfnError(error.code, 400, error.message) : error);
         }
       case '/api/connections':
-        return sendJson(res, { connections: ctx.connections?.() ?? [] }, head);
+        return sendJson(res, { connections: ctx.connections?.() ?? [] } satisfies ConnectionsAnswer, head);
       case '/api/events':
         return ctx.hub.subscribe(req, res);
       default:

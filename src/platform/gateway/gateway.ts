@@ -8,6 +8,7 @@
 import { generateLogid } from '../../../runtime/log/logid.js';
 import type { AppAnswer, AppCaller } from './call-app.js';
 import { CALL_HEADERS, CLOSE_CODES, type GatewayEvent } from './names.js';
+import type { GatewayActivity, PushVia, SessionInfo } from '../../dev/console/protocol.js';
 
 /** Where a client's frames go, and how it is closed; the transport provides one per connection. */
 export interface ClientLink {
@@ -21,35 +22,6 @@ export interface GatewayIdentity {
   envId: string;
   serviceId: string;
 }
-
-/** A connection as the console and the query API show it. */
-export interface SessionInfo {
-  sessionId: string;
-  openid: string;
-  /** The function's path (`X-TT-SERVICE-PATH`). */
-  path: string;
-  /** The function that answered connect, when known. */
-  functionName: string | undefined;
-  /** The client's address (`X-Forwarded-For`). */
-  ip: string;
-  connectedAt: number;
-  /** Each group as `name=value`. */
-  groups: string[];
-  /** The live room's headers (`X-Room-ID`, ...) sent on each call, when the client is in one. */
-  room?: Readonly<Record<string, string>>;
-}
-
-/** What the gateway reports: one entry per call, refusal, push and close. */
-export type GatewayActivity =
-  | { type: 'connect'; session: SessionInfo; status: number; logid: string }
-  | { type: 'refused'; path: string; openid: string; status: number; body: string; logid: string }
-  | { type: 'uplink'; sessionId: string; data: string; binary: boolean; status: number; logid: string }
-  | { type: 'disconnect'; sessionId: string; code: number; reason: string; status: number; logid: string }
-  | { type: 'push'; sessionId: string; data: string; binary: boolean; via: PushVia }
-  | { type: 'group'; action: 'join' | 'leave'; sessionId: string; group: string };
-
-/** How a push chose its connections. */
-export type PushVia = 'session' | 'openid' | 'group' | 'live';
 
 /** A client asking to connect. */
 export interface OpenRequest {
@@ -356,3 +328,6 @@ export function safeDecode(path: string): string {
 function groupKey(name: string, value: string): string {
   return `${name}\u0000${value}`;
 }
+
+/** Declared in the console's protocol, which the page imports too. */
+export type { GatewayActivity, PushVia, SessionInfo };

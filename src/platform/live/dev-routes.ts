@@ -22,6 +22,7 @@ import { isLiveMsgType } from './messages.js';
 import type { LiveRooms } from './rooms.js';
 import { answerTaskCall } from './task-api.js';
 import { startTraffic, type TrafficRun } from './traffic.js';
+import type { LivePushAnswer, LiveRoomsAnswer } from '../../dev/console/protocol.js';
 
 /** Where the simulator lives on the dev server. */
 export const LIVE_PREFIX = '/_cloudfn/live';
@@ -126,7 +127,7 @@ async function handle(
       path: ctx.config()?.path ?? null,
       tasks: ctx.rooms.tasks(),
       traffic: [...runs].map((run) => run.totals()),
-    });
+    } satisfies LiveRoomsAnswer);
   }
   if (path === '/traffic' && method === 'DELETE') {
     const stopped = [...runs];
@@ -161,5 +162,5 @@ async function handle(
     status: result.status,
     logid: result.logid,
     body: result.body,
-  });
+  } satisfies LivePushAnswer);
 }

@@ -3,18 +3,10 @@
  * the documents of one (at most `BROWSE_LIMIT`, newest last as stored).
  */
 import { checkCollectionName, DocumentStore } from './store.js';
+import type { DatabaseView } from '../../dev/console/protocol.js';
 
 /** The most documents one console answer carries. */
 export const BROWSE_LIMIT = 500;
-
-/** The console's view of the database. */
-export interface DatabaseView {
-  /** The folder holding the collection files. */
-  dir: string;
-  collections: { name: string; count: number }[];
-  /** The documents of the collection asked for, when one was. */
-  collection?: { name: string; count: number; documents: Record<string, unknown>[] };
-}
 
 /**
  * The collections of the database in `dataDir`, and the documents of `collection` when given.
@@ -32,3 +24,6 @@ export function browseDatabase(dataDir: string, collection?: string | null): Dat
   }
   return view;
 }
+
+/** Declared in the console's protocol, which the page imports too. */
+export type { DatabaseView };

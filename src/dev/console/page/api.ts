@@ -1,68 +1,16 @@
-/** What the dev server tells the page: the shapes of /_cloudfn/api/* and its events. */
-
-export interface FunctionInfo {
-  name: string;
-  file: string;
-  path: string;
-  status: 'ok' | 'error';
-  error?: string;
-  version: number;
-  buildMs: number;
-  updatedAt: number;
-  /** What it reads: the page pre-selects POST for `body` and `multipart` (src/dev/function-input.ts). */
-  input: 'query' | 'body' | 'multipart';
-}
-
-export interface ConsoleMeta {
-  functions: FunctionInfo[];
-  routes: { pattern: string; target: string }[];
-  logidHeader: string;
-  triggerHeader: string;
-  consoleTrigger: string;
-  /** The functions with a `config.schedule`, and their next firings. */
-  schedules?: { name: string; schedule: string; params?: unknown; next?: string }[];
-  /** The user the dev server acts as (config devUser, CLOUDFN_DEV_*). */
-  devUser: DevUserInfo;
-}
-
-/** The dev user, as the gateway would send it in X-TT-* headers. */
-export interface DevUserInfo {
-  openid: string;
-  appid: string;
-  unionid: string;
-  env: string;
-  source: string;
-  ip: string;
-  roomid?: string;
-  anchorOpenid?: string;
-  avatarUrl?: string;
-  nickname?: string;
-}
-
-export interface LogRecord {
-  /** The dev server's number for the record, increasing: the key the page de-duplicates on. */
-  seq: number;
-  level: 'log' | 'debug' | 'info' | 'warn' | 'error';
-  logid: string;
-  /** The request's trace id, on the lines of a request. */
-  trace_id?: string;
-  function: string;
-  time: number;
-  msg?: string;
-  [field: string]: unknown;
-}
-
-export interface RequestInfo {
-  logid: string;
-  /** The request's W3C trace id: every line of the request carries it as `trace_id`. */
-  traceId: string;
-  functionName: string;
-  method: string;
-  url: string;
-  status: number;
-  durationMs: number;
-  trigger: string;
-}
+/**
+ * The page's calls to the dev server: the function list, a request's kept lines and the event
+ * feed, typed by the protocol the server answers with (../protocol.ts).
+ */
+import type {
+  ConsoleLogRecord,
+  ConsoleMeta,
+  FunctionStatus,
+  HubEvents,
+  LogsAnswer,
+  RequestInfo,
+  TypecheckEvent,
+} from '../protocol.js';
 
 export const API = '/_cloudfn/api';
 
@@ -77,36 +25,17 @@ export async function fetchMeta(): Promise<ConsoleMeta> {
  * The kept lines of one request (for a response whose live lines were missed), or with
  * `byTrace`, of every request of one trace (a function calling another through the server).
  */
-export async function fetchLogs(id: string, options: { byTrace?: boolean } = {}): Promise<LogRecord[]> {
+export async function fetchLogs(id: string, options: { byTrace?: boolean } = {}): Promise<ConsoleLogRecord[]> {
   const res = await fetch(`${API}/logs?${options.byTrace === true ? 'trace_id' : 'logid'}=${encodeURIComponent(id)}`);
   if (!res.ok) return [];
-  return ((await res.json()) as { records: LogRecord[] }).records;
-}
-
-/** One type error (src/typecheck/format.ts). */
-export interface TypeDiagnostic {
-  file: string;
-  line: number;
-  column: number;
-  code: string;
-  message: string;
-  lineText: string;
-  length: number;
-}
-
-/** The `typecheck` event: the checker's state and the errors of its last check. */
-export interface TypecheckInfo {
-  state: 'checking' | 'done' | 'off';
-  diagnostics: TypeDiagnostic[];
-  ms?: number;
-  reason?: string;
+  return ((await res.json()) as LogsAnswer).records;
 }
 
 export interface FeedHandlers {
-  typecheck(info: TypecheckInfo): void;
-  log(record: LogRecord): void;
+  typecheck(info: TypecheckEvent): void;
+  log(record: ConsoleLogRecord): void;
   request(info: RequestInfo): void;
-  functions(list: FunctionInfo[]): void;
+  functions(list: FunctionStatus[]): void;
   status(connected: boolean): void;
 }
 
@@ -115,18 +44,14 @@ export function openFeed(handlers: FeedHandlers): EventSource {
   const source = new EventSource(`${API}/events`);
   source.addEventListener('open', () => handlers.status(true));
   source.addEventListener('error', () => handlers.status(false));
-  source.addEventListener('log', (event) =>
-    handlers.log(JSON.parse((event as MessageEvent<string>).data) as LogRecord),
-  );
-  source.addEventListener('request', (event) =>
-    handlers.request(JSON.parse((event as MessageEvent<string>).data) as RequestInfo),
-  );
-  source.addEventListener('typecheck', (event) =>
-    handlers.typecheck(JSON.parse((event as MessageEvent<string>).data) as TypecheckInfo),
-  );
-  source.addEventListener('functions', (event) =>
-    handlers.functions(JSON.parse((event as MessageEvent<string>).data) as FunctionInfo[]),
-  );
+  const on = <E extends keyof HubEvents>(event: E, handle: (data: HubEvents[E]) => void): void =>
+    source.addEventListener(event, (message) =>
+      handle(JSON.parse((message as MessageEvent<string>).data) as HubEvents[E]),
+    );
+  on('log', (record) => handlers.log(record));
+  on('request', (info) => handlers.request(info));
+  on('typecheck', (info) => handlers.typecheck(info));
+  on('functions', (list) => handlers.functions(list));
   return source;
 }
 

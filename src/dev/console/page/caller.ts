@@ -4,7 +4,7 @@
  * anchor). It gives the headers the gateway would send for the choice; a request carrying any
  * identity header is left as sent by the dev server.
  */
-import type { DevUserInfo } from './api.js';
+import type { DevUser } from '../protocol.js';
 import { h, replace } from './dom.js';
 
 /** The live room a request comes from; empty fields send nothing. */
@@ -33,7 +33,7 @@ function roomHeaders(choice: RoomChoice): Record<string, string> {
 }
 
 /** The headers a choice sends (no identity for the dev user: the server adds them). */
-export function callerHeaders(choice: CallerChoice, user: DevUserInfo): Record<string, string> {
+export function callerHeaders(choice: CallerChoice, user: DevUser): Record<string, string> {
   const room = roomHeaders(choice);
   if (choice.as === 'dev') return room;
   if (choice.as === 'anonymous')
@@ -50,11 +50,7 @@ export function callerHeaders(choice: CallerChoice, user: DevUserInfo): Record<s
  * Renders the picker into `root`; `onChange` gets each new choice.
  * @example renderCallerPicker(byId('caller'), meta.devUser, (choice) => (caller = choice))
  */
-export function renderCallerPicker(
-  root: HTMLElement,
-  user: DevUserInfo,
-  onChange: (choice: CallerChoice) => void,
-): void {
+export function renderCallerPicker(root: HTMLElement, user: DevUser, onChange: (choice: CallerChoice) => void): void {
   const openid = h('input', {
     id: 'caller-openid',
     placeholder: 'openid',

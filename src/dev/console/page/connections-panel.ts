@@ -7,26 +7,7 @@
  */
 import { API } from './api.js';
 import { byId, h, replace } from './dom.js';
-
-/** A connection as `/_cloudfn/api/connections` lists it (src/platform/gateway/gateway.ts). */
-interface SessionInfo {
-  sessionId: string;
-  openid: string;
-  path: string;
-  functionName?: string;
-  ip: string;
-  connectedAt: number;
-  groups: string[];
-}
-
-/** The `ws` event of the feed: one step of the gateway. */
-type Activity =
-  | { type: 'connect'; session: SessionInfo; status: number; logid: string }
-  | { type: 'refused'; path: string; openid: string; status: number; body: string; logid: string }
-  | { type: 'uplink'; sessionId: string; data: string; binary: boolean; status: number; logid: string }
-  | { type: 'disconnect'; sessionId: string; code: number; reason: string; status: number; logid: string }
-  | { type: 'push'; sessionId: string; data: string; binary: boolean; via: string }
-  | { type: 'group'; action: 'join' | 'leave'; sessionId: string; group: string };
+import type { ConnectionsAnswer, GatewayActivity, SessionInfo } from '../protocol.js';
 
 /** The activity lines kept on the page. */
 const MAX_LINES = 300;
@@ -47,7 +28,7 @@ function preview(text: string): string {
   return text.length > PREVIEW ? `${text.slice(0, PREVIEW)}…` : text;
 }
 
-function describe(activity: Activity): { text: string; kind: string } {
+function describe(activity: GatewayActivity): { text: string; kind: string } {
   switch (activity.type) {
     case 'connect':
       return {
@@ -195,7 +176,7 @@ export function startConnectionsPanel(paths: readonly string[]): void {
     try {
       const res = await fetch(`${API}/connections`);
       if (!res.ok) throw new Error(`${API}/connections answered ${res.status}`);
-      renderList(((await res.json()) as { connections: SessionInfo[] }).connections);
+      renderList(((await res.json()) as ConnectionsAnswer).connections);
     } catch (error) {
       replace(list, h('li', { class: 'muted', text: (error as Error).message }));
     }
@@ -215,7 +196,7 @@ export function startConnectionsPanel(paths: readonly string[]): void {
 
   const source = new EventSource(`${API}/events`);
   source.addEventListener('ws', (event) => {
-    const entry = JSON.parse((event as MessageEvent<string>).data) as Activity;
+    const entry = JSON.parse((event as MessageEvent<string>).data) as GatewayActivity;
     const { text, kind } = describe(entry);
     activity.prepend(h('li', { class: `ws-${kind}`, text: `${new Date().toLocaleTimeString()} ${text}` }));
     while (activity.childElementCount > MAX_LINES) activity.lastElementChild?.remove();

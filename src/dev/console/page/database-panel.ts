@@ -4,13 +4,7 @@
  */
 import { API } from './api.js';
 import { byId, h, replace } from './dom.js';
-
-/** `/_cloudfn/api/database` (src/platform/sdk/browse.ts). */
-export interface DatabaseView {
-  dir: string;
-  collections: { name: string; count: number }[];
-  collection?: { name: string; count: number; documents: Record<string, unknown>[] };
-}
+import type { DatabaseView } from '../protocol.js';
 
 /** Requests answered close together refresh the panel once. */
 const REFRESH_DELAY_MS = 300;

@@ -3,7 +3,7 @@
  * its last method, body, query and headers after a reload of the page or the server; and the
  * draft of a function not used yet, from what the server says it reads.
  */
-import type { FunctionInfo } from './api.js';
+import type { FunctionStatus } from '../protocol.js';
 import { newDraft, type Draft } from './draft.js';
 
 const KEY = 'cloudfn.console.drafts';
@@ -20,12 +20,14 @@ export function loadDrafts(): Record<string, Draft> {
   }
 }
 
-let timer: number | undefined;
-
-/** Saves the drafts a moment after the last edit, without their files (the history keeps those). */
-export function saveDrafts(drafts: Record<string, Draft>): void {
-  clearTimeout(timer);
-  timer = window.setTimeout(() => {
+/**
+ * Saves the drafts a moment after the last edit, without their files (the history keeps those):
+ * cancels the save still `pending` and returns the new one's timer, for the caller to keep.
+ * @example this.#saving = saveDrafts(this.drafts, this.#saving)
+ */
+export function saveDrafts(drafts: Record<string, Draft>, pending: number | undefined): number {
+  clearTimeout(pending);
+  return window.setTimeout(() => {
     const text = JSON.stringify(drafts, (key, value: unknown) =>
       key === 'file' || key === 'binaryFile' ? undefined : value,
     );
@@ -44,7 +46,7 @@ export function saveDrafts(drafts: Record<string, Draft>): void {
  * sets a multipart limit: POST with multipart rows). Once used, a function keeps its own.
  * @example firstDraft({ name: 'upload', path: '/upload', input: 'multipart', ... }).method // 'POST'
  */
-export function firstDraft(fn: Pick<FunctionInfo, 'path' | 'input'>): Draft {
+export function firstDraft(fn: Pick<FunctionStatus, 'path' | 'input'>): Draft {
   const draft = newDraft(fn.path);
   if (fn.input !== 'query') draft.method = 'POST';
   if (fn.input === 'multipart') draft.bodyType = 'multipart';

@@ -5,23 +5,10 @@
  * panel shows the function's status, logid and body (the push also shows in the request list).
  */
 import { byId, h, replace } from './dom.js';
+import type { ErrorAnswer, LivePushAnswer, LiveRoomsAnswer } from '../protocol.js';
 
 const LIVE = '/_cloudfn/live';
 const TYPES = ['live_comment', 'live_gift', 'live_like', 'live_fansclub'] as const;
-
-interface RoomsAnswer {
-  anchor: string;
-  path: string | null;
-  tasks: { roomid: string; msgType: string; running: boolean; taskId: string }[];
-}
-
-interface PushAnswer {
-  status?: number;
-  logid?: string;
-  body?: string;
-  messages?: unknown[];
-  error?: { message: string };
-}
 
 function input(name: string, value: string, size: number, title: string): HTMLInputElement {
   return h('input', { name, value, size, title, 'aria-label': title, class: 'live-input' });
@@ -58,7 +45,7 @@ export function startLivePanel(appid: string): LivePanel {
 
   const refresh = async (): Promise<void> => {
     try {
-      const answer = (await (await fetch(`${LIVE}/rooms`)).json()) as RoomsAnswer;
+      const answer = (await (await fetch(`${LIVE}/rooms`)).json()) as LiveRoomsAnswer;
       const rows = answer.tasks.filter((t) => t.running);
       replace(
         tasks,
@@ -99,7 +86,7 @@ export function startLivePanel(appid: string): LivePanel {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ sec_openid: viewer.value, nickname: viewer.value, ...message }),
       });
-      const answer = (await res.json()) as PushAnswer;
+      const answer = (await res.json()) as Partial<LivePushAnswer & ErrorAnswer>;
       if (answer.error !== undefined) {
         result.textContent = answer.error.message;
         return;

@@ -3,13 +3,13 @@
  * line must contain (case-insensitive, anywhere in what the line shows: function, message,
  * fields, stack).
  */
-import type { LogRecord } from './api.js';
+import type { ConsoleLogRecord } from '../protocol.js';
 import { h, replace } from './dom.js';
 
-const RANK: Record<LogRecord['level'], number> = { debug: 0, log: 1, info: 1, warn: 2, error: 3 };
+const RANK: Record<ConsoleLogRecord['level'], number> = { debug: 0, log: 1, info: 1, warn: 2, error: 3 };
 
 export class LogFilter {
-  #level: LogRecord['level'] = 'debug';
+  #level: ConsoleLogRecord['level'] = 'debug';
   #text = '';
   readonly #count: HTMLElement;
 
@@ -21,7 +21,7 @@ export class LogFilter {
         id: 'log-level',
         'aria-label': 'lowest level shown',
         onchange: () => {
-          this.#level = level.value as LogRecord['level'];
+          this.#level = level.value as ConsoleLogRecord['level'];
           changed();
         },
       },
@@ -46,13 +46,13 @@ export class LogFilter {
   }
 
   /** Whether a line is shown: its record's level and its text as shown. */
-  matches(record: LogRecord, line: HTMLElement): boolean {
+  matches(record: ConsoleLogRecord, line: HTMLElement): boolean {
     if ((RANK[record.level] ?? 1) < RANK[this.#level]) return false;
     return this.#text === '' || (line.textContent ?? '').toLowerCase().includes(this.#text);
   }
 
   /** Hides the lines of `list` (rendered from `records`, in order) that do not match. */
-  apply(list: HTMLElement, records: readonly LogRecord[]): void {
+  apply(list: HTMLElement, records: readonly ConsoleLogRecord[]): void {
     let shown = 0;
     records.forEach((record, i) => {
       const line = list.children[i] as HTMLElement | undefined;

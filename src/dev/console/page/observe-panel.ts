@@ -5,9 +5,8 @@
  */
 import { API } from './api.js';
 import { byId, h, replace } from './dom.js';
-import { renderTimers, type ScheduleInfo } from './timers-panel.js';
-
-export type { ScheduleInfo } from './timers-panel.js';
+import { renderTimers } from './timers-panel.js';
+import type { ConsoleMeta, ScheduledFunction } from '../protocol.js';
 
 const METRICS = '/_cloudfn/metrics';
 const METRICS_OFF = 'Metrics are off: npm install prom-client to count requests here.';
@@ -96,7 +95,7 @@ export interface ObservePanel {
  * Starts the panel: draws the timers and the metrics, and keeps them current.
  * @example const panel = startObservePanel(meta.schedules ?? [])
  */
-export function startObservePanel(schedules: ScheduleInfo[]): ObservePanel {
+export function startObservePanel(schedules: ScheduledFunction[]): ObservePanel {
   renderTimers(schedules);
   let pending = false;
   let off = false;
@@ -130,7 +129,7 @@ export function startObservePanel(schedules: ScheduleInfo[]): ObservePanel {
     },
     functionsChanged() {
       fetch(`${API}/functions`)
-        .then((res) => res.json() as Promise<{ schedules?: ScheduleInfo[] }>)
+        .then((res) => res.json() as Promise<Partial<ConsoleMeta>>)
         .then(
           (meta) => renderTimers(meta.schedules ?? []),
           () => undefined,

@@ -5,24 +5,12 @@
  * sends it, so the request, its response and its logs are those of any other.
  */
 import { h, replace } from './dom.js';
+import type { FieldSchema, OpenApiParamsView, ParamsIssue } from '../protocol.js';
 
-/** A JSON Schema, as far as the form reads it. */
-interface FieldSchema {
-  type?: string | string[];
-  properties?: Record<string, FieldSchema>;
-  required?: string[];
-  enum?: unknown[];
-  default?: unknown;
-  description?: string;
-  minimum?: number;
-  maximum?: number;
-}
+export type { FieldSchema };
 
 /** One issue of a refusal: a JSON Pointer into params and the message. */
-export interface FormIssue {
-  path: string;
-  message: string;
-}
+export type FormIssue = ParamsIssue;
 
 /** What the form does with the values it gathered. */
 export interface ParamsFormActions {
@@ -34,12 +22,7 @@ export interface ParamsFormActions {
 export async function fetchParamsSchemas(): Promise<Map<string, FieldSchema>> {
   const res = await fetch('/_cloudfn/openapi.json');
   if (!res.ok) return new Map();
-  const doc = (await res.json()) as {
-    paths: Record<
-      string,
-      { post?: { 'x-cloudfn-function'?: string; requestBody?: { content?: Record<string, { schema?: FieldSchema }> } } }
-    >;
-  };
+  const doc = (await res.json()) as OpenApiParamsView;
   const out = new Map<string, FieldSchema>();
   for (const item of Object.values(doc.paths)) {
     const post = item.post;

@@ -3,7 +3,7 @@
  * client, this page), from the server's `request` events; a click shows its log lines, a
  * button replays it.
  */
-import type { RequestInfo } from './api.js';
+import type { RequestInfo } from '../protocol.js';
 import { h, replace } from './dom.js';
 
 /** Requests kept in the list; older ones drop off the end. */

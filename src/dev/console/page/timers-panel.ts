@@ -5,25 +5,9 @@
  * (or that it was cut at the firing limit).
  */
 import { byId, h, replace } from './dom.js';
-
-/** A function with a schedule, as `/_cloudfn/api/functions` lists it. */
-export interface ScheduleInfo {
-  name: string;
-  schedule: string;
-  /** The JSON body of every firing. */
-  params?: unknown;
-  next?: string;
-}
+import type { ErrorAnswer, ScheduledFunction, TriggerAnswer } from '../protocol.js';
 
 const TRIGGER = '/_cloudfn/trigger/';
-
-interface TriggerAnswer {
-  status?: number;
-  logid?: string;
-  body?: string;
-  cut?: boolean;
-  error?: { message: string };
-}
 
 /** The body as the function answered it, JSON indented when it is JSON. */
 function pretty(body: string): string {
@@ -34,7 +18,7 @@ function pretty(body: string): string {
   }
 }
 
-function timerItem(timer: ScheduleInfo): HTMLLIElement {
+function timerItem(timer: ScheduledFunction): HTMLLIElement {
   const result = h('span', { class: 'muted timer-result' });
   const body = h('pre', { class: 'timer-body', hidden: true });
   const fire = async (): Promise<void> => {
@@ -44,7 +28,7 @@ function timerItem(timer: ScheduleInfo): HTMLLIElement {
       const res = await fetch(`${TRIGGER}${timer.name.split('/').map(encodeURIComponent).join('/')}`, {
         method: 'POST',
       });
-      const answer = (await res.json()) as TriggerAnswer;
+      const answer = (await res.json()) as Partial<TriggerAnswer & ErrorAnswer>;
       if (answer.error !== undefined) {
         result.textContent = answer.error.message;
         return;
@@ -85,7 +69,7 @@ function timerItem(timer: ScheduleInfo): HTMLLIElement {
  * Draws the timers (the section hides when there are none).
  * @example renderTimers(meta.schedules ?? [])
  */
-export function renderTimers(schedules: ScheduleInfo[]): void {
+export function renderTimers(schedules: ScheduledFunction[]): void {
   byId('timers-section').hidden = schedules.length === 0;
   replace(byId('timers'), ...schedules.map(timerItem));
 }

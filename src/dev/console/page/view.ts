@@ -1,5 +1,5 @@
 /** Showing a response: body as pretty JSON, text or a hex dump; headers; log lines. */
-import type { LogRecord } from './api.js';
+import type { ConsoleLogRecord } from '../protocol.js';
 import { h } from './dom.js';
 
 export type BodyView = 'pretty' | 'text' | 'hex';
@@ -111,7 +111,7 @@ export function renderHeaders(headers: Headers): HTMLElement {
 
 const OWN_FIELDS = new Set(['seq', 'level', 'time', 'logid', 'trace_id', 'span_id', 'function', 'msg', 'stack']);
 
-function isRequestLine(record: LogRecord): boolean {
+function isRequestLine(record: ConsoleLogRecord): boolean {
   return (
     typeof record['method'] === 'string' &&
     typeof record['status'] === 'number' &&
@@ -125,7 +125,7 @@ function clock(time: number): string {
 }
 
 /** One log line of a request: time, level, function, message and fields, stack below. */
-export function renderLog(record: LogRecord): HTMLElement {
+export function renderLog(record: ConsoleLogRecord): HTMLElement {
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) if (!OWN_FIELDS.has(key)) fields[key] = value;
   const request = isRequestLine(record);
