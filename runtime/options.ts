@@ -506,7 +506,7 @@ const devUserSpecs: {
   readonly [K in keyof DevUser]-?: { readonly env?: string; readonly default: string | undefined };
 } = {
   openid: { env: 'CLOUDFN_DEV_OPENID', default: 'dev-openid' },
-  // The emulator's dev app (src/platform/client-env.ts DEV_CLIENT_KEY, which runtime/ cannot
+  // The emulator's dev app (src/platform/http/client-env.ts DEV_CLIENT_KEY, which runtime/ cannot
   // import; a test keeps the two equal): the caller and the OpenAPI calls name one app.
   appid: { env: 'CLOUDFN_DEV_APPID', default: 'tt-dev-app' },
   unionid: { env: 'CLOUDFN_DEV_UNIONID', default: 'dev-unionid' },
