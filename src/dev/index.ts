@@ -2,7 +2,7 @@
  * The developer loop: `startDevServer` (watch, reload, the debug console), the pretty log sink
  * and the `.env` parser it uses.
  * @example
- * import { startDevServer } from '../dev/index.js';
+ * import { startDevServer } from './index.js';
  * const dev = await startDevServer({ root: 'templates/starter', port: 0 });
  */
 export { DEV_TRIGGER_HEADER, startDevServer } from './dev-server.js';

@@ -16,7 +16,7 @@ import type { BeforeHook } from '../../runtime/serve/http-server.js';
 import { memoryAgent, serverCaller } from '../platform/gateway/call-app.js';
 import { Gateway, safeDecode, type GatewayActivity } from '../platform/gateway/gateway.js';
 import { CLOSE_CODES, PUSH_MOUNT, ROOM_HEADERS } from '../platform/gateway/names.js';
-import { readGatewayOptions } from '../platform/gateway/options.js';
+import { readGatewayOptions } from '../platform/gateway/gateway-options.js';
 import { handlePush } from '../platform/gateway/push-api.js';
 import { GatewaySocketServer } from '../platform/gateway/ws-server.js';
 import type { EventHub } from './console/event-hub.js';

@@ -4,15 +4,15 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { NonceStore } from '../sign/index.js';
-import type { AppKeyRegistry } from './app-keys.js';
-import type { CallbackSender } from './callbacks.js';
-import type { FfmpegTools } from './ffmpeg.js';
-import type { JobQueue } from './job-queue.js';
-import type { ResolvedPlatformOptions } from './options.js';
-import type { RateLimiter } from './rate-limiter.js';
-import type { StateStore } from './state-store.js';
-import type { PlayStats } from './stats.js';
-import type { TokenIssuer } from './tokens.js';
+import type { AppKeyRegistry } from './keys/app-keys.js';
+import type { CallbackSender } from './jobs/callbacks.js';
+import type { FfmpegTools } from './jobs/ffmpeg.js';
+import type { JobQueue } from './jobs/job-queue.js';
+import type { ResolvedPlatformOptions } from './platform-options.js';
+import type { RateLimiter } from './http/rate-limiter.js';
+import type { StateStore } from './state/state-store.js';
+import type { PlayStats } from './state/stats.js';
+import type { TokenIssuer } from './keys/tokens.js';
 
 /** Everything the request handlers and the background workers share. */
 export interface PlatformContext {

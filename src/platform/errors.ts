@@ -159,6 +159,12 @@ const table = {
     errNo: 50103,
     message: (what: string, detail: string) => `${what} ${detail}`,
   },
+  PLATFORM_SDK_NO_MINGO: {
+    status: 500,
+    errNo: 50104,
+    message: (detail: string) =>
+      `the stand-in's database() runs its queries with mingo, which cannot be loaded (${detail}); install it with npm install mingo`,
+  },
   PLATFORM_LIVE_BAD_MESSAGE: {
     status: 400,
     errNo: 40001,

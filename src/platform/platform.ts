@@ -7,26 +7,26 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MemoryNonceStore, signCallback } from '../sign/index.js';
-import { AppKeyRegistry } from './app-keys.js';
-import { CallbackSender } from './callbacks.js';
+import { AppKeyRegistry } from './keys/app-keys.js';
+import { CallbackSender } from './jobs/callbacks.js';
 import type { PlatformContext } from './context.js';
-import { parseFaults, type FaultSpec } from './faults.js';
-import { detectFfmpeg, type FfmpegTools } from './ffmpeg.js';
-import { JobQueue } from './job-queue.js';
-import { resolvePlatformOptions, type PlatformOptions, type ResolvedPlatformOptions } from './options.js';
+import { parseFaults, type FaultSpec } from './http/faults.js';
+import { detectFfmpeg, type FfmpegTools } from './jobs/ffmpeg.js';
+import { JobQueue } from './jobs/job-queue.js';
+import { resolvePlatformOptions, type PlatformOptions, type ResolvedPlatformOptions } from './platform-options.js';
 import {
   APP_PLATFORM_KEYS_DIR,
   loadPlatformKeyRing,
   PLATFORM_PRIVATE_KEY_FILE,
   PLATFORM_PUBLIC_KEY_FILE,
-} from './platform-keys.js';
-import { RateLimiter } from './rate-limiter.js';
-import { createRequestListener } from './server.js';
-import { StateStore } from './state-store.js';
-import { PlayStats } from './stats.js';
-import { TokenIssuer } from './tokens.js';
-import { resumeTranscodes } from './transcodes.js';
-import { resumeUploads } from './upload-jobs.js';
+} from './keys/key-pairs.js';
+import { RateLimiter } from './http/rate-limiter.js';
+import { createRequestListener } from './http/server.js';
+import { StateStore } from './state/state-store.js';
+import { PlayStats } from './state/stats.js';
+import { TokenIssuer } from './keys/tokens.js';
+import { resumeTranscodes } from './jobs/transcodes.js';
+import { resumeUploads } from './jobs/upload-jobs.js';
 
 /** A running emulator. */
 export interface Platform {

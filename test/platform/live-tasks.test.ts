@@ -9,7 +9,7 @@ import { liveSignature, pushHeaders } from '../../src/platform/live/push-headers
 import { LiveRooms } from '../../src/platform/live/rooms.js';
 import { answerTaskCall } from '../../src/platform/live/task-api.js';
 import { OpenApiInvoker } from '../../src/platform/sdk/open-api.js';
-import { readSdkOptions } from '../../src/platform/sdk/options.js';
+import { readSdkOptions } from '../../src/platform/sdk/sdk-options.js';
 
 function rooms(): LiveRooms {
   return new LiveRooms({

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { ownFile } from '../../own-package.js';
 import { installedFrom, SERVER_SDK } from '../sdk-alias.js';
+import { optionalPeers } from '../optional-peers.js';
 import type { FunctionServiceFile } from './build.js';
 import type { ImitatedAnswer, ImitatedRequest } from './imitation.js';
 import { type CheckNode, findCheckNode } from './node14.js';
@@ -140,6 +141,8 @@ function bundleStandIn(): Promise<Uint8Array> {
     banner: {
       js: `var structuredClone = globalThis.structuredClone || function (value) { var v8 = require('v8'); return v8.deserialize(v8.serialize(value)); };`,
     },
+    // mingo, an optional peer, is left external when it is not installed (PLATFORM_SDK_NO_MINGO).
+    plugins: [optionalPeers()],
     write: false,
     logLevel: 'silent',
   }).then((result) => result.outputFiles[0]!.contents);

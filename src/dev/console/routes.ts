@@ -21,7 +21,7 @@ import { generateLogid } from '../../../runtime/log/logid.js';
 import { createDevError } from '../errors.js';
 import { PlatformError } from '../../platform/errors.js';
 import { browseDatabase } from '../../platform/sdk/browse.js';
-import { readSdkOptions } from '../../platform/sdk/options.js';
+import { readSdkOptions } from '../../platform/sdk/sdk-options.js';
 import type { ConsoleAssets } from './assets.js';
 import type { EventHub } from './event-hub.js';
 import type {

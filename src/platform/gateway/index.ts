@@ -18,7 +18,7 @@ export { memoryAgent, serverCaller, type AppAnswer, type AppCall, type AppCaller
 export { handlePush, parseIdList, type PushAnswer, type PushRequest } from './push-api.js';
 export { isPushUrl, registerMemoryPush, sendPush } from './push-route.js';
 export { GatewaySocketServer, type GatewaySocketOptions } from './ws-server.js';
-export { readGatewayOptions, DEFAULT_IDLE_TIMEOUT_MS, type GatewaySettings } from './options.js';
+export { readGatewayOptions, DEFAULT_IDLE_TIMEOUT_MS, type GatewaySettings } from './gateway-options.js';
 export {
   CALL_HEADERS,
   CLIENT_HEADERS,

@@ -18,5 +18,5 @@ export { createDySdk, type DySdk, type SdkServiceContext } from './sdk.js';
 export { readRequestContext, CONTEXT_HEADERS, type SdkRequestContext } from './context.js';
 export { createDatabase, DEFAULT_LIMIT, MAX_LIMIT, type Database } from './database.js';
 export { DocumentStore } from './store.js';
-export { readSdkOptions, SDK_OPENAPI_URL_VAR, type SdkOptions } from './options.js';
+export { readSdkOptions, SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
 export type { OpenApiRequest } from './open-api.js';

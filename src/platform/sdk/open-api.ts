@@ -10,7 +10,7 @@ import { TokenManager, type JsonPost } from '../../media/token.js';
 import { systemClock } from '../../media/clock.js';
 import { signRequest } from '../../sign/index.js';
 import { platformError } from '../errors.js';
-import { SDK_OPENAPI_URL_VAR, type SdkOptions } from './options.js';
+import { SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
 import { isPushUrl, sendPush } from '../gateway/push-route.js';
 import { PUSH_URL_VAR } from '../gateway/names.js';
 

@@ -8,7 +8,7 @@ import { headerCarrier, readRequestContext, type SdkRequestContext } from './con
 import { createDatabase, type Database } from './database.js';
 import { guarded } from './not-emulated.js';
 import { OpenApiInvoker, type OpenApiRequest } from './open-api.js';
-import { readSdkOptions } from './options.js';
+import { readSdkOptions } from './sdk-options.js';
 import { DocumentStore } from './store.js';
 
 /** What `dySDK.context(context)` answers. */

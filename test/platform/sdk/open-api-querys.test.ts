@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { OpenApiInvoker, withQuerys } from '../../../src/platform/sdk/open-api.js';
-import { readSdkOptions } from '../../../src/platform/sdk/options.js';
+import { readSdkOptions } from '../../../src/platform/sdk/sdk-options.js';
 
 describe('withQuerys', () => {
   it.each([

@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FfmpegTools } from './ffmpeg.js';
-import { runProcess } from './process.js';
+import type { FfmpegTools } from '../jobs/ffmpeg.js';
+import { runProcess } from '../jobs/process.js';
 
 /** Path of the sample video the emulator serves, so a new project has something to upload. */
 export const SAMPLE_PATH = '/samples/sample.mp4';

@@ -5,11 +5,11 @@
  */
 import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PlatformContext } from './context.js';
-import { nowMs, nowSeconds } from './context.js';
+import type { PlatformContext } from '../context.js';
+import { nowMs, nowSeconds } from '../context.js';
 import { entryFileOf, probeMedia, TEMPLATES, transcode, type TranscodeTemplate } from './ffmpeg.js';
 import { sleep } from './job-queue.js';
-import type { MediaRecord, RunRecord, VideoRecord } from './state.js';
+import type { MediaRecord, RunRecord, VideoRecord } from '../state/state.js';
 import { videoDir } from './upload-jobs.js';
 
 /** `run_status_msg` of each state; a failure appends its reason. */

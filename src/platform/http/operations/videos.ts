@@ -4,15 +4,15 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PlaybackItem } from '../../media/types.js';
-import { MIN_EXPIRE_TIME } from '../../media/validate.js';
-import { nowMs, nowSeconds, type PlatformContext } from '../context.js';
-import { platformError } from '../errors.js';
-import { TEMPLATES } from '../ffmpeg.js';
+import type { PlaybackItem } from '../../../media/types.js';
+import { MIN_EXPIRE_TIME } from '../../../media/validate.js';
+import { nowMs, nowSeconds, type PlatformContext } from '../../context.js';
+import { platformError } from '../../errors.js';
+import { TEMPLATES } from '../../jobs/ffmpeg.js';
 import { mediaPath } from '../media-links.js';
-import type { MediaRecord } from '../state.js';
-import { videoDir } from '../upload-jobs.js';
-import { businessStatus, videoModel } from '../views.js';
+import type { MediaRecord } from '../../state/state.js';
+import { videoDir } from '../../jobs/upload-jobs.js';
+import { businessStatus, videoModel } from '../../state/views.js';
 import { ownedVideo, requireEnv, type OperationHandler } from './shared.js';
 
 /** get_video_list: the caller's videos, newest first, filtered and paged. */

@@ -2,9 +2,9 @@
  * What the operation handlers share: the `Caller`, the handler type, and the `env_id` and
  * video-ownership checks.
  */
-import type { PlatformContext } from '../context.js';
-import { platformError } from '../errors.js';
-import type { VideoRecord } from '../state.js';
+import type { PlatformContext } from '../../context.js';
+import { platformError } from '../../errors.js';
+import type { VideoRecord } from '../../state/state.js';
 
 /** Who is calling, as the server established it before the operation runs. */
 export interface Caller {

@@ -7,9 +7,9 @@
  * their own token knock each other's out, which is why a fleet shares one.
  */
 import { randomBytes } from 'node:crypto';
-import { platformError } from './errors.js';
-import type { StateStore } from './state-store.js';
-import type { TokenRecord } from './state.js';
+import { platformError } from '../errors.js';
+import type { StateStore } from '../state/state-store.js';
+import type { TokenRecord } from '../state/state.js';
 
 /** How the token endpoint decides which client_key/client_secret pairs it accepts. */
 export interface TokenOptions {

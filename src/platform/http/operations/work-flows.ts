@@ -1,12 +1,12 @@
 /**
- * The transcoding operations: start_work_flow queues a run (run by ../transcodes.ts) and
+ * The transcoding operations: start_work_flow queues a run (run by ../../jobs/transcodes.ts) and
  * get_work_flow_exection reports its status.
  */
-import { nowMs } from '../context.js';
-import { platformError } from '../errors.js';
-import { newId } from '../logid.js';
-import type { RunRecord } from '../state.js';
-import { enqueueTranscode, RUN_STATUS_MSG } from '../transcodes.js';
+import { nowMs } from '../../context.js';
+import { platformError } from '../../errors.js';
+import { newId } from '../../state/ids.js';
+import type { RunRecord } from '../../state/state.js';
+import { enqueueTranscode, RUN_STATUS_MSG } from '../../jobs/transcodes.js';
 import { ownedVideo, type OperationHandler } from './shared.js';
 
 /** Template used when `trans_code_type` is omitted: MP4 720P H264, the one every player reads. */

@@ -2,8 +2,8 @@
  * The two statistics operations, describe_vod_played_top_data and
  * describe_vod_played_static_data, over `PlayStats`.
  */
-import type { VideoRecord } from '../state.js';
-import { statRow, type PlayTotals } from '../stats.js';
+import type { VideoRecord } from '../../state/state.js';
+import { statRow, type PlayTotals } from '../../state/stats.js';
 import { ownedVideo, requireEnv, type OperationHandler } from './shared.js';
 
 /** Most rows of describe_vod_played_top_data. */

@@ -1,12 +1,12 @@
 /**
- * The two upload operations: upload_video_by_urls queues jobs (run by ../upload-jobs.ts)
+ * The two upload operations: upload_video_by_urls queues jobs (run by ../../jobs/upload-jobs.ts)
  * and get_upload_job_info reports them.
  */
-import { nowMs } from '../context.js';
-import { newId } from '../logid.js';
-import type { JobRecord } from '../state.js';
-import { enqueueUpload } from '../upload-jobs.js';
-import { jobView, sourceInfo } from '../views.js';
+import { nowMs } from '../../context.js';
+import { newId } from '../../state/ids.js';
+import type { JobRecord } from '../../state/state.js';
+import { enqueueUpload } from '../../jobs/upload-jobs.js';
+import { jobView, sourceInfo } from '../../state/views.js';
 import type { OperationHandler } from './shared.js';
 
 /** upload_video_by_urls: one queued job per entry, answered at once with the job ids. */

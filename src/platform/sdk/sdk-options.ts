@@ -5,7 +5,7 @@
  * the emulator's address and client credentials for the access-token.
  */
 import { join, resolve } from 'node:path';
-import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../options.js';
+import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform-options.js';
 
 /** The env var naming a local server for the OpenAPI interfaces the emulator does not implement. */
 export const SDK_OPENAPI_URL_VAR = 'CLOUDFN_SDK_OPENAPI_URL';

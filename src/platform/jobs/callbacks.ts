@@ -3,7 +3,7 @@
  * notifications to the configured URL, with retries and exponential back-off.
  */
 import { randomBytes } from 'node:crypto';
-import { newLogId } from './logid.js';
+import { newLogId } from '../state/ids.js';
 import { sleep } from './job-queue.js';
 
 /** The signature headers of a callback for `appid`'s mini-program, as `signResponse` returns them. */

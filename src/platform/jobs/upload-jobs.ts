@@ -5,15 +5,15 @@
  */
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PlatformContext } from './context.js';
-import { nowMs, nowSeconds } from './context.js';
+import type { PlatformContext } from '../context.js';
+import { nowMs, nowSeconds } from '../context.js';
 import { downloadSource } from './download.js';
 import { probeMedia, type ProbeResult } from './ffmpeg.js';
 import { sleep } from './job-queue.js';
-import { newId } from './logid.js';
+import { newId } from '../state/ids.js';
 import { sniffVideo } from './sniff.js';
-import type { JobRecord, VideoRecord } from './state.js';
-import { jobView } from './views.js';
+import type { JobRecord, VideoRecord } from '../state/state.js';
+import { jobView } from '../state/views.js';
 
 const EXTENSIONS: Record<string, string> = {
   mp4: 'mp4',

@@ -6,8 +6,8 @@
 import { resolve } from 'node:path';
 import { RATE_LIMITED_OPERATIONS } from '../media/types.js';
 import { platformError } from './errors.js';
-import { parseFaults, type FaultSpec } from './faults.js';
-import type { FfmpegTools } from './ffmpeg.js';
+import { parseFaults, type FaultSpec } from './http/faults.js';
+import type { FfmpegTools } from './jobs/ffmpeg.js';
 
 /** Options of `createPlatform`; the CLI flags map onto them one to one (see docs/platform.md). */
 export interface PlatformOptions {

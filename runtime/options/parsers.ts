@@ -1,0 +1,112 @@
+/**
+ * The validators of the runtime options (runtime/options.ts): each turns a raw value (a flag,
+ * an environment variable's text, a `cloudfn.config` value) into the option's value or throws
+ * a message naming the bad value and where it came from, and carries the JSON Schema of what it
+ * accepts, for editors.
+ */
+
+/** The JSON Schema (draft 2020-12) of the values a validator accepts, for editors. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/** A validator, and the JSON Schema of what it accepts in `cloudfn.config.json`. */
+export type Parse<T> = ((raw: unknown, where: string) => T) & { schema?: JsonSchema };
+
+/** Attaches the JSON Schema of a validator's values (read by `configOptionTable`). */
+function described<T>(parse: (raw: unknown, where: string) => T, schema: JsonSchema): Parse<T> {
+  return Object.assign(parse, { schema });
+}
+
+/** Validators throw this; `pick` adds the option's name and wraps it as `CLOUDFN_OPTIONS`. */
+function fail(_name: string, where: string, detail: string): never {
+  throw new TypeError(`${detail} (from ${where})`);
+}
+
+/**
+ * An integer from `min` to `max`, as a number or decimal digits.
+ * @example integer(0, 65535)('8080', 'PORT') // 8080
+ */
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parse<number> {
+  return described(
+    (raw, where) => {
+      const value = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+        fail('', where, `must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      }
+      return value;
+    },
+    { type: 'integer', minimum: min, ...(max === Number.MAX_SAFE_INTEGER ? {} : { maximum: max }) },
+  );
+}
+
+/** A non-empty string, trimmed. */
+export const text: Parse<string> = described(
+  (raw, where) => {
+    if (typeof raw !== 'string' || raw.trim() === '')
+      fail('', where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
+    return raw.trim();
+  },
+  { type: 'string', minLength: 1 },
+);
+
+const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+
+/** An HTTP header name, lower-cased. */
+export const headerName: Parse<string> = described(
+  (raw, where) => {
+    const value = text(raw, where);
+    if (!new RegExp(HEADER_NAME).test(value))
+      fail('', where, `must be an HTTP header name, got ${JSON.stringify(raw)}`);
+    return value.toLowerCase();
+  },
+  { type: 'string', pattern: HEADER_NAME },
+);
+
+/**
+ * One of `values`.
+ * @example oneOf('error', 'remove')
+ */
+export function oneOf<T extends string>(...values: T[]): Parse<T> {
+  return described(
+    (raw, where) => {
+      if (typeof raw !== 'string' || !values.includes(raw as T))
+        fail('', where, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+      return raw as T;
+    },
+    { enum: values },
+  );
+}
+
+/** `true`/`false`, or their texts `true`, `1`, `false`, `0`. */
+export const bool: Parse<boolean> = described(
+  (raw, where) => {
+    if (typeof raw === 'boolean') return raw;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    return fail('', where, `must be true or false, got ${JSON.stringify(raw)}`);
+  },
+  { type: 'boolean' },
+);
+
+/** A path starting with `/`, or `off` for none. */
+export const healthPath: Parse<string | undefined> = described(
+  (raw, where) => {
+    const value = text(raw, where);
+    if (value === 'off') return undefined;
+    if (!value.startsWith('/'))
+      fail('', where, `must be a path starting with "/" (or off), got ${JSON.stringify(raw)}`);
+    return value;
+  },
+  { type: 'string', pattern: '^(/.*|off)$' },
+);
+
+/** A folder relative to the project root: no absolute path, no `..`. */
+export const relativeDir: Parse<string> = (raw, where) => {
+  const given = text(raw, where).replace(/\\/g, '/');
+  if (given.startsWith('/') || /^[A-Za-z]:/.test(given) || given.split('/').includes('..'))
+    fail(
+      '',
+      where,
+      `must be a folder inside the project, such as "functions" or "." (the root), got ${JSON.stringify(raw)}`,
+    );
+  return given.replace(/\/+$/, '').replace(/^(\.\/)+(?=.)/, '') || '.';
+};
