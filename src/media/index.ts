@@ -37,12 +37,7 @@ export type { MediaClock } from './clock.js';
 export { TokenBucket } from './rate-limit.js';
 export { MediaError, MediaApiError, MediaValidationError, mediaErrors, createMediaError } from './errors.js';
 export type { MediaErrorCode, MediaApiErrorInit } from './errors.js';
-export type {
-  ListVideosFilter,
-  WaitOptions,
-  UploadOutcome,
-  TranscodeOutcome,
-  PlayStatsRequest,
-  PlayStatsResult,
-  PlayTotals,
-} from './helpers.js';
+export type { ListVideosFilter } from './list-videos.js';
+export type { WaitOptions } from './poll.js';
+export type { UploadOutcome, TranscodeOutcome } from './workflows.js';
+export type { PlayStatsRequest, PlayStatsResult, PlayTotals } from './play-stats.js';
