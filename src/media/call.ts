@@ -1,20 +1,15 @@
 /**
- * One operation, start to end: validate, then the retry loop (retry-policy.ts) around one
- * signed attempt (attempt.ts) after the token and the rate limiter's slot: return the
+ * One operation, start to end: check it (call-options.ts), then the retry loop (retry-policy.ts)
+ * around one signed attempt (attempt.ts) after the token and the rate limiter's slot: return the
  * normalized body, refresh the token once, retry with back-off, or throw a precise error.
  * Also the client-token POST, through the same loop.
  */
-import {
-  checkTraceOption,
-  requestContextOf,
-  type OutgoingTrace,
-  type TraceParentSource,
-} from '../../runtime/trace/outgoing.js';
+import type { OutgoingTrace } from '../../runtime/trace/outgoing.js';
 import type { FleetWarn } from '../fleet/connect.js';
 import type { RedisRateLimiter } from '../fleet/rate-limiter.js';
 import { untilAborted } from './abort.js';
 import { signedAttempt } from './attempt.js';
-import { createMediaError, MediaValidationError } from './errors.js';
+import { type CallOptions, prepareCall } from './call-options.js';
 import { normalizeResponse } from './normalize.js';
 import type { MediaLogger, ResolvedMediaOptions } from './options.js';
 import { TokenBucket } from './rate-limit.js';
@@ -25,36 +20,6 @@ import { exchange, ExchangeError } from './transport.js';
 import type { RawResponse } from './transport.js';
 import { API_PREFIX } from './types.js';
 import type { Operation, RequestOf, ResponseOf } from './types.js';
-import { validateRequest } from './validate.js';
-
-/** Per-call options of every method. */
-export interface CallOptions {
-  /** Aborts the call (and its waits); the method rejects with MEDIA_ABORTED. */
-  signal?: AbortSignal;
-  /** Overrides the client's `timeoutMs` for each attempt of this call. */
-  timeoutMs?: number;
-  /**
-   * Overrides the client's `logger` for this call. Given the request's `service`, its lines
-   * carry the request's logid and trace ids, and the call continues its trace (see `trace`).
-   */
-  logger?: MediaLogger;
-  /**
-   * The trace the call continues: each attempt sends a `traceparent` naming a new child span of
-   * it (with an OpenTelemetry SDK registered, a client span) and the parent's `tracestate`.
-   * @default the logger's `trace` when the logger is a request's `service`; else no traceparent
-   */
-  trace?: TraceParentSource;
-  /**
-   * Sent as `x-platform-logid`, so the platform's records can be matched with the request's.
-   * @default the logger's `logid` when the logger is a request's `service`
-   */
-  logid?: string;
-  /**
-   * The mini-program this call acts for: it is signed with this appid and its response is
-   * verified with this appid's platform key. @default the client's `signing.appid`
-   */
-  appid?: string;
-}
 
 /** Operations whose rate limit counts per mini-program (docs/platform-contract.md, media limits: start_work_flow is 20 per second per mini-program); the others count per provider. */
 const PER_APP_LIMIT: ReadonlySet<Operation> = new Set(['start_work_flow']);
@@ -65,17 +30,7 @@ const PER_APP_LIMIT: ReadonlySet<Operation> = new Set(['start_work_flow']);
  */
 const UNSAFE: ReadonlySet<Operation> = new Set(['delete_video', 'upload_video_by_urls', 'start_work_flow']);
 
-/** Operations whose body takes the client's `envId` when it has none. */
-const NEEDS_ENV_ID: ReadonlySet<Operation> = new Set([
-  'delete_video',
-  'describe_vod_played_top_data',
-  'describe_vod_played_static_data',
-]);
-
 type Obj = Record<string, unknown>;
-
-/** What a logid sent as `x-platform-logid` may be (as the runtime accepts one). */
-const SAFE_LOGID = /^[\w.:-]{1,128}$/;
 
 /** A promise awaited later: a rejection before then is not an unhandled one (it reaches the awaiter). */
 function handled<T>(promise: Promise<T>): Promise<T> {
@@ -153,57 +108,13 @@ export class MediaCaller {
     callOptions: CallOptions = {},
   ): Promise<ResponseOf<O>> {
     const { options } = this;
-    let body = request as unknown as Obj;
-    if (
-      NEEDS_ENV_ID.has(operation) &&
-      options.envId !== undefined &&
-      typeof body === 'object' &&
-      body !== null &&
-      body.env_id === undefined
-    ) {
-      body = { ...body, env_id: options.envId };
-    }
-    const issue = validateRequest(operation, body, { now: options.clock.now() });
-    if (issue !== undefined) throw new MediaValidationError(operation, issue);
-    const appid = callOptions.appid ?? options.signing?.appid;
-    if (appid === undefined && (options.signing !== undefined || options.platformKeys !== undefined)) {
-      throw createMediaError(
-        'MEDIA_OPTIONS',
-        { operation },
-        'appid',
-        `${operation} needs the appid of the mini-program it acts for: media.forApp('wx...'), { appid } in the call's options, or signing.appid (CLOUDFN_MEDIA_APPID) for one mini-program`,
-      );
-    }
-    if (appid !== undefined && (typeof appid !== 'string' || appid === ''))
-      throw createMediaError(
-        'MEDIA_OPTIONS',
-        { operation },
-        'appid',
-        `must be a mini-program's appid, got ${JSON.stringify(appid)}`,
-      );
-
-    const json = JSON.stringify(body);
+    const { json, appid, parent, logid } = prepareCall(options, operation, request, callOptions);
     const url = options.baseUrl + API_PREFIX + operation;
     const signal = callOptions.signal;
     const timeoutMs = callOptions.timeoutMs ?? options.timeoutMs;
     const safe = !UNSAFE.has(operation);
     const started = options.clock.now();
     const logger = callOptions.logger ?? options.logger;
-    const caller = requestContextOf(logger);
-    let parent: TraceParentSource | undefined;
-    try {
-      parent = checkTraceOption(callOptions.trace, 'trace') ?? caller.trace;
-    } catch (error) {
-      throw createMediaError('MEDIA_OPTIONS', { operation }, 'trace', (error as Error).message);
-    }
-    const logid = callOptions.logid ?? caller.logid;
-    if (logid !== undefined && (typeof logid !== 'string' || !SAFE_LOGID.test(logid)))
-      throw createMediaError(
-        'MEDIA_OPTIONS',
-        { operation },
-        'logid',
-        `must be 1 to 128 letters, digits and ._:- (a request's logid), got ${JSON.stringify(logid)}`,
-      );
     let refreshed = false;
     let fresh: string | undefined;
     return retryLoop<ResponseOf<O>>(

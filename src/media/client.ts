@@ -3,7 +3,7 @@
  * methods, plus the helpers.
  */
 import { MediaCaller } from './call.js';
-import type { CallOptions } from './call.js';
+import type { CallOptions } from './call-options.js';
 import type { HelperContext } from './helper-context.js';
 import { type ListVideosFilter, listVideos } from './list-videos.js';
 import {

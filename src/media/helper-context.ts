@@ -2,7 +2,7 @@
  * What the helpers (list-videos.ts, workflows.ts, play-stats.ts) share: the client's call, clock
  * and env_id, and the splitting of long lists into the chunks one call takes.
  */
-import type { CallOptions } from './call.js';
+import type { CallOptions } from './call-options.js';
 import type { MediaClock } from './clock.js';
 import { MediaValidationError } from './errors.js';
 import type { Operation, RequestOf, ResponseOf } from './types.js';

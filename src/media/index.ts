@@ -20,7 +20,7 @@ export type { ValidationIssue, ValidateOptions } from './validate.js';
 export { normalizeResponse } from './normalize.js';
 export { createMediaClient } from './client.js';
 export type { MediaClient } from './client.js';
-export type { CallOptions } from './call.js';
+export type { CallOptions } from './call-options.js';
 export { resolveMediaOptions, TOKEN_ERROR_ERR_NOS } from './options.js';
 export type { MediaClientOptions, MediaLogger, ResolvedMediaOptions } from './options.js';
 export { defaultClientTokenFetcher } from './token.js';

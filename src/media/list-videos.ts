@@ -1,7 +1,7 @@
 /**
  * `listVideos`: every video of `get_video_list`, page after page.
  */
-import type { CallOptions } from './call.js';
+import type { CallOptions } from './call-options.js';
 import type { HelperContext } from './helper-context.js';
 import type { GetVideoListRequest, OpenVideoModel } from './types.js';
 import { MAX_PAGE_SIZE } from './validate.js';

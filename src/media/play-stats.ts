@@ -2,7 +2,7 @@
  * `getPlayStats` and `getPlayTotals`: the statistics of `describe_vod_played_static_data` over
  * more than the 100 vids one call takes, merged.
  */
-import type { CallOptions } from './call.js';
+import type { CallOptions } from './call-options.js';
 import { MediaValidationError } from './errors.js';
 import { chunks, type HelperContext, wholeListError } from './helper-context.js';
 import type { DescribeVodPlayedStaticDataRequest, DescribeVodPlayedStaticDataResponse, PlayStatInfo } from './types.js';

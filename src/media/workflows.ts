@@ -2,7 +2,7 @@
  * The waiting workflows: `uploadAndWait` (submit URLs, then poll their upload jobs) and
  * `transcodeAndWait` (start a transcode, then poll its run), both through `poll()` (poll.ts).
  */
-import type { CallOptions } from './call.js';
+import type { CallOptions } from './call-options.js';
 import { createMediaError } from './errors.js';
 import type { MediaError } from './errors.js';
 import { chunks, type HelperContext, wholeListError } from './helper-context.js';
