@@ -3,14 +3,12 @@
  * `transcodeAndWait` (start a transcode, then poll its run), both through `poll()` (poll.ts).
  */
 import type { CallOptions } from './call-options.js';
-import { createMediaError } from './errors.js';
-import type { MediaError } from './errors.js';
+import { createMediaError, type MediaError, MediaValidationError } from './errors.js';
 import { chunks, type HelperContext, wholeListError } from './helper-context.js';
 import { poll, type WaitOptions } from './poll.js';
 import { JobState, RunStatus } from './types.js';
 import type { GetUploadJobInfoResponse, SourceInfo, TransCodeType, UrlSet } from './types.js';
 import { MAX_JOB_IDS, MAX_URL_SETS, validateRequest } from './validate.js';
-import { MediaValidationError } from './errors.js';
 
 /** The outcome of one URL of `uploadAndWait`, in the order the URLs were given. */
 export type UploadOutcome =
