@@ -1,57 +1,25 @@
 /**
- * One operation, start to end: validate, wait for the rate limiter, attach the token, send,
- * then decide: return the normalized body, refresh the token once, retry with back-off, or
- * throw a precise error.
+ * One operation, start to end: check it (call-options.ts), then the retry loop (retry-policy.ts)
+ * around one signed attempt (attempt.ts) after the token and the rate limiter's slot: return the
+ * normalized body, refresh the token once, retry with back-off, or throw a precise error.
+ * Also the client-token POST, through the same loop.
  */
-import {
-  checkTraceOption,
-  requestContextOf,
-  startOutgoing,
-  type OutgoingTrace,
-  type TraceParentSource,
-} from '../../runtime/trace/outgoing.js';
+import type { OutgoingTrace } from '../../runtime/trace/outgoing.js';
 import type { FleetWarn } from '../fleet/connect.js';
 import type { RedisRateLimiter } from '../fleet/rate-limiter.js';
-import { createMediaError, MediaApiError, MediaError, MediaValidationError } from './errors.js';
-import { errNoOf, normalizeResponse } from './normalize.js';
+import { untilAborted } from './abort.js';
+import { signedAttempt } from './attempt.js';
+import { type CallOptions, prepareCall } from './call-options.js';
+import { normalizeResponse } from './normalize.js';
 import type { MediaLogger, ResolvedMediaOptions } from './options.js';
 import { TokenBucket } from './rate-limit.js';
+import { decideRetry, retryLoop } from './retry-policy.js';
 import { TokenManager } from './token.js';
 import type { JsonPost } from './token.js';
 import { exchange, ExchangeError } from './transport.js';
 import type { RawResponse } from './transport.js';
 import { API_PREFIX } from './types.js';
 import type { Operation, RequestOf, ResponseOf } from './types.js';
-import { validateRequest } from './validate.js';
-
-/** Per-call options of every method. */
-export interface CallOptions {
-  /** Aborts the call (and its waits); the method rejects with MEDIA_ABORTED. */
-  signal?: AbortSignal;
-  /** Overrides the client's `timeoutMs` for each attempt of this call. */
-  timeoutMs?: number;
-  /**
-   * Overrides the client's `logger` for this call. Given the request's `service`, its lines
-   * carry the request's logid and trace ids, and the call continues its trace (see `trace`).
-   */
-  logger?: MediaLogger;
-  /**
-   * The trace the call continues: each attempt sends a `traceparent` naming a new child span of
-   * it (with an OpenTelemetry SDK registered, a client span) and the parent's `tracestate`.
-   * @default the logger's `trace` when the logger is a request's `service`; else no traceparent
-   */
-  trace?: TraceParentSource;
-  /**
-   * Sent as `x-platform-logid`, so the platform's records can be matched with the request's.
-   * @default the logger's `logid` when the logger is a request's `service`
-   */
-  logid?: string;
-  /**
-   * The mini-program this call acts for: it is signed with this appid and its response is
-   * verified with this appid's platform key. @default the client's `signing.appid`
-   */
-  appid?: string;
-}
 
 /** Operations whose rate limit counts per mini-program (docs/platform-contract.md, media limits: start_work_flow is 20 per second per mini-program); the others count per provider. */
 const PER_APP_LIMIT: ReadonlySet<Operation> = new Set(['start_work_flow']);
@@ -62,17 +30,7 @@ const PER_APP_LIMIT: ReadonlySet<Operation> = new Set(['start_work_flow']);
  */
 const UNSAFE: ReadonlySet<Operation> = new Set(['delete_video', 'upload_video_by_urls', 'start_work_flow']);
 
-/** Operations whose body takes the client's `envId` when it has none. */
-const NEEDS_ENV_ID: ReadonlySet<Operation> = new Set([
-  'delete_video',
-  'describe_vod_played_top_data',
-  'describe_vod_played_static_data',
-]);
-
 type Obj = Record<string, unknown>;
-
-/** What a logid sent as `x-platform-logid` may be (as the runtime accepts one). */
-const SAFE_LOGID = /^[\w.:-]{1,128}$/;
 
 /** A promise awaited later: a rejection before then is not an unhandled one (it reaches the awaiter). */
 function handled<T>(promise: Promise<T>): Promise<T> {
@@ -150,240 +108,139 @@ export class MediaCaller {
     callOptions: CallOptions = {},
   ): Promise<ResponseOf<O>> {
     const { options } = this;
-    let body = request as unknown as Obj;
-    if (
-      NEEDS_ENV_ID.has(operation) &&
-      options.envId !== undefined &&
-      typeof body === 'object' &&
-      body !== null &&
-      body.env_id === undefined
-    ) {
-      body = { ...body, env_id: options.envId };
-    }
-    const issue = validateRequest(operation, body, { now: options.clock.now() });
-    if (issue !== undefined) throw new MediaValidationError(operation, issue);
-    const appid = callOptions.appid ?? options.signing?.appid;
-    if (appid === undefined && (options.signing !== undefined || options.platformKeys !== undefined)) {
-      throw createMediaError(
-        'MEDIA_OPTIONS',
-        { operation },
-        'appid',
-        `${operation} needs the appid of the mini-program it acts for: media.forApp('wx...'), { appid } in the call's options, or signing.appid (CLOUDFN_MEDIA_APPID) for one mini-program`,
-      );
-    }
-    if (appid !== undefined && (typeof appid !== 'string' || appid === ''))
-      throw createMediaError(
-        'MEDIA_OPTIONS',
-        { operation },
-        'appid',
-        `must be a mini-program's appid, got ${JSON.stringify(appid)}`,
-      );
-
-    const json = JSON.stringify(body);
+    const { json, appid, parent, logid } = prepareCall(options, operation, request, callOptions);
     const url = options.baseUrl + API_PREFIX + operation;
     const signal = callOptions.signal;
     const timeoutMs = callOptions.timeoutMs ?? options.timeoutMs;
     const safe = !UNSAFE.has(operation);
     const started = options.clock.now();
     const logger = callOptions.logger ?? options.logger;
-    const caller = requestContextOf(logger);
-    let parent: TraceParentSource | undefined;
-    try {
-      parent = checkTraceOption(callOptions.trace, 'trace') ?? caller.trace;
-    } catch (error) {
-      throw createMediaError('MEDIA_OPTIONS', { operation }, 'trace', (error as Error).message);
-    }
-    const logid = callOptions.logid ?? caller.logid;
-    if (logid !== undefined && (typeof logid !== 'string' || !SAFE_LOGID.test(logid)))
-      throw createMediaError(
-        'MEDIA_OPTIONS',
-        { operation },
-        'logid',
-        `must be 1 to 128 letters, digits and ._:- (a request's logid), got ${JSON.stringify(logid)}`,
-      );
     let refreshed = false;
     let fresh: string | undefined;
-    let retry = 0;
-    for (;;) {
-      // The refreshed token is used as is: a provider that does not cache would be asked twice.
-      const token = fresh ?? (await this.guard(operation, () => this.tokens.get(signal), signal));
-      fresh = undefined;
-      // The slot last, right before sending: a wait for the token after it would make calls
-      // reserved a second apart reach the platform together.
-      await this.guard(operation, () => this.slot(operation, appid, signal), signal);
-      let response: RawResponse | undefined;
-      let failure: MediaError;
-      let retryable: boolean;
-      // One span per attempt: a resend is another HTTP request (its own parent id downstream).
-      const outgoing = await startOutgoing(parent, {
-        method: 'POST',
-        url,
-        name: `POST ${API_PREFIX}${operation}`,
-        attributes:
-          retry === 0
-            ? { 'cloudfn.media.operation': operation }
-            : { 'cloudfn.media.operation': operation, 'http.request.resend_count': retry },
-      });
-      try {
-        response = await exchange(options, {
-          label: operation,
-          url,
-          json,
-          accessToken: token,
-          signal,
-          timeoutMs,
-          logger,
-          appid,
-          traceparent: outgoing?.traceparent,
-          tracestate: outgoing?.tracestate,
-          logid,
-        });
-      } catch (error) {
-        if (!(error instanceof ExchangeError)) {
-          outgoing?.end(undefined, 'Error');
-          throw error;
-        }
-        failure = error.error;
-        retryable = error.transient && (safe || !error.mayHaveReached);
-        outgoing?.end(undefined, failure.code);
-      }
-      if (response !== undefined) {
-        const envelope =
-          typeof response.json === 'object' && response.json !== null && !Array.isArray(response.json)
-            ? (response.json as Obj)
-            : undefined;
-        const errNo = envelope === undefined ? undefined : errNoOf(envelope);
-        const ok = response.status >= 200 && response.status <= 299;
-        // A 200 whose err_no is not 0 is a failure too: error.type names the err_no.
-        outgoing?.end(response.status, ok && errNo !== undefined && errNo !== 0 ? `err_no ${errNo}` : undefined);
-        if (ok && envelope !== undefined && (errNo === undefined || errNo === 0)) {
+    return retryLoop<ResponseOf<O>>(
+      async (retry) => {
+        // The refreshed token is used as is: a provider that does not cache would be asked twice.
+        const token = fresh ?? (await untilAborted(operation, signal, () => this.tokens.get(signal)));
+        fresh = undefined;
+        // The slot last, right before sending: a wait for the token after it would make calls
+        // reserved a second apart reach the platform together.
+        await untilAborted(operation, signal, () => this.slot(operation, appid, signal));
+        const attempt = { operation, url, json, accessToken: token, signal, timeoutMs, logger, appid, logid };
+        const result = await signedAttempt(options, { ...attempt, parent, retry });
+        if (result.ok) {
+          const { logId } = result.response;
           log(logger, 'info', {
             media: operation,
-            status: response.status,
+            status: result.response.status,
             err_no: 0,
-            log_id: response.logId,
+            log_id: logId,
+            ...traceFields(result.outgoing),
+            ms: options.clock.now() - started,
+            attempts: retry + 1,
+          });
+          return { action: 'done', value: normalizeResponse(operation, result.envelope, logId) };
+        }
+        const { error, response, outgoing } = result;
+        const decision = decideRetry(
+          {
+            retry,
+            failure: result.failure,
+            error,
+            retryAfterSeconds: response?.retryAfterSeconds,
+            safe,
+            canRefresh: !refreshed && this.tokens.refreshable,
+          },
+          options,
+        );
+        if (decision.action === 'refresh') {
+          log(logger, 'warn', {
+            media: operation,
+            status: response?.status,
+            err_no: result.errNo,
+            log_id: response?.logId,
+            ...traceFields(outgoing),
+            action: 'token refresh',
+          });
+          refreshed = true;
+          fresh = await untilAborted(operation, signal, () => this.tokens.refresh(token, signal));
+          return { action: 'resend' };
+        }
+        if (decision.action === 'give-up') {
+          log(logger, 'info', {
+            media: operation,
+            status: error.status,
+            error: error.message,
+            log_id: response?.logId,
             ...traceFields(outgoing),
             ms: options.clock.now() - started,
             attempts: retry + 1,
           });
-          return normalizeResponse(operation, envelope, response.logId);
+          throw decision.error;
         }
-        if (ok && envelope === undefined) {
-          failure = createMediaError(
-            'MEDIA_BAD_RESPONSE',
-            { operation },
-            operation,
-            response.status,
-            'the body is not a JSON object',
-          );
-          retryable = false;
-        } else {
-          failure = new MediaApiError({
-            operation,
-            status: response.status,
-            errNo,
-            errMsg: envelope?.err_msg === undefined || envelope.err_msg === null ? '' : String(envelope.err_msg),
-            logId: response.logId,
-            body: response.json,
-          });
-          // A 401 naming another err_no (a refused signature, say) is not cured by a new token.
-          const tokenError =
-            errNo !== undefined && errNo !== 0 ? options.tokenErrorCodes.has(errNo) : response.status === 401;
-          if (tokenError && !refreshed && this.tokens.refreshable) {
-            // The platform refused the token before acting, so even a changing call may be resent once.
-            log(logger, 'warn', {
-              media: operation,
-              status: response.status,
-              err_no: errNo,
-              log_id: response.logId,
-              ...traceFields(outgoing),
-              action: 'token refresh',
-            });
-            refreshed = true;
-            fresh = await this.guard(operation, () => this.tokens.refresh(token, signal), signal);
-            continue;
-          }
-          retryable = safe && (response.status === 429 || response.status >= 500);
-        }
-      }
-      if (!retryable! || retry >= options.retries) {
-        log(logger, 'info', {
+        log(logger, 'warn', {
           media: operation,
-          status: failure!.status,
-          error: failure!.message,
+          status: response?.status,
+          error: error.message,
           log_id: response?.logId,
           ...traceFields(outgoing),
-          ms: options.clock.now() - started,
-          attempts: retry + 1,
+          retry: retry + 1,
+          delay_ms: decision.delayMs,
         });
-        throw failure!;
-      }
-      const delay = this.backoff(retry, response?.retryAfterSeconds);
-      log(logger, 'warn', {
-        media: operation,
-        status: response?.status,
-        error: failure!.message,
-        log_id: response?.logId,
-        ...traceFields(outgoing),
-        retry: retry + 1,
-        delay_ms: delay,
-      });
-      retry++;
-      await this.guard(operation, () => options.clock.sleep(delay, signal), signal);
-    }
+        return decision;
+      },
+      (delayMs) => untilAborted(operation, signal, () => options.clock.sleep(delayMs, signal)),
+    );
   }
 
-  /** Full jitter: a random delay up to base·2^retry, capped; never shorter than Retry-After (capped too). */
-  private backoff(retry: number, retryAfterSeconds: number | undefined): number {
-    const { retryDelayMs, maxRetryDelayMs, random } = this.options;
-    const ceiling = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** retry);
-    const jittered = Math.floor(random() * ceiling);
-    return retryAfterSeconds === undefined
-      ? jittered
-      : Math.max(jittered, Math.min(maxRetryDelayMs, retryAfterSeconds * 1000));
-  }
-
-  /** Runs a wait, turning the caller's abort into MEDIA_ABORTED. */
-  private async guard<T>(operation: string, wait: () => Promise<T> | T, signal: AbortSignal | undefined): Promise<T> {
-    try {
-      return await wait();
-    } catch (error) {
-      if (signal?.aborted && !(error instanceof MediaError)) {
-        const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-        throw createMediaError('MEDIA_ABORTED', { operation, cause: error }, operation, reason);
-      }
-      throw error;
-    }
-  }
-
-  /** The signed JSON POST the client-token exchange uses; network failures and 5xx are retried. */
+  /** The signed JSON POST the client-token exchange uses; network failures, 429 and 5xx are retried. */
   readonly post: JsonPost = async (url, body) => {
     const { options } = this;
     const json = JSON.stringify(body);
-    for (let retry = 0; ; retry++) {
-      try {
-        // The client token is the provider's, not a mini-program's: signed with the default appid when there is one.
-        const response = await exchange(options, {
-          label: 'client_token',
-          url,
-          json,
-          accessToken: undefined,
-          signal: undefined,
-          timeoutMs: options.timeoutMs,
-          logger: options.logger,
-          appid: options.signing?.appid,
-        });
-        if ((response.status === 429 || response.status >= 500) && retry < options.retries) {
-          await options.clock.sleep(this.backoff(retry, response.retryAfterSeconds));
-          continue;
+    // The client token is the provider's, not a mini-program's: sent as a safe request, signed
+    // with the default appid when there is one, with no token to refresh.
+    const policy = { safe: true, canRefresh: false };
+    return retryLoop(
+      async (retry) => {
+        let response: RawResponse;
+        try {
+          response = await exchange(options, {
+            label: 'client_token',
+            url,
+            json,
+            accessToken: undefined,
+            signal: undefined,
+            timeoutMs: options.timeoutMs,
+            logger: options.logger,
+            appid: options.signing?.appid,
+          });
+        } catch (error) {
+          if (!(error instanceof ExchangeError)) throw error;
+          const failure = {
+            kind: 'exchange',
+            transient: error.transient,
+            mayHaveReached: error.mayHaveReached,
+          } as const;
+          const decision = decideRetry(
+            { ...policy, retry, failure, error: error.error, retryAfterSeconds: undefined },
+            options,
+          );
+          if (decision.action === 'retry') return decision;
+          throw error.error;
         }
-        return { status: response.status, body: response.json, logId: response.logId };
-      } catch (error) {
-        if (!(error instanceof ExchangeError)) throw error;
-        if (!error.transient || retry >= options.retries) throw error.error;
-        await options.clock.sleep(this.backoff(retry, undefined));
-      }
-    }
+        const answer = { status: response.status, body: response.json, logId: response.logId };
+        if (response.status === 429 || response.status >= 500) {
+          // Out of retries, the refusal is the answer: the token exchange reports it.
+          const failure = { kind: 'refused', status: response.status, tokenError: false } as const;
+          const decision = decideRetry(
+            { ...policy, retry, failure, error: answer, retryAfterSeconds: response.retryAfterSeconds },
+            options,
+          );
+          if (decision.action === 'retry') return decision;
+        }
+        return { action: 'done', value: answer };
+      },
+      (delayMs) => options.clock.sleep(delayMs),
+    );
   };
 }
 

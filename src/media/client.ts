@@ -3,18 +3,18 @@
  * methods, plus the helpers.
  */
 import { MediaCaller } from './call.js';
-import type { CallOptions } from './call.js';
-import * as helpers from './helpers.js';
-import type {
-  HelperContext,
-  ListVideosFilter,
-  PlayStatsRequest,
-  PlayStatsResult,
-  PlayTotals,
-  TranscodeOutcome,
-  UploadOutcome,
-  WaitOptions,
-} from './helpers.js';
+import type { CallOptions } from './call-options.js';
+import type { HelperContext } from './helper-context.js';
+import { type ListVideosFilter, listVideos } from './list-videos.js';
+import {
+  getPlayStats,
+  getPlayTotals,
+  type PlayStatsRequest,
+  type PlayStatsResult,
+  type PlayTotals,
+} from './play-stats.js';
+import type { WaitOptions } from './poll.js';
+import { type TranscodeOutcome, transcodeAndWait, type UploadOutcome, uploadAndWait } from './workflows.js';
 import { resolveMediaOptions } from './options.js';
 import type { MediaClientOptions } from './options.js';
 import type {
@@ -154,11 +154,11 @@ function bind(caller: MediaCaller, defaults: CallOptions): MediaClient {
     describeVodPlayedTopData: loose('describe_vod_played_top_data'),
     describeVodPlayedStaticData: loose('describe_vod_played_static_data'),
     call,
-    listVideos: (filter, o) => helpers.listVideos(context, filter, o),
-    uploadAndWait: (urlSets, o) => helpers.uploadAndWait(context, urlSets, wait(o)),
-    transcodeAndWait: (vid, type, o) => helpers.transcodeAndWait(context, vid, type, wait(o)),
-    getPlayStats: (request, o) => helpers.getPlayStats(context, request, o),
-    getPlayTotals: (request, o) => helpers.getPlayTotals(context, request, o),
+    listVideos: (filter, o) => listVideos(context, filter, o),
+    uploadAndWait: (urlSets, o) => uploadAndWait(context, urlSets, wait(o)),
+    transcodeAndWait: (vid, type, o) => transcodeAndWait(context, vid, type, wait(o)),
+    getPlayStats: (request, o) => getPlayStats(context, request, o),
+    getPlayTotals: (request, o) => getPlayTotals(context, request, o),
     scoped: (more) => bind(caller, { ...defaults, ...more }),
     forApp: (appid) => {
       if (typeof appid !== 'string' || appid === '')

@@ -20,7 +20,7 @@ export type { ValidationIssue, ValidateOptions } from './validate.js';
 export { normalizeResponse } from './normalize.js';
 export { createMediaClient } from './client.js';
 export type { MediaClient } from './client.js';
-export type { CallOptions } from './call.js';
+export type { CallOptions } from './call-options.js';
 export { resolveMediaOptions, TOKEN_ERROR_ERR_NOS } from './options.js';
 export type { MediaClientOptions, MediaLogger, ResolvedMediaOptions } from './options.js';
 export { defaultClientTokenFetcher } from './token.js';
@@ -37,12 +37,7 @@ export type { MediaClock } from './clock.js';
 export { TokenBucket } from './rate-limit.js';
 export { MediaError, MediaApiError, MediaValidationError, mediaErrors, createMediaError } from './errors.js';
 export type { MediaErrorCode, MediaApiErrorInit } from './errors.js';
-export type {
-  ListVideosFilter,
-  WaitOptions,
-  UploadOutcome,
-  TranscodeOutcome,
-  PlayStatsRequest,
-  PlayStatsResult,
-  PlayTotals,
-} from './helpers.js';
+export type { ListVideosFilter } from './list-videos.js';
+export type { WaitOptions } from './poll.js';
+export type { UploadOutcome, TranscodeOutcome } from './workflows.js';
+export type { PlayStatsRequest, PlayStatsResult, PlayTotals } from './play-stats.js';
