@@ -53,28 +53,33 @@ export async function startPodmanServer({ repo, cli, port, memory, name }) {
   const podman = (...args) =>
     execFileSync('podman', args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   spawnSync('podman', ['rm', '-f', name], { env, stdio: 'ignore' });
-  podman(
-    'run',
-    '-d',
-    '--name',
-    name,
-    '--memory',
-    memory,
-    ...mounts,
-    '-v',
-    `${project}:/app`,
-    '-w',
-    '/app',
-    BASE_IMAGE,
-    'node',
-    cli,
-    'start',
-    '/app',
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-  );
+  try {
+    podman(
+      'run',
+      '-d',
+      '--name',
+      name,
+      '--memory',
+      memory,
+      ...mounts,
+      '-v',
+      `${project}:/app`,
+      '-w',
+      '/app',
+      BASE_IMAGE,
+      'node',
+      cli,
+      'start',
+      '/app',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+    );
+  } catch (error) {
+    rmSync(project, { recursive: true, force: true });
+    throw error;
+  }
   const cgroup = cgroupFiles(podman('inspect', '--format', '{{.State.CgroupPath}}', name).trim());
   const pid = Number(podman('inspect', '--format', '{{.State.Pid}}', name).trim());
   let peak = 0;
