@@ -116,6 +116,23 @@ describe('connections that are not idle', () => {
     expect(server.app.overload.counts.idleShed + server.app.overload.counts.headlessShed).toBe(0);
     upgraded.socket.destroy();
   });
+
+  it('stops counting a connection that lingers after its last answer: the next client is served', async () => {
+    const server = await servers.start([small], { overrides: { maxConnections: 1 } });
+    // A body over maxBodySize is answered 413 and the connection closed lingering (up to 2 s,
+    // while the client keeps its side open): it can carry no other request.
+    const lingering = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+    let text = '';
+    lingering.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    lingering.on('error', () => undefined);
+    lingering.write(`POST /small HTTP/1.1\r\nHost: x\r\nContent-Length: ${64 * MIB}\r\n\r\n`);
+    for (let waited = 0; waited < 5000 && !text.includes('\r\n\r\n'); waited += 5) await sleep(5);
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(lingering.destroyed).toBe(false);
+    expect(await status(server, GET_SMALL)).toBe(200);
+    expect(server.app.connections.refused).toBe(0);
+    lingering.destroy();
+  });
 });
 
 describe('header drippers and silent connections', () => {
