@@ -2,7 +2,8 @@
  * The console page is compiled for the browser on its own, so it cannot import the server's
  * modules (they need Node's types); both sides import the shapes they exchange from one protocol
  * module (src/dev/console/protocol.ts). These checks make sure the server's own names are that
- * protocol's types, not copies: `npm run typecheck` fails when either side declares its own.
+ * protocol's types, not copies. A type test (vitest's typecheck): it fails when either side
+ * declares its own.
  */
 import { describe, expectTypeOf, it } from 'vitest';
 import type { DevUser } from '../../runtime/options.js';
