@@ -22,7 +22,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['options.ts'],
   ['options/'],
   ['errors.ts', 'types.ts', 'lazy-import.ts', 'closest.ts'],
-  ['shapes.ts'],
+  // option-kit.ts and error-table.ts: the option kit and the error-table helper (issue 34, item 2).
+  ['shapes.ts', 'option-kit.ts', 'error-table.ts'],
 ];
 
 /** Value imports against the layers, each with its reason. */
