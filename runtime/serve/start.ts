@@ -192,25 +192,50 @@ async function startMetrics(app: App, logger: Logger, whenInstalled: boolean): P
   return metrics.metricsHook(app.metrics!);
 }
 
-/** Options of `startProject`: those of `serve` plus how to compile TypeScript. */
+/**
+ * Where a project's functions come from: imported once (`cloudfn start`), or built and kept in
+ * step with their files (`cloudfn dev`'s `Reloader`).
+ */
+export interface FunctionSource {
+  /** Loads every function of `functionsDir` (relative to the root); resolves with those to serve. */
+  load(functionsDir: string): Promise<FunctionSpec[]>;
+  /** Every function found, by name, served or not: cloudfn.config's `functions` must name one of them. */
+  names(): string[];
+}
+
+/** Options of `startProject`: those of `serve` plus where the functions come from. */
 export interface StartOptions extends ServeOptions {
   /** Turns a TypeScript file into an importable one (cloudfn start passes esbuild's). */
   compile?: CompileHook;
+  /** @default the project's files, imported once (with `compile`) */
+  functions?: FunctionSource;
 }
 
 /**
- * Loads every function of a project folder and serves them: what `cloudfn start` runs.
+ * Loads every function of a project folder and serves them: what `cloudfn start` runs, and,
+ * with its `Reloader` as the source and its extensions, `cloudfn dev`.
  * @example await startProject('/srv/app', { flags: { port: '8000' }, compile })
  */
 export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? (await loadConfigFile(root, { compile: options.compile }));
   const { functionsDir } = resolveOptions({ flags: options.flags, env: options.env ?? process.env, config });
-  const specs = await loadProjectFunctions(root, options.compile, functionsDir);
-  checkFunctionNames(
-    config,
-    specs.map((spec) => spec.name),
-  );
+  const source = options.functions ?? importedOnce(root, options.compile);
+  const specs = await source.load(functionsDir);
+  checkFunctionNames(config, source.names());
   return serve(specs, { ...options, config });
+}
+
+/** The functions of `cloudfn start` and `startProject`: imported once, every one or a refusal. */
+function importedOnce(root: string, compile: CompileHook | undefined): FunctionSource {
+  let names: string[] = [];
+  return {
+    async load(functionsDir) {
+      const specs = await loadProjectFunctions(root, compile, functionsDir);
+      names = specs.map((spec) => spec.name);
+      return specs;
+    },
+    names: () => names,
+  };
 }
 
 /** Discovers and imports every function of a project (in `functionsDir`), in name order. */

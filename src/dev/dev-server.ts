@@ -1,20 +1,20 @@
 /**
- * `cloudfn dev`: the runtime's `serve()` (the very assembly of `cloudfn start`, so the same config
- * gets the same verdict), with the options a developer wants (`trigger: 'ide_debug'`, error messages exposed), the
- * functions kept in step with their files by a `Reloader`, readable terminal logs, the project's
- * `.env`, the debug console under `/_cloudfn/`, and the functions' OpenAPI document (and, when
- * asked, their typed client) from their declared params.
+ * `cloudfn dev`: the runtime's `startProject` and `serve()` (the very assembly of `cloudfn start`,
+ * so the same config gets the same verdict), with a `Reloader` as the source of the functions
+ * (kept in step with their files), the options a developer wants (`trigger: 'ide_debug'`, error
+ * messages exposed), readable terminal logs, the project's `.env`, the type check, the debug
+ * console under `/_cloudfn/` and the hooks of dev-hooks.ts, and the functions' OpenAPI document
+ * (and, when asked, their typed client) from their declared params.
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { App } from '../../runtime/app.js';
-import { checkFunctionNames } from '../../runtime/serve/config-file.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION, type LogSink } from '../../runtime/log/record.js';
-import { resolveDevUser, resolveOptions } from '../../runtime/options.js';
+import { resolveDevUser } from '../../runtime/options.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
-import { serve } from '../../runtime/serve/start.js';
+import { type FunctionSource, startProject } from '../../runtime/serve/start.js';
 import { Scheduler, type SchedulerClock } from '../schedule/scheduler.js';
 import { LIVE_PREFIX } from '../platform/live/dev-routes.js';
 import { readLiveDataConfig } from '../platform/live/config.js';
@@ -149,34 +149,34 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       host,
       functionsDir: options.functionsDir,
     };
-    const resolved = resolveOptions({ flags: devFlags, env: process.env, config });
-
     const devUser = resolveDevUser({ env: process.env, config });
-    const loader = new Reloader({
-      root,
-      logger,
-      functionConfig: config.functions ?? {},
-      onUpdate: (list) => {
-        scheduler?.sync();
-        ws?.reloaded(list);
-        if (options.client !== undefined) writeDevClient(list, { root, out: options.client, logger });
-        hub.publish('functions', list);
+    // The functions' source: built with esbuild and kept in step with their files.
+    const source: FunctionSource = {
+      load: (functionsDir) => {
+        reloader = new Reloader({
+          root,
+          logger,
+          functionConfig: config.functions ?? {},
+          onUpdate: (list) => {
+            scheduler?.sync();
+            ws?.reloaded(list);
+            if (options.client !== undefined) writeDevClient(list, { root, out: options.client, logger });
+            hub.publish('functions', list);
+          },
+          debounceMs: options.debounceMs ?? 5,
+          functionsDir,
+        });
+        return reloader.load();
       },
-      debounceMs: options.debounceMs ?? 5,
-      functionsDir: resolved.functionsDir,
-    });
-    reloader = loader;
-    const specs = await loader.load();
-    checkFunctionNames(
-      config,
-      loader.list().map((fn) => fn.name),
-    );
+      names: () => reloader?.list().map((fn) => fn.name) ?? [],
+    };
     // Bundling the page takes a moment: start now, serve when asked.
     let assets: Promise<ConsoleAssets> | undefined;
     let timers: Scheduler | undefined;
     let live: ReturnType<typeof startLiveRooms> | undefined;
     let stopTypes: (() => Promise<void>) | undefined;
-    const running = await serve(specs, {
+    const running = await startProject(root, {
+      functions: source,
       config,
       flags: devFlags,
       env: process.env,
@@ -214,7 +214,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         devHooks({
           app,
           root,
-          loader,
+          loader: reloader!,
           hub,
           scheduler: timers!,
           live: live!,
@@ -231,16 +231,17 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
           devUser,
           ...(options.wsIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.wsIdleTimeoutMs }),
         });
-        ws.reloaded(loader.list());
+        ws.reloaded(reloader!.list());
       },
       onClose: async () => {
         hub.close();
         await stopTypes?.();
-        await loader.close();
+        await reloader?.close();
         await ws?.close();
       },
     });
     const { app, server, url } = running;
+    const loader = reloader!;
     const gateway = ws!;
     // openApiInvoke of the live-data task calls (webcast.bytedance.com) reaches the simulator here.
     cleanups.push(injectEnv({ [LIVE_URL_VAR]: `${url}${LIVE_PREFIX}` }).restore);
