@@ -2,8 +2,9 @@
  * One assembly, one verdict: each project below is started as `cloudfn start` starts it
  * (`startServer`, src/start/) and as `cloudfn dev` does (`startDevServer`), and both must agree —
  * both serve the same functions, or both refuse with the same code and message. A function whose
- * own code cannot load is the one documented difference in form: start refuses, while dev keeps
- * serving the others with that function failing, and shows the same message for it.
+ * own code cannot load, or whose `config.schedule` is bad, is the documented difference in form:
+ * start refuses, while dev keeps serving the others with that function failing (fixed on save),
+ * and shows the same message for it.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CloudfnError } from '../../runtime/errors.js';
 import { Logger } from '../../runtime/log/logger.js';
+import type { LogRecord } from '../../runtime/log/record.js';
 import { startDevServer } from '../../src/dev/index.js';
 import { startServer } from '../../src/start/start-server.js';
 
@@ -28,37 +30,58 @@ type Verdict =
   | { refuses: string | undefined; message: string }
   | { failing: string; message: string };
 
-const CASES: [string, Project][] = [
-  ['a plain project', { 'functions/hello.ts': HELLO }],
+/** What both must come to: serve, refuse, or (dev) serve with that function failing. */
+type Expected = 'serves' | 'refuses' | 'dev shows it failing';
+
+const CASES: [string, Expected, Project][] = [
+  ['a plain project', 'serves', { 'functions/hello.ts': HELLO }],
   [
     'metrics on, routes outside /_cloudfn/',
+    'serves',
     { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "metrics": true, "routes": { "/hi": "hello" } }' },
   ],
   [
     'metrics on, a route under /_cloudfn/',
+    'refuses',
     {
       'functions/hello.ts': HELLO,
       'cloudfn.config.json': '{ "metrics": true, "routes": { "/_cloudfn/hi": "hello" } }',
     },
   ],
-  ['a bad option', { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "maxBodySize": "lots" }' }],
-  ['an unknown option', { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "maxBodySise": 10 }' }],
+  ['a bad option', 'refuses', { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "maxBodySize": "lots" }' }],
+  ['an unknown option', 'refuses', { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "maxBodySise": 10 }' }],
   [
     'a functionsDir that is not there',
+    'refuses',
     { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "functionsDir": "api" }' },
   ],
-  ['a functionsDir elsewhere', { 'api/hello.ts': HELLO, 'cloudfn.config.json': '{ "functionsDir": "api" }' }],
+  ['a functionsDir elsewhere', 'serves', { 'api/hello.ts': HELLO, 'cloudfn.config.json': '{ "functionsDir": "api" }' }],
   [
     'a route to no function',
+    'refuses',
     { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "routes": { "/hi": "nobody" } }' },
   ],
-  ['a bad route pattern', { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "routes": { "hi": "hello" } }' }],
+  [
+    'a bad route pattern',
+    'refuses',
+    { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "routes": { "/videos/:": "hello" } }' },
+  ],
   [
     'config for an unknown function',
+    'refuses',
     { 'functions/hello.ts': HELLO, 'cloudfn.config.json': '{ "functions": { "helo": { "timeout": 100 } } }' },
   ],
   [
+    'a bad config.schedule',
+    'dev shows it failing',
+    {
+      'functions/hello.ts': HELLO,
+      'functions/tick.ts': "export const config = { schedule: 'every day' };\nexport default () => 1;\n",
+    },
+  ],
+  [
     'a WeChat exports.main function',
+    'dev shows it failing',
     { 'functions/hello.ts': HELLO, 'functions/login.js': 'exports.main = async (event, context) => ({ event });\n' },
   ],
 ];
@@ -106,15 +129,18 @@ async function asStart(root: string): Promise<Verdict> {
 }
 
 async function asDev(root: string): Promise<Verdict> {
+  const records: LogRecord[] = [];
   let dev: Awaited<ReturnType<typeof startDevServer>>;
   try {
-    dev = await startDevServer({ root, port: 0, sink: { write() {} } });
+    dev = await startDevServer({ root, port: 0, sink: { write: (record) => void records.push(record) } });
   } catch (error) {
     return refusal(error);
   }
   try {
     const failing = dev.functions().find((fn) => fn.status === 'error');
     if (failing !== undefined) return { failing: failing.name, message: failing.error ?? '' };
+    const bad = records.find((record) => record['code'] === 'CLOUDFN_BAD_SCHEDULE');
+    if (bad !== undefined) return { failing: String(bad['function']), message: String(bad['msg']) };
     return { serves: dev.functions().map((fn) => fn.name), hello: await hello(dev.url) };
   } finally {
     await dev.close();
@@ -122,10 +148,14 @@ async function asDev(root: string): Promise<Verdict> {
 }
 
 describe('cloudfn start and cloudfn dev give the same config the same verdict', () => {
-  it.each(CASES)('%s', { timeout: 60_000 }, async (_name, files) => {
+  it.each(CASES)('%s: %s', { timeout: 60_000 }, async (_name, expected, files) => {
     const root = project(files);
     const start = await asStart(root);
     const dev = await asDev(root);
+    expect(Object.keys(start)[0]).toBe(expected === 'serves' ? 'serves' : 'refuses');
+    expect(Object.keys(dev)[0]).toBe(
+      { serves: 'serves', refuses: 'refuses', 'dev shows it failing': 'failing' }[expected],
+    );
     if ('failing' in dev) {
       // Dev keeps serving the rest; start refuses with the function's message.
       expect(start).toMatchObject({ refuses: expect.any(String) });
@@ -136,7 +166,7 @@ describe('cloudfn start and cloudfn dev give the same config the same verdict', 
   });
 
   it('refuses a route under /_cloudfn/ with metrics on, naming the route and the fix', async () => {
-    const verdict = await asDev(project(CASES[2]![1]));
+    const verdict = await asDev(project(CASES[2]![2]));
     expect(verdict).toMatchObject({ refuses: 'CLOUDFN_BAD_CONFIG', message: expect.stringContaining('/_cloudfn/hi') });
   });
 });
