@@ -37,7 +37,7 @@ export type { SignalOptions } from './serve/shutdown.js';
 export { keepServingOnStrayErrors } from './serve/stray-errors.js';
 export { healthHook } from './serve/health.js';
 export { loadProjectFunctions, serve, startProject } from './serve/start.js';
-export type { RunningServer, ServeOptions, StartOptions } from './serve/start.js';
+export type { FunctionSource, RunningServer, ServeOptions, StartOptions } from './serve/start.js';
 export { discoverFunctions, FUNCTION_EXTENSIONS } from './serve/discover.js';
 export type { FoundFunction } from './serve/discover.js';
 export { functionFromModule, loadFunction, validateConfig } from './serve/load.js';

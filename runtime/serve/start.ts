@@ -2,7 +2,9 @@
  * Starting a server the way `cloudfn start` and a built bundle do: read the config file, resolve
  * the options, load the functions, listen (with the health path), log one start-up line, and
  * trap signals and stray errors. `serve` is the entry of bundles, whose functions are already
- * imported.
+ * imported, and the one assembly of a server: `cloudfn dev` is `serve` given its functions as the
+ * reloader has them, plus extensions (hooks, overrides, `prepare`, `attach`, `onClose`), so both
+ * commands refuse the same configs with the same words.
  */
 import type { Server } from 'node:http';
 import { relative } from 'node:path';
@@ -60,14 +62,33 @@ export interface ServeOptions {
   exitWithParent?: boolean;
   /** Log stray rejections and exceptions and keep serving. @default true */
   keepServing?: boolean;
-  /** Hooks answered before routing, after the health and metrics paths. @default [] */
-  before?: readonly BeforeHook[];
+  /**
+   * Hooks answered before routing, after the health and metrics paths; or the function that
+   * makes them, called after `prepare` (the dev server's hooks read what its `prepare` made).
+   * @default []
+   */
+  before?: readonly BeforeHook[] | ((app: App) => readonly BeforeHook[]);
   /**
    * Runs once the app exists and before the port opens; a throw stops start-up (the CLI's
    * scheduler checks every `config.schedule` here and starts its timers).
    * @default undefined
    */
   prepare?: (app: App) => void | Promise<void>;
+  /**
+   * Runs with the http server once it exists, before the port opens (the dev server attaches
+   * its WebSocket gateway to the server's upgrades here). @default undefined
+   */
+  attach?: (server: Server, app: App) => void;
+  /**
+   * Count requests whenever prom-client loads, even with metrics off (the dev console's metrics
+   * panel). Without prom-client the server then starts anyway, with a warning when metrics were
+   * asked for, and none otherwise. @default false (metrics only when on, refused without prom-client)
+   */
+  metricsWhenInstalled?: boolean;
+  /** Log the `listening on ...` line (the dev server logs its own). @default true */
+  startLine?: boolean;
+  /** Runs first when the server is closed (the dev server stops watching here). @default undefined */
+  onClose?: () => void | Promise<void>;
 }
 
 /**
@@ -89,15 +110,12 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     logger,
   });
   const before: BeforeHook[] = [];
-  if (app.options.metrics) {
-    // Imported only when on: a server without metrics loads none of it.
-    const { checkMetricsPath, loadMetrics, metricsHook } = await importMetrics();
-    checkMetricsPath(app.router.routes());
-    app.useMetrics(loadMetrics(app));
-    before.push(metricsHook(app.metrics!));
-  }
+  const metricsHook = await startMetrics(app, logger, options.metricsWhenInstalled === true);
+  if (metricsHook !== undefined) before.push(metricsHook);
   await options.prepare?.(app);
-  const server = createHttpServer(app, { before: [...before, ...(options.before ?? [])] });
+  const hooks = typeof options.before === 'function' ? options.before(app) : (options.before ?? []);
+  const server = createHttpServer(app, { before: [...before, ...hooks] });
+  options.attach?.(server, app);
   // An OpenTelemetry SDK registered before start (node --import): its bridge is loaded before
   // the first request, so that request has its span. Without an SDK this loads nothing.
   await loadOpenTelemetry();
@@ -122,52 +140,102 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     options.keepServing === false ? undefined : keepServingOnStrayErrors(app),
   ];
   const names = app.router.list().map((fn) => fn.name);
-  logger.line(
-    'info',
-    '',
-    RUNTIME_FUNCTION,
-    `listening on ${bound.url} with ${names.length} function${names.length === 1 ? '' : 's'}: ${names.join(', ')}`,
-    {
-      url: bound.url,
-      functions: names,
-    },
-  );
+  if (options.startLine !== false)
+    logger.line(
+      'info',
+      '',
+      RUNTIME_FUNCTION,
+      `listening on ${bound.url} with ${names.length} function${names.length === 1 ? '' : 's'}: ${names.join(', ')}`,
+      {
+        url: bound.url,
+        functions: names,
+      },
+    );
   return {
     app,
     server,
     url: bound.url,
     port: bound.port,
     async close() {
+      await options.onClose?.();
       for (const remove of removers) remove?.();
       await shutdown();
       restoreConsole?.();
     },
     async drain() {
+      await options.onClose?.();
       for (const remove of removers) remove?.();
       await shutdown({ drainDelay: app.options.drainDelay });
     },
   };
 }
 
-/** Options of `startProject`: those of `serve` plus how to compile TypeScript. */
-export interface StartOptions extends ServeOptions {
-  /** Turns a TypeScript file into an importable one (cloudfn start passes esbuild's). */
-  compile?: CompileHook;
+/**
+ * Loads the metrics (and prom-client) when they are on, and then refuses a route under
+ * `/_cloudfn/`, where the metrics path is answered before routing; with `whenInstalled`, also
+ * when off, and a missing prom-client only warns. Resolves with the metrics path's hook.
+ */
+async function startMetrics(app: App, logger: Logger, whenInstalled: boolean): Promise<BeforeHook | undefined> {
+  if (!app.options.metrics && !whenInstalled) return undefined;
+  let metrics: Awaited<ReturnType<typeof importMetrics>>;
+  try {
+    // Imported only when on: a server without metrics loads none of it.
+    metrics = await importMetrics();
+  } catch (error) {
+    if (!whenInstalled) throw error;
+    if (app.options.metrics)
+      logger.line('warn', '', RUNTIME_FUNCTION, `metrics panel off: ${(error as Error).message}`);
+    return undefined;
+  }
+  if (app.options.metrics) metrics.checkMetricsPath(app.router.routes());
+  app.useMetrics(metrics.loadMetrics(app));
+  return metrics.metricsHook(app.metrics!);
 }
 
 /**
- * Loads every function of a project folder and serves them: what `cloudfn start` runs.
+ * Where a project's functions come from: imported once (`cloudfn start`), or built and kept in
+ * step with their files (`cloudfn dev`'s `Reloader`).
+ */
+export interface FunctionSource {
+  /** Loads every function of `functionsDir` (relative to the root); resolves with those to serve. */
+  load(functionsDir: string): Promise<FunctionSpec[]>;
+  /** Every function found, by name, served or not: cloudfn.config's `functions` must name one of them. */
+  names(): string[];
+}
+
+/** Options of `startProject`: those of `serve` plus where the functions come from. */
+export interface StartOptions extends ServeOptions {
+  /** Turns a TypeScript file into an importable one (cloudfn start passes esbuild's). */
+  compile?: CompileHook;
+  /** @default the project's files, imported once (with `compile`) */
+  functions?: FunctionSource;
+}
+
+/**
+ * Loads every function of a project folder and serves them: what `cloudfn start` runs, and,
+ * with its `Reloader` as the source and its extensions, `cloudfn dev`.
  * @example await startProject('/srv/app', { flags: { port: '8000' }, compile })
  */
 export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? (await loadConfigFile(root, { compile: options.compile }));
   const { functionsDir } = resolveOptions({ flags: options.flags, env: options.env ?? process.env, config });
-  const specs = await loadProjectFunctions(root, options.compile, functionsDir);
-  checkFunctionNames(
-    config,
-    specs.map((spec) => spec.name),
-  );
+  const source = options.functions ?? importedOnce(root, options.compile);
+  const specs = await source.load(functionsDir);
+  checkFunctionNames(config, source.names());
   return serve(specs, { ...options, config });
+}
+
+/** The functions of `cloudfn start` and `startProject`: imported once, every one or a refusal. */
+function importedOnce(root: string, compile: CompileHook | undefined): FunctionSource {
+  let names: string[] = [];
+  return {
+    async load(functionsDir) {
+      const specs = await loadProjectFunctions(root, compile, functionsDir);
+      names = specs.map((spec) => spec.name);
+      return specs;
+    },
+    names: () => names,
+  };
 }
 
 /** Discovers and imports every function of a project (in `functionsDir`), in name order. */

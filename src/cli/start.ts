@@ -1,22 +1,12 @@
 /**
- * `cloudfn start [root] --port <n> --host <h> [--workers <n|auto>]`: serve a project in
- * production mode, in one process or in n with node:cluster.
+ * `cloudfn start [root] --port <n> --host <h> [--workers <n|auto>]`: parses the flags and calls
+ * `startServer` (src/start/), which serves the project in production mode, in one process or in
+ * n with node:cluster.
  */
-import cluster from 'node:cluster';
 import { resolve } from 'node:path';
-import { resolveOptions } from '../../runtime/options.js';
-import { checkFunctionNames } from '../../runtime/serve/config-file.js';
-import { loadProjectConfig } from '../build/project-config.js';
-import { discoverFunctions } from '../../runtime/serve/discover.js';
-import { startProject } from '../../runtime/serve/start.js';
 import { CloudfnError } from '../../runtime/errors.js';
-import { createCompileHook } from '../build/compile.js';
-import { clusterLogger, parseWorkers, runPrimary, runWorker } from '../../runtime/serve/cluster.js';
-import { precompileProject, precompiledHook } from '../build/precompile.js';
-import { installSdkResolver } from '../platform/sdk/node-resolver.js';
-import { checkRedisClient } from '../fleet/preflight.js';
-import { grantLocksToWorkers } from '../schedule/lock.js';
-import { serveTimers } from '../schedule/serve-timers.js';
+import { parseWorkers } from '../../runtime/serve/cluster.js';
+import { startServer } from '../start/start-server.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { type CommandHelp, formatHelp } from './help.js';
 
@@ -68,24 +58,6 @@ each. GET /_cloudfn/health answers 200 while serving and 503 while draining.`,
   pages: ['configuration.md', 'deploy.md', 'observability.md'],
 };
 
-/** Start-up problems are the user's to fix: one line (plus a code frame for compile errors). */
-function oneLine(error: unknown): never {
-  if (error instanceof CloudfnError) throw new OptionsError(error.message);
-  throw error;
-}
-
-/**
- * Whether npm (`npm start`, `npx cloudfn start`, `npm exec`) started this process: npm sets
- * `npm_command` in its children's environment. Killed by its PID, npm passes no signal on, so
- * then the server stops when its parent goes, as `cloudfn dev` does. Otherwise it does not: a
- * production server may be left running on purpose (`nohup cloudfn start &`, then the shell
- * exits), and under a supervisor its parent does not go.
- * @example startedByNpm({ npm_command: 'exec' }) // true
- */
-function startedByNpm(env: NodeJS.ProcessEnv): boolean {
-  return env['npm_command'] !== undefined && env['npm_command'] !== '';
-}
-
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     port: { type: 'string', short: 'p' },
@@ -119,87 +91,19 @@ export async function run(argv: string[]): Promise<number> {
     overloadThreshold: values['overload-threshold'],
     functionsDir: values['functions-dir'],
   };
-  const timers = (): ReturnType<typeof serveTimers> => serveTimers({ endpoint: values['trigger-endpoint'] === true });
   let workers: number | undefined;
   try {
     workers = values.workers === undefined ? undefined : parseWorkers(values.workers);
   } catch (error) {
     throw new OptionsError((error as Error).message);
   }
-
-  // A Redis setting whose client cannot load refuses to start: serving would answer signed
-  // requests 500 and let the media client stop sharing.
-  const noClient = await checkRedisClient(process.env);
-  if (noClient !== undefined) throw new OptionsError(`${noClient.code}: ${noClient.message}`);
-
-  // The compile hook writes inline source maps: with them on, a crash's stack names the .ts line
-  // (functions/boom.ts:3:9) rather than the compiled .cloudfn/start/boom.mjs. Stacks are only
-  // mapped when an error's stack is read, so requests that do not fail pay nothing.
-  process.setSourceMapsEnabled(true);
-  // JavaScript functions importing the platform's server SDK get the stand-in when it is not
-  // installed (TypeScript ones get it from the compile hook).
-  await installSdkResolver(root, { javascript: hasJavaScriptFunctions(root) });
-  if (workers !== undefined && cluster.isWorker) {
-    await runWorker(
-      async () => {
-        const { prepare, before } = timers();
-        return startProject(root, {
-          flags,
-          compile: precompiledHook(root),
-          handleSignals: false,
-          logger: clusterLogger(),
-          prepare,
-          before,
-        });
-      },
-      (error) => (error instanceof Error ? error.message : String(error)),
-    );
-    return 0;
-  }
-  if (workers !== undefined) {
-    let metrics: boolean;
-    try {
-      // Checked once here, so a bad option is one line rather than one per worker.
-      const config = await loadProjectConfig(root);
-      const resolved = resolveOptions({ flags, env: process.env, config });
-      metrics = resolved.metrics;
-      checkFunctionNames(
-        config,
-        discoverFunctions(root, resolved.functionsDir).map((fn) => fn.name),
-      );
-      await precompileProject(root, resolved.functionsDir);
-    } catch (error) {
-      oneLine(error);
-    }
-    // The workers' timers ask the primary which of them fires each (without Redis).
-    const stopLocks = grantLocksToWorkers();
-    const code = await runPrimary({ workers, metrics, exitWithParent: startedByNpm(process.env) });
-    stopLocks();
-    return code;
-  }
-
   try {
-    const { prepare, before } = timers();
-    await startProject(root, {
-      flags,
-      compile: createCompileHook(root),
-      prepare,
-      before,
-      exitWithParent: startedByNpm(process.env),
-    });
+    const started = await startServer({ root, flags, workers, triggerEndpoint: values['trigger-endpoint'] === true });
+    // A single server keeps the process alive; signals end it with exit code 0.
+    return started.mode === 'primary' ? started.exitCode : 0;
   } catch (error) {
-    oneLine(error);
-  }
-  // The server keeps the process alive; signals end it with exit code 0.
-  return 0;
-}
-
-/** Whether Node, rather than esbuild, loads some function of `root`. */
-function hasJavaScriptFunctions(root: string): boolean {
-  try {
-    return discoverFunctions(root).some((fn) => /\.[cm]?js$/.test(fn.file));
-  } catch {
-    // A project that cannot be listed fails in startProject with its own message.
-    return false;
+    // Start-up problems are the user's to fix: one line (plus a code frame for compile errors).
+    if (error instanceof CloudfnError) throw new OptionsError(error.message);
+    throw error;
   }
 }

@@ -1,55 +1,42 @@
 /**
- * `cloudfn dev`: the runtime's own app and http server (the very pipeline of `cloudfn start`),
- * with the options a developer wants (`trigger: 'ide_debug'`, error messages exposed), the
- * functions kept in step with their files by a `Reloader`, readable terminal logs, the project's
- * `.env`, the debug console under `/_cloudfn/`, and the functions' OpenAPI document (and, when
- * asked, their typed client) from their declared params.
+ * `cloudfn dev`: the runtime's `startProject` and `serve()` (the very assembly of `cloudfn start`,
+ * so the same config gets the same verdict), with a `Reloader` as the source of the functions
+ * (kept in step with their files), the options a developer wants (`trigger: 'ide_debug'`, error
+ * messages exposed), readable terminal logs, the project's `.env`, the type check, the debug
+ * console under `/_cloudfn/` and the hooks of dev-hooks.ts, and the functions' OpenAPI document
+ * (and, when asked, their typed client) from their declared params.
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { App } from '../../runtime/app.js';
-import { loadRoutePatterns } from '../../runtime/request/router.js';
-import { checkFunctionNames } from '../../runtime/serve/config-file.js';
+import type { App } from '../../runtime/app.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION, type LogSink } from '../../runtime/log/record.js';
-import { resolveDevUser, resolveOptions } from '../../runtime/options.js';
-import { captureConsole } from '../../runtime/log/console-capture.js';
-import { createHttpServer, listen } from '../../runtime/serve/http-server.js';
-import { keepServingOnStrayErrors } from '../../runtime/serve/stray-errors.js';
-import { shutdown } from '../../runtime/serve/drain.js';
+import { resolveDevUser } from '../../runtime/options.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
-import { importMetrics } from '../../runtime/serve/import-metrics.js';
+import { type FunctionSource, startProject } from '../../runtime/serve/start.js';
 import { Scheduler, type SchedulerClock } from '../schedule/scheduler.js';
-import { triggerHook } from '../schedule/trigger-route.js';
-import { liveHook, LIVE_PREFIX } from '../platform/live/dev-routes.js';
+import { LIVE_PREFIX } from '../platform/live/dev-routes.js';
 import { readLiveDataConfig } from '../platform/live/config.js';
-import { LiveRooms } from '../platform/live/rooms.js';
+import type { LiveRooms } from '../platform/live/rooms.js';
 import { LIVE_URL_VAR } from '../platform/sdk/sdk-options.js';
-import { generateLogid } from '../../runtime/log/logid.js';
-import { memoryRequest } from '../memory-request.js';
 import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
 import { EventHub, teeSink } from './console/event-hub.js';
-import { CONSOLE_PREFIX, createConsoleHandler, isConsolePath } from './console/routes.js';
+import { CONSOLE_PREFIX } from './console/routes.js';
 import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform/platform-options.js';
 import { DotenvLayer } from './dotenv.js';
-import { devUserHook } from './dev-user.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
 import { Reloader, type FunctionStatus } from './reloader.js';
 import { startTypeErrors } from './type-errors.js';
-import { openApiHook, writeDevClient } from './contract.js';
+import { writeDevClient } from './contract.js';
 import { TreeWatcher } from './watch-tree.js';
 import { startDevGateway, type DevGateway } from './ws-gateway.js';
+import { DEV_TRIGGER_HEADER, devHooks, startLiveRooms } from './dev-hooks.js';
 import type { Gateway } from '../platform/gateway/gateway.js';
 import { PUSH_MOUNT, PUSH_URL_VAR } from '../platform/gateway/names.js';
 
-/**
- * The request header the dev server trusts to set `service.trigger` (the runtime's
- * `triggerHeader` option); the console page sends `console_debug` in it. `cloudfn start`
- * trusts no such header unless configured to.
- */
-export const DEV_TRIGGER_HEADER = 'x-cloudfn-trigger';
+export { DEV_TRIGGER_HEADER } from './dev-hooks.js';
 
 /** Options of `startDevServer`. */
 export interface DevServerOptions {
@@ -157,121 +144,109 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         : openInspector(options.inspect === true ? '' : options.inspect);
     const config = await loadProjectConfig(root);
     const host = options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1');
-    const resolved = resolveOptions({
-      flags: {
-        port: options.port === undefined ? undefined : String(options.port),
-        host,
-        functionsDir: options.functionsDir,
-      },
-      env: process.env,
-      config,
-    });
-
+    const devFlags = {
+      port: options.port === undefined ? undefined : String(options.port),
+      host,
+      functionsDir: options.functionsDir,
+    };
     const devUser = resolveDevUser({ env: process.env, config });
-    const loader = new Reloader({
-      root,
-      logger,
-      functionConfig: config.functions ?? {},
-      onUpdate: (list) => {
-        scheduler?.sync();
-        ws?.reloaded(list);
-        if (options.client !== undefined) writeDevClient(list, { root, out: options.client, logger });
-        hub.publish('functions', list);
+    // The functions' source: built with esbuild and kept in step with their files.
+    const source: FunctionSource = {
+      load: (functionsDir) => {
+        reloader = new Reloader({
+          root,
+          logger,
+          functionConfig: config.functions ?? {},
+          onUpdate: (list) => {
+            scheduler?.sync();
+            ws?.reloaded(list);
+            if (options.client !== undefined) writeDevClient(list, { root, out: options.client, logger });
+            hub.publish('functions', list);
+          },
+          debounceMs: options.debounceMs ?? 5,
+          functionsDir,
+        });
+        return reloader.load();
       },
-      debounceMs: options.debounceMs ?? 5,
-      functionsDir: resolved.functionsDir,
-    });
-    reloader = loader;
-    const specs = await loader.load();
-    checkFunctionNames(
+      names: () => reloader?.list().map((fn) => fn.name) ?? [],
+    };
+    // Bundling the page takes a moment: start now, serve when asked.
+    let assets: Promise<ConsoleAssets> | undefined;
+    let timers: Scheduler | undefined;
+    let live: ReturnType<typeof startLiveRooms> | undefined;
+    let stopTypes: (() => Promise<void>) | undefined;
+    const running = await startProject(root, {
+      functions: source,
       config,
-      loader.list().map((fn) => fn.name),
-    );
-    await loadRoutePatterns(config.routes);
-    const app = new App({
-      functions: specs,
-      routes: config.routes ?? {},
+      flags: devFlags,
+      env: process.env,
+      logger,
       // Dev stands where the gateway would: the headers it adds (devUserHook) are trusted.
-      options: {
-        ...resolved,
+      overrides: {
         trigger: 'ide_debug',
         exposeErrors: true,
         triggerHeader: DEV_TRIGGER_HEADER,
         trustGatewayHeaders: true,
       },
-      logger,
+      // Dev counts when prom-client is installed (an optional peer): the console's metrics panel
+      // reads /_cloudfn/metrics. Without it the panel says how to turn it on, quietly; the terminal
+      // warns only when metrics were asked for (`metrics`, CLOUDFN_METRICS), as the platform's
+      // templates do not install prom-client and a warning at every start would be noise.
+      metricsWhenInstalled: true,
+      // Signals stop the dev server without the lame-duck period (below).
+      handleSignals: false,
+      startLine: false,
+      prepare: (app) => {
+        app.observers.add((info) => hub.request(info));
+        timers = new Scheduler(app, {
+          onBadSchedule: 'log',
+          ...(options.clock ? { clock: options.clock } : {}),
+          ...(options.firingLimitMs === undefined ? {} : { firingLimitMs: options.firingLimitMs }),
+        });
+        scheduler = timers;
+        timers.sync();
+        // The room's anchor is the dev user's room's anchor when it has one, as start_game reads it.
+        const rooms = startLiveRooms(app, readLiveDataConfig(config), devUser.anchorOpenid ?? devUser.openid);
+        live = rooms;
+        cleanups.push(() => rooms.stopAll());
+      },
+      before: (app) =>
+        devHooks({
+          app,
+          root,
+          loader: reloader!,
+          hub,
+          scheduler: timers!,
+          live: live!,
+          devUser,
+          ws: () => ws,
+          assets: () => (assets ??= loadConsoleAssets()),
+        }),
+      attach: (server, app) => {
+        ws = startDevGateway({
+          app,
+          server,
+          logger,
+          hub,
+          devUser,
+          ...(options.wsIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.wsIdleTimeoutMs }),
+        });
+        ws.reloaded(reloader!.list());
+      },
+      onClose: async () => {
+        hub.close();
+        await stopTypes?.();
+        await reloader?.close();
+        await ws?.close();
+      },
     });
-    app.observers.add((info) => hub.request(info));
-    // Dev counts when prom-client is installed (an optional peer): the console's metrics panel
-    // reads /_cloudfn/metrics. Without it the panel says how to turn it on, quietly; the terminal
-    // warns only when metrics were asked for (`metrics`, CLOUDFN_METRICS), as the platform's
-    // templates do not install prom-client and a warning at every start would be noise.
-    const metrics = await importMetrics().catch((error: unknown) => {
-      if (resolved.metrics) logger.line('warn', '', RUNTIME_FUNCTION, `metrics panel off: ${(error as Error).message}`);
-      return undefined;
-    });
-    if (metrics !== undefined) app.useMetrics(metrics.loadMetrics(app));
-    const timers = new Scheduler(app, {
-      onBadSchedule: 'log',
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.firingLimitMs === undefined ? {} : { firingLimitMs: options.firingLimitMs }),
-    });
-    scheduler = timers;
-    timers.sync();
-    // The room's anchor is the dev user's room's anchor when it has one, as start_game reads it.
-    const live = startLiveRooms(app, readLiveDataConfig(config), devUser.anchorOpenid ?? devUser.openid);
-    cleanups.push(() => live.stopAll());
-
-    // Bundling the page takes a moment: start now, serve when asked.
-    let assets: Promise<ConsoleAssets> | undefined;
-    const consoleHandler = createConsoleHandler({
-      app,
-      hub,
-      functions: () => loader.list(),
-      schedules: () => timers.list(),
-      assets: () => (assets ??= loadConsoleAssets()),
-      triggerHeader: DEV_TRIGGER_HEADER,
-      devUser,
-      connections: () => ws?.gateway.sessions() ?? [],
-    });
-    const server = createHttpServer(app, {
-      before: [
-        devUserHook(devUser),
-        ...(metrics !== undefined && app.metrics !== undefined ? [metrics.metricsHook(app.metrics)] : []),
-        triggerHook(timers),
-        liveHook({ rooms: live, config: () => live.config }),
-        (req, res) => ws?.pushHook(req, res) ?? false,
-        openApiHook(app, root),
-        (req, res) => {
-          if (!isConsolePath(req.url ?? '/')) return false;
-          consoleHandler(req, res);
-          return true;
-        },
-        (req, res) => {
-          const pending = loader.pending;
-          if (pending === undefined) return false;
-          // A save is being applied: this request runs the saved code, not the old one.
-          void pending.then(() => app.handle(req, res));
-          return true;
-        },
-      ],
-    });
-    const gateway = startDevGateway({
-      app,
-      server,
-      logger,
-      hub,
-      devUser,
-      ...(options.wsIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.wsIdleTimeoutMs }),
-    });
-    ws = gateway;
-    gateway.reloaded(loader.list());
-    const bound = await listen(server, app.options.port, app.options.host);
+    const { app, server, url } = running;
+    const loader = reloader!;
+    const gateway = ws!;
     // openApiInvoke of the live-data task calls (webcast.bytedance.com) reaches the simulator here.
-    cleanups.push(injectEnv({ [LIVE_URL_VAR]: `${bound.url}${LIVE_PREFIX}` }).restore);
+    cleanups.push(injectEnv({ [LIVE_URL_VAR]: `${url}${LIVE_PREFIX}` }).restore);
     // Code that calls the push host directly reads where the local push API is.
-    cleanups.push(injectEnv({ [PUSH_URL_VAR]: `${bound.url}${PUSH_MOUNT}` }).restore);
-    if (app.options.captureConsole) cleanups.push(captureConsole(logger));
+    cleanups.push(injectEnv({ [PUSH_URL_VAR]: `${url}${PUSH_MOUNT}` }).restore);
     assets = loadConsoleAssets();
     assets.catch(() => undefined);
 
@@ -287,17 +262,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       }
     });
     rootWatcher.watchDir(root);
-    cleanups.push(() => rootWatcher.close(), keepServingOnStrayErrors(app));
-    const stopTypes = options.typecheck !== true ? undefined : startTypeErrors({ root, logger, hub });
+    cleanups.push(() => rootWatcher.close());
+    stopTypes = options.typecheck !== true ? undefined : startTypeErrors({ root, logger, hub });
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
-        hub.close();
-        await stopTypes?.();
-        await loader.close();
-        await gateway.close();
-        await shutdown(app, server);
+        // onClose (above) stops the console's streams, the type check, the watcher and the gateway.
+        await running.close();
         undo();
       })());
     if (options.handleSignals === true) {
@@ -312,27 +284,27 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     }
     // Announced only once the signals are handled: a parent that reads this line and sends
     // SIGHUP at once must not meet node's default action (exit by the signal).
-    const consoleUrl = `${bound.url}${CONSOLE_PREFIX}/`;
+    const consoleUrl = `${url}${CONSOLE_PREFIX}/`;
     const list = loader.list();
     const failed = list.filter((fn) => fn.status === 'error').length;
     logger.line(
       'info',
       '',
       RUNTIME_FUNCTION,
-      `dev server on ${bound.url} with ${list.length} function${list.length === 1 ? '' : 's'}${failed > 0 ? ` (${failed} failing)` : ''}: ${list.map((fn) => fn.name).join(', ')}\n  console: ${consoleUrl}`,
-      { url: bound.url, console: consoleUrl, functions: list.map((fn) => fn.name) },
+      `dev server on ${url} with ${list.length} function${list.length === 1 ? '' : 's'}${failed > 0 ? ` (${failed} failing)` : ''}: ${list.map((fn) => fn.name).join(', ')}\n  console: ${consoleUrl}`,
+      { url, console: consoleUrl, functions: list.map((fn) => fn.name) },
     );
 
     return {
-      url: bound.url,
+      url,
       consoleUrl,
-      port: bound.port,
+      port: running.port,
       app,
       server,
       inspectorUrl,
       functions: () => loader.list(),
-      scheduler: timers,
-      live,
+      scheduler: timers!,
+      live: live!,
       gateway: gateway.gateway,
       settled: async () => {
         for (let pending = loader.pending; pending !== undefined; pending = loader.pending) await pending;
@@ -344,35 +316,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     undo();
     throw error;
   }
-}
-
-/**
- * The live rooms of a dev server: pushes go into the app in memory, through a server without
- * the dev server's hooks (the platform's push carries no caller headers), each with a fresh
- * `x-tt-logid`, which the dev server (trusting the gateway) adopts as the request's logid.
- */
-function startLiveRooms(
-  app: App,
-  config: ReturnType<typeof readLiveDataConfig>,
-  anchor: string,
-): LiveRooms & { config: typeof config } {
-  const server = createHttpServer(app);
-  const rooms = new LiveRooms({
-    config: () => config,
-    defaultAnchor: anchor,
-    deliver: async (push) => {
-      const answer = await memoryRequest(server, {
-        method: 'POST',
-        path: push.path,
-        headers: { ...push.headers, host: 'cloudfn.live', 'x-tt-logid': generateLogid() },
-        body: push.body,
-      });
-      const logid = answer.headers[app.options.logidHeader];
-      return { status: answer.status, logid: typeof logid === 'string' ? logid : '', body: answer.body };
-    },
-  });
-  app.onShutdown(() => server.closeAllConnections());
-  return Object.assign(rooms, { config });
 }
 
 /** Sets the injected variables and returns how to put the old values back. */
