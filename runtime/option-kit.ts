@@ -66,6 +66,12 @@ export const blankIsUnset = (raw: unknown): boolean =>
   raw === undefined || (typeof raw === 'string' && raw.trim() === '');
 
 /**
+ * Text, trimmed: the validator of the settings read from variables where blank is unset.
+ * @example trimmed(' /srv/data ', 'CLOUDFN_PLATFORM_DATA') // '/srv/data'
+ */
+export const trimmed: Parse<string> = (raw) => String(raw).trim();
+
+/**
  * The value of option `name` from the first layer that gives one, and where it came from
  * (the area's name of that layer, or `the default`); a refused value throws the area's error.
  * @example readOption('port', { env: 'PORT', parse: integer(0, 65535), default: 8000 }, { env: process.env }, area)

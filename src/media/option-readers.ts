@@ -78,5 +78,6 @@ const textSpec = (env: string): OptionSpec<string | undefined> => ({
  * @example text(options.envId, env, 'CLOUDFN_MEDIA_ENV_ID')
  */
 export function text(given: string | undefined, env: Env, envName: string): string | undefined {
-  return readOption(envName, textSpec(envName), { flags: { [envName]: given }, env }, textArea)[0];
+  // Named `value` in code, so its layer is told apart from the variable's.
+  return readOption('value', textSpec(envName), { flags: { value: given }, env }, textArea)[0];
 }
