@@ -66,6 +66,14 @@ export const blankIsUnset = (raw: unknown): boolean =>
   raw === undefined || (typeof raw === 'string' && raw.trim() === '');
 
 /**
+ * The area of settings read from the environment only, where a blank variable is unset.
+ * @example envArea((_name, where, detail) => new Error(`${where} ${detail}`))
+ */
+export function envArea(fail: OptionArea['fail']): OptionArea {
+  return { flag: (name) => name, fail, unset: blankIsUnset };
+}
+
+/**
  * Text, trimmed: the validator of the settings read from variables where blank is unset.
  * @example trimmed(' /srv/data ', 'CLOUDFN_PLATFORM_DATA') // '/srv/data'
  */

@@ -5,7 +5,7 @@
  * Without any of them every store stays in memory, as for a single instance. The timeout and
  * the key prefix are read through the option kit (runtime/option-kit.ts).
  */
-import { blankIsUnset, type OptionArea, type OptionSpec, readOptions, trimmed } from '../../runtime/option-kit.js';
+import { envArea, type OptionSpec, readOptions, trimmed } from '../../runtime/option-kit.js';
 import { createFleetError } from './errors.js';
 import { REDIS_ENV_VARS } from './setting-given.js';
 
@@ -47,11 +47,7 @@ export interface RedisSources {
 const DEFAULT_TIMEOUT_MS = 300;
 
 /** Read from the environment only; a blank variable is unset. */
-const fleetArea: OptionArea = {
-  flag: (name) => name,
-  fail: (_name, where, detail) => createFleetError('FLEET_BAD_SETTING', where, detail),
-  unset: blankIsUnset,
-};
+const fleetArea = envArea((_name, where, detail) => createFleetError('FLEET_BAD_SETTING', where, detail));
 
 const specs = {
   commandTimeoutMs: {

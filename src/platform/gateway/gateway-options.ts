@@ -4,7 +4,7 @@
  * `CLOUDFN_DEV_ENVID` and `CLOUDFN_DEV_SERVICEID`) and the idle timeout
  * (`CLOUDFN_WS_IDLE_TIMEOUT`, milliseconds, 0 for none).
  */
-import { blankIsUnset, type OptionArea, type OptionSpec, readOptions, trimmed } from '../../../runtime/option-kit.js';
+import { envArea, type OptionSpec, readOptions, trimmed } from '../../../runtime/option-kit.js';
 import { platformError } from '../errors.js';
 import type { GatewayIdentity } from './gateway.js';
 import { IDLE_TIMEOUT_VAR } from './names.js';
@@ -20,11 +20,7 @@ export interface GatewaySettings {
 }
 
 /** Read from the environment only; a blank variable is unset. */
-const gatewayArea: OptionArea = {
-  flag: (name) => name,
-  fail: (_name, where, detail) => platformError('PLATFORM_OPTIONS', where, detail),
-  unset: blankIsUnset,
-};
+const gatewayArea = envArea((_name, where, detail) => platformError('PLATFORM_OPTIONS', where, detail));
 
 const specs = {
   idleTimeoutMs: {

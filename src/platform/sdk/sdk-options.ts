@@ -5,7 +5,7 @@
  * the emulator's address and client credentials for the access-token.
  */
 import { join, resolve } from 'node:path';
-import { blankIsUnset, type OptionArea, type OptionSpec, readOptions, trimmed } from '../../../runtime/option-kit.js';
+import { envArea, type OptionSpec, readOptions, trimmed } from '../../../runtime/option-kit.js';
 import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform-options.js';
 
 /** The env var naming a local server for the OpenAPI interfaces the emulator does not implement. */
@@ -36,11 +36,7 @@ export interface SdkOptions {
 }
 
 /** Read from the environment only; a blank variable is unset, and nothing is refused. */
-const sdkArea: OptionArea = {
-  flag: (name) => name,
-  fail: (name, _where, detail) => new TypeError(`${name}: ${detail}`),
-  unset: blankIsUnset,
-};
+const sdkArea = envArea((name, _where, detail) => new TypeError(`${name}: ${detail}`));
 
 /** A setting read as trimmed text, or undefined when its variable is blank. */
 const setting = (env: string): OptionSpec<string | undefined> => ({ env, parse: trimmed, default: undefined });
