@@ -3,7 +3,9 @@
  * sheds another rather than being refused: the longest-open idle keep-alive connection (nothing
  * in flight, nothing unsent), else the longest-open one that has not sent a whole request head
  * in `HEADLESS_GRACE_MS` (a header dripper or a silent client), as nginx reuses its idle
- * connections. Only when none can be shed is its request answered 503
+ * connections. A connection closing after its last answer (a 408, `Connection: close`: it only
+ * lingers, linger.ts) stops counting instead, and closes on its own. Only when none can be shed
+ * is its request answered 503
  * `CLOUDFN_TOO_MANY_CONNECTIONS` with `Retry-After` and the connection closed (handle.ts). It
  * also counts the connections closed because an answer waited past `sendTimeout` for a client
  * that did not read it (response.ts), and shortens the keep-alive timers of idle connections
@@ -11,6 +13,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { isLingering } from './linger.js';
 import type { Overload } from './overload.js';
 
 const OVER_LIMIT = Symbol('cloudfn.overConnectionLimit');
@@ -107,22 +110,32 @@ export class ConnectionLimit {
   }
 
   /**
-   * Closes one connection other than `keep`: the longest-open idle keep-alive one, else the
-   * longest-open one without a whole request head past the grace. False when none qualifies.
+   * Makes room for `keep`: stops counting a connection that only lingers after its last answer
+   * (it closes within `LINGER_MS`; nothing is cut), else closes the longest-open idle keep-alive
+   * one, else the longest-open one without a whole request head past the grace. False when none
+   * qualifies.
    */
   #shed(keep: Socket): boolean {
     const now = performance.now();
+    let idle: Counted | undefined;
     let headless: Counted | undefined;
     for (const socket of this.#open) {
       if (socket === keep) continue;
       const s = socket as Counted;
-      if (!quiet(s)) continue;
+      // Answered and closing (a 408 to a dripper, a Connection: close answer): it holds no
+      // place a request could use. Under a mass of headers timeouts these are all there is.
+      if (isLingering(s)) {
+        this.#open.delete(s);
+        return true;
+      }
+      if (idle !== undefined || !quiet(s)) continue;
       // Answered before and nothing in flight: idle between requests. Never answered: no
       // whole head yet (node assigns a response as soon as the head is complete). A socket
       // handed over (a WebSocket after its upgrade) has no parser and is never shed here.
-      if (s.bytesWritten > 0) return this.#close(s, 'idleShed');
-      if (headless === undefined && now - (s[OPENED] ?? now) >= HEADLESS_GRACE_MS) headless = s;
+      if (s.bytesWritten > 0) idle = s;
+      else if (headless === undefined && now - (s[OPENED] ?? now) >= HEADLESS_GRACE_MS) headless = s;
     }
+    if (idle !== undefined) return this.#close(idle, 'idleShed');
     return headless !== undefined && this.#close(headless, 'headlessShed');
   }
 

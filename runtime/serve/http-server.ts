@@ -156,7 +156,7 @@ function answerClientError(app: App, failure: CloudfnError, socket: Socket): voi
   if (!socket.writable) {
     // The last response closed the connection (its own lingering close has begun): no second
     // answer. Destroying here would reset the connection, and a reset makes the client drop the
-    // answers it has not read yet (found by test/runtime/pipelining.test.ts).
+    // answers it has not read yet (found by test/runtime/request/response-pipelining.test.ts).
     lingerClose(socket);
     return;
   }

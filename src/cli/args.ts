@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { closest } from '../../runtime/closest.js';
+import { type CommandHelp, formatHelp } from './help.js';
 
 /** A bad flag, env var or config value; the CLI prints its message alone and exits 1. */
 export class OptionsError extends Error {
@@ -51,6 +52,24 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O):
     if (unknown !== undefined) throw new OptionsError(unknownOption(unknown, Object.keys(options)));
     throw new OptionsError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
   }
+}
+
+/**
+ * `parseCommandArgs` with the `--help` (`-h`) flag every command takes: with it, prints the
+ * command's help and answers undefined, and the command returns 0.
+ * @example const args = parseOrHelp(argv, { url: { type: 'string' } }, HELP); if (args === undefined) return 0;
+ */
+export function parseOrHelp<O extends Options>(
+  argv: string[],
+  options: O,
+  help: CommandHelp,
+): ParsedArgs<O & { help: { type: 'boolean'; short: 'h' } }> | undefined {
+  const parsed = parseCommandArgs(argv, { ...options, help: { type: 'boolean', short: 'h' } } as O & {
+    help: { type: 'boolean'; short: 'h' };
+  });
+  if ((parsed.values as { help?: boolean }).help !== true) return parsed;
+  process.stdout.write(`${formatHelp(help)}\n`);
+  return undefined;
 }
 
 /**

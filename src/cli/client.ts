@@ -6,8 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { clientSource } from '../contract/client-source.js';
 import { loadContractProject } from '../contract/project.js';
-import { OptionsError, parseCommandArgs, required } from './args.js';
-import { type CommandHelp, formatHelp } from './help.js';
+import { OptionsError, parseOrHelp, required } from './args.js';
+import type { CommandHelp } from './help.js';
 
 export const HELP: CommandHelp = {
   name: 'client',
@@ -40,14 +40,15 @@ export async function writeClient(root: string, out: string): Promise<number> {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    out: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) {
-    process.stdout.write(formatHelp(HELP) + '\n');
-    return 0;
-  }
+  const args = parseOrHelp(
+    argv,
+    {
+      out: { type: 'string' },
+    },
+    HELP,
+  );
+  if (args === undefined) return 0;
+  const { values, positionals } = args;
   if (positionals.length > 1)
     throw new OptionsError(
       `client takes one project folder, got ${positionals.length}; e.g. cloudfn client ./app --out api.ts`,

@@ -4,8 +4,8 @@
  * optionally start the room's data task first, or script N messages a second for load.
  */
 import { resolveDevUser } from '../dev/dev-user.js';
-import { OptionsError, parseCommandArgs } from './args.js';
-import { type CommandHelp, formatHelp } from './help.js';
+import { OptionsError, parseOrHelp } from './args.js';
+import type { CommandHelp } from './help.js';
 import { printJson } from './json.js';
 
 export const HELP: CommandHelp = {
@@ -89,25 +89,26 @@ function failure(json: Record<string, unknown>, status: number): OptionsError {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    content: { type: 'string' },
-    gift: { type: 'string' },
-    num: { type: 'string' },
-    value: { type: 'string' },
-    user: { type: 'string' },
-    nickname: { type: 'string' },
-    data: { type: 'string' },
-    start: { type: 'boolean' },
-    rate: { type: 'string' },
-    count: { type: 'string' },
-    url: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) {
-    process.stdout.write(formatHelp(HELP) + '\n');
-    return 0;
-  }
+  const args = parseOrHelp(
+    argv,
+    {
+      content: { type: 'string' },
+      gift: { type: 'string' },
+      num: { type: 'string' },
+      value: { type: 'string' },
+      user: { type: 'string' },
+      nickname: { type: 'string' },
+      data: { type: 'string' },
+      start: { type: 'boolean' },
+      rate: { type: 'string' },
+      count: { type: 'string' },
+      url: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    HELP,
+  );
+  if (args === undefined) return 0;
+  const { values, positionals } = args;
   if (positionals.length !== 2)
     throw new OptionsError(
       `live takes a room id and a message type, got ${positionals.length} argument(s); e.g. cloudfn live 7001 live_comment --content hi`,

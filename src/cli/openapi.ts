@@ -6,8 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openApiDocument } from '../contract/openapi.js';
 import { loadContractProject } from '../contract/project.js';
-import { OptionsError, parseCommandArgs } from './args.js';
-import { type CommandHelp, formatHelp } from './help.js';
+import { OptionsError, parseOrHelp } from './args.js';
+import type { CommandHelp } from './help.js';
 
 export const HELP: CommandHelp = {
   name: 'openapi',
@@ -27,14 +27,15 @@ writes it beside the bundles.`,
 };
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    out: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) {
-    process.stdout.write(formatHelp(HELP) + '\n');
-    return 0;
-  }
+  const args = parseOrHelp(
+    argv,
+    {
+      out: { type: 'string' },
+    },
+    HELP,
+  );
+  if (args === undefined) return 0;
+  const { values, positionals } = args;
   if (positionals.length > 1)
     throw new OptionsError(`openapi takes one project folder, got ${positionals.length}; e.g. cloudfn openapi ./app`);
   const root = resolve(positionals[0] ?? '.');

@@ -3,8 +3,8 @@
  * a running `cloudfn dev` (or `cloudfn start --trigger-endpoint`), as its timer would.
  */
 import { triggerRemote } from '../schedule/trigger-client.js';
-import { OptionsError, parseCommandArgs } from './args.js';
-import { type CommandHelp, formatHelp } from './help.js';
+import { OptionsError, parseOrHelp } from './args.js';
+import type { CommandHelp } from './help.js';
 import { printJson } from './json.js';
 
 export const HELP: CommandHelp = {
@@ -27,15 +27,16 @@ logid on stderr and its body on stdout; exits 1 when it answered 4xx/5xx or was 
 };
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    url: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) {
-    process.stdout.write(formatHelp(HELP) + '\n');
-    return 0;
-  }
+  const args = parseOrHelp(
+    argv,
+    {
+      url: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    HELP,
+  );
+  if (args === undefined) return 0;
+  const { values, positionals } = args;
   if (positionals.length !== 1)
     throw new OptionsError(`trigger takes one function name, got ${positionals.length}; e.g. cloudfn trigger cleanup`);
   const url = values.url ?? `http://127.0.0.1:${process.env['PORT'] || '8000'}`;

@@ -290,17 +290,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     cleanups.push(() => rootWatcher.close(), keepServingOnStrayErrors(app));
     const stopTypes = options.typecheck !== true ? undefined : startTypeErrors({ root, logger, hub });
 
-    const consoleUrl = `${bound.url}${CONSOLE_PREFIX}/`;
-    const list = loader.list();
-    const failed = list.filter((fn) => fn.status === 'error').length;
-    logger.line(
-      'info',
-      '',
-      RUNTIME_FUNCTION,
-      `dev server on ${bound.url} with ${list.length} function${list.length === 1 ? '' : 's'}${failed > 0 ? ` (${failed} failing)` : ''}: ${list.map((fn) => fn.name).join(', ')}\n  console: ${consoleUrl}`,
-      { url: bound.url, console: consoleUrl, functions: list.map((fn) => fn.name) },
-    );
-
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
@@ -321,6 +310,19 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         }),
       );
     }
+    // Announced only once the signals are handled: a parent that reads this line and sends
+    // SIGHUP at once must not meet node's default action (exit by the signal).
+    const consoleUrl = `${bound.url}${CONSOLE_PREFIX}/`;
+    const list = loader.list();
+    const failed = list.filter((fn) => fn.status === 'error').length;
+    logger.line(
+      'info',
+      '',
+      RUNTIME_FUNCTION,
+      `dev server on ${bound.url} with ${list.length} function${list.length === 1 ? '' : 's'}${failed > 0 ? ` (${failed} failing)` : ''}: ${list.map((fn) => fn.name).join(', ')}\n  console: ${consoleUrl}`,
+      { url: bound.url, console: consoleUrl, functions: list.map((fn) => fn.name) },
+    );
+
     return {
       url: bound.url,
       consoleUrl,

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * Issue 32's misbehaving loads against a server with its default limits (not a unit test):
- * for each load, the server's peak RSS and the share of a normal client's small GETs answered
- * 200 while the load runs, and for the uploads how they were answered and how long it took.
+ * for each load, the server's peak memory and the share of a normal client's small GETs
+ * answered 200 while the load runs, and for the uploads how they were answered and how long it
+ * took. The loads are in ./lib/overload-loads.mjs.
  *
- *   npm run build && node test/bench/overload.mjs [--dist dist] [--memory-mib 512] [--loads idle,slowloris,stalled,uploads]
+ *   npm run build && node test/bench/overload.mjs [--dist dist] [--memory-mib 512] [--podman] [--loads idle,slowloris,stalled,uploads]
  *
  * - idle: 2,000 keep-alive connections each send one GET and idle; then 20 GETs from others;
  * - slowloris: 600 connections dripping header bytes and 600 silent ones; 20 GETs meanwhile;
@@ -12,14 +13,20 @@
  * - uploads: 100 concurrent 8 MiB uploads, a small GET every 250 ms beside them.
  * `--dist` points at another build (an older commit's dist/, for a before/after table).
  * `--memory-mib` runs the server in a memory cgroup of that size (cgroup v1, as root), the
- * limit `podman --memory` sets, and says whether it survived. Linux only (/proc).
+ * limit `podman --memory` sets, and says whether it survived. `--podman` runs `cloudfn start`
+ * of a small project in a podman container with `--memory <memory-mib, default 512>m` instead
+ * (./lib/podman-server.mjs; `node test/setup/container-image.mjs` sets podman up), one
+ * container per load, and reads the container's cgroup peak and whether it was OOM-killed.
+ * Linux only (/proc).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { LOADS, count } from './lib/overload-loads.mjs';
+import { freePort } from './lib/probe.mjs';
+import { podmanMissing, startPodmanServer } from './lib/podman-server.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MIB = 1024 * 1024;
@@ -27,6 +34,7 @@ const { values } = parseArgs({
   options: {
     dist: { type: 'string', default: 'dist' },
     'memory-mib': { type: 'string' },
+    podman: { type: 'boolean', default: false },
     loads: { type: 'string', default: 'idle,slowloris,stalled,uploads' },
     serve: { type: 'boolean', default: false },
   },
@@ -47,9 +55,7 @@ async function measure(load) {
   const row = {
     load,
     peakRssMiB: exited ? null : status(child.pid, 'VmHWM'),
-    normal200: `${result.normal.filter((s) => s === 200).length}/${result.normal.length}`,
-    normalStatuses: count(result.normal),
-    ...(result.other === undefined ? {} : { load200: count(result.other) }),
+    ...answers(result),
     seconds: Math.round((performance.now() - started) / 100) / 10,
     survived: !exited,
     ...(cgroup === undefined ? {} : cgroup.read()),
@@ -60,122 +66,27 @@ async function measure(load) {
   return row;
 }
 
-const LOADS = {
-  async idle(port) {
-    const sockets = [];
-    for (let batch = 0; batch < 20; batch++) {
-      await Promise.all(
-        Array.from({ length: 100 }, async () => {
-          const s = await opened(port);
-          sockets.push(s);
-          s.write('GET /small HTTP/1.1\r\nHost: x\r\n\r\n');
-          await answered(s, 5000);
-        }),
-      );
-    }
-    const normal = await normalClient(port, 20, 100);
-    for (const s of sockets) s.destroy();
-    return { normal };
-  },
-  async slowloris(port) {
-    const sockets = [];
-    for (let i = 0; i < 600; i++) {
-      sockets.push(await opened(port), await opened(port));
-    }
-    let drip = 0;
-    const timer = setInterval(() => {
-      drip++;
-      for (let i = 0; i < sockets.length; i += 2)
-        if (!sockets[i].destroyed) sockets[i].write(drip === 1 ? 'GET /small HTTP/1.1\r\n' : `X-${drip}: a\r\n`);
-    }, 1000);
-    await sleep(2000);
-    const normal = await normalClient(port, 20, 250);
-    clearInterval(timer);
-    for (const s of sockets) s.destroy();
-    return { normal };
-  },
-  async stalled(port) {
-    const sockets = [];
-    for (let i = 0; i < 200; i++) {
-      const s = await opened(port);
-      s.pause();
-      s.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
-      sockets.push(s);
-    }
-    await sleep(1000);
-    const normal = await normalClient(port, 16, 250);
-    for (const s of sockets) s.destroy();
-    return { normal };
-  },
-  async uploads(port) {
-    const body = Buffer.alloc(8 * MIB, 0x61);
-    let done = false;
-    const uploads = Promise.all(
-      Array.from({ length: 100 }, async () => {
-        const s = await opened(port);
-        s.write(
-          `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
-        );
-        s.write(body);
-        return answered(s, 60_000);
-      }),
-    ).finally(() => (done = true));
-    const normal = [];
-    while (!done) {
-      normal.push(ask(port));
-      await sleep(250);
-    }
-    return { normal: await Promise.all(normal), other: await uploads };
-  },
-};
-
-function opened(port) {
-  return new Promise((done) => {
-    const s = connect(port, '127.0.0.1');
-    s.on('error', () => undefined);
-    s.once('connect', () => done(s));
-    s.once('close', () => done(s));
+/** The load in a podman container of `--memory-mib` (512 by default). */
+async function measureInPodman(load) {
+  const server = await startPodmanServer({
+    repo: ROOT,
+    cli: resolve(DIST, 'src/cli/index.js'),
+    port: await freePort(),
+    memory: `${values['memory-mib'] ?? 512}m`,
+    name: `cloudfn-overload-${load}-${process.pid}`,
   });
+  const started = performance.now();
+  const result = await LOADS[load](server.port);
+  const seconds = Math.round((performance.now() - started) / 100) / 10;
+  return { load, ...answers(result), seconds, ...server.finish() };
 }
 
-/** The status of the first answer on `s`, or 0 when none came within `ms`. */
-function answered(s, ms) {
-  return new Promise((done) => {
-    let head = '';
-    const finish = () => {
-      clearTimeout(timer);
-      done(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0));
-    };
-    const timer = setTimeout(finish, ms);
-    s.on('data', (chunk) => {
-      if (head.length < 16) head += chunk.toString('latin1', 0, 16);
-      if (head.length >= 12) finish();
-    });
-    s.once('close', finish);
-  });
-}
-
-async function ask(port) {
-  const s = await opened(port);
-  s.write('GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-  const got = await answered(s, 10_000);
-  s.destroy();
-  return got;
-}
-
-async function normalClient(port, n, everyMs) {
-  const asked = [];
-  for (let i = 0; i < n; i++) {
-    asked.push(ask(port));
-    await sleep(everyMs);
-  }
-  return Promise.all(asked);
-}
-
-function count(statuses) {
-  const out = {};
-  for (const s of statuses) out[s || 'none'] = (out[s || 'none'] ?? 0) + 1;
-  return out;
+function answers(result) {
+  return {
+    normal200: `${result.normal.filter((s) => s === 200).length}/${result.normal.length}`,
+    normalStatuses: count(result.normal),
+    ...(result.other === undefined ? {} : { load200: count(result.other) }),
+  };
 }
 
 /** Puts `pid` in a new cgroup v1 memory group of `mib`; its peak and OOM kills are read back. */
@@ -200,11 +111,6 @@ function status(pid, field) {
   return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? Number.NaN) / 1024);
 }
 
-function sleep(ms) {
-  return new Promise((done) => setTimeout(done, ms));
-}
-
-// Last: the loads table above must be initialized before the top-level await uses it.
 if (values.serve) {
   const { serve } = await import(pathToFileURL(`${DIST}/runtime/serve/start.js`).href);
   const { Logger } = await import(pathToFileURL(`${DIST}/runtime/log/logger.js`).href);
@@ -226,7 +132,13 @@ if (values.serve) {
   );
   process.stdout.write(`${running.port}\n`);
 } else {
+  const missing = values.podman ? podmanMissing(ROOT) : undefined;
+  if (missing !== undefined) {
+    console.error(`overload: --podman: ${missing}`);
+    process.exit(2);
+  }
   const rows = [];
-  for (const load of values.loads.split(',')) rows.push(await measure(load));
-  console.log(JSON.stringify({ dist: values.dist, memoryMiB: values['memory-mib'] ?? null, rows }, null, 2));
+  for (const load of values.loads.split(',')) rows.push(await (values.podman ? measureInPodman : measure)(load));
+  const memoryMiB = values['memory-mib'] ?? (values.podman ? '512' : null);
+  console.log(JSON.stringify({ dist: values.dist, podman: values.podman, memoryMiB, rows }, null, 2));
 }

@@ -133,7 +133,7 @@ describe('cloudfn.config.ts', () => {
       });
       const server = await spawnServer([join(REPO, 'dist/src/cli/index.js'), 'start', root, ...extra], { cwd: root });
       try {
-        // With workers, wait until each listens, as test/runtime/cluster.test.ts does.
+        // With workers, wait until each listens, as test/runtime/serve/cluster.test.ts does.
         const listening = () =>
           server
             .stdout()

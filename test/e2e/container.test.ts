@@ -3,7 +3,10 @@
  * (podman, set up by test/setup/container-image.mjs): health 200, a function call, JSON request
  * lines on stdout, a process that is not root, and SIGTERM's lame-duck period (health 503 while
  * requests are still served, the request in flight finished, exit 0), and deploy/kubernetes.yaml
- * played with `podman kube play`. Then the fleet path, with only the Redis and media settings
+ * played with `podman kube play`. Issue 32's four misbehaving loads (test/bench/overload.mjs)
+ * each against `cloudfn start` in a container of `--memory 512m`: it survives, is not
+ * OOM-killed, stays under 400 MiB, and answers at least 90% of a normal client's GETs 200.
+ * Then the fleet path, with only the Redis and media settings
  * added: a real redis-server, the local emulator (`cloudfn platform`) for the media API, and
  * three containers behind a real HAProxy (templates/starter/deploy/haproxy.cfg). A signed
  * callback's nonce is claimed in Redis and refused when replayed on another container. Under
@@ -30,6 +33,8 @@ import { RedisServer } from '../fleet/redis-server.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { freePort } from '../testing/free-port.js';
 import { CALLBACK_FN } from '../fleet/callback-function.js';
+import { LOADS, LOAD_NAMES, type LoadName, type LoadResult, count } from '../bench/lib/overload-loads.mjs';
+import { type ContainerFigures, startPodmanServer } from '../bench/lib/podman-server.mjs';
 
 const enabled = process.env['CLOUDFN_CONTAINER_TEST'] === '1';
 const run = promisify(execFile);
@@ -45,6 +50,7 @@ const env = {
 const tag = `localhost/cloudfn-container-test:${process.pid}`;
 const name = `cloudfn-container-test-${process.pid}`;
 const fleet = [1, 2, 3].map((n) => `cloudfn-container-fleet${n}-${process.pid}`);
+const overloadName = (load: LoadName): string => `cloudfn-container-overload-${load}-${process.pid}`;
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
@@ -120,7 +126,8 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
   }, 900_000);
 
   afterAll(() => {
-    for (const container of [name, ...fleet]) spawnSync('podman', ['rm', '-f', container], { env, stdio: 'ignore' });
+    for (const container of [name, ...fleet, ...LOAD_NAMES.map(overloadName)])
+      spawnSync('podman', ['rm', '-f', container], { env, stdio: 'ignore' });
     spawnSync('podman', ['rmi', '-f', tag], { env, stdio: 'ignore' });
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
   });
@@ -214,6 +221,45 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
       spawnSync('podman', ['kube', 'down', file], { env, stdio: 'ignore' });
     }
   }, 60_000);
+
+  it("survives issue 32's four loads in 512 MiB (podman --memory 512m), a normal client served", async () => {
+    // `cloudfn start` of a small project in a fresh container per load (test/bench/overload.mjs --podman).
+    const rows: ({ load: LoadName; normal: number[]; other?: number[] } & ContainerFigures)[] = [];
+    for (const load of LOAD_NAMES) {
+      const server = await startPodmanServer({
+        repo: REPO,
+        cli: CLI,
+        port: await freePort(),
+        memory: '512m',
+        name: overloadName(load),
+      });
+      let result: LoadResult = { normal: [] };
+      try {
+        result = await LOADS[load](server.port);
+      } finally {
+        rows.push({ load, ...result, ...server.finish() });
+      }
+    }
+    // The figures, for the record of the run.
+    for (const r of rows)
+      process.stdout.write(
+        `overload in 512 MiB, ${r.load}: ${JSON.stringify({ ...r, normal: count(r.normal), other: r.other && count(r.other) })}\n`,
+      );
+    for (const row of rows) {
+      const answered = row.normal.filter((s) => s === 200).length;
+      expect({ load: row.load, survived: row.survived, oomKilled: row.oomKilled }).toEqual({
+        load: row.load,
+        survived: true,
+        oomKilled: false,
+      });
+      expect(answered / row.normal.length, `${row.load}: ${row.normal.join(',')}`).toBeGreaterThanOrEqual(0.9);
+      // Documented bound: the budget's 128 MiB and the answers' buffers, far from the 512 MiB limit.
+      expect(row.cgroupPeakMiB, row.load).toBeLessThan(400);
+    }
+    // Of the 100 concurrent 8 MiB uploads, most answered 200 after a bounded wait, not refused.
+    const uploads = rows.find((r) => r.load === 'uploads')!.other!;
+    expect(uploads.filter((s) => s === 200).length).toBeGreaterThan(50);
+  }, 240_000);
 
   describe('as a fleet: Redis, the emulator and three containers behind HAProxy', () => {
     const redis = new RedisServer();

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendHttp } from '../runtime/transport.js';
+import { sendHttp } from '../runtime/helpers/transport.js';
 import { until } from '../testing/until.js';
 
 const cli = new URL('../../dist/src/cli/index.js', import.meta.url).pathname;

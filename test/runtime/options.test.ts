@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { defaultLimits, resolveOptions } from '../../runtime/options.js';
-import { generateLogid, pickLogid } from '../../runtime/log/logid.js';
 
 describe('resolveOptions: flag, then env, then config file, then default', () => {
   it('gives the documented defaults', () => {
@@ -61,22 +60,5 @@ describe('resolveOptions: flag, then env, then config file, then default', () =>
     [{ env: { CLOUDFN_DRAIN_DELAY: '5s' } }, /option drainDelay is invalid: .*got "5s" \(from CLOUDFN_DRAIN_DELAY\)/],
   ])('refuses a bad value with one line naming it: %j', (sources, message) => {
     expect(() => resolveOptions(sources)).toThrow(message);
-  });
-});
-
-describe('logids', () => {
-  it('generates ids that sort by time and never repeat', async () => {
-    const first = generateLogid();
-    await new Promise((r) => setTimeout(r, 3));
-    const ids = Array.from({ length: 1000 }, generateLogid);
-    expect(new Set(ids).size).toBe(1000);
-    expect(first < ids[0]!).toBe(true);
-    expect(first).toMatch(/^[0-9a-f]{24}$/);
-  });
-
-  it('echoes a safe incoming id and replaces anything else', () => {
-    expect(pickLogid('abc-123_x.y:z')).toBe('abc-123_x.y:z');
-    for (const bad of ['a b', 'x\r\ny', '', 'é', 'a'.repeat(129), ['a', 'b']])
-      expect(pickLogid(bad)).toMatch(/^[0-9a-f]{24}$/);
   });
 });

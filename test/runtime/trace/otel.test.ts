@@ -11,7 +11,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemorySink } from '../../../runtime/log/sinks.js';
 import type { RunningServer } from '../../../runtime/serve/start.js';
-import { serveHandlers } from '../test-servers.js';
+import { serveHandlers } from '../helpers/test-servers.js';
 import { loadOpenTelemetry, otelRegistered } from '../../../runtime/trace/otel.js';
 import { HttpError } from '../../../runtime/errors.js';
 import type { Handler } from '../../../runtime/types.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../../runtime/log/record.js';
 import { createMemorySink } from '../../../runtime/log/sinks.js';
 import type { RunningServer } from '../../../runtime/serve/start.js';
-import { serveHandlers } from '../test-servers.js';
+import { serveHandlers } from '../helpers/test-servers.js';
 import type { Handler } from '../../../runtime/types.js';
 import { createContainerClient } from '../../../src/client/index.js';
 import { createMediaClient, type MediaClient } from '../../../src/media/index.js';
