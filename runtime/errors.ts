@@ -5,12 +5,16 @@
  * `src/media`, `src/platform`) has an anchor in `docs/errors.md`.
  */
 import type { ParamsIssue } from './contract/pointer.js';
+import { defineErrorTable, type CreateError, type ErrorSpec } from './error-table.js';
 
-/** One row of an error table. `message` receives the call site's details. */
-export interface ErrorSpec {
-  readonly status: number;
-  readonly message: (...details: never[]) => string;
-}
+export {
+  type CreateError,
+  defineErrorTable,
+  type ErrorDetails,
+  type ErrorSpec,
+  errorMessage,
+  TableError,
+} from './error-table.js';
 
 const table = {
   CLOUDFN_NOT_FOUND: {
@@ -154,32 +158,7 @@ const table = {
   CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
 } satisfies Record<string, ErrorSpec>;
 
-/** The details the message of `code` in `table` takes, e.g. `[limit: number, name: string]`. */
-export type ErrorDetails<T extends Record<string, ErrorSpec>, C extends keyof T> = T[C] extends {
-  message: (...details: infer D) => string;
-}
-  ? D
-  : never;
-
-/**
- * The message of `code` in an error table: every table (runtime, sign, media, platform, dev,
- * client) builds its messages here.
- * @example errorMessage(runtimeErrors, 'CLOUDFN_BODY_TOO_LARGE', [1024, 'maxBodySize'])
- */
-export function errorMessage<T extends Record<string, ErrorSpec>, C extends keyof T>(
-  table: T,
-  code: C,
-  details: ErrorDetails<T, C>,
-): string {
-  // Each row's message takes its own details; the table type only knows `never[]`.
-  return (table[code]!.message as unknown as (...args: ErrorDetails<T, C>) => string)(...details);
-}
-
 export type RuntimeErrorCode = keyof typeof table;
-type Details<C extends RuntimeErrorCode> = ErrorDetails<typeof table, C>;
-
-/** The runtime's error table, exported for the documentation test. */
-export const runtimeErrors: Readonly<Record<RuntimeErrorCode, ErrorSpec>> = table;
 
 /**
  * An error the runtime raises on purpose: it carries a stable `code` and the HTTP `status`
@@ -201,28 +180,28 @@ export class CloudfnError extends Error {
 }
 
 /**
- * Builds the error for `code` from the runtime table.
- * @example throw createError('CLOUDFN_BODY_TOO_LARGE', 1024, 'maxBodySize')
- */
-export function createError<C extends RuntimeErrorCode>(code: C, ...details: Details<C>): CloudfnError {
-  // The runtime's own messages describe the request, never internals, so clients may read them.
-  return exposedError(table, code, details);
-}
-
-/**
  * The error for `code` of an error table whose messages are written for the reader (the
- * runtime's, the dev server's, the scheduler's), so it is exposed whatever its status.
- * @example return exposedError(devErrors, 'CLOUDFN_DEV_INSPECT', ['9229', 'in use'])
+ * runtime's, the dev server's, the scheduler's), so it is exposed whatever its status: the
+ * `build` of `defineErrorTable` for those tables.
+ * @example defineErrorTable(table, exposedError)
  */
-export function exposedError<T extends Record<string, ErrorSpec>, C extends keyof T & string>(
-  errors: T,
-  code: C,
-  details: ErrorDetails<T, C>,
-): CloudfnError {
-  const error = new CloudfnError(code, errors[code]!.status, errorMessage(errors, code, details));
+export function exposedError(code: string, message: string, row: ErrorSpec): CloudfnError {
+  const error = new CloudfnError(code, row.status, message);
   (error as { expose: boolean }).expose = true;
   return error;
 }
+
+// The runtime's own messages describe the request, never internals, so clients may read them.
+const errors = /* @__PURE__ */ defineErrorTable(table, exposedError);
+
+/** The runtime's error table, exported for the documentation test. */
+export const runtimeErrors: Readonly<Record<RuntimeErrorCode, ErrorSpec>> = errors.rows;
+
+/**
+ * Builds the error for `code` from the runtime table.
+ * @example throw createError('CLOUDFN_BODY_TOO_LARGE', 1024, 'maxBodySize')
+ */
+export const createError: CreateError<typeof table, CloudfnError> = errors.create;
 
 /**
  * Lets a handler answer with a chosen status and a message the client sees.

@@ -4,7 +4,7 @@
  * throws a `CloudfnError` (`CLOUDFN_OPTIONS`) naming the option, where it came from and the fix.
  * This file holds the option table and its readers; beside it, in options/, are the type
  * (runtime-options.ts), the validators (parsers.ts), picking one value (pick.ts), the limits
- * (limits.ts) and the dev user (dev-user.ts). Import them from here.
+ * (limits.ts); the option kit they use is runtime/option-kit.ts. Import them from here.
  */
 import { createError } from './errors.js';
 import type { Trigger } from './types.js';
@@ -27,7 +27,7 @@ export type { RuntimeOptions } from './options/runtime-options.js';
 export type { JsonSchema } from './options/parsers.js';
 export type { OptionSources } from './options/pick.js';
 export { defaultLimits, LIMIT_ENV, LIMIT_KEYS } from './options/limits.js';
-export { DEV_USER_KEYS, type DevUser, resolveDevUser } from './options/dev-user.js';
+export type { DevUser } from './shapes.js';
 
 /** Where `--metrics` serves the Prometheus text. */
 export const METRICS_PATH = '/_cloudfn/metrics';

@@ -2,19 +2,12 @@
  * The validators of the runtime options (runtime/options.ts): each turns a raw value (a flag,
  * an environment variable's text, a `cloudfn.config` value) into the option's value or throws
  * a message naming the bad value and where it came from, and carries the JSON Schema of what it
- * accepts, for editors.
+ * accepts, for editors (the kit's `described`).
  */
 
-/** The JSON Schema (draft 2020-12) of the values a validator accepts, for editors. */
-export type JsonSchema = { readonly [keyword: string]: unknown };
+import { described, type Parse } from '../option-kit.js';
 
-/** A validator, and the JSON Schema of what it accepts in `cloudfn.config.json`. */
-export type Parse<T> = ((raw: unknown, where: string) => T) & { schema?: JsonSchema };
-
-/** Attaches the JSON Schema of a validator's values (read by `configOptionTable`). */
-function described<T>(parse: (raw: unknown, where: string) => T, schema: JsonSchema): Parse<T> {
-  return Object.assign(parse, { schema });
-}
+export type { JsonSchema, Parse } from '../option-kit.js';
 
 /** Validators throw this; `pick` adds the option's name and wraps it as `CLOUDFN_OPTIONS`. */
 function fail(_name: string, where: string, detail: string): never {

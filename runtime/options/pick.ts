@@ -1,19 +1,14 @@
 /**
  * How one runtime option is picked from its sources: the command-line flag, then the
  * environment variable, then `cloudfn.config`, then the default, through the option's
- * validator; a bad value throws `CLOUDFN_OPTIONS` naming the option and where it came from.
+ * validator (the option kit's `readOption`); a bad value throws `CLOUDFN_OPTIONS` naming the
+ * option and where it came from.
  */
 import { createError } from '../errors.js';
-import type { Parse } from './parsers.js';
-
-type Source = 'flag' | 'env' | 'config' | 'default';
+import { type OptionArea, type OptionSpec, readOption } from '../option-kit.js';
 
 /** One option: its environment variable, validator and default. */
-export interface Spec<T> {
-  env?: string;
-  parse: Parse<T>;
-  default: T;
-}
+export type Spec<T> = OptionSpec<T>;
 
 /** Where option values come from; each layer is optional. */
 export interface OptionSources {
@@ -21,6 +16,18 @@ export interface OptionSources {
   env?: NodeJS.ProcessEnv;
   config?: Partial<Record<string, unknown>>;
 }
+
+const fail: OptionArea['fail'] = (name, _where, detail) => createError('CLOUDFN_OPTIONS', name, detail);
+
+/** The runtime's options: `--port`, `PORT`, `cloudfn.config port`. */
+const runtimeArea: OptionArea = {
+  flag: (name) => `--${kebab(name)}`,
+  config: (name) => `cloudfn.config ${name}`,
+  fail,
+};
+
+/** The limits, which the config file nests under `limits`. */
+const limitsArea: OptionArea = { ...runtimeArea, config: (name) => `cloudfn.config limits.${name}` };
 
 /**
  * The value of option `name` from the first source that gives one.
@@ -45,26 +52,8 @@ export function pickFrom<T>(
   sources: OptionSources,
   configLimits?: Record<string, unknown>,
 ): [T, string] {
-  const layers: [Source, unknown][] = [
-    ['flag', sources.flags?.[name]],
-    ['env', spec.env ? sources.env?.[spec.env] : undefined],
-    ['config', configLimits ? configLimits[name] : sources.config?.[name]],
-  ];
-  for (const [source, raw] of layers) {
-    if (raw === undefined || raw === '') continue;
-    const where =
-      source === 'flag'
-        ? `--${kebab(name)}`
-        : source === 'env'
-          ? spec.env!
-          : `cloudfn.config ${configLimits ? 'limits.' : ''}${name}`;
-    try {
-      return [spec.parse(raw, where), where];
-    } catch (error) {
-      throw createError('CLOUDFN_OPTIONS', name, (error as Error).message);
-    }
-  }
-  return [spec.default, 'the default'];
+  const layers = { flags: sources.flags, env: sources.env, config: configLimits ?? sources.config };
+  return readOption(name, spec, layers, configLimits ? limitsArea : runtimeArea);
 }
 
 function kebab(name: string): string {

@@ -4,7 +4,7 @@
  * convention `callContainer:fail <reason>`. `status` is what a gateway would answer for the same
  * failure; the call itself got no HTTP response.
  */
-import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
+import { defineErrorTable, type CreateError, type ErrorSpec } from '../../runtime/errors.js';
 
 const table = {
   CLIENT_BAD_OPTIONS: { status: 400, message: (detail: string) => `parameter error: ${detail}` },
@@ -21,10 +21,6 @@ const table = {
 } satisfies Record<string, ErrorSpec>;
 
 export type ClientErrorCode = keyof typeof table;
-type Details<C extends ClientErrorCode> = ErrorDetails<typeof table, C>;
-
-/** The client's error table, exported for the documentation test. */
-export const clientErrors: Readonly<Record<ClientErrorCode, ErrorSpec>> = table;
 
 /** What `fail` receives. */
 export interface ContainerFailure {
@@ -48,11 +44,16 @@ export class ContainerCallError extends Error implements ContainerFailure {
   }
 }
 
+const errors = /* @__PURE__ */ defineErrorTable(
+  table,
+  (code, message) => new ContainerCallError(code, `callContainer:fail ${message}`),
+);
+
+/** The client's error table, exported for the documentation test. */
+export const clientErrors: Readonly<Record<ClientErrorCode, ErrorSpec>> = errors.rows;
+
 /**
  * Builds the error for `code`.
  * @example createClientError('CLIENT_TIMEOUT', 60000, 'http://localhost:8000/hello')
  */
-export function createClientError<C extends ClientErrorCode>(code: C, ...details: Details<C>): ContainerCallError {
-  const message = errorMessage(table, code, details);
-  return new ContainerCallError(code, `callContainer:fail ${message}`);
-}
+export const createClientError: CreateError<typeof table, ContainerCallError> = errors.create;

@@ -4,15 +4,9 @@
  * editors with no second list to keep. docs/cloudfn.config.schema.json is its output, checked
  * by a test.
  */
-import {
-  configOptionTable,
-  DEV_USER_KEYS,
-  LIMIT_KEYS,
-  defaultLimits,
-  optionEnvVars,
-  type JsonSchema,
-} from '../../runtime/options.js';
+import { configOptionTable, LIMIT_KEYS, defaultLimits, optionEnvVars, type JsonSchema } from '../../runtime/options.js';
 import { CONFIG_KEYS } from '../../runtime/serve/load.js';
+import { DEV_USER_KEYS } from '../dev/dev-user.js';
 
 /** Where the schema ships, relative to the package root. */
 export const CONFIG_SCHEMA_PATH = 'docs/cloudfn.config.schema.json';

@@ -2,7 +2,8 @@
  * The dev server's table of error codes (same shape as runtime/errors.ts). Compile errors use
  * the runtime's `CLOUDFN_COMPILE_ERROR`; these rows cover what only `cloudfn dev` does.
  */
-import { type CloudfnError, exposedError, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
+import type { CloudfnError, CreateError, ErrorSpec } from '../../runtime/errors.js';
+import { defineErrorTable, exposedError } from '../../runtime/errors.js';
 
 const table = {
   CLOUDFN_DEV_LOAD_FAILED: {
@@ -40,15 +41,14 @@ const table = {
 } satisfies Record<string, ErrorSpec>;
 
 export type DevErrorCode = keyof typeof table;
-type Details<C extends DevErrorCode> = ErrorDetails<typeof table, C>;
+
+const errors = /* @__PURE__ */ defineErrorTable(table, exposedError);
 
 /** The dev server's error table, exported for the documentation test. */
-export const devErrors: Readonly<Record<DevErrorCode, ErrorSpec>> = table;
+export const devErrors: Readonly<Record<DevErrorCode, ErrorSpec>> = errors.rows;
 
 /**
  * Builds the error for `code`; its message is shown to the developer, so it is exposed.
  * @example throw createDevError('CLOUDFN_DEV_CONSOLE_NOT_FOUND', '/_cloudfn/nope')
  */
-export function createDevError<C extends DevErrorCode>(code: C, ...details: Details<C>): CloudfnError {
-  return exposedError(table, code, details);
-}
+export const createDevError: CreateError<typeof table, CloudfnError> = errors.create;

@@ -2,7 +2,7 @@
  * The fleet's error table: a bad Redis setting, and Redis not answering where no fallback is
  * safe (the nonce store fails closed). Messages name the value and the fix.
  */
-import { CloudfnError, errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
+import { CloudfnError, defineErrorTable, type CreateError, type ErrorSpec } from '../../runtime/errors.js';
 
 const table = {
   FLEET_BAD_SETTING: { status: 500, message: (where: string, detail: string) => `${where} ${detail}` },
@@ -20,23 +20,22 @@ const table = {
 
 export type FleetErrorCode = keyof typeof table;
 
-/** The fleet's error table, exported for the documentation test. */
-export const fleetErrors: Readonly<Record<FleetErrorCode, ErrorSpec>> = table;
-
 /** An error about the shared store, with its code and status. */
 export class FleetError extends CloudfnError {
   override name = 'FleetError';
 }
 
+const errors = /* @__PURE__ */ defineErrorTable(table, (code, message, row) => {
+  const error = new FleetError(code, row.status, message);
+  (error as { expose: boolean }).expose = true;
+  return error;
+});
+
+/** The fleet's error table, exported for the documentation test. */
+export const fleetErrors: Readonly<Record<FleetErrorCode, ErrorSpec>> = errors.rows;
+
 /**
  * Builds the error for `code`.
  * @example throw createFleetError('FLEET_UNAVAILABLE', 'the nonce store', 'timed out after 300 ms')
  */
-export function createFleetError<C extends FleetErrorCode>(
-  code: C,
-  ...details: ErrorDetails<typeof table, C>
-): FleetError {
-  const error = new FleetError(code, table[code].status, errorMessage(table, code, details));
-  (error as { expose: boolean }).expose = true;
-  return error;
-}
+export const createFleetError: CreateError<typeof table, FleetError> = errors.create;

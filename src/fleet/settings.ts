@@ -2,8 +2,10 @@
  * Where a fleet's shared state lives: the one Redis setting, read in one place. A `redis`
  * option given in code wins; then `CLOUDFN_REDIS_URL`; then the variables a container
  * platform's Redis component injects (`REDIS_ADDRESS`, `REDIS_USERNAME`, `REDIS_PASSWORD`).
- * Without any of them every store stays in memory, as for a single instance.
+ * Without any of them every store stays in memory, as for a single instance. The timeout and
+ * the key prefix are read through the option kit (runtime/option-kit.ts).
  */
+import { envArea, type OptionSpec, readOptions, trimmed } from '../../runtime/option-kit.js';
 import { createFleetError } from './errors.js';
 import { REDIS_ENV_VARS } from './setting-given.js';
 
@@ -44,19 +46,23 @@ export interface RedisSources {
 
 const DEFAULT_TIMEOUT_MS = 300;
 
-function timeoutFrom(env: NodeJS.ProcessEnv): number {
-  const raw = env[REDIS_ENV_VARS.timeout]?.trim();
-  if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_MS;
-  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(value) || value < 1 || value > 60_000) {
-    throw createFleetError(
-      'FLEET_BAD_SETTING',
-      REDIS_ENV_VARS.timeout,
-      `must be a whole number of milliseconds from 1 to 60000, got ${JSON.stringify(raw)}`,
-    );
-  }
-  return value;
-}
+/** Read from the environment only; a blank variable is unset. */
+const fleetArea = envArea((_name, where, detail) => createFleetError('FLEET_BAD_SETTING', where, detail));
+
+const specs = {
+  commandTimeoutMs: {
+    env: REDIS_ENV_VARS.timeout,
+    default: DEFAULT_TIMEOUT_MS,
+    parse: (raw, where) => {
+      const text = trimmed(raw, where);
+      const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (!Number.isInteger(value) || value < 1 || value > 60_000)
+        throw new TypeError(`must be a whole number of milliseconds from 1 to 60000, got ${JSON.stringify(text)}`);
+      return value;
+    },
+  } as OptionSpec<number>,
+  keyPrefix: { env: REDIS_ENV_VARS.prefix, parse: trimmed, default: 'cloudfn:' },
+};
 
 function checkUrl(url: string, where: string): string {
   let parsed: URL;
@@ -85,8 +91,7 @@ function checkUrl(url: string, where: string): string {
  */
 export function resolveRedisSettings(sources: RedisSources = {}): RedisSettings | undefined {
   const env = sources.env ?? process.env;
-  const keyPrefix = env[REDIS_ENV_VARS.prefix]?.trim() || 'cloudfn:';
-  const base = { commandTimeoutMs: timeoutFrom(env), keyPrefix };
+  const base = readOptions(specs, { env }, fleetArea);
   const option = sources.option;
   if (option !== undefined) {
     if (typeof option === 'string') return { ...base, url: checkUrl(option, 'the redis option'), source: 'option' };

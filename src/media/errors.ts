@@ -3,7 +3,7 @@
  * a message that names the bad value and the fix. Every code has a `### CODE` heading in the
  * `media` section of docs/errors.md.
  */
-import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
+import { defineErrorTable, type ErrorDetails, type ErrorSpec, TableError } from '../../runtime/errors.js';
 
 const table = {
   MEDIA_INVALID_REQUEST: {
@@ -67,9 +67,6 @@ const table = {
 export type MediaErrorCode = keyof typeof table;
 type Details<C extends MediaErrorCode> = ErrorDetails<typeof table, C>;
 
-/** The media error table, exported for the documentation test. */
-export const mediaErrors: Readonly<Record<MediaErrorCode, ErrorSpec>> = table;
-
 /**
  * Any error the media client raises on purpose: a stable `code`, a `status` (the platform's
  * HTTP status for MEDIA_API_ERROR, the table's otherwise) and `operation` when it belongs to one
@@ -81,18 +78,22 @@ export const mediaErrors: Readonly<Record<MediaErrorCode, ErrorSpec>> = table;
  * try { return await media.getVideoByVid({ vid }) }
  * catch (e) { if (e instanceof MediaApiError && e.errNo === MediaErrNo.VIDEO_NOT_EXIST) throw new HttpError(404, `no video ${vid}`); throw e }
  */
-export class MediaError extends Error {
+export class MediaError extends TableError<MediaErrorCode> {
   override name = 'MediaError';
-  readonly code: MediaErrorCode;
-  readonly status: number;
   readonly operation: string | undefined;
   constructor(code: MediaErrorCode, status: number, message: string, operation?: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-    this.status = status;
+    super(code, status, message, options);
     this.operation = operation;
   }
 }
+
+const errors = /* @__PURE__ */ defineErrorTable(
+  table,
+  (code, message, row) => new MediaError(code, row.status, message),
+);
+
+/** The media error table, exported for the documentation test. */
+export const mediaErrors: Readonly<Record<MediaErrorCode, ErrorSpec>> = errors.rows;
 
 /**
  * Builds the error for `code` from the media table.
@@ -103,12 +104,10 @@ export function createMediaError<C extends MediaErrorCode>(
   context: { operation?: string; cause?: unknown },
   ...details: Details<C>
 ): MediaError {
-  const spec = table[code];
-  const message = errorMessage(table, code, details);
   return new MediaError(
     code,
-    spec.status,
-    message,
+    table[code].status,
+    errors.message(code, details),
     context.operation,
     context.cause === undefined ? undefined : { cause: context.cause },
   );

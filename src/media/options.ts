@@ -5,7 +5,6 @@
  * key, platform keys) are declared and resolved in credentials.ts.
  */
 import type { KeyObject } from 'node:crypto';
-import { DEFAULT_RESPONSE_MAX_AGE_SECONDS } from '../sign/index.js';
 import type { PlatformKeySource } from '../sign/index.js';
 import { resolveRedisSettings } from '../fleet/settings.js';
 import type { RedisOption, RedisSettings } from '../fleet/settings.js';
@@ -136,8 +135,7 @@ function resolveRateLimits(
   options: MediaClientOptions,
   env: Record<string, string | undefined>,
 ): Map<Operation, number> {
-  const base =
-    options.rateLimit === false ? 0 : number('rateLimit', 'CLOUDFN_MEDIA_RATE_LIMIT', options.rateLimit, env, 20, 0);
+  const base = options.rateLimit === false ? 0 : number('rateLimit', options.rateLimit, env);
   const limits = new Map<Operation, number>(RATE_LIMITED_OPERATIONS.map((op) => [op, base]));
   let perOp: Partial<Record<string, number | false>> | undefined = options.rateLimits;
   const raw = env.CLOUDFN_MEDIA_RATE_LIMITS;
@@ -187,18 +185,11 @@ export function resolveMediaOptions(options: MediaClientOptions = {}): ResolvedM
   // Node 14 (the platform's function service) has no fetch: the node:https one sends instead.
   const fetchFn = options.fetch ?? availableFetch();
   if (typeof fetchFn !== 'function') throw bad('fetch', `must be a function, got ${typeof fetchFn}`);
-  const retryDelayMs = number('retryDelayMs', 'CLOUDFN_MEDIA_RETRY_DELAY_MS', options.retryDelayMs, env, 200, 0);
+  const retryDelayMs = number('retryDelayMs', options.retryDelayMs, env);
   return {
     baseUrl,
     token: resolveToken(options, env, baseUrl),
-    tokenRefreshMarginMs: number(
-      'tokenRefreshMarginMs',
-      'CLOUDFN_MEDIA_TOKEN_REFRESH_MARGIN_MS',
-      options.tokenRefreshMarginMs,
-      env,
-      60_000,
-      0,
-    ),
+    tokenRefreshMarginMs: number('tokenRefreshMarginMs', options.tokenRefreshMarginMs, env),
     tokenErrorCodes: new Set(tokenErrorCodes),
     signing: resolveSigning(options, env),
     platformPublicKey: publicKeyInput === undefined ? undefined : loadPlatformPublicKey(options, publicKeyInput),
@@ -206,22 +197,12 @@ export function resolveMediaOptions(options: MediaClientOptions = {}): ResolvedM
     responseMaxAgeSeconds:
       options.responseMaxAgeSeconds === false
         ? false
-        : number(
-            'responseMaxAgeSeconds',
-            'CLOUDFN_MEDIA_RESPONSE_MAX_AGE_S',
-            options.responseMaxAgeSeconds,
-            env,
-            DEFAULT_RESPONSE_MAX_AGE_SECONDS,
-            0,
-          ),
+        : number('responseMaxAgeSeconds', options.responseMaxAgeSeconds, env),
     envId: text(options.envId, env, 'CLOUDFN_MEDIA_ENV_ID'),
-    timeoutMs: number('timeoutMs', 'CLOUDFN_MEDIA_TIMEOUT_MS', options.timeoutMs, env, 10_000, 1),
-    retries: Math.floor(number('retries', 'CLOUDFN_MEDIA_RETRIES', options.retries, env, 2, 0)),
+    timeoutMs: number('timeoutMs', options.timeoutMs, env),
+    retries: Math.floor(number('retries', options.retries, env)),
     retryDelayMs,
-    maxRetryDelayMs: Math.max(
-      retryDelayMs,
-      number('maxRetryDelayMs', 'CLOUDFN_MEDIA_MAX_RETRY_DELAY_MS', options.maxRetryDelayMs, env, 5_000, 0),
-    ),
+    maxRetryDelayMs: Math.max(retryDelayMs, number('maxRetryDelayMs', options.maxRetryDelayMs, env)),
     rateLimits: resolveRateLimits(options, env),
     redis: resolveRedisSettings({ option: options.redis, env }),
     fetch: fetchFn,

@@ -4,7 +4,7 @@
  * tokens the open platform's 28001003 and 28001008, which the media client also knows; ours
  * elsewhere, see docs/platform.md) and a message that names the bad value and the fix.
  */
-import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
+import { defineErrorTable, type CreateError, type ErrorSpec, TableError } from '../../runtime/errors.js';
 
 /** One row of the platform table: an `ErrorSpec` plus the envelope's `err_no`. */
 export interface PlatformErrorSpec extends ErrorSpec {
@@ -229,33 +229,28 @@ const table = {
 } satisfies Record<string, PlatformErrorSpec>;
 
 export type PlatformErrorCode = keyof typeof table;
-type Details<C extends PlatformErrorCode> = ErrorDetails<typeof table, C>;
-
-/** The emulator's error table, exported for the documentation test. */
-export const platformErrors: Readonly<Record<PlatformErrorCode, PlatformErrorSpec>> = table;
 
 /**
  * An error the emulator answers on purpose: `status` is the HTTP status, `errNo` the
  * envelope's `err_no`, `code` the stable name documented in docs/errors.md.
  * @example if (error instanceof PlatformError) console.log(error.code, error.errNo)
  */
-export class PlatformError extends Error {
+export class PlatformError extends TableError<PlatformErrorCode> {
   override name = 'PlatformError';
-  readonly code: PlatformErrorCode;
-  readonly status: number;
   readonly errNo: number;
   constructor(code: PlatformErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-    this.status = table[code].status;
+    super(code, table[code].status, message, options);
     this.errNo = table[code].errNo;
   }
 }
+
+const errors = /* @__PURE__ */ defineErrorTable(table, (code, message) => new PlatformError(code, message));
+
+/** The emulator's error table, exported for the documentation test. */
+export const platformErrors: Readonly<Record<PlatformErrorCode, PlatformErrorSpec>> = errors.rows;
 
 /**
  * Builds the error for `code` from the platform table.
  * @example throw platformError('PLATFORM_VIDEO_NOT_EXIST', vid)
  */
-export function platformError<C extends PlatformErrorCode>(code: C, ...details: Details<C>): PlatformError {
-  return new PlatformError(code, errorMessage(table, code, details));
-}
+export const platformError: CreateError<typeof table, PlatformError> = errors.create;

@@ -1,9 +1,11 @@
 /**
  * The options of `createPlatform` (the flags of `cloudfn platform`): their types, defaults
  * and checks, throwing PLATFORM_OPTIONS naming the bad one; and the env vars that
- * `cloudfn platform` reads when a flag is not given.
+ * `cloudfn platform` reads when a flag is not given. Both read through the option kit
+ * (runtime/option-kit.ts).
  */
 import { resolve } from 'node:path';
+import { type OptionArea, type OptionSpec, readOption, readOptions } from '../../runtime/option-kit.js';
 import { RATE_LIMITED_OPERATIONS } from '../media/types.js';
 import { platformError } from './errors.js';
 import { parseFaults, type FaultSpec } from './http/faults.js';
@@ -103,10 +105,29 @@ export function readPlatformEnv(
   flags: PlatformEnvText,
   env: Record<string, string | undefined> = process.env,
 ): PlatformEnvText {
-  const pick = (name: keyof typeof PLATFORM_ENV_VARS): string | undefined =>
-    flags[name] ?? env[PLATFORM_ENV_VARS[name]];
-  return { port: pick('port'), dataDir: pick('dataDir'), callbackUrl: pick('callbackUrl'), faults: pick('faults') };
+  return readOptions(envSpecs, { flags, env }, platformArea);
 }
+
+/** The options given: a value is taken as it is, only undefined is unset. */
+const platformArea: OptionArea = {
+  flag: (name) => name,
+  fail: (name, _where, detail) => platformError('PLATFORM_OPTIONS', name, detail),
+  unset: (raw) => raw === undefined,
+};
+
+/** The text of a flag or env var, as given. */
+const asGiven = (env: string): OptionSpec<string | undefined> => ({
+  env,
+  parse: (raw) => raw as string,
+  default: undefined,
+});
+
+const envSpecs = {
+  port: asGiven(PLATFORM_ENV_VARS.port),
+  dataDir: asGiven(PLATFORM_ENV_VARS.dataDir),
+  callbackUrl: asGiven(PLATFORM_ENV_VARS.callbackUrl),
+  faults: asGiven(PLATFORM_ENV_VARS.faults),
+};
 
 /** Every option with its default applied. */
 export type ResolvedPlatformOptions = Required<Omit<PlatformOptions, 'callbackUrl' | 'faults'>> & {
@@ -114,20 +135,45 @@ export type ResolvedPlatformOptions = Required<Omit<PlatformOptions, 'callbackUr
   faults: FaultSpec;
 };
 
-function count(name: string, value: number | undefined, fallback: number, min = 0): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min)
-    throw platformError('PLATFORM_OPTIONS', name, `must be an integer of at least ${min}, got ${String(value)}`);
-  return value;
+/** An integer of at least `min` (and at most `max`), else `fallback` when not given. */
+function integer(fallback: number, min = 0, max?: number): OptionSpec<number> {
+  return {
+    default: fallback,
+    parse: (value) => {
+      if (!Number.isInteger(value) || (value as number) < min)
+        throw new TypeError(`must be an integer of at least ${min}, got ${String(value)}`);
+      if (max !== undefined && (value as number) > max) throw new TypeError(`must be at most ${max}, got ${value}`);
+      return value as number;
+    },
+  };
 }
+
+/** The numeric options: default, least value (and the port's most). */
+const counts = {
+  port: integer(4000, 0, 65535),
+  tokenTtlSeconds: integer(7200, 1),
+  tokenRetireSeconds: integer(300),
+  tokenFetchLimit: integer(500, 1),
+  tokenFetchWindowSeconds: integer(300, 1),
+  callbackRetries: integer(5),
+  callbackBackoffMs: integer(1000),
+  reviewDelayMs: integer(10_000),
+  jobDelayMs: integer(500),
+  transcodeDelayMs: integer(500),
+  concurrency: integer(2, 1),
+  maxSourceBytes: integer(2 ** 31, 1),
+  downloadTimeoutMs: integer(600_000, 1),
+  maxBodyBytes: integer(1_048_576, 1),
+} satisfies Record<string, OptionSpec<number>>;
 
 /**
  * Applies defaults and checks every option; throws `PLATFORM_OPTIONS` naming the bad one.
  * @example resolvePlatformOptions({ port: 0, dataDir: '/tmp/p', jobDelayMs: 0 })
  */
 export function resolvePlatformOptions(options: PlatformOptions = {}): ResolvedPlatformOptions {
-  const port = count('port', options.port, 4000);
-  if (port > 65535) throw platformError('PLATFORM_OPTIONS', 'port', `must be at most 65535, got ${port}`);
+  const given = { flags: options as Record<string, unknown> };
+  const count = (name: keyof typeof counts): number => readOption(name, counts[name], given, platformArea)[0];
+  const port = count('port');
   if (options.callbackUrl !== undefined) {
     let url: URL | undefined;
     try {
@@ -153,34 +199,35 @@ export function resolvePlatformOptions(options: PlatformOptions = {}): ResolvedP
       );
   }
   const rateLimits = options.rateLimits ?? Object.fromEntries(RATE_LIMITED_OPERATIONS.map((op) => [op, 20]));
-  for (const [op, limit] of Object.entries(rateLimits)) count(`rateLimits.${op}`, limit, 0, 1);
+  for (const [op, limit] of Object.entries(rateLimits))
+    readOption(`rateLimits.${op}`, integer(0, 1), { flags: { [`rateLimits.${op}`]: limit } }, platformArea);
   return {
     port,
     host: options.host ?? '127.0.0.1',
     dataDir: resolve(options.dataDir ?? DEFAULT_DATA_DIR),
     reset: options.reset ?? false,
     clients,
-    tokenTtlSeconds: count('tokenTtlSeconds', options.tokenTtlSeconds, 7200, 1),
-    tokenRetireSeconds: count('tokenRetireSeconds', options.tokenRetireSeconds, 300),
-    tokenFetchLimit: count('tokenFetchLimit', options.tokenFetchLimit, 500, 1),
-    tokenFetchWindowSeconds: count('tokenFetchWindowSeconds', options.tokenFetchWindowSeconds, 300, 1),
+    tokenTtlSeconds: count('tokenTtlSeconds'),
+    tokenRetireSeconds: count('tokenRetireSeconds'),
+    tokenFetchLimit: count('tokenFetchLimit'),
+    tokenFetchWindowSeconds: count('tokenFetchWindowSeconds'),
     envIds: options.envIds ?? [],
     domains: options.domains ?? [],
     appids: options.appids ?? [],
     callbackUrl: options.callbackUrl,
-    callbackRetries: count('callbackRetries', options.callbackRetries, 5),
-    callbackBackoffMs: count('callbackBackoffMs', options.callbackBackoffMs, 1000),
+    callbackRetries: count('callbackRetries'),
+    callbackBackoffMs: count('callbackBackoffMs'),
     faults: typeof options.faults === 'string' ? parseFaults(options.faults) : (options.faults ?? {}),
-    reviewDelayMs: count('reviewDelayMs', options.reviewDelayMs, 10_000),
-    jobDelayMs: count('jobDelayMs', options.jobDelayMs, 500),
-    transcodeDelayMs: count('transcodeDelayMs', options.transcodeDelayMs, 500),
-    concurrency: count('concurrency', options.concurrency, 2, 1),
-    maxSourceBytes: count('maxSourceBytes', options.maxSourceBytes, 2 ** 31, 1),
-    downloadTimeoutMs: count('downloadTimeoutMs', options.downloadTimeoutMs, 600_000, 1),
+    reviewDelayMs: count('reviewDelayMs'),
+    jobDelayMs: count('jobDelayMs'),
+    transcodeDelayMs: count('transcodeDelayMs'),
+    concurrency: count('concurrency'),
+    maxSourceBytes: count('maxSourceBytes'),
+    downloadTimeoutMs: count('downloadTimeoutMs'),
     transcodePreset: options.transcodePreset ?? 'veryfast',
     ffmpeg: options.ffmpeg ?? true,
     rateLimits,
-    maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 1_048_576, 1),
+    maxBodyBytes: count('maxBodyBytes'),
     log: options.log ?? ((line) => process.stderr.write(`[platform] ${line}\n`)),
     now: options.now ?? Date.now,
     random: options.random ?? Math.random,

@@ -2,7 +2,8 @@
  * The timer triggers' table of error codes (same shape as runtime/errors.ts): a bad
  * `config.schedule`, and the on-demand trigger endpoint's refusals.
  */
-import { type CloudfnError, exposedError, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
+import type { CloudfnError, CreateError, ErrorSpec } from '../../runtime/errors.js';
+import { defineErrorTable, exposedError } from '../../runtime/errors.js';
 
 const table = {
   CLOUDFN_BAD_SCHEDULE: {
@@ -22,15 +23,14 @@ const table = {
 } satisfies Record<string, ErrorSpec>;
 
 export type ScheduleErrorCode = keyof typeof table;
-type Details<C extends ScheduleErrorCode> = ErrorDetails<typeof table, C>;
+
+const errors = /* @__PURE__ */ defineErrorTable(table, exposedError);
 
 /** The timer triggers' error table, exported for the documentation test. */
-export const scheduleErrors: Readonly<Record<ScheduleErrorCode, ErrorSpec>> = table;
+export const scheduleErrors: Readonly<Record<ScheduleErrorCode, ErrorSpec>> = errors.rows;
 
 /**
  * Builds the error for `code`; its message is for the developer, so it is exposed.
  * @example throw createScheduleError('CLOUDFN_TRIGGER_NOT_FOUND', 'nope', 'cleanup')
  */
-export function createScheduleError<C extends ScheduleErrorCode>(code: C, ...details: Details<C>): CloudfnError {
-  return exposedError(table, code, details);
-}
+export const createScheduleError: CreateError<typeof table, CloudfnError> = errors.create;

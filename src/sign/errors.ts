@@ -3,7 +3,7 @@
  * the HTTP status a verifier answers and a message that names the bad value and the fix.
  * `test/errors-doc.test.ts` checks that every code has a `### CODE` heading in docs/errors.md.
  */
-import { errorMessage, type ErrorDetails, type ErrorSpec } from '../../runtime/errors.js';
+import { defineErrorTable, type CreateError, type ErrorSpec, TableError } from '../../runtime/errors.js';
 
 const FIELDS = 'appid, nonce_str, timestamp, key_version, signature';
 
@@ -110,13 +110,6 @@ const table = {
 
 /** A code of the signing table. */
 export type SignErrorCode = keyof typeof table;
-type Details<C extends SignErrorCode> = ErrorDetails<typeof table, C>;
-
-/**
- * The signing error table (code → status and message), exported for the documentation test.
- * @example signErrors.SIGN_REPLAY.status // 401
- */
-export const signErrors: Readonly<Record<SignErrorCode, ErrorSpec>> = table;
 
 /**
  * A signature, header, timestamp, replay or key failure. `code` is stable (see docs/errors.md),
@@ -125,23 +118,24 @@ export const signErrors: Readonly<Record<SignErrorCode, ErrorSpec>> = table;
  * @example
  * try { await verifyRequest(options) } catch (e) { if (e instanceof SignatureError) res.statusCode = e.status }
  */
-export class SignatureError extends Error {
+export class SignatureError extends TableError<SignErrorCode> {
   override name = 'SignatureError';
-  readonly code: SignErrorCode;
-  readonly status: number;
   readonly expose = true;
   constructor(code: SignErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-    this.status = table[code].status;
+    super(code, table[code].status, message, options);
   }
 }
+
+const errors = /* @__PURE__ */ defineErrorTable(table, (code, message) => new SignatureError(code, message));
+
+/**
+ * The signing error table (code → status and message), exported for the documentation test.
+ * @example signErrors.SIGN_REPLAY.status // 401
+ */
+export const signErrors: Readonly<Record<SignErrorCode, ErrorSpec>> = errors.rows;
 
 /**
  * Builds the error for `code` from the table.
  * @example throw signError('SIGN_KEY_SIZE', 1024)
  */
-export function signError<C extends SignErrorCode>(code: C, ...details: Details<C>): SignatureError {
-  const message = errorMessage(table, code, details);
-  return new SignatureError(code, message);
-}
+export const signError: CreateError<typeof table, SignatureError> = errors.create;

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { resolveDevUser } from '../../runtime/options.js';
+import { resolveDevUser } from '../../src/dev/dev-user.js';
 import { callerHeaders } from '../../runtime/request/caller.js';
 import { devUserHook } from '../../src/dev/dev-user.js';
 import { DEV_CLIENT_KEY } from '../../src/platform/index.js';

@@ -4,6 +4,7 @@
  * `CLOUDFN_DEV_ENVID` and `CLOUDFN_DEV_SERVICEID`) and the idle timeout
  * (`CLOUDFN_WS_IDLE_TIMEOUT`, milliseconds, 0 for none).
  */
+import { envArea, type OptionSpec, readOptions, trimmed } from '../../../runtime/option-kit.js';
 import { platformError } from '../errors.js';
 import type { GatewayIdentity } from './gateway.js';
 import { IDLE_TIMEOUT_VAR } from './names.js';
@@ -18,32 +19,29 @@ export interface GatewaySettings {
   idleTimeoutMs: number;
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
+/** Read from the environment only; a blank variable is unset. */
+const gatewayArea = envArea((_name, where, detail) => platformError('PLATFORM_OPTIONS', where, detail));
+
+const specs = {
+  idleTimeoutMs: {
+    env: IDLE_TIMEOUT_VAR,
+    default: DEFAULT_IDLE_TIMEOUT_MS,
+    parse: (raw) => {
+      const text = trimmed(raw, IDLE_TIMEOUT_VAR);
+      if (!/^\d+$/.test(text))
+        throw new TypeError(`must be a whole number of milliseconds (0 for no timeout), got ${JSON.stringify(text)}`);
+      return Number(text);
+    },
+  } as OptionSpec<number>,
+  envId: { env: 'CLOUDFN_DEV_ENVID', parse: trimmed, default: 'env-dev' },
+  serviceId: { env: 'CLOUDFN_DEV_SERVICEID', parse: trimmed, default: 'dev-service' },
+};
 
 /**
  * Reads the settings from `env`; a bad idle timeout throws PLATFORM_OPTIONS naming it.
  * @example readGatewayOptions(process.env, { appid: 'tt1' }).identity // { appid: 'tt1', envId: 'env-dev', serviceId: 'dev-service' }
  */
 export function readGatewayOptions(env: Record<string, string | undefined>, user: { appid: string }): GatewaySettings {
-  const rawIdle = nonEmpty(env[IDLE_TIMEOUT_VAR]);
-  let idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
-  if (rawIdle !== undefined) {
-    if (!/^\d+$/.test(rawIdle))
-      throw platformError(
-        'PLATFORM_OPTIONS',
-        IDLE_TIMEOUT_VAR,
-        `must be a whole number of milliseconds (0 for no timeout), got ${JSON.stringify(rawIdle)}`,
-      );
-    idleTimeoutMs = Number(rawIdle);
-  }
-  return {
-    identity: {
-      appid: user.appid,
-      envId: nonEmpty(env['CLOUDFN_DEV_ENVID']) ?? 'env-dev',
-      serviceId: nonEmpty(env['CLOUDFN_DEV_SERVICEID']) ?? 'dev-service',
-    },
-    idleTimeoutMs,
-  };
+  const { idleTimeoutMs, envId, serviceId } = readOptions(specs, { env }, gatewayArea);
+  return { identity: { appid: user.appid, envId, serviceId }, idleTimeoutMs };
 }

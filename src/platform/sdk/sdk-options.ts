@@ -5,6 +5,7 @@
  * the emulator's address and client credentials for the access-token.
  */
 import { join, resolve } from 'node:path';
+import { envArea, type OptionSpec, readOptions, trimmed } from '../../../runtime/option-kit.js';
 import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform-options.js';
 
 /** The env var naming a local server for the OpenAPI interfaces the emulator does not implement. */
@@ -34,27 +35,42 @@ export interface SdkOptions {
   signing: { appid: string; privateKeyPath: string; keyVersion: string } | undefined;
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
+/** Read from the environment only; a blank variable is unset, and nothing is refused. */
+const sdkArea = envArea((name, _where, detail) => new TypeError(`${name}: ${detail}`));
+
+/** A setting read as trimmed text, or undefined when its variable is blank. */
+const setting = (env: string): OptionSpec<string | undefined> => ({ env, parse: trimmed, default: undefined });
+
+/** An address, trimmed and without a trailing `/`. */
+const address = (env: string): OptionSpec<string | undefined> => ({
+  env,
+  parse: (raw, where) => trimmed(raw, where).replace(/\/+$/, ''),
+  default: undefined,
+});
+
+const specs = {
+  dataDir: setting(PLATFORM_ENV_VARS.dataDir),
+  emulatorUrl: address('CLOUDFN_MEDIA_BASE_URL'),
+  openApiUrl: address(SDK_OPENAPI_URL_VAR),
+  liveUrl: address(LIVE_URL_VAR),
+  clientKey: setting('CLOUDFN_MEDIA_CLIENT_KEY'),
+  clientSecret: setting('CLOUDFN_MEDIA_CLIENT_SECRET'),
+  tokenUrl: setting('CLOUDFN_MEDIA_TOKEN_URL'),
+  wsPushUrl: address('CLOUDFN_WS_PUSH_URL'),
+  appid: setting('CLOUDFN_MEDIA_APPID'),
+  privateKeyPath: setting('CLOUDFN_MEDIA_PRIVATE_KEY'),
+  keyVersion: setting('CLOUDFN_MEDIA_KEY_VERSION'),
+};
 
 /**
  * Reads the stand-in's settings from `env`.
  * @example readSdkOptions(process.env).dataDir // '/srv/app/.cloudfn/platform'
  */
 export function readSdkOptions(env: Record<string, string | undefined> = process.env): SdkOptions {
-  const appid = nonEmpty(env['CLOUDFN_MEDIA_APPID']);
-  const privateKeyPath = nonEmpty(env['CLOUDFN_MEDIA_PRIVATE_KEY']);
-  const keyVersion = nonEmpty(env['CLOUDFN_MEDIA_KEY_VERSION']);
+  const { dataDir, appid, privateKeyPath, keyVersion, ...read } = readOptions(specs, { env }, sdkArea);
   return {
-    dataDir: resolve(nonEmpty(env[PLATFORM_ENV_VARS.dataDir]) ?? join(process.cwd(), DEFAULT_DATA_DIR)),
-    emulatorUrl: nonEmpty(env['CLOUDFN_MEDIA_BASE_URL'])?.replace(/\/+$/, ''),
-    openApiUrl: nonEmpty(env[SDK_OPENAPI_URL_VAR])?.replace(/\/+$/, ''),
-    liveUrl: nonEmpty(env[LIVE_URL_VAR])?.replace(/\/+$/, ''),
-    clientKey: nonEmpty(env['CLOUDFN_MEDIA_CLIENT_KEY']),
-    clientSecret: nonEmpty(env['CLOUDFN_MEDIA_CLIENT_SECRET']),
-    tokenUrl: nonEmpty(env['CLOUDFN_MEDIA_TOKEN_URL']),
-    wsPushUrl: nonEmpty(env['CLOUDFN_WS_PUSH_URL'])?.replace(/\/+$/, ''),
+    dataDir: resolve(dataDir ?? join(process.cwd(), DEFAULT_DATA_DIR)),
+    ...read,
     signing:
       appid !== undefined && privateKeyPath !== undefined && keyVersion !== undefined
         ? { appid, privateKeyPath, keyVersion }

@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Logger } from '../../../runtime/log/logger.js';
 import { createMemorySink } from '../../../runtime/log/sinks.js';
-import { resolveDevUser, resolveOptions } from '../../../runtime/options.js';
+import { resolveOptions } from '../../../runtime/options.js';
 import { callerHeaders, readCaller } from '../../../runtime/request/caller.js';
 import { discoverFunctions } from '../../../runtime/serve/discover.js';
 import { functionFromModule } from '../../../runtime/serve/load.js';
 import { startProject } from '../../../runtime/serve/start.js';
 import { createCompileHook } from '../../../src/build/compile.js';
+import { resolveDevUser } from '../../../src/dev/dev-user.js';
 
 const fixture = new URL('../../fixtures/platform-root/', import.meta.url).pathname;
 const temps: string[] = [];
