@@ -65,9 +65,10 @@ describe('cloudfn build', () => {
   it('reports the size, gzip size and time of every bundle, and prints them as a table', () => {
     expect(result.bundles.map((b) => b.name).sort()).toEqual(['crash', 'hello', 'server.mjs', 'upload', 'videos/get']);
     for (const b of result.bundles) {
-      // What loads at start: the entry and the chunks it imports with a static import.
-      const imported = [...readFileSync(b.file, 'utf8').matchAll(/from\s*"\.\/(_chunks\/[^"]+\.mjs)"/g)].map((m) =>
-        join(dirname(b.file), m[1]!),
+      // What loads at start: the entry and the chunks it imports with a static import, a bare
+      // `import "./_chunks/…"` (a chunk kept for its side effects) included.
+      const imported = [...readFileSync(b.file, 'utf8').matchAll(/(?:from|import)\s*"\.\/(_chunks\/[^"]+\.mjs)"/g)].map(
+        (m) => join(dirname(b.file), m[1]!),
       );
       const code = Buffer.concat([b.file, ...imported].map((file) => readFileSync(file)));
       expect(b.chunks).toEqual(expect.arrayContaining(imported));
