@@ -2,6 +2,7 @@
  * Argument parsing shared by the commands: `node:util` parseArgs, with every mistake turned
  * into an `OptionsError` that the CLI prints as one line, without a stack, and exits 1.
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { closest } from '../../runtime/closest.js';
 import { type CommandHelp, formatHelp } from './help.js';
@@ -70,6 +71,17 @@ export function parseOrHelp<O extends Options>(
   if ((parsed.values as { help?: boolean }).help !== true) return parsed;
   process.stdout.write(`${formatHelp(help)}\n`);
   return undefined;
+}
+
+/**
+ * The one project folder a command takes (`cloudfn openapi ./app`), resolved; `.` when none is
+ * given. More than one is an `OptionsError` naming the count and `example`.
+ * @example const root = projectFolder(positionals, 'openapi', 'cloudfn openapi ./app')
+ */
+export function projectFolder(positionals: readonly string[], command: string, example: string): string {
+  if (positionals.length > 1)
+    throw new OptionsError(`${command} takes one project folder, got ${positionals.length}; e.g. ${example}`);
+  return resolve(positionals[0] ?? '.');
 }
 
 /**

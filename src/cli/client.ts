@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { clientSource } from '../contract/client-source.js';
 import { loadContractProject } from '../contract/project.js';
-import { OptionsError, parseOrHelp, required } from './args.js';
+import { OptionsError, parseOrHelp, projectFolder, required } from './args.js';
 import type { CommandHelp } from './help.js';
 
 export const HELP: CommandHelp = {
@@ -49,13 +49,10 @@ export async function run(argv: string[]): Promise<number> {
   );
   if (args === undefined) return 0;
   const { values, positionals } = args;
-  if (positionals.length > 1)
-    throw new OptionsError(
-      `client takes one project folder, got ${positionals.length}; e.g. cloudfn client ./app --out api.ts`,
-    );
+  const root = projectFolder(positionals, 'client', 'cloudfn client ./app --out api.ts');
   const out = resolve(required(values.out, 'out', 'src/api.ts'));
   if (!/\.[cm]?ts$/.test(out)) throw new OptionsError(`--out must name a TypeScript file (.ts), got ${values.out}`);
-  const count = await writeClient(resolve(positionals[0] ?? '.'), out);
+  const count = await writeClient(root, out);
   process.stderr.write(`wrote ${values.out}: ${count} functions\n`);
   return 0;
 }

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openApiDocument } from '../contract/openapi.js';
 import { loadContractProject } from '../contract/project.js';
-import { OptionsError, parseOrHelp } from './args.js';
+import { parseOrHelp, projectFolder } from './args.js';
 import type { CommandHelp } from './help.js';
 
 export const HELP: CommandHelp = {
@@ -36,9 +36,7 @@ export async function run(argv: string[]): Promise<number> {
   );
   if (args === undefined) return 0;
   const { values, positionals } = args;
-  if (positionals.length > 1)
-    throw new OptionsError(`openapi takes one project folder, got ${positionals.length}; e.g. cloudfn openapi ./app`);
-  const root = resolve(positionals[0] ?? '.');
+  const root = projectFolder(positionals, 'openapi', 'cloudfn openapi ./app');
   const project = await loadContractProject(root);
   const document = await openApiDocument(project.functions, {
     root,
