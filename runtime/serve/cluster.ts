@@ -16,6 +16,8 @@ import { sendToWorker } from './worker-message.js';
 
 /** The message a primary sends a worker to drain and exit. */
 export const SHUTDOWN_MESSAGE = 'cloudfn:shutdown';
+/** The primary's parent went away: finish the requests in flight without the lame-duck period. */
+export const SHUTDOWN_NOW_MESSAGE = 'cloudfn:shutdown-now';
 /** Most workers; beyond this a typo (`--workers 800`) is more likely than a need. */
 export const MAX_WORKERS = 256;
 /** A worker that crashes this often gives up the restarts: something is wrong for good. */
@@ -111,14 +113,14 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       logger.flush();
       resolve(failed ? 1 : 0);
     };
-    const stopAll = (): void => {
+    const stopAll = (message = SHUTDOWN_MESSAGE): void => {
       stopping = true;
       for (const worker of Object.values(cluster.workers ?? {})) {
         if (worker === undefined) continue;
         // A worker that has not connected yet, or whose channel closed as it exited, cannot
         // take the message; a signal stops it too.
         const signal = (): void => void worker.process.kill('SIGTERM');
-        if (!sendToWorker(worker, SHUTDOWN_MESSAGE, signal)) signal();
+        if (!sendToWorker(worker, message, signal)) signal();
       }
       finish();
     };
@@ -142,7 +144,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
         ? onParentGone(() => {
             if (stopping) return;
             line('info', 'the parent process exited: asking the workers to finish their requests');
-            stopAll();
+            stopAll(SHUTDOWN_NOW_MESSAGE);
           })
         : undefined;
 
@@ -200,20 +202,28 @@ export async function runWorker(
   // lost, which left the worker serving and the primary waiting for it forever.
   let running: RunningServer | undefined;
   let stopping = false;
-  const drainAndExit = (server: RunningServer): void => void server.drain().then(() => process.exit(0));
+  // Without a lame-duck period when nothing balances traffic to this worker any more.
+  let now = false;
+  const drainAndExit = (server: RunningServer): void =>
+    void (now ? server.close() : server.drain()).then(() => process.exit(0));
   const stop = (): void => {
     // Ctrl-C reaches every process of the group, and the primary sends its message too: once is enough.
     if (stopping) return;
     stopping = true;
     if (running !== undefined) drainAndExit(running);
   };
+  const stopNow = (): void => {
+    now = true;
+    stop();
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('message', (message) => {
     if (message === SHUTDOWN_MESSAGE) stop();
+    else if (message === SHUTDOWN_NOW_MESSAGE) stopNow();
   });
   // The primary went away without a word: stop rather than serve unsupervised.
-  process.on('disconnect', stop);
+  process.on('disconnect', stopNow);
   try {
     running = await start();
   } catch (error) {

@@ -12,6 +12,11 @@ export interface SignalOptions {
   logger: Logger;
   /** The graceful stop; the process exits 0 when it settles. */
   stop: () => Promise<unknown>;
+  /**
+   * The stop when the parent went away (`parent`): no balancer routes to a server whose npm
+   * parent was killed, so a lame-duck period would only keep the port busy. @default stop
+   */
+  stopWithoutParent?: () => Promise<unknown>;
   /** What the first signal logs, e.g. `SIGTERM received: stopping the dev server`. */
   message: (signal: NodeJS.Signals) => string;
   /** @default process.exit */
@@ -51,7 +56,7 @@ export function exitOnSignals(options: SignalOptions): () => void {
           if (stopping) return;
           stopping = true;
           options.logger.line('info', '', RUNTIME_FUNCTION, 'the parent process exited: stopping');
-          void options.stop().then(() => exit(0));
+          void (options.stopWithoutParent ?? options.stop)().then(() => exit(0));
         })
       : undefined;
   return () => {

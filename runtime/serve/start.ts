@@ -133,6 +133,8 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
       : exitOnSignals({
           logger,
           stop: () => shutdown({ drainDelay: app.options.drainDelay }),
+          // Nothing balances traffic to a server whose npm parent was killed: no lame duck.
+          stopWithoutParent: () => shutdown(),
           message: (signal) =>
             `${signal} received: serving for ${app.options.drainDelay} ms while balancers notice, then finishing ${app.inflight} requests in flight and exiting`,
           parent: options.exitWithParent === true,
