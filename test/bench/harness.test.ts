@@ -47,6 +47,9 @@ const BENCHMARKS = [
   'dev WebSocket gateway: memory kept per held connection (heap + external, after gc)',
   'POST JSON echo, 1 KB, params declared with zod 4',
   'tsc --noEmit on the client of 50 functions (cloudfn client) and 50 calls',
+  'GET tiny function without a schema, other functions declare params',
+  'POST JSON echo, 1 KB, without a schema, other functions declare params',
+  'GET tiny function, trustGatewayHeaders on, no x-tt-logid sent',
 ];
 const PEERS = [
   'fastify 5, logger off',
@@ -381,6 +384,9 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       'peer-gcf-json',
       'contract-json',
       'contract-client',
+      'unused-params-get',
+      'unused-params-json',
+      'unused-logid',
     ]) {
       expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign,bundle,console)' });
     }

@@ -14,6 +14,9 @@
  *   get      GET against raw and fastify (logger off), its p99 latency and peak RSS
  *   json     POST JSON 1 KB against raw and fastify (logger off)
  *   contract POST JSON 1 KB with a zod 4 params schema against none; tsc on a 50-function client
+ *   unused   costs nothing when unused: GET and POST JSON to a function without a schema in an
+ *            app whose other functions declare zod schemas, against an app with none; GET with
+ *            trustGatewayHeaders on (no x-tt-logid sent) against off
  *   peers    the peers table: every peer in the GET and JSON rounds (run without get or json,
  *            those rounds still run, for the peers table only)
  *   upload   multipart 8 MiB against reading the body unparsed
@@ -55,6 +58,12 @@ const GATEWAY_MEMORY_BENCHMARK = 'dev WebSocket gateway: memory kept per held co
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONTRACT_JSON_BENCHMARK = 'POST JSON echo, 1 KB, params declared with zod 4';
 const CONTRACT_CLIENT_BENCHMARK = 'tsc --noEmit on the client of 50 functions (cloudfn client) and 50 calls';
+const UNUSED_PARAMS_GET_BENCHMARK = 'GET tiny function without a schema, other functions declare params';
+const UNUSED_PARAMS_JSON_BENCHMARK = 'POST JSON echo, 1 KB, without a schema, other functions declare params';
+const UNUSED_LOGID_BENCHMARK = 'GET tiny function, trustGatewayHeaders on, no x-tt-logid sent';
+const UNUSED_PARAMS_BASELINE = 'the same app with no schemas at all';
+const UNUSED_LOGID_BASELINE = 'the same app, trustGatewayHeaders off';
+const UNUSED_NOTE = 'goal: a feature the function does not use costs nothing (>= 0.98×)';
 const GROUPS = [
   'get',
   'json',
@@ -68,6 +77,7 @@ const GROUPS = [
   'console',
   'gateway',
   'contract',
+  'unused',
 ];
 
 const { values } = parseArgs({
@@ -431,6 +441,37 @@ try {
       }),
     );
   }
+  if (only.includes('unused')) {
+    log('unused features: GET against apps with and without schemas elsewhere, and with trustGatewayHeaders on');
+    const kinds = ['cloudfn', 'cloudfn-schemas', 'cloudfn-trust'];
+    const g = await measureKinds({ ...http, kinds, path: '/hello?name=world', connections: 64 });
+    log('unused features: POST JSON 1 KB against apps with and without schemas elsewhere');
+    const j = await measureKinds({
+      ...http,
+      kinds: ['cloudfn', 'cloudfn-schemas'],
+      path: '/echo',
+      request: bodies.json,
+      connections: 64,
+    });
+    const unusedRow = (r, id, kind, benchmark, baseline) =>
+      ratioRow({
+        id,
+        benchmark,
+        baseline,
+        unit: 'req/s',
+        subject: r[kind].map((x) => x.rps),
+        base: r.cloudfn.map((x) => x.rps),
+        goal: { op: '>=', value: 0.98 },
+        problems: problemsOf(r[kind], r.cloudfn),
+        cpu: cpuOf(r[kind], r.cloudfn),
+        note: UNUSED_NOTE,
+      });
+    rows.push(
+      unusedRow(g, 'unused-params-get', 'cloudfn-schemas', UNUSED_PARAMS_GET_BENCHMARK, UNUSED_PARAMS_BASELINE),
+      unusedRow(j, 'unused-params-json', 'cloudfn-schemas', UNUSED_PARAMS_JSON_BENCHMARK, UNUSED_PARAMS_BASELINE),
+      unusedRow(g, 'unused-logid', 'cloudfn-trust', UNUSED_LOGID_BENCHMARK, UNUSED_LOGID_BASELINE),
+    );
+  }
   if (only.includes('cold')) {
     log('cold start: built hello bundle vs a bare node:http script');
     rows.push(...(await coldStartRows({ root: ROOT, work, rounds: Math.max(rounds, 10), progress: log })));
@@ -491,6 +532,11 @@ const NOT_RUN = {
     ['contract-json', CONTRACT_JSON_BENCHMARK, 'the same function without a schema', '>= 0.95×'],
     ['contract-client', CONTRACT_CLIENT_BENCHMARK, 'tsc on the 50 functions alone', undefined],
   ],
+  unused: [
+    ['unused-params-get', UNUSED_PARAMS_GET_BENCHMARK, UNUSED_PARAMS_BASELINE, '>= 0.98×'],
+    ['unused-params-json', UNUSED_PARAMS_JSON_BENCHMARK, UNUSED_PARAMS_BASELINE, '>= 0.98×'],
+    ['unused-logid', UNUSED_LOGID_BENCHMARK, UNUSED_LOGID_BASELINE, '>= 0.98×'],
+  ],
   console: [
     ['console-call', CONSOLE_CALL_BENCHMARK, 'service.log', undefined],
     ['console-request', CONSOLE_REQUEST_BENCHMARK, 'CLOUDFN_CAPTURE_CONSOLE=false', undefined],
@@ -541,6 +587,9 @@ const ORDER = [
   'gateway-memory',
   'contract-json',
   'contract-client',
+  'unused-params-get',
+  'unused-params-json',
+  'unused-logid',
   ...Object.keys(PEER_REQUESTS).flatMap((key) => PEERS.map((peer) => `peer-${peer}-${key}`)),
 ];
 rows.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));

@@ -1,6 +1,9 @@
 /**
  * One server under test, in its own process: `node http-server.mjs <kind>`, kind being raw,
- * cloudfn or a peer of servers/peers.mjs (fastify, fastify-log, hono, express, gcf).
+ * cloudfn, a peer of servers/peers.mjs (fastify, fastify-log, hono, express, gcf), or a cloudfn
+ * that pays for a feature its functions under test do not use (the `unused` rows):
+ * cloudfn-schemas (other functions of the app declare zod params schemas) and cloudfn-trust
+ * (`trustGatewayHeaders` on, and the load sends no `x-tt-logid`).
  * It listens on 127.0.0.1 port 0, reports `{ port }` over the IPC channel, and answers
  * `'stats'` with its current and peak RSS and the CPU time it has used. cloudfn runs with its defaults: the logid, the
  * JSON request line on stdout (the parent points stdout at a file), limits and timeouts on.
@@ -21,19 +24,33 @@ async function makeServer() {
       else res.writeHead(404).end();
     });
   }
-  if (kind === 'cloudfn') {
+  if (kind === 'cloudfn' || kind === 'cloudfn-schemas' || kind === 'cloudfn-trust') {
     const { createApp, createHttpServer } = await import('../../../dist/runtime/index.js');
+    const functions = [
+      { name: 'hello', handler: hello },
+      { name: 'echo', handler: echo },
+      { name: 'upload', handler: upload },
+    ];
+    if (kind === 'cloudfn-schemas') functions.push(...(await declaredFunctions()));
     const app = createApp({
-      functions: [
-        { name: 'hello', handler: hello },
-        { name: 'echo', handler: echo },
-        { name: 'upload', handler: upload },
-      ],
+      functions,
+      options: kind === 'cloudfn-trust' ? { trustGatewayHeaders: true } : {},
     });
     return createHttpServer(app);
   }
   if (PEERS.includes(kind)) return makePeer(kind);
   throw new Error(`unknown server kind ${kind}; use raw, cloudfn or ${PEERS.join(', ')}`);
+}
+
+/** Functions that declare their params with zod 4, beside the ones under test (never called). */
+async function declaredFunctions() {
+  const { z } = await import('zod');
+  const user = z.object({ id: z.string(), page: z.coerce.number().int().default(0) });
+  const order = z.object({ sku: z.string(), qty: z.number().int().positive(), note: z.string().optional() });
+  return [
+    { name: 'user', handler: async (params) => params, config: { params: user } },
+    { name: 'order', handler: async (params) => params, config: { params: order, result: order } },
+  ];
 }
 
 const server = await makeServer();
