@@ -2,7 +2,8 @@
  * One server under test, in its own process: `node http-server.mjs <kind>`, kind being raw,
  * cloudfn, a peer of servers/peers.mjs (fastify, fastify-log, hono, express, gcf), or a cloudfn
  * that pays for a feature its functions under test do not use (the `unused` rows):
- * cloudfn-schemas (other functions of the app declare zod params schemas) and cloudfn-trust
+ * cloudfn-schemas (other functions of the app declare zod params schemas), cloudfn-undeclared
+ * (the same functions and schemas, not declared: its baseline) and cloudfn-trust
  * (`trustGatewayHeaders` on, and the load sends no `x-tt-logid`).
  * It listens on 127.0.0.1 port 0, reports `{ port }` over the IPC channel, and answers
  * `'stats'` with its current and peak RSS and the CPU time it has used. cloudfn runs with its defaults: the logid, the
@@ -24,14 +25,15 @@ async function makeServer() {
       else res.writeHead(404).end();
     });
   }
-  if (kind === 'cloudfn' || kind === 'cloudfn-schemas' || kind === 'cloudfn-trust') {
+  if (kind === 'cloudfn' || kind === 'cloudfn-schemas' || kind === 'cloudfn-undeclared' || kind === 'cloudfn-trust') {
     const { createApp, createHttpServer } = await import('../../../dist/runtime/index.js');
     const functions = [
       { name: 'hello', handler: hello },
       { name: 'echo', handler: echo },
       { name: 'upload', handler: upload },
     ];
-    if (kind === 'cloudfn-schemas') functions.push(...(await declaredFunctions()));
+    if (kind === 'cloudfn-schemas') functions.push(...(await declaredFunctions(true)));
+    if (kind === 'cloudfn-undeclared') functions.push(...(await declaredFunctions(false)));
     const app = createApp({
       functions,
       options: kind === 'cloudfn-trust' ? { trustGatewayHeaders: true } : {},
@@ -42,14 +44,17 @@ async function makeServer() {
   throw new Error(`unknown server kind ${kind}; use raw, cloudfn or ${PEERS.join(', ')}`);
 }
 
-/** Functions that declare their params with zod 4, beside the ones under test (never called). */
-async function declaredFunctions() {
+/**
+ * Functions with zod 4 params schemas, beside the ones under test (never called); with
+ * `declare` false the schemas are built but not given to cloudfn.
+ */
+async function declaredFunctions(declare) {
   const { z } = await import('zod');
   const user = z.object({ id: z.string(), page: z.coerce.number().int().default(0) });
   const order = z.object({ sku: z.string(), qty: z.number().int().positive(), note: z.string().optional() });
   return [
-    { name: 'user', handler: async (params) => params, config: { params: user } },
-    { name: 'order', handler: async (params) => params, config: { params: order, result: order } },
+    { name: 'user', handler: async (params) => params, config: declare ? { params: user } : {} },
+    { name: 'order', handler: async (params) => params, config: declare ? { params: order, result: order } : {} },
   ];
 }
 
