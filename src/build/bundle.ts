@@ -26,7 +26,7 @@ import { loadRoutePatterns, Router } from '../../runtime/request/router.js';
 import { checkFunctionExports } from './check-exports.js';
 import { CompileError, formatMessage } from './compile.js';
 import { entrySource } from './entry.js';
-import { foldStartChunks } from './fold-chunks.js';
+import { type FoldResult, foldStartChunks } from './fold-chunks.js';
 import { bundleBanner } from './banner.js';
 import { leanDeps } from './lean-deps.js';
 import { NativeModules } from './native.js';
@@ -63,7 +63,8 @@ export interface BuiltBundle {
   file: string;
   /**
    * What Node reads and compiles at start: the entry alone, since the chunks it imported
-   * statically are folded into it (fold-chunks.ts).
+   * statically are folded into it (fold-chunks.ts), or with them when its code has top-level
+   * await.
    */
   bytes: number;
   gzipBytes: number;
@@ -200,9 +201,9 @@ async function bundle(
     throw compileFailure(error, root);
   }
   // One file to start: the chunks the entry imports statically are folded into it.
-  let chunks: string[];
+  let files: FoldResult;
   try {
-    chunks = await foldStartChunks({
+    files = await foldStartChunks({
       entry: outfile,
       outputs,
       workingDir: root,
@@ -214,14 +215,15 @@ async function bundle(
     throw compileFailure(error, root);
   }
   const ms = Math.round(performance.now() - started);
-  const code = readFileSync(outfile);
+  const code = Buffer.concat(files.atStart.map((file) => readFileSync(file)));
+  const lazy = files.chunks;
   return {
     name: target.name,
     file: outfile,
     bytes: code.length,
     gzipBytes: gzipSync(code).length,
-    chunks,
-    lazyBytes: chunks.reduce((sum, file) => sum + statSync(file).size, 0),
+    chunks: [...files.atStart.slice(1), ...lazy],
+    lazyBytes: lazy.reduce((sum, file) => sum + statSync(file).size, 0),
     ms,
   };
 }

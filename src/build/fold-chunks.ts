@@ -13,7 +13,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import { build, type Metafile, type Plugin, transform } from 'esbuild';
 import { bundleBanner, FOLDED_REQUIRE } from './banner.js';
 
 /** What `foldStartChunks` needs of the first pass. */
@@ -28,6 +28,14 @@ export interface FoldInput {
   firstBanner: string;
   minify: boolean;
   sourcemap: boolean;
+}
+
+/** What a bundle is after the fold. */
+export interface FoldResult {
+  /** The files Node reads at start: the entry alone, or with the chunks it kept (top-level await). */
+  atStart: string[];
+  /** Every other output file: what loads on first use, and the stubs. */
+  chunks: string[];
 }
 
 /** The namespace of the fold's virtual entry. */
@@ -80,14 +88,17 @@ function specifier(fromDir: string, file: string): string {
 
 /**
  * Folds the entry's static chunks into the entry, rewrites those a lazy chunk imports as
- * stubs and deletes the others; resolves with the chunk files left beside the entry.
+ * stubs and deletes the others; resolves with what loads at start and the chunk files.
  * @example const chunks = await foldStartChunks({ entry, outputs: result.metafile.outputs, workingDir: root, firstBanner, minify: false, sourcemap: true })
  */
-export async function foldStartChunks(input: FoldInput): Promise<string[]> {
+export async function foldStartChunks(input: FoldInput): Promise<FoldResult> {
   const outputs = outputsOf(input);
   const others = [...outputs.keys()].filter((file) => file !== input.entry);
   const folded = staticChunks(input.entry, outputs);
-  if (folded.length === 0) return others;
+  // A function (or a package) with top-level await keeps the chunks apart: a chunk it imported
+  // while it still awaited would import the entry, and wait for it forever.
+  if (folded.length === 0 || (await hasTopLevelAwait(readFileSync(input.entry, 'utf8'))))
+    return { atStart: [input.entry, ...folded], chunks: others };
   const lazy = others.filter((file) => !folded.includes(file));
   // The folded chunks a lazy chunk imports: the entry exports their bindings for the stubs.
   const stubbed = folded.filter((chunk) => lazy.some((file) => outputs.get(file)!.imports.includes(chunk)));
@@ -131,7 +142,20 @@ export async function foldStartChunks(input: FoldInput): Promise<string[]> {
       `export { ${names.join(', ')} } from ${JSON.stringify(specifier(dirname(chunk), input.entry))};\n`,
     );
   }
-  return [...lazy, ...stubbed];
+  return { atStart: [input.entry], chunks: [...lazy, ...stubbed] };
+}
+
+/**
+ * Whether module code awaits at its top level: esbuild refuses to write such code as CommonJS.
+ * Any other refusal counts as yes too, which keeps the layout that needs no proof.
+ */
+async function hasTopLevelAwait(code: string): Promise<boolean> {
+  try {
+    await transform(code, { format: 'cjs', logLevel: 'silent' });
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**
