@@ -15,6 +15,7 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { isLingering } from './linger.js';
 import type { Overload } from './overload.js';
+import { monotonicMs } from './clock.js';
 
 const OVER_LIMIT = Symbol('cloudfn.overConnectionLimit');
 const OPENED = Symbol('cloudfn.openedAt');
@@ -85,7 +86,7 @@ export class ConnectionLimit {
   opened(socket: Socket): void {
     const s = socket as Counted;
     this.#open.add(socket);
-    s[OPENED] = performance.now();
+    s[OPENED] = monotonicMs();
     socket.once('close', () => {
       if (this.#open.delete(socket)) this.#overload?.update(this.#open.size, this.#memoryHeld());
     });
@@ -116,7 +117,7 @@ export class ConnectionLimit {
    * qualifies.
    */
   #shed(keep: Socket): boolean {
-    const now = performance.now();
+    const now = monotonicMs();
     let idle: Counted | undefined;
     let headless: Counted | undefined;
     for (const socket of this.#open) {

@@ -17,6 +17,7 @@ import type { ConnectionLimit } from './connection-limit.js';
 import type { MemoryBudget } from './memory-budget.js';
 import type { Overload } from './overload.js';
 import type { Router } from './router.js';
+import { monotonicMs } from './clock.js';
 
 const EMPTY = Buffer.alloc(0);
 const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
@@ -95,7 +96,7 @@ export class Exchange {
     this.req = req;
     this.res = res;
     this.logid = logid;
-    this.start = performance.now();
+    this.start = monotonicMs();
     this.method = req.method ?? 'GET';
     this.rawPath = '/';
     this.rawQuery = '';

@@ -5,13 +5,14 @@
  * the pipeline when the client went away.
  */
 import type { Exchange } from './exchange.js';
+import { monotonicMs } from './clock.js';
 
 /**
  * Writes the request line (`POST /hello 200 3.1 ms 512 B`) and reports the request finished.
  * @param error `CODE: message` of a runtime error answer, for the line's `error` field
  */
 export function finish(x: Exchange, status: number, bytes: number, error?: string): void {
-  const ms = Math.round((performance.now() - x.start) * 10) / 10;
+  const ms = Math.round((monotonicMs() - x.start) * 10) / 10;
   const level = status >= 500 && !isDrainRefusal(error) ? 'error' : status >= 400 ? 'warn' : 'info';
   x.host.logger.request({
     level,

@@ -13,6 +13,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Overload } from './overload.js';
+import { monotonicMs } from './clock.js';
 
 /** The largest body a request may have to use the reserve. */
 export const SMALL_BYTES = 64 * 1024;
@@ -134,11 +135,11 @@ export class MemoryBudget {
     const waiter: Waiter = { bytes, admit, timer: undefined };
     const ahead = this.#queue.reduce((sum, w) => sum + w.bytes, 0);
     const given = this.#given;
-    const started = performance.now();
+    const started = monotonicMs();
     waiter.timer = setTimeout(() => {
       this.#remove(waiter);
       this.refuse();
-      refused(this.#retryAfter(ahead + bytes, this.#given - given, performance.now() - started));
+      refused(this.#retryAfter(ahead + bytes, this.#given - given, monotonicMs() - started));
     }, this.#waitTimeout);
     this.#queue.push(waiter);
     this.#overload?.note('bodyWaited', { heldBytes: this.#held, memoryBudget: this.limit, bytes });
@@ -165,7 +166,7 @@ export class MemoryBudget {
     const socket = res.socket;
     if (socket == null) return;
     this.#held += bytes;
-    if (fn !== undefined && bytes > SMALL_BYTES) this.#large.set(fn, performance.now());
+    if (fn !== undefined && bytes > SMALL_BYTES) this.#large.set(fn, monotonicMs());
     // Once only: node 26 emits the response's 'close' from inside the socket's, whose emit has
     // already copied its listeners, so the `off` below cannot stop the second call there.
     let held = true;
@@ -173,7 +174,7 @@ export class MemoryBudget {
       bytes,
       socket,
       pending: socket.writableLength,
-      since: performance.now(),
+      since: monotonicMs(),
       release: () => {
         if (!held) return;
         held = false;
@@ -204,7 +205,7 @@ export class MemoryBudget {
   #small(bytes: number, fn: object | undefined): boolean {
     if (bytes > SMALL_BYTES) return false;
     const at = fn === undefined ? undefined : this.#large.get(fn);
-    return at === undefined || performance.now() - at > LARGE_ANSWER_MEMORY_MS;
+    return at === undefined || monotonicMs() - at > LARGE_ANSWER_MEMORY_MS;
   }
 
   /**
@@ -214,7 +215,7 @@ export class MemoryBudget {
    */
   #cutStalled(needed: number): boolean {
     if (this.#stallTimeout === 0 || this.#answers.size === 0) return false;
-    const now = performance.now();
+    const now = monotonicMs();
     let freed = 0;
     for (const answer of this.#answers) {
       const pending = answer.socket.writableLength;

@@ -36,6 +36,9 @@ export function enableCompileCache(env: NodeJS.ProcessEnv): CompileCacheResult {
     return { status: 'failed', message: (error as Error).message };
   }
   if (option === false) return { status: 'off' };
+  // Node 20 has no compile cache: said without loading node:module, which a bundle then does
+  // not load at all before its first `require` (build/banner.ts).
+  if (!nodeHasCompileCache(process.versions.node)) return { status: 'unsupported' };
   // process.getBuiltinModule rather than an ESM import of node:module: this runs first in every
   // bundle, and an ESM import of a builtin builds a namespace of all its exports.
   const api = process.getBuiltinModule('node:module') as unknown as CompileCacheApi;
@@ -49,6 +52,15 @@ export function enableCompileCache(env: NodeJS.ProcessEnv): CompileCacheResult {
   } catch (error) {
     return { status: 'failed', message: (error as Error).message };
   }
+}
+
+/**
+ * Whether a Node version has `module.enableCompileCache` (22.1 and later).
+ * @example nodeHasCompileCache('20.20.2') // false
+ */
+export function nodeHasCompileCache(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 1);
 }
 
 /** One line for stderr when the cache was asked for and could not be turned on; else undefined. */

@@ -9,7 +9,8 @@
  * stores of a fleet) is imported dynamically by the runtime, and esbuild's code splitting puts
  * it in chunk files beside the bundle (`<name>/_chunks/`, `_chunks/` for server.mjs), read when
  * first needed. The hello bundle went from 81.2 kB to under 50 kB minified that way, and a
- * function that never uses Redis carries none of its glue.
+ * function that never uses Redis carries none of its glue. The code the entry shares with those
+ * chunks is then folded back into the entry (fold-chunks.ts): Node reads one file at start.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
@@ -25,6 +26,8 @@ import { loadRoutePatterns, Router } from '../../runtime/request/router.js';
 import { checkFunctionExports } from './check-exports.js';
 import { CompileError, formatMessage } from './compile.js';
 import { entrySource } from './entry.js';
+import { type FoldResult, foldStartChunks } from './fold-chunks.js';
+import { bundleBanner } from './banner.js';
 import { leanDeps } from './lean-deps.js';
 import { NativeModules } from './native.js';
 import { optionalPeers } from './optional-peers.js';
@@ -58,12 +61,19 @@ export interface BuiltBundle {
   name: string;
   /** Absolute path of the `.mjs` file. */
   file: string;
-  /** What Node reads and compiles at start: the entry and the chunks it imports statically. */
+  /**
+   * What Node reads and compiles at start: the entry alone, since the chunks it imported
+   * statically are folded into it (fold-chunks.ts), or with them when its code has top-level
+   * await.
+   */
   bytes: number;
   gzipBytes: number;
-  /** Absolute paths of every chunk file of the bundle (shared code and what loads lazily). */
+  /**
+   * Absolute paths of every chunk file of the bundle: what loads lazily, and the stubs through
+   * which it imports what it shares with the entry.
+   */
   chunks: string[];
-  /** Size of the chunks imported only when first needed (`import()`), not at start. */
+  /** Size of the chunks, all imported only when first needed (`import()`), not at start. */
   lazyBytes: number;
   /** esbuild's time for this bundle, in milliseconds. */
   ms: number;
@@ -89,18 +99,8 @@ export const CHUNKS_DIR = '_chunks';
 /** The namespace of the virtual entry module (esbuild's code splitting takes no stdin). */
 const ENTRY_NAMESPACE = 'cloudfn-entry';
 
-/**
- * CommonJS dependencies bundled into ESM still call `require` and read `__dirname`; the banner
- * provides them under names esbuild keeps apart from the user's own top-level declarations.
- * `process.getBuiltinModule` and `import.meta.dirname` (node 20.16 and 20.11) rather than
- * imports of node:module, node:url and node:path: an ESM import of a builtin builds its
- * namespace from every export, 0.4 ms of each cold start for these three.
- */
-const BANNER = [
-  `const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);`,
-  `const __cloudfn_filename = import.meta.filename;`,
-  `const __cloudfn_dirname = import.meta.dirname;`,
-].join('\n');
+/** The banner of every output file of the first pass (fold-chunks.ts writes the entry's). */
+const BANNER = bundleBanner();
 
 /** The config a bundle carries: options, per-function options and (for server.mjs) routes. */
 function bakedConfig(config: ConfigFile, only?: string): ConfigFile {
@@ -200,37 +200,32 @@ async function bundle(
   } catch (error) {
     throw compileFailure(error, root);
   }
+  // One file to start: the chunks the entry imports statically are folded into it.
+  let files: FoldResult;
+  try {
+    files = await foldStartChunks({
+      entry: outfile,
+      outputs,
+      workingDir: root,
+      firstBanner: BANNER,
+      minify: options.minify,
+      sourcemap: options.sourcemap,
+    });
+  } catch (error) {
+    throw compileFailure(error, root);
+  }
   const ms = Math.round(performance.now() - started);
-  const { atStart, lazy } = loadOrder(root, outfile, outputs);
-  const code = Buffer.concat(atStart.map((file) => readFileSync(file)));
+  const code = Buffer.concat(files.atStart.map((file) => readFileSync(file)));
+  const lazy = files.chunks;
   return {
     name: target.name,
     file: outfile,
     bytes: code.length,
     gzipBytes: gzipSync(code).length,
-    chunks: [...atStart.slice(1), ...lazy],
+    chunks: [...files.atStart.slice(1), ...lazy],
     lazyBytes: lazy.reduce((sum, file) => sum + statSync(file).size, 0),
     ms,
   };
-}
-
-/**
- * Splits a bundle's output files into those loaded at start (the entry and, transitively, the
- * chunks it imports statically: code the entry shares with a lazy chunk) and the rest, which
- * load on their first `import()`.
- */
-function loadOrder(root: string, entry: string, outputs: Metafile['outputs']): { atStart: string[]; lazy: string[] } {
-  const byPath = new Map(Object.entries(outputs).map(([file, output]) => [resolve(root, file), output]));
-  const atStart = [entry];
-  for (let i = 0; i < atStart.length; i++) {
-    for (const imported of byPath.get(atStart[i]!)?.imports ?? []) {
-      if (imported.kind !== 'import-statement' || imported.external) continue;
-      const file = resolve(root, imported.path);
-      if (!atStart.includes(file)) atStart.push(file);
-    }
-  }
-  const lazy = [...byPath.keys()].filter((file) => file.endsWith('.mjs') && !atStart.includes(file));
-  return { atStart, lazy };
 }
 
 /**

@@ -68,23 +68,40 @@ export function errorLine(stderr: string): string {
   );
 }
 
-/** Imports each chunk in a fresh node; resolves with what failed, or undefined. */
+/** The environment of a checked bundle: a free port, the health path, no lame-duck period. */
+const CHECK_ENV = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  CLOUDFN_HEALTH_PATH: DEFAULT_HEALTH_PATH,
+  // No lame-duck period: no balancer watches this check, and each bundle would wait it out.
+  CLOUDFN_DRAIN_DELAY: '0',
+};
+
+/**
+ * Imports each chunk in a fresh node; resolves with what failed, or undefined. A chunk that
+ * imports what it shares with the entry imports the entry (fold-chunks.ts), which starts its
+ * server: on a free port, and the process exits once every chunk is imported.
+ */
 function importChunks(chunks: readonly string[], timeoutMs: number): Promise<string | undefined> {
+  // The outcome is said by the exit code: the entry, once started, keeps serving on stray errors.
   const code = `const peers = ${JSON.stringify(OPTIONAL_PEERS)};
 for (const url of JSON.parse(process.argv[1])) {
   try {
     await import(url);
   } catch (error) {
     const missing = error?.code === 'ERR_MODULE_NOT_FOUND' && /Cannot find package '([^']+)'/.exec(error.message);
-    if (!missing || !peers.includes(missing[1])) throw error;
+    if (missing && peers.includes(missing[1])) continue;
+    process.stderr.write(String(error?.stack ?? error) + '\\n');
+    process.exit(1);
   }
-}`;
+}
+process.exit(0);`;
   const urls = JSON.stringify(chunks.map((chunk) => pathToFileURL(chunk).href));
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--enable-source-maps', '--input-type=module', '-e', code, urls],
-      { timeout: timeoutMs },
+      { timeout: timeoutMs, env: { ...process.env, ...CHECK_ENV } },
       (error, _stdout, stderr) =>
         resolve(
           error === null
@@ -99,14 +116,7 @@ function checkServing(file: string, timeoutMs: number): Promise<BundleCheck> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--enable-source-maps', file], {
-      // No lame-duck period: no balancer watches this check, and each bundle would wait it out.
-      env: {
-        ...process.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        CLOUDFN_HEALTH_PATH: DEFAULT_HEALTH_PATH,
-        CLOUDFN_DRAIN_DELAY: '0',
-      },
+      env: { ...process.env, ...CHECK_ENV },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

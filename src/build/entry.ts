@@ -20,7 +20,7 @@ export interface EntryFunction {
 export function entrySource(functions: EntryFunction[], config: Record<string, unknown>, single: boolean): string {
   const imports = functions.map((fn, i) => `import * as fn${i} from ${JSON.stringify(fn.file)};`);
   const list = functions.map(
-    (fn, i) => `  { name: ${JSON.stringify(fn.name)}, where: ${JSON.stringify(fn.where)}, module: fn${i} },`,
+    (fn, i) => `      { name: ${JSON.stringify(fn.name)}, where: ${JSON.stringify(fn.where)}, module: fn${i} },`,
   );
   return [
     ...imports,
@@ -28,15 +28,21 @@ export function entrySource(functions: EntryFunction[], config: Record<string, u
     // A Redis setting whose client cannot load refuses to start (src/fleet/preflight.ts). The
     // check is imported only with a setting: a single instance's start-up does not read it.
     `import { redisSettingGiven } from ${JSON.stringify(ownFile('src/fleet/setting-given'))};`,
-    `if (redisSettingGiven(undefined)) {`,
-    `  const { refuseWithoutRedisClient } = await import(${JSON.stringify(ownFile('src/fleet/preflight'))});`,
-    `  await refuseWithoutRedisClient();`,
-    `}`,
-    `await startBundle({`,
-    `  functions: [\n${list.join('\n')}\n  ],`,
-    `  config: ${JSON.stringify(config)},`,
-    `  single: ${single},`,
-    `});`,
+    // No top-level await: the chunks a bundle loads on first use import what they share with
+    // the start-up code from the entry itself (fold-chunks.ts), and a chunk imported while the
+    // entry still awaited would wait for it forever. A failure is still an uncaught error.
+    `const start = async () => {`,
+    `  if (redisSettingGiven(undefined)) {`,
+    `    const { refuseWithoutRedisClient } = await import(${JSON.stringify(ownFile('src/fleet/preflight'))});`,
+    `    await refuseWithoutRedisClient();`,
+    `  }`,
+    `  await startBundle({`,
+    `    functions: [\n${list.join('\n')}\n    ],`,
+    `    config: ${JSON.stringify(config)},`,
+    `    single: ${single},`,
+    `  });`,
+    `};`,
+    `start();`,
     '',
   ].join('\n');
 }

@@ -1,0 +1,78 @@
+/**
+ * One file to start (src/build/fold-chunks.ts): a bundle's entry imports no chunk statically,
+ * the chunks loaded on first use share one instance of each module with it (an HttpError thrown
+ * from a lazily imported module is still an HttpError to the runtime), and a function with
+ * top-level await that imports lazily keeps its chunks apart and starts.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProject, checkBundle, type BuildResult, type BuiltBundle } from '../../src/build/index.js';
+import { tempProject } from '../testing/project.js';
+import { spawnServer } from './spawn-server.js';
+
+const project = tempProject({
+  'functions/teapot.ts': `export default async () => {
+  const { boom } = await import('./_boom.js');
+  boom();
+};`,
+  'functions/_boom.ts': `import { HttpError } from 'cloudfn';
+export function boom(): never {
+  throw new HttpError(418, 'short and stout');
+}`,
+  'functions/waits.ts': `const { kind } = await import('./_kind.js');
+export default () => ({ kind });`,
+  'functions/_kind.ts': `import { HttpError } from 'cloudfn';
+export const kind = typeof HttpError;`,
+});
+let result: BuildResult;
+
+beforeAll(async () => {
+  result = await buildProject(project.root, { server: false });
+}, 60_000);
+afterAll(() => project.remove());
+
+const bundleOf = (name: string): BuiltBundle => result.bundles.find((b) => b.name === name)!;
+
+/** The chunk files an entry imports with an import statement. */
+function staticImports(file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*"(\.\/_chunks\/[^"]+\.mjs)"/g)].map((m) => m[1]!);
+}
+
+describe('cloudfn build: one file to start', () => {
+  it('writes an entry that imports no chunk statically, and counts it alone as what loads at start', () => {
+    const teapot = bundleOf('teapot');
+    expect(staticImports(teapot.file)).toEqual([]);
+    expect(teapot.bytes).toBe(readFileSync(teapot.file).length);
+    // Unminified, the folded entry still names the source files it holds.
+    expect(readFileSync(teapot.file, 'utf8')).toContain('runtime/request/handle.');
+    const stubs = teapot.chunks.filter((file) => /from "\.\.\/index\.mjs"/.test(readFileSync(file, 'utf8')));
+    expect(stubs.length).toBeGreaterThan(0);
+  });
+
+  it('keeps one HttpError class: thrown from a lazily imported module, it answers its own status', async () => {
+    const server = await spawnServer([bundleOf('teapot').file], { cwd: project.root });
+    try {
+      const res = await fetch(`${server.url}/teapot`);
+      expect(res.status).toBe(418);
+      expect(await res.text()).toContain('short and stout');
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it('keeps the chunks of a function with top-level await apart, and it starts', async () => {
+    const waits = bundleOf('waits');
+    expect(staticImports(waits.file).length).toBeGreaterThan(0);
+    const server = await spawnServer([waits.file], { cwd: project.root });
+    try {
+      const res = await fetch(`${server.url}/waits`);
+      expect(await res.json()).toEqual({ kind: 'function' });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it('passes --check, which imports every chunk and stub', async () => {
+    for (const b of result.bundles) expect(await checkBundle(b.file, { chunks: b.chunks })).toMatchObject({ ok: true });
+  });
+});
