@@ -38,12 +38,23 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * False once the process has exited. An orphan that exited stays a zombie until whatever adopted
+ * it reaps it, which on some machines (a PID 1 that reaps late) takes longer than the test: a
+ * zombie has exited, so it counts as gone.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces, the state follows the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc here: kill(pid, 0) is all there is
   }
 }
 
@@ -101,8 +112,13 @@ describe('process hygiene', () => {
       expect(await portOpen(port)).toBe(true);
       const killed = Date.now();
       parent.kill('SIGKILL');
-      await until(async () => ((await portOpen(port)) ? undefined : true), 20_000, 'the port to be freed');
-      await until(() => (alive(child) ? undefined : true), 20_000, 'the child to exit');
+      try {
+        await until(async () => ((await portOpen(port)) ? undefined : true), 20_000, 'the port to be freed');
+        await until(() => (alive(child) ? undefined : true), 20_000, 'the child to exit');
+      } catch (error) {
+        // What the command printed says which step it stopped at.
+        throw new Error(`${(error as Error).message}; the command's output:\n${readFileSync(log, 'utf8')}`);
+      }
       console.log(`${name}: parent killed -> port freed and child gone in ${Date.now() - killed} ms`);
       // No balancer sends traffic to a server whose npm parent is gone: no lame-duck period
       // (it answered 503 on health for 5 s per worker, which made this test slow and flaky).
