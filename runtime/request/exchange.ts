@@ -19,7 +19,6 @@ import type { Overload } from './overload.js';
 import type { Router } from './router.js';
 import { monotonicMs } from './clock.js';
 
-const EMPTY = Buffer.alloc(0);
 const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
 
 export type HeaderValue = string | string[];
@@ -65,7 +64,6 @@ export class Exchange {
   fn: LoadedFunction | undefined;
   routeParams: Record<string, string | string[]>;
   trigger: Trigger;
-  rawBody: Buffer;
   status: number;
   /** Headers the handler set, by lower-case name: [name as written, value]. */
   headers: Record<string, [string, HeaderValue]> | undefined;
@@ -103,7 +101,6 @@ export class Exchange {
     this.fn = undefined;
     this.routeParams = NO_PARAMS;
     this.trigger = host.options.trigger;
-    this.rawBody = EMPTY;
     this.status = 200;
     this.headers = undefined;
     this.cookies = undefined;

@@ -106,7 +106,7 @@ export class RequestService implements Service {
   #trace: TraceContext | undefined;
   #caller: Caller | undefined | null;
 
-  constructor(exchange: Exchange, query: QueryParams | undefined) {
+  constructor(exchange: Exchange, query: QueryParams | undefined, rawBody: Buffer) {
     this.#x = exchange;
     this.headers = exchange.req.headers;
     this.httpMethod = exchange.method;
@@ -115,7 +115,7 @@ export class RequestService implements Service {
     this.trigger = exchange.trigger;
     this.logid = exchange.logid;
     this.functionName = exchange.fn?.name ?? '';
-    this.rawBody = exchange.rawBody;
+    this.rawBody = rawBody;
     this.routeParams = exchange.routeParams;
     this.#query = query;
     this.#cookies = undefined;

@@ -149,12 +149,12 @@ export function createFakeService(overrides: FakeServiceOverrides = {}): FakeSer
   const name = overrides.functionName ?? nameFromPath(path);
   x.fn = resolveFunction(host.options, { name, file: name, handler: () => undefined });
   if (overrides.routeParams !== undefined) x.routeParams = overrides.routeParams;
-  if (overrides.rawBody !== undefined) x.rawBody = Buffer.from(overrides.rawBody);
   const query =
     overrides.query === undefined ? undefined : (Object.assign(Object.create(null), overrides.query) as QueryParams);
   // The service reads cookies synchronously; a server loads the codec at start, this has it here.
   cookieCodec.provide(cookie);
-  const service = new RequestService(x, query) as RequestService & { recorded: RecordedResponse };
+  const rawBody = overrides.rawBody === undefined ? Buffer.alloc(0) : Buffer.from(overrides.rawBody);
+  const service = new RequestService(x, query, rawBody) as RequestService & { recorded: RecordedResponse };
 
   if (overrides.signal !== undefined)
     Object.defineProperty(service, 'signal', { value: overrides.signal, enumerable: true });
