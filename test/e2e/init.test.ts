@@ -32,6 +32,22 @@ function userEnv(): NodeJS.ProcessEnv {
   };
 }
 
+/** What execFile rejects with: the output so far, and how the command ended. */
+interface NpmFailure {
+  stdout: string;
+  stderr: string;
+  code?: number | string;
+  signal?: string;
+  killed?: boolean;
+}
+
+/** How an npm command ended, for a failure message: cut by the timeout, or its exit code and output. */
+function outcome(result: { stdout: string; stderr: string } | NpmFailure): string {
+  const failure = result as NpmFailure;
+  const how = failure.killed ? `cut by the timeout (${failure.signal})` : `exit code ${failure.code ?? 0}`;
+  return `${how}; stderr: ${failure.stderr.slice(-2000)}; stdout: ${failure.stdout.slice(-2000)}`;
+}
+
 let work: string;
 
 beforeAll(() => {
@@ -64,18 +80,21 @@ describe('cloudfn init', () => {
       expect(readFileSync(join(dir, 'deploy/knative-service.yaml'), 'utf8')).toContain(`name: ${template}-app`);
       expect(readdirSync(dir)).toContain('.gitignore');
 
+      // Generous: with the whole suite running twice side by side on 2 cores, three installs at
+      // once took longer than 120 s (the lock file was missing, the install cut by the timeout).
       const npm = (args: string[], cwd = dir) =>
-        run('npm', args, { cwd, env: userEnv(), timeout: 120_000 }).catch(
-          (error: { stdout: string; stderr: string }) => error,
-        );
+        run('npm', args, { cwd, env: userEnv(), timeout: 240_000 }).catch((error: NpmFailure) => error);
       const installed = await npm(['install', '--prefer-offline']);
       expect(installed.stderr).not.toMatch(/ERR/);
+      expect(existsSync(join(dir, 'package-lock.json')), `npm install wrote no lock file: ${outcome(installed)}`).toBe(
+        true,
+      );
       const lock = readFileSync(join(dir, 'package-lock.json'), 'utf8');
       expect(lock).toContain('"resolved": "file:vendor/cloudfn-0.1.0.tgz"');
       const tests = await npm(['test', '--', '--reporter=dot']);
       expect(tests.stdout + tests.stderr).toMatch(/Tests\s+.*\d+ passed/);
       expect(tests.stdout + tests.stderr).not.toMatch(/failed/);
-      const types = await run('npx', ['tsc', '--noEmit'], { cwd: dir, env: userEnv(), timeout: 120_000 }).catch(
+      const types = await run('npx', ['tsc', '--noEmit'], { cwd: dir, env: userEnv(), timeout: 240_000 }).catch(
         (error: { stdout: string; stderr: string }) => error,
       );
       expect(types.stdout).toBe('');
@@ -96,10 +115,10 @@ describe('cloudfn init', () => {
       const bundled = await run('npx', ['cloudfn', 'build', '--minify', '--check'], {
         cwd: image,
         env: userEnv(),
-        timeout: 120_000,
+        timeout: 240_000,
       });
       expect(bundled.stdout).toMatch(/ok +dist\/server\.mjs/);
-    }, 300_000);
+    }, 900_000);
   }
 
   it('refuses a folder that is not empty, and an unknown template, in one line', () => {
