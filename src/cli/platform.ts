@@ -163,8 +163,13 @@ export async function run(argv: string[]): Promise<number> {
     // The emulator stops like the dev server: on Ctrl-C, SIGTERM, SIGHUP, or when its parent
     // (npm run, a test runner) goes away, so it never holds its port as an orphan.
     const remove = exitOnSignals({
-      // The emulator prints plain lines of its own; the signal needs no line.
-      logger: new Logger({ write() {} }),
+      // The emulator prints plain lines of its own: a signal is the user's doing and needs no
+      // line, but its parent going away does, so that a stop nobody typed is on the record.
+      logger: new Logger({
+        write(record) {
+          if (String(record.msg).startsWith('the parent process exited')) process.stdout.write(`${record.msg}\n`);
+        },
+      }),
       stop: () => platform.close().then(resolve, resolve),
       message: (signal) => `${signal} received: stopping the platform emulator`,
       // After a graceful stop, `run` returns and the CLI exits; a second signal exits at once.
