@@ -113,15 +113,18 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       logger.flush();
       resolve(failed ? 1 : 0);
     };
+    // What the workers were asked, sent again to a worker that starts listening afterwards.
+    let stopMessage = SHUTDOWN_MESSAGE;
+    const stopWorker = (worker: Worker): void => {
+      // A worker that has not connected yet, or whose channel closed as it exited, cannot
+      // take the message; a signal stops it too.
+      const signal = (): void => void worker.process.kill('SIGTERM');
+      if (!sendToWorker(worker, stopMessage, signal)) signal();
+    };
     const stopAll = (message = SHUTDOWN_MESSAGE): void => {
       stopping = true;
-      for (const worker of Object.values(cluster.workers ?? {})) {
-        if (worker === undefined) continue;
-        // A worker that has not connected yet, or whose channel closed as it exited, cannot
-        // take the message; a signal stops it too.
-        const signal = (): void => void worker.process.kill('SIGTERM');
-        if (!sendToWorker(worker, message, signal)) signal();
-      }
+      stopMessage = message;
+      for (const worker of Object.values(cluster.workers ?? {})) if (worker !== undefined) stopWorker(worker);
       finish();
     };
     function onSignal(signal: NodeJS.Signals): void {
@@ -150,7 +153,12 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
 
     const fork = (): void => {
       const worker = cluster.fork();
-      worker.once('listening', () => listening.add(worker));
+      worker.once('listening', () => {
+        listening.add(worker);
+        // Asked to stop while this worker was still loading: a message that reached it before
+        // it listened for messages was lost, and the primary would wait for it forever.
+        if (stopping) stopWorker(worker);
+      });
       // Sends go through sendToWorker; anything else the IPC channel reports is logged, since
       // an unhandled 'error' would end the primary and, with it, every worker.
       worker.on('error', (error: Error) => line('warn', `worker ${worker.process.pid}: ${error.message}`));
