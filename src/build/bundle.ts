@@ -69,7 +69,7 @@ export interface BuiltBundle {
   bytes: number;
   gzipBytes: number;
   /**
-   * Absolute paths of every chunk file of the bundle: what loads lazily, and the stubs through
+   * Absolute paths of every chunk file of the bundle: what loads lazily, and the forwarders through
    * which it imports what it shares with the entry.
    */
   chunks: string[];

@@ -5,7 +5,7 @@
  * over the entry and those chunks, so Node reads, compiles and links one file before the port
  * opens (the hello bundle was the entry and 7 chunks: about 3 ms of CPU of each cold start).
  *
- * A folded chunk that a lazy chunk imports becomes a one-line stub re-exporting the entry's
+ * A folded chunk that a lazy chunk imports becomes a one-line forwarder re-exporting the entry's
  * bindings, so the lazy chunks, written by the first pass and left untouched (with their source
  * maps), still share one instance of each module with the start-up code: one `CloudfnError`
  * class for `instanceof`, one copy of a module's state. That is why a bundle's entry has no
@@ -34,7 +34,7 @@ export interface FoldInput {
 export interface FoldResult {
   /** The files Node reads at start: the entry alone, or with the chunks it kept (top-level await). */
   atStart: string[];
-  /** Every other output file: what loads on first use, and the stubs. */
+  /** Every other output file: what loads on first use, and the forwarders. */
   chunks: string[];
 }
 
@@ -88,7 +88,7 @@ function specifier(fromDir: string, file: string): string {
 
 /**
  * Folds the entry's static chunks into the entry, rewrites those a lazy chunk imports as
- * stubs and deletes the others; resolves with what loads at start and the chunk files.
+ * forwarders and deletes the others; resolves with what loads at start and the chunk files.
  * @example const chunks = await foldStartChunks({ entry, outputs: result.metafile.outputs, workingDir: root, firstBanner, minify: false, sourcemap: true })
  */
 export async function foldStartChunks(input: FoldInput): Promise<FoldResult> {
@@ -100,10 +100,10 @@ export async function foldStartChunks(input: FoldInput): Promise<FoldResult> {
   if (folded.length === 0 || (await hasTopLevelAwait(readFileSync(input.entry, 'utf8'))))
     return { atStart: [input.entry, ...folded], chunks: others };
   const lazy = others.filter((file) => !folded.includes(file));
-  // The folded chunks a lazy chunk imports: the entry exports their bindings for the stubs.
-  const stubbed = folded.filter((chunk) => lazy.some((file) => outputs.get(file)!.imports.includes(chunk)));
+  // The folded chunks a lazy chunk imports: the entry exports their bindings for the forwarders.
+  const forwarded = folded.filter((chunk) => lazy.some((file) => outputs.get(file)!.imports.includes(chunk)));
   const dir = dirname(input.entry);
-  const reexports = stubbed.map(
+  const reexports = forwarded.map(
     (chunk, i) =>
       `export { ${outputs
         .get(chunk)!
@@ -131,7 +131,7 @@ export async function foldStartChunks(input: FoldInput): Promise<FoldResult> {
   });
   for (const chunk of folded) {
     rmSync(`${chunk}.map`, { force: true });
-    const i = stubbed.indexOf(chunk);
+    const i = forwarded.indexOf(chunk);
     if (i === -1) {
       rmSync(chunk, { force: true });
       continue;
@@ -142,7 +142,7 @@ export async function foldStartChunks(input: FoldInput): Promise<FoldResult> {
       `export { ${names.join(', ')} } from ${JSON.stringify(specifier(dirname(chunk), input.entry))};\n`,
     );
   }
-  return { atStart: [input.entry], chunks: [...lazy, ...stubbed] };
+  return { atStart: [input.entry], chunks: [...lazy, ...forwarded] };
 }
 
 /**
@@ -159,7 +159,7 @@ async function hasTopLevelAwait(code: string): Promise<boolean> {
 }
 
 /**
- * The fold's plugin: the virtual entry (import the first pass's entry, re-export the stubbed
+ * The fold's plugin: the virtual entry (import the first pass's entry, re-export the forwarded
  * chunks' bindings), the first pass's files read without their banner, and every other import
  * (node builtins, packages left external, the lazy chunks' `import()`) kept as written.
  */

@@ -45,8 +45,8 @@ describe('cloudfn build: one file to start', () => {
     expect(teapot.bytes).toBe(readFileSync(teapot.file).length);
     // Unminified, the folded entry still names the source files it holds.
     expect(readFileSync(teapot.file, 'utf8')).toContain('runtime/request/handle.');
-    const stubs = teapot.chunks.filter((file) => /from "\.\.\/index\.mjs"/.test(readFileSync(file, 'utf8')));
-    expect(stubs.length).toBeGreaterThan(0);
+    const forwarders = teapot.chunks.filter((file) => /from "\.\.\/index\.mjs"/.test(readFileSync(file, 'utf8')));
+    expect(forwarders.length).toBeGreaterThan(0);
   });
 
   it('keeps one HttpError class: thrown from a lazily imported module, it answers its own status', async () => {
@@ -72,7 +72,7 @@ describe('cloudfn build: one file to start', () => {
     }
   });
 
-  it('passes --check, which imports every chunk and stub', async () => {
+  it('passes --check, which imports every chunk and forwarder', async () => {
     for (const b of result.bundles) expect(await checkBundle(b.file, { chunks: b.chunks })).toMatchObject({ ok: true });
   });
 });
