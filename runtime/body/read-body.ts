@@ -20,7 +20,7 @@ import { commonJs, LazyImport } from '../lazy-import.js';
 export const rawBody = new LazyImport(() => import('raw-body').then((m) => commonJs<typeof getRawBody>(m)));
 
 /** Shared by every bodiless request: a zero-length Buffer cannot be written to. */
-const EMPTY = Buffer.alloc(0);
+export const EMPTY_BODY = Buffer.alloc(0);
 
 /** The error a read rejects with when the client goes away before the body is complete. */
 export interface ClientAbortError extends Error {
@@ -75,7 +75,7 @@ export function readBodyThen<C>(
   const chunked = headers['transfer-encoding'] !== undefined;
   if (!chunked) {
     if (length === undefined || length === '0') {
-      done(context, EMPTY);
+      done(context, EMPTY_BODY);
       return false;
     }
     // node's parser has already refused a Content-Length that is not digits. raw-body would
@@ -86,7 +86,7 @@ export function readBodyThen<C>(
     }
   }
   if (req.complete && req.readableEnded) {
-    done(context, EMPTY);
+    done(context, EMPTY_BODY);
     return false;
   }
   if ((req as Reading<C>)[READER] !== undefined) {
@@ -214,7 +214,7 @@ class BodyReader<C> {
     req.off('close', onClose);
     // The 'error' listener stays: the stream may still error once the caller answers.
     req[READER] = undefined;
-    if (error === undefined) this.#done(this.#context, body ?? EMPTY);
+    if (error === undefined) this.#done(this.#context, body ?? EMPTY_BODY);
     else this.#failed(this.#context, error);
   }
 }

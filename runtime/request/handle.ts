@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseQuery } from '../body/query.js';
-import { readBodyThen } from '../body/read-body.js';
+import { EMPTY_BODY, readBodyThen } from '../body/read-body.js';
 import { createError } from '../errors.js';
 import { pickGatewayLogid, pickLogid } from '../log/logid.js';
 import { otelBridge, otelRegistered } from '../trace/otel.js';
@@ -22,9 +22,6 @@ import type { MemoryBudget } from './memory-budget.js';
 import { type RetryAfterError, sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
-
-/** The raw body of a request that has none (GET): a zero-length Buffer cannot be written to. */
-const NO_BODY = Buffer.alloc(0);
 
 const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', 'console_debug', 'timer']);
 
@@ -123,7 +120,7 @@ function admitted(x: Exchange): void {
     } catch (error) {
       return sendError(x, error);
     }
-    return run(x, query, query, NO_BODY);
+    return run(x, query, query, EMPTY_BODY);
   }
   const reading = readBodyThen(
     req,
