@@ -13,6 +13,7 @@ import {
   formatBuildTable,
   formatCheckTable,
   formatFunctionServiceTable,
+  checkProjectLock,
 } from '../build/index.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import type { CheckRequest } from '../build/function-service/check.js';
@@ -43,7 +44,9 @@ export const HELP: CommandHelp = {
 folder; --functions-dir or the config's functionsDir names another folder, . for the root
 itself) with the runtime and its dependencies into <outdir>/<name>/index.mjs (serves that
 function at every path on PORT, default 8000), and all of them into <outdir>/server.mjs (by
-route, for containers), and the functions' OpenAPI document into <outdir>/openapi.json.`,
+route, for containers), and the functions' OpenAPI document into <outdir>/openapi.json.
+First it reads package-lock.json, and warns in one line of each package that npm ci (an image's
+build stage) will refuse the lock for, with the fix (docs/deploy.md).`,
   options: [
     [
       '--target <t>',
@@ -119,6 +122,10 @@ export async function run(argv: string[]): Promise<number> {
     );
   const root = resolve(positionals[0] ?? '.');
   const json = values.json === true;
+  // Before the type check, so it shows even when that fails: what `npm ci` (the image's build
+  // stage) will refuse in the lock. The build itself goes on; it needs no `npm ci`.
+  const lockWarnings = checkProjectLock(root);
+  for (const line of lockWarnings) process.stderr.write(`cloudfn: warning: ${line}\n`);
   let typeNote = '';
   if (values['no-typecheck'] !== true) {
     // Said when there is something to check (else the note after the table says why not), on
@@ -160,6 +167,7 @@ export async function run(argv: string[]): Promise<number> {
   // The functions' contract beside the bundles (docs/contracts.md#openapi).
   const openapiWarning = await writeOpenApiBeside(root, result.outdir);
   if (openapiWarning !== undefined) result.warnings.push(openapiWarning);
+  if (json) result.warnings.push(...lockWarnings);
   const checks =
     values.check === true
       ? await Promise.all(result.bundles.map((b) => checkBundle(b.file, { chunks: b.chunks })))
