@@ -13,8 +13,11 @@ const PLATFORM = resolve(import.meta.dirname, '..', '..', 'src', 'platform');
 
 /** The root files a room may import; the assembly is not among them. */
 const SHARED = ['errors.ts', 'context.ts', 'platform-options.ts'];
-/** At most this many entries at the root, so a newcomer finds the room. */
-const MAX_ROOT_ENTRIES = 12;
+/**
+ * At most this many entries at the root, so a newcomer finds the room (13 since the components
+ * room; the media API's four rooms are next to fold into one).
+ */
+const MAX_ROOT_ENTRIES = 13;
 
 /** For each room, the other rooms it may import. */
 const ROOMS: Record<string, string[]> = {
@@ -25,6 +28,7 @@ const ROOMS: Record<string, string[]> = {
   sdk: ['state', 'gateway'],
   gateway: [],
   live: [],
+  components: [],
 };
 
 function sourceFiles(dir: string): string[] {
