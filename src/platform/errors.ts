@@ -207,7 +207,19 @@ const table = {
   PLATFORM_DB_BAD_DUMP: {
     status: 400,
     errNo: 40001,
-    message: (source: string, detail: string) => `${source}: ${detail}; nothing was imported`,
+    message: (source: string, detail: string) => `${source}: ${detail}; nothing was written`,
+  },
+  PLATFORM_DB_DOC_EXISTS: {
+    status: 409,
+    errNo: 40903,
+    message: (collection: string, id: string) =>
+      `collection "${collection}" has a document with _id ${JSON.stringify(id)} already; edit that one (PUT …/collections/${collection}/<id>) or leave _id out`,
+  },
+  PLATFORM_DB_API_NOT_FOUND: {
+    status: 404,
+    errNo: 40402,
+    message: (method: string, path: string) =>
+      `${method} ${path} is not a database endpoint; use GET /_cloudfn/api/database[?collection=…], GET …/database/export, POST …/database/import[?merge=1], DELETE …/database, POST …/database/collections/<name>, PUT or DELETE …/database/collections/<name>/<id>, DELETE …/database/collections/<name>`,
   },
   PLATFORM_LIVE_BAD_MESSAGE: {
     status: 400,

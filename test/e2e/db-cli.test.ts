@@ -155,7 +155,7 @@ describe('cloudfn db and cloudfn dev --seed on a project that uses dySDK.databas
     const run = cloudfn(project.root, ['db', 'import', 'bad.json']);
     expect(run.status).toBe(1);
     expect(run.stderr).toBe(
-      'cloudfn: bad.json: collection "scores", document 1: _id must be a non-empty string, got 7; nothing was imported\n',
+      'cloudfn: bad.json: collection "scores", document 1: _id must be a non-empty string, got 7; nothing was written\n',
     );
     expect((await todos()).map((d) => d['_id'])).not.toContain('new');
     expect(existsSync(join(project.root, '.cloudfn/platform/database/scores.json'))).toBe(false);
@@ -227,7 +227,7 @@ describe('cloudfn dev --ephemeral', () => {
       const run = cloudfn(project.root, ['dev', '--seed', 'seed.json', '--port', '0', '--no-typecheck']);
       expect(run.status).toBe(1);
       expect(run.stderr).toBe(
-        'cloudfn: seed.json: collection "todos" must be an array of documents, got {"_id":"a"}; nothing was imported\n',
+        'cloudfn: seed.json: collection "todos" must be an array of documents, got {"_id":"a"}; nothing was written\n',
       );
     } finally {
       project.remove();

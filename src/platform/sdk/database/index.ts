@@ -15,3 +15,5 @@ export {
 } from './dump.js';
 export { prepareDevStore, projectDataDir, type DevStore, type DevStoreOptions } from './dev-store.js';
 export { LOCK_FILE, withStoreLock } from './lock.js';
+export { watchStore, type StoreWatch } from './watch.js';
+export { handleDatabaseWrite, isDatabaseWrite, MAX_BODY_BYTES } from './console-api.js';
