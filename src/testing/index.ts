@@ -2,7 +2,8 @@
  * `cloudfn/testing`: call functions in tests without a network. `invoke` runs a request through
  * the real pipeline in process; `invokeLiveData` pushes a live room's messages to one as the
  * platform does; `createFakeService` hands a handler a recording service;
- * `openGateway` connects simulated WebSocket clients and records what is pushed to them.
+ * `openGateway` connects simulated WebSocket clients and records what is pushed to them;
+ * `seedDatabase` and `readDatabase` give `dySDK.database()` a store private to the test.
  * Nothing here depends on a test runner: it works under vitest, node:test, or any other.
  * @example
  * import { invoke } from 'cloudfn/testing';
@@ -36,3 +37,5 @@ export type {
   UplinkAnswer,
 } from './gateway.js';
 export type { ResponseCookie } from './cookies.js';
+export { readDatabase, seedDatabase } from './database.js';
+export type { DatabaseData } from './database.js';
