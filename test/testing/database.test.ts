@@ -40,8 +40,8 @@ describe('seedDatabase and readDatabase', () => {
     expect(data['todos']).toHaveLength(3);
     expect(data['todos']![0]!['due']).toEqual(new Date('2026-01-31T08:00:00Z'));
     expect(data['todos']![2]).toEqual({ _id: 'c', title: 'c', at: new Date('2026-03-01T00:00:00Z') });
-    expect(dataDir.startsWith(join(project.root))).toBe(false);
-    expect(existsSync(join(project.root, '.cloudfn'))).toBe(false);
+    expect(dataDir.startsWith(`${project.root}/`), `${dataDir} in ${project.root}`).toBe(false);
+    expect(existsSync(join(project.root, '.cloudfn/platform'))).toBe(false);
   });
 
   it('gives each seed a store of its own: the previous test left nothing', async () => {
