@@ -112,7 +112,9 @@ async function act(
   if (positionals.length > 0) throw new OptionsError(`db reset takes no file, got ${positionals.join(' ')}`);
   if (values.yes !== true) {
     if (!process.stdin.isTTY)
-      throw new OptionsError(`db reset would remove every collection in ${dataDir}; pass --yes to do it without asking`);
+      throw new OptionsError(
+        `db reset would remove every collection in ${dataDir}; pass --yes to do it without asking`,
+      );
     if (!(await confirm(`Remove every collection in ${dataDir}? [y/N] `))) {
       process.stderr.write('nothing was removed\n');
       return 1;

@@ -47,7 +47,7 @@ errors shown here and on the console page. The functions' OpenAPI document is se
       '--seed <file>',
       "write a dump (cloudfn db export's format) into dySDK.database()'s store before\nserving, replacing the collections it names; no function is called",
     ],
-    ['--ephemeral', "run dySDK.database() on an empty store in a temporary folder, removed at exit"],
+    ['--ephemeral', 'run dySDK.database() on an empty store in a temporary folder, removed at exit'],
   ],
   examples: [
     ['dev', 'serve this folder with reload on http://127.0.0.1:8000'],

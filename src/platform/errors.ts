@@ -174,8 +174,7 @@ const table = {
     status: 400,
     errNo: 156401,
     errMsg: '集合名必填',
-    message: (got: string) =>
-      `db.collection() needs a collection name, got ${got}; name one: db.collection('todos')`,
+    message: (got: string) => `db.collection() needs a collection name, got ${got}; name one: db.collection('todos')`,
   },
   PLATFORM_DB_BAD_DOC_ID: {
     status: 400,

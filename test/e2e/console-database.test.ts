@@ -71,12 +71,10 @@ export default async (params: { id: string; score: string }) =>
   it('lists the collections with their sizes and shows the documents of the one clicked, dates as {"$date"}', async () => {
     await expect.poll(() => page.locator('#database button').allTextContents()).toEqual(['scores (2)']);
     await page.click('#database button');
-    await expect
-      .poll(shown)
-      .toEqual([
-        { _id: 'a1', openId: 'open-1', score: 12, at: { $date: '2026-01-31T08:00:00.000Z' } },
-        { _id: 'a2', openId: 'open-2', score: 7 },
-      ]);
+    await expect.poll(shown).toEqual([
+      { _id: 'a1', openId: 'open-1', score: 12, at: { $date: '2026-01-31T08:00:00.000Z' } },
+      { _id: 'a2', openId: 'open-2', score: 7 },
+    ]);
   });
 
   it("follows a function's write, and a write outside any request (as cloudfn db makes), without a click", async () => {
@@ -87,10 +85,9 @@ export default async (params: { id: string; score: string }) =>
       .toEqual(['scores (3)']);
     // No request is seen: only the feed's database event (the store's files changed) refreshes the page.
     await importStore(dataDir(), checkDump({ visits: [{ _id: 'v1' }] }, 'test'), { merge: false });
-    await expect.poll(() => page.locator('#database button').allTextContents(), { timeout: 5000 }).toEqual([
-      'scores (3)',
-      'visits (1)',
-    ]);
+    await expect
+      .poll(() => page.locator('#database button').allTextContents(), { timeout: 5000 })
+      .toEqual(['scores (3)', 'visits (1)']);
   });
 
   it('edits a document as JSON: refuses what is not an object, shows the server refusal, saves a good one', async () => {
@@ -122,12 +119,14 @@ export default async (params: { id: string; score: string }) =>
     await expect
       .poll(async () => (await exportStore(dataDir()))['scores']!.find((d) => d._id === 'a2'))
       .toEqual({ _id: 'a2', openId: 'open-2', score: 99, at: new Date('2026-02-01T00:00:00.000Z') });
-    await expect.poll(async () => (await shown()).find((d) => (d as { _id: string })._id === 'a2')).toEqual({
-      _id: 'a2',
-      openId: 'open-2',
-      score: 99,
-      at: { $date: '2026-02-01T00:00:00.000Z' },
-    });
+    await expect
+      .poll(async () => (await shown()).find((d) => (d as { _id: string })._id === 'a2'))
+      .toEqual({
+        _id: 'a2',
+        openId: 'open-2',
+        score: 99,
+        at: { $date: '2026-02-01T00:00:00.000Z' },
+      });
     await expect.poll(() => row.locator('textarea').count()).toBe(0);
   });
 
@@ -137,9 +136,7 @@ export default async (params: { id: string; score: string }) =>
     await page.click('#database-docs .db-adder .db-save');
     await expect.poll(() => page.locator('#database-docs .db-doc[data-id="n1"]').count()).toBe(1);
     await page.click('#database-docs .db-doc[data-id="a1"] .db-delete');
-    await expect
-      .poll(async () => (await shown()).map((d) => (d as { _id: string })._id))
-      .toEqual(['a2', 'f1', 'n1']);
+    await expect.poll(async () => (await shown()).map((d) => (d as { _id: string })._id)).toEqual(['a2', 'f1', 'n1']);
   });
 
   it('exports the store as a file and imports it back after the collection is cleared', async () => {

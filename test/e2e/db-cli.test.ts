@@ -45,7 +45,10 @@ function cloudfn(root: string, args: string[], env: Record<string, string> = {})
 }
 
 /** Starts `cloudfn dev` with `args` and answers its URL and output once it serves. */
-async function startDev(root: string, args: string[]): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+async function startDev(
+  root: string,
+  args: string[],
+): Promise<{ child: ChildProcess; url: string; out: () => string }> {
   const child = spawn(process.execPath, [cli, 'dev', '--port', '0', '--no-typecheck', ...args], {
     cwd: root,
     env: { ...process.env, NO_COLOR: '1', HOST: '127.0.0.1' },

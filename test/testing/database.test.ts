@@ -30,9 +30,12 @@ export default async (params: { title?: string }) => {
 afterAll(() => project?.remove());
 
 describe('seedDatabase and readDatabase', () => {
-  it("seeds what a function reads, and reads back what it wrote, dates as Date", async () => {
+  it('seeds what a function reads, and reads back what it wrote, dates as Date', async () => {
     const { dataDir } = await testing.seedDatabase({
-      todos: [{ _id: 'a', title: 'a', due: new Date('2026-01-31T08:00:00Z') }, { _id: 'b', title: 'b' }],
+      todos: [
+        { _id: 'a', title: 'a', due: new Date('2026-01-31T08:00:00Z') },
+        { _id: 'b', title: 'b' },
+      ],
     });
     const res = await testing.invoke(join(project.root, 'functions/todos.ts'), { query: { title: 'c' } });
     expect(res.json).toEqual(['a', 'b', 'c']);

@@ -43,7 +43,11 @@ export function documentEditor(
   save: (text: string) => Promise<unknown>,
   done: () => void,
 ): HTMLElement {
-  const area = h('textarea', { class: 'db-json', rows: Math.min(16, initial.split('\n').length + 1), spellcheck: 'false' });
+  const area = h('textarea', {
+    class: 'db-json',
+    rows: Math.min(16, initial.split('\n').length + 1),
+    spellcheck: 'false',
+  });
   area.value = initial;
   const problem = h('div', { class: 'problem db-problem', role: 'alert' });
   const submit = async (): Promise<void> => {

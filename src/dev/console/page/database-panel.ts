@@ -31,7 +31,12 @@ export function startDatabasePanel(): DatabasePanel {
   const list = byId('database');
   const docs = byId('database-docs');
   const status = h('div', { class: 'muted db-status', role: 'status' });
-  const importInput = h('input', { type: 'file', accept: 'application/json,.json', class: 'db-import-file', hidden: true });
+  const importInput = h('input', {
+    type: 'file',
+    accept: 'application/json,.json',
+    class: 'db-import-file',
+    hidden: true,
+  });
   let picked: string | undefined;
   /** While a document is being edited, refreshes leave the documents alone. */
   let editing = false;
@@ -60,7 +65,12 @@ export function startDatabasePanel(): DatabasePanel {
     h(
       'div',
       { class: 'db-tools' },
-      h('a', { class: 'link db-export', href: `${API}/database/export`, download: 'cloudfn-database.json', text: 'export' }),
+      h('a', {
+        class: 'link db-export',
+        href: `${API}/database/export`,
+        download: 'cloudfn-database.json',
+        text: 'export',
+      }),
       h('button', { class: 'link db-import', text: 'import', onclick: () => importInput.click() }),
       importInput,
     ),
@@ -96,7 +106,10 @@ export function startDatabasePanel(): DatabasePanel {
         h('button', { class: 'link db-add', text: 'add document', onclick: add }),
         h('button', { class: 'link db-clear', text: 'clear collection', onclick: clear }),
         view.collection.count > view.collection.documents.length
-          ? h('span', { class: 'muted', text: `the last ${view.collection.documents.length} of ${view.collection.count}` })
+          ? h('span', {
+              class: 'muted',
+              text: `the last ${view.collection.documents.length} of ${view.collection.count}`,
+            })
           : null,
       ),
       adder,
@@ -109,7 +122,11 @@ export function startDatabasePanel(): DatabasePanel {
           replace(
             row,
             h('div', { class: 'muted', text: `_id ${id}` }),
-            documentEditor(pretty(fields), (text) => databaseCall('PUT', path('collections', name, id), text), closeEditor),
+            documentEditor(
+              pretty(fields),
+              (text) => databaseCall('PUT', path('collections', name, id), text),
+              closeEditor,
+            ),
           );
         };
         const remove = (): void =>

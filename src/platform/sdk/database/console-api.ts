@@ -117,7 +117,11 @@ async function route(req: IncomingMessage, res: ServerResponse, dataDir: string,
     const body = await readJson(req, what);
     const given = (body as { _id?: unknown } | null)?._id;
     if (given !== undefined && given !== id)
-      throw platformError('PLATFORM_DB_BAD_DUMP', what, `_id cannot change (the body has _id ${JSON.stringify(given)})`);
+      throw platformError(
+        'PLATFORM_DB_BAD_DUMP',
+        what,
+        `_id cannot change (the body has _id ${JSON.stringify(given)})`,
+      );
     const doc = oneDocument(collection, { ...(body as object), _id: id }, what);
     const created = await store.change(collection, (docs) => {
       const at = docs.findIndex((d) => d._id === id);
