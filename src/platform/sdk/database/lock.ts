@@ -4,10 +4,8 @@
  * so `cloudfn db` and a running `cloudfn dev` (or `cloudfn start` workers) never write over each
  * other's changes. Reads need no lock: every write renames a whole file into place.
  */
-import { open, readFile, rm, stat } from 'node:fs/promises';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { platformError } from '../../errors.js';
 
 /** The lock file's name inside the database folder (not a collection: it does not end in `.json`). */
@@ -17,6 +15,9 @@ export const LOCK_FILE = '.lock';
 const WAIT_MS = 10_000;
 /** A lock older than this is a holder that hung or died on another machine: it is broken. */
 const STALE_MS = 30_000;
+
+/** Waits `ms`. Not node:timers/promises: the stand-in is bundled for the platform's Node 14, which lacks it. */
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether the process `pid` on this machine is gone. */
 function gone(pid: number): boolean {
