@@ -144,6 +144,8 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
       'invokeLiveData',
       'openGateway',
       'parseSetCookies',
+      'readDatabase',
+      'seedDatabase',
       'startComponents',
     ],
   },

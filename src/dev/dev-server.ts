@@ -18,7 +18,7 @@ import { Scheduler, type SchedulerClock } from '../schedule/scheduler.js';
 import { LIVE_PREFIX } from '../platform/live/dev-routes.js';
 import { readLiveDataConfig } from '../platform/live/config.js';
 import type { LiveRooms } from '../platform/live/rooms.js';
-import { LIVE_URL_VAR } from '../platform/sdk/sdk-options.js';
+import { LIVE_URL_VAR, readSdkOptions } from '../platform/sdk/sdk-options.js';
 import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { CONSOLE_PREFIX } from './console/routes.js';
@@ -35,6 +35,7 @@ import { startDevGateway, type DevGateway } from './ws-gateway.js';
 import { DEV_TRIGGER_HEADER, devHooks, startLiveRooms } from './dev-hooks.js';
 import type { Gateway } from '../platform/gateway/gateway.js';
 import { PUSH_MOUNT, PUSH_URL_VAR } from '../platform/gateway/names.js';
+import { watchStore } from '../platform/sdk/database/watch.js';
 
 export { DEV_TRIGGER_HEADER } from './dev-hooks.js';
 
@@ -129,6 +130,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   });
   const dotenv = new DotenvLayer(join(root, '.env'));
   const cleanups: (() => void)[] = [() => dotenv.unload(), env.restore];
+  // The console's database panel follows the store's files, whoever writes them (docs/dev.md).
+  const storeWatch = watchStore(readSdkOptions().dataDir, () => hub.publish('database', { at: Date.now() }));
+  cleanups.push(() => storeWatch.close());
   const undo = (): void => {
     for (const cleanup of cleanups.splice(0).reverse()) cleanup();
   };

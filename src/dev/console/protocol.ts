@@ -132,6 +132,8 @@ export interface HubEvents {
   typecheck: TypecheckEvent;
   /** One step of the WebSocket gateway. */
   ws: GatewayActivity;
+  /** The database stand-in's files changed (any process): `at` is when it was seen. */
+  database: { at: number };
 }
 
 /** The name of an event of the feed. */

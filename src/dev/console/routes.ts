@@ -11,6 +11,7 @@
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
  * | `/_cloudfn/api/database[?collection=…]` | the server SDK stand-in's collections (and one's documents) |
+ * | `/_cloudfn/api/database/…` (POST, PUT, DELETE, export) | its writes (platform/sdk/database/console-api.ts) |
  * | `/_cloudfn/api/connections` | `{ connections }`, the WebSocket gateway's open connections |
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -21,6 +22,7 @@ import { generateLogid } from '../../../runtime/log/logid.js';
 import { createDevError } from '../errors.js';
 import { PlatformError } from '../../platform/errors.js';
 import { browseDatabase } from '../../platform/sdk/browse.js';
+import { handleDatabaseWrite, isDatabaseWrite } from '../../platform/sdk/database/console-api.js';
 import { readSdkOptions } from '../../platform/sdk/sdk-options.js';
 import type { ConsoleAssets } from './assets.js';
 import type { EventHub } from './event-hub.js';
@@ -101,6 +103,8 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const head = req.method === 'HEAD';
+    if (isDatabaseWrite(req.method ?? 'GET', url.pathname))
+      return handleDatabaseWrite(req, res, readSdkOptions().dataDir);
     if (req.method !== 'GET' && !head)
       return sendFailure(res, createDevError('CLOUDFN_DEV_CONSOLE_METHOD', req.method ?? ''));
     const path = url.pathname;

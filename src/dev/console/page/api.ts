@@ -37,6 +37,8 @@ export interface FeedHandlers {
   request(info: RequestInfo): void;
   functions(list: FunctionStatus[]): void;
   status(connected: boolean): void;
+  /** The database stand-in's files changed. @default ignored */
+  database?(): void;
 }
 
 /** Subscribes to the server-sent events; the browser reconnects by itself after a restart. */
@@ -52,6 +54,7 @@ export function openFeed(handlers: FeedHandlers): EventSource {
   on('request', (info) => handlers.request(info));
   on('typecheck', (info) => handlers.typecheck(info));
   on('functions', (list) => handlers.functions(list));
+  on('database', () => handlers.database?.());
   return source;
 }
 
