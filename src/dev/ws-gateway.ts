@@ -15,7 +15,7 @@ import { callerHeaders } from '../../runtime/request/caller.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
 import { memoryAgent, serverCaller } from '../platform/gateway/call-app.js';
 import { Gateway, safeDecode, type GatewayActivity } from '../platform/gateway/gateway.js';
-import { CLOSE_CODES, PUSH_MOUNT, ROOM_HEADERS } from '../platform/gateway/names.js';
+import { CLOSE_CODES, MAX_QUEUED_VAR, PUSH_MOUNT, ROOM_HEADERS } from '../platform/gateway/names.js';
 import { readGatewayOptions } from '../platform/gateway/gateway-options.js';
 import { handlePush } from '../platform/gateway/push-api.js';
 import { GatewaySocketServer } from '../platform/gateway/ws-server.js';
@@ -123,6 +123,15 @@ export function startDevGateway(options: DevGatewayOptions): DevGateway {
     defaultOpenid: options.devUser.openid,
     ...devRoom(options.devUser),
     idleTimeoutMs: options.idleTimeoutMs ?? settings.idleTimeoutMs,
+    maxQueuedBytes: settings.maxQueuedBytes,
+    onOverflow: (sessionId, queued) =>
+      logger.line(
+        'warn',
+        '',
+        RUNTIME_FUNCTION,
+        `ws ${sessionId} closed (4009): its client read nothing of ${queued} bytes waiting, over ${MAX_QUEUED_VAR}=${settings.maxQueuedBytes}; later pushes to it fail`,
+        { ws: 'overflow', sessionId },
+      ),
   });
   gateway.observe((activity) => {
     hub.publish('ws', forConsole(activity));

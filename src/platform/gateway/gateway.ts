@@ -12,7 +12,8 @@ import type { GatewayActivity, PushVia, SessionInfo } from '../../dev/console/pr
 
 /** Where a client's frames go, and how it is closed; the transport provides one per connection. */
 export interface ClientLink {
-  send(data: Buffer, binary: boolean): void;
+  /** Sends a frame; false when it was not sent (the link then closed the connection). */
+  send(data: Buffer, binary: boolean): boolean | void;
   close(code: number, reason: string): void;
 }
 
@@ -213,7 +214,7 @@ export class Gateway {
       return;
     }
     session.link = link;
-    for (const frame of session.queued.splice(0)) link.send(frame.data, frame.binary);
+    for (const frame of session.queued.splice(0)) if (link.send(frame.data, frame.binary) === false) break;
   }
 
   /**
@@ -278,7 +279,7 @@ export class Gateway {
     const session = this.#sessions.get(sessionId);
     if (session === undefined || session.closed) return false;
     if (session.link === undefined) session.queued.push({ data, binary });
-    else session.link.send(data, binary);
+    else if (session.link.send(data, binary) === false) return false;
     this.#emit({ type: 'push', sessionId, data: shown(data, binary), binary, via });
     return true;
   }

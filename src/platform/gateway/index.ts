@@ -18,7 +18,13 @@ export { memoryAgent, serverCaller, type AppAnswer, type AppCall, type AppCaller
 export { handlePush, parseIdList, type PushAnswer, type PushRequest } from './push-api.js';
 export { isPushUrl, registerMemoryPush, sendPush } from './push-route.js';
 export { GatewaySocketServer, type GatewaySocketOptions } from './ws-server.js';
-export { readGatewayOptions, DEFAULT_IDLE_TIMEOUT_MS, type GatewaySettings } from './gateway-options.js';
+export {
+  readGatewayOptions,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_QUEUED_BYTES,
+  type GatewaySettings,
+} from './gateway-options.js';
+export { upgradeProblem, type UpgradeProblem } from './upgrade-check.js';
 export {
   CALL_HEADERS,
   CLIENT_HEADERS,
@@ -32,5 +38,6 @@ export {
   PUSH_PATHS,
   PUSH_URL_VAR,
   IDLE_TIMEOUT_VAR,
+  MAX_QUEUED_VAR,
   type GatewayEvent,
 } from './names.js';

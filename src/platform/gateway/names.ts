@@ -81,6 +81,9 @@ export const PUSH_MOUNT = '/_cloudfn/ws-push';
 /** The variable `cloudfn dev` sets to the push API's base URL (no trailing slash). */
 export const PUSH_URL_VAR = 'CLOUDFN_WS_PUSH_URL';
 
+/** The variable setting the most bytes one connection may have waiting to be sent. */
+export const MAX_QUEUED_VAR = 'CLOUDFN_WS_MAX_QUEUED';
+
 /** The variable setting the idle timeout in milliseconds (0: none). */
 export const IDLE_TIMEOUT_VAR = 'CLOUDFN_WS_IDLE_TIMEOUT';
 
@@ -94,4 +97,6 @@ export const CLOSE_CODES = {
   reloaded: 1012,
   /** Nothing was sent either way for the idle timeout. */
   idle: 4008,
+  /** The client read too slowly: a push would have queued more than the bound (CLOUDFN_WS_MAX_QUEUED). */
+  tooSlow: 4009,
 } as const;

@@ -13,6 +13,8 @@ import { platformError } from '../errors.js';
 import type { AppAnswer } from './call-app.js';
 import type { Gateway } from './gateway.js';
 import { CLIENT_HEADERS, CLIENT_QUERY, CLOSE_CODES, CONNECT_PATH, ROOM_HEADERS } from './names.js';
+import { upgradeProblem } from './upgrade-check.js';
+import { DEFAULT_MAX_QUEUED_BYTES } from './gateway-options.js';
 
 /** Options of the socket side. */
 export interface GatewaySocketOptions {
@@ -27,7 +29,15 @@ export interface GatewaySocketOptions {
   pingIntervalMs?: number;
   /** The largest message a client may send, in bytes (larger: close 1009). @default 10 MiB */
   maxPayload?: number;
+  /**
+   * The most bytes one connection may have waiting to be sent; a push past it closes the
+   * connection with 4009 (the client reads too slowly) and fails. @default DEFAULT_MAX_QUEUED_BYTES (8 MiB)
+   */
+  maxQueuedBytes?: number;
+  /** Told once when a connection is cut for reading too slowly. @default nothing */
+  onOverflow?: (sessionId: string, queuedBytes: number) => void;
 }
+
 
 interface Live {
   ws: WebSocket;
@@ -66,12 +76,15 @@ function roomOf(req: IncomingMessage): Record<string, string> | string | undefin
 }
 
 /** Writes an HTTP answer on a socket that asked to upgrade, and closes it. */
-function refuse(socket: Duplex, answer: AppAnswer, logid: string): void {
+function refuse(socket: Duplex, answer: AppAnswer, logid: string, extra: Record<string, string> = {}): void {
   if (socket.destroyed) return;
   const type = answer.headers['content-type'] ?? 'application/json; charset=utf-8';
+  const more = Object.entries(extra)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.write(
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Refused'}\r\n` +
-      `content-type: ${String(type)}\r\ncontent-length: ${answer.body.length}\r\n` +
+      `content-type: ${String(type)}\r\ncontent-length: ${answer.body.length}\r\n${more}` +
       `x-tt-logid: ${logid}\r\nconnection: close\r\n\r\n`,
   );
   // Destroyed once written: some clients (undici) wait for the socket to close to report it.
@@ -136,6 +149,12 @@ export class GatewaySocketServer {
     const onError = (): void => void socket.destroy();
     socket.on('error', onError);
     if (this.#closing) return refuse(socket, envelope(503, 'the dev server is stopping'), '');
+    // Checked before connect: the function hears only of connections that will open.
+    const problem = upgradeProblem(req);
+    if (problem !== undefined) {
+      const message = platformError('PLATFORM_WS_CONNECT_REFUSED', problem.message).message;
+      return refuse(socket, envelope(problem.status, message), '', problem.headers);
+    }
     const path = fromClient(req, url, 'servicePath');
     const connId = fromClient(req, url, 'connId');
     if (path === undefined || !/^\/[\x21-\x7e]*$/.test(path)) {
@@ -181,7 +200,14 @@ export class GatewaySocketServer {
     socket.off('close', onGone);
     socket.off('error', onError);
     const sessionId = opened.sessionId;
-    wss.handleUpgrade(req, socket, head, (ws) => this.#adopt(ws, sessionId));
+    let adopted = false;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      adopted = true;
+      this.#adopt(ws, sessionId);
+    });
+    // The library completes an upgrade at once or refuses it; a refusal ends the session, so
+    // its connect gets a disconnect and nothing stays listed.
+    if (!adopted) await this.#options.gateway.closed(sessionId, 1006, 'the upgrade was refused');
   }
 
   #adopt(ws: WebSocket, sessionId: string): void {
@@ -206,10 +232,25 @@ export class GatewaySocketServer {
       this.#live.delete(live);
       void gateway.closed(sessionId, code, reason.toString('utf8'));
     });
+    const bound = this.#options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     gateway.attach(sessionId, {
       send: (data, binary) => {
+        if (ws.readyState !== ws.OPEN) return false;
+        const queued = ws.bufferedAmount;
+        // One frame of any size goes when nothing waits; what waits is bounded.
+        if (queued > 0 && queued + data.length > bound) {
+          // The client reads nothing (or too little): it is cut, not buffered for without end.
+          // A close frame would wait behind what it does not read, so the socket is dropped,
+          // and the function's disconnect says why.
+          const reason = `the client read too slowly: ${queued + data.length} bytes would wait, over ${bound}`;
+          this.#options.onOverflow?.(sessionId, queued);
+          void gateway.closed(sessionId, CLOSE_CODES.tooSlow, reason);
+          ws.terminate();
+          return false;
+        }
         live.lastActive = Date.now();
-        if (ws.readyState === ws.OPEN) ws.send(data, { binary });
+        ws.send(data, { binary });
+        return true;
       },
       close: (code, reason) => {
         if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, closeReason(reason));
