@@ -233,6 +233,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
           logger,
           hub,
           devUser,
+          onRoom: (room) => live?.claimFrom(room),
           ...(options.wsIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.wsIdleTimeoutMs }),
         });
         ws.reloaded(reloader!.list());

@@ -29,6 +29,8 @@ export interface DevGatewayOptions {
   logger: Logger;
   hub: EventHub;
   devUser: DevUser;
+  /** Told of the live room a client sent on its upgrade (the live rooms learn anchors from it). @default nothing */
+  onRoom?: (room: Readonly<Record<string, string>>) => void;
   /** Close idle connections after this many ms (0: never). @default CLOUDFN_WS_IDLE_TIMEOUT, else 600000 */
   idleTimeoutMs?: number;
 }
@@ -124,6 +126,7 @@ export function startDevGateway(options: DevGatewayOptions): DevGateway {
     ...devRoom(options.devUser),
     idleTimeoutMs: options.idleTimeoutMs ?? settings.idleTimeoutMs,
     maxQueuedBytes: settings.maxQueuedBytes,
+    ...(options.onRoom === undefined ? {} : { onRoom: options.onRoom }),
     onOverflow: (sessionId, queued) =>
       logger.line(
         'warn',

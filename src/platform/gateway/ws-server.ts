@@ -34,6 +34,11 @@ export interface GatewaySocketOptions {
    * connection with 4009 (the client reads too slowly) and fails. @default DEFAULT_MAX_QUEUED_BYTES (8 MiB)
    */
   maxQueuedBytes?: number;
+  /**
+   * Told of the live room a client sent on an accepted upgrade (its own ROOM_HEADERS, not the
+   * default room): the live rooms take the room's anchor from it. @default nothing
+   */
+  onRoom?: (room: Readonly<Record<string, string>>, sessionId: string) => void;
   /** Told once when a connection is cut for reading too slowly. @default nothing */
   onOverflow?: (sessionId: string, queuedBytes: number) => void;
 }
@@ -182,7 +187,8 @@ export class GatewaySocketServer {
       const detail = `the openid must be 1 to 256 printable ASCII characters (it is sent in X-TT-OPENID), got ${JSON.stringify(openid)}`;
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
     }
-    const room = roomOf(req) ?? this.#options.defaultRoom;
+    const own = roomOf(req);
+    const room = own ?? this.#options.defaultRoom;
     if (typeof room === 'string')
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', room).message), '');
     const [wss, opened] = await Promise.all([
@@ -207,7 +213,8 @@ export class GatewaySocketServer {
     });
     // The library completes an upgrade at once or refuses it; a refusal ends the session, so
     // its connect gets a disconnect and nothing stays listed.
-    if (!adopted) await this.#options.gateway.closed(sessionId, 1006, 'the upgrade was refused');
+    if (!adopted) return this.#options.gateway.closed(sessionId, 1006, 'the upgrade was refused');
+    if (typeof own === 'object') this.#options.onRoom?.(own, sessionId);
   }
 
   #adopt(ws: WebSocket, sessionId: string): void {

@@ -7,7 +7,7 @@
  * | `POST /_cloudfn/live/<roomid>/<msg_type>` with a JSON object or array of partial messages | one push to `liveData.path`; `{ roomid, msg_type, messages, status, logid, body }`, the function's answer inside |
  * | the same with `?rate=N&count=M` (`&wait=1` to answer at the end) | scripted traffic: 202 and the totals (200 at the end with `wait`) |
  * | `DELETE /_cloudfn/live/traffic` | stops every run; their totals |
- * | `GET /_cloudfn/live/rooms` | `{ anchor, path, tasks, traffic }` for the console |
+ * | `GET /_cloudfn/live/rooms` | `{ anchor, path, tasks, rooms, traffic }` for the console (`rooms`: each room's anchor and tasks) |
  *
  * A push to a room with no started task of its type is refused 409 (`PLATFORM_LIVE_NO_TASK`),
  * and nothing reaches the function, as on the platform.
@@ -20,7 +20,7 @@ import { PlatformError, platformError } from '../errors.js';
 import type { LiveDataConfig } from './config.js';
 import { isLiveMsgType } from './messages.js';
 import type { LiveRooms } from './rooms.js';
-import { answerTaskCall } from './task-api.js';
+import { answerTaskCall, callerRoom } from './task-api.js';
 import { startTraffic, type TrafficRun } from './traffic.js';
 import type { LivePushAnswer, LiveRoomsAnswer } from '../../dev/console/protocol.js';
 
@@ -117,7 +117,7 @@ async function handle(
 ): Promise<void> {
   if (path.startsWith('/api/')) {
     const body = method === 'GET' ? undefined : await readJson(req);
-    const answer = answerTaskCall(ctx.rooms, { method, path, query, body });
+    const answer = answerTaskCall(ctx.rooms, { method, path, query, body, caller: callerRoom(req.headers) });
     if (answer === undefined) throw platformError('PLATFORM_LIVE_NOT_FOUND', method, LIVE_PREFIX + path);
     return sendJson(res, answer.status, answer.body);
   }
@@ -126,6 +126,7 @@ async function handle(
       anchor: ctx.rooms.anchor(),
       path: ctx.config()?.path ?? null,
       tasks: ctx.rooms.tasks(),
+      rooms: ctx.rooms.rooms(),
       traffic: [...runs].map((run) => run.totals()),
     } satisfies LiveRoomsAnswer);
   }

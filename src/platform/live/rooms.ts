@@ -1,5 +1,6 @@
 /**
- * The live rooms of the simulator: the data tasks started for each (room, message type), as
+ * The live rooms of the simulator: each room's anchor (the one whose calls named it), the data
+ * tasks started for each (room, message type), as
  * the platform keeps them (one per roomid × appid × msg_type; start and stop are idempotent;
  * status 1 no such task, 2 stopped, 3 running), and sending a room's messages: whole messages
  * from partial ones, refused unless a task of that type runs, then one push of all of them
@@ -59,6 +60,17 @@ export interface LiveRoomsOptions {
   now?: () => number;
 }
 
+/** Where a room's anchor came from: a call that named it, else the config or the dev user. */
+export type AnchorSource = 'start_game' | 'websocket' | 'config' | 'dev user';
+
+/** One room as the console lists it. */
+export interface LiveRoomInfo {
+  roomid: string;
+  anchor: string;
+  anchorFrom: AnchorSource;
+  tasks: LiveTask[];
+}
+
 /** What listeners hear. */
 export type LiveEvent =
   | { kind: 'task'; task: LiveTask }
@@ -73,6 +85,8 @@ export class LiveRooms {
   readonly #tasks = new Map<string, LiveTask>();
   readonly #ids = new MsgIds();
   readonly #listeners = new Set<(event: LiveEvent) => void>();
+  /** The anchor each room's own calls named, and which call. */
+  readonly #anchors = new Map<string, { anchor: string; from: 'start_game' | 'websocket' }>();
   #nextTask = 1;
 
   constructor(options: LiveRoomsOptions) {
@@ -140,9 +154,45 @@ export class LiveRooms {
     return [...this.#tasks.values()].map((task) => ({ ...task }));
   }
 
-  /** The anchor pushes name. */
-  anchor(): string {
-    return this.#options.config()?.anchorOpenid ?? this.#options.defaultAnchor;
+  /**
+   * Records the anchor of a room, as a call carrying `X-Room-ID` and `X-Anchor-OpenID` names it
+   * (the start_game call that started its tasks, or the anchor's WebSocket); the latest wins.
+   */
+  claim(roomid: string, anchor: string, from: 'start_game' | 'websocket'): void {
+    if (roomid === '' || anchor === '') return;
+    this.#anchors.set(roomid, { anchor, from });
+  }
+
+  /** Records the anchor a WebSocket's room headers (`x-room-id`, `x-anchor-openid`) name. */
+  claimFrom(room: Readonly<Record<string, string>>): void {
+    const roomid = room['x-room-id'];
+    const anchor = room['x-anchor-openid'];
+    if (roomid !== undefined && anchor !== undefined) this.claim(roomid, anchor, 'websocket');
+  }
+
+  /** The anchor a room's pushes name, and where it came from. */
+  anchorOf(roomid?: string): { anchor: string; from: AnchorSource } {
+    const claimed = roomid === undefined ? undefined : this.#anchors.get(roomid);
+    if (claimed !== undefined) return claimed;
+    const configured = this.#options.config()?.anchorOpenid;
+    return configured !== undefined
+      ? { anchor: configured, from: 'config' }
+      : { anchor: this.#options.defaultAnchor, from: 'dev user' };
+  }
+
+  /** The anchor a room's pushes name (the fallback of a room that never said, without one). */
+  anchor(roomid?: string): string {
+    return this.anchorOf(roomid).anchor;
+  }
+
+  /** Every room that has a task or a known anchor, by room id. */
+  rooms(): LiveRoomInfo[] {
+    const ids = new Set([...this.#anchors.keys(), ...[...this.#tasks.values()].map((t) => t.roomid)]);
+    return [...ids].sort().map((roomid) => {
+      const { anchor, from } = this.anchorOf(roomid);
+      const tasks = this.tasks().filter((t) => t.roomid === roomid);
+      return { roomid, anchor, anchorFrom: from, tasks };
+    });
   }
 
   /**
@@ -169,7 +219,7 @@ export class LiveRooms {
     const headers = pushHeaders({
       roomid,
       msgType,
-      anchorOpenid: this.anchor(),
+      anchorOpenid: this.anchor(roomid),
       body,
       secret: config.secret ?? DEV_LIVE_SECRET,
       now,

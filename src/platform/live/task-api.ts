@@ -30,6 +30,12 @@ export interface TaskCall {
   path: string;
   query: URLSearchParams;
   body: unknown;
+  /**
+   * The live room of the function's request that made the call (its `X-Room-ID` and
+   * `X-Anchor-OpenID`, forwarded locally by the SDK stand-in): a start for that room makes its
+   * anchor the room's. @default none
+   */
+  caller?: { roomid?: string; anchorOpenid?: string };
 }
 
 function field(source: Record<string, unknown>, name: string): string {
@@ -68,7 +74,12 @@ export function answerTaskCall(rooms: LiveRooms, call: TaskCall): TaskAnswer | u
       throw platformError('PLATFORM_LIVE_BAD_TASK', `${call.path} takes ${expected}, got ${call.method}`);
     const { roomid, appid, msgType } = readArgs(call);
     let data: Record<string, unknown>;
-    if (which === 'start') data = { task_id: rooms.start(roomid, appid, msgType).taskId };
+    if (which === 'start') {
+      data = { task_id: rooms.start(roomid, appid, msgType).taskId };
+      const caller = call.caller;
+      if (caller?.roomid === roomid && caller.anchorOpenid !== undefined)
+        rooms.claim(roomid, caller.anchorOpenid, 'start_game');
+    }
     else if (which === 'stop') {
       rooms.stop(roomid, msgType);
       data = {};
@@ -78,4 +89,29 @@ export function answerTaskCall(rooms: LiveRooms, call: TaskCall): TaskAnswer | u
     if (!(error instanceof PlatformError)) throw error;
     return { status: error.status, body: { err_no: error.errNo, err_msg: error.message, logid, data: null } };
   }
+}
+
+/**
+ * The headers that carry the calling function's live room to the simulator. They are cloudfn's
+ * own: the dev server fills the gateway's names (`X-Room-ID`) on every request that lacks them,
+ * so those could not tell a room's own call from the console's.
+ */
+export const CALLER_ROOM_HEADERS = { roomid: 'x-cloudfn-room-id', anchorOpenid: 'x-cloudfn-anchor-openid' } as const;
+
+/**
+ * The caller's room from a request's headers, as `TaskCall.caller` takes it.
+ * @example callerRoom({ 'x-room-id': '7001', 'x-anchor-openid': 'anchor-a' }) // { roomid: '7001', anchorOpenid: 'anchor-a' }
+ */
+export function callerRoom(headers: Readonly<Record<string, string | string[] | undefined>>): TaskCall['caller'] {
+  const read = (name: string): string | undefined => {
+    const raw = headers[name];
+    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const roomid = read(CALLER_ROOM_HEADERS.roomid);
+  const anchorOpenid = read(CALLER_ROOM_HEADERS.anchorOpenid);
+  return {
+    ...(roomid === undefined ? {} : { roomid }),
+    ...(anchorOpenid === undefined ? {} : { anchorOpenid }),
+  };
 }

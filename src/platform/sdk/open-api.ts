@@ -13,6 +13,7 @@ import { platformError } from '../errors.js';
 import { SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
 import { isPushUrl, sendPush } from '../gateway/push-route.js';
 import { PUSH_URL_VAR } from '../gateway/names.js';
+import { CALLER_ROOM_HEADERS } from '../live/task-api.js';
 
 /** What `openApiInvoke` takes, as the platform's SDK does. */
 export interface OpenApiRequest {
@@ -76,7 +77,7 @@ function liveTarget(options: SdkOptions, url: URL): string | undefined {
 }
 
 /** Where one call goes: the target base URL and whether it is the emulator. */
-function targetOf(options: SdkOptions, url: string): { base: string; emulator: boolean; path: string } {
+function targetOf(options: SdkOptions, url: string): { base: string; emulator: boolean; live?: true; path: string } {
   let parsed: URL;
   try {
     parsed = new URL(url, 'http://openapi.local');
@@ -85,7 +86,7 @@ function targetOf(options: SdkOptions, url: string): { base: string; emulator: b
   }
   const path = parsed.pathname + parsed.search;
   const live = liveTarget(options, parsed);
-  if (live !== undefined) return { base: live, emulator: false, path };
+  if (live !== undefined) return { base: live, emulator: false, live: true, path };
   if (parsed.pathname.startsWith(EMULATED_PREFIX) && options.emulatorUrl !== undefined)
     return { base: options.emulatorUrl, emulator: true, path };
   if (options.openApiUrl !== undefined) return { base: options.openApiUrl, emulator: false, path };
@@ -131,6 +132,12 @@ function wsPush(
   });
 }
 
+/** The live room of the request a call is made from (what `getContext()` reads). */
+export interface CallerRoom {
+  roomId?: string | undefined;
+  anchorOpenId?: string | undefined;
+}
+
 /** Sends OpenAPI calls for one process, with one token cache per emulator and client. */
 export class OpenApiInvoker {
   private readonly tokens = new Map<string, TokenManager>();
@@ -164,7 +171,7 @@ export class OpenApiInvoker {
    * Makes one call; answers the parsed JSON body (or the text when it is not JSON).
    * @example await invoker.invoke(readSdkOptions(), { url: '/api/apps/v2/qrcode/create/', method: 'POST', data })
    */
-  async invoke(options: SdkOptions, request: OpenApiRequest): Promise<unknown> {
+  async invoke(options: SdkOptions, request: OpenApiRequest, caller?: CallerRoom): Promise<unknown> {
     if (typeof request !== 'object' || request === null || typeof request.url !== 'string') {
       throw platformError(
         'PLATFORM_SDK_BAD_ARGUMENT',
@@ -184,6 +191,12 @@ export class OpenApiInvoker {
     const push = wsPush(options, url, method, headers, body);
     if (push !== undefined) return push;
     const target = targetOf(options, url);
+    // The simulator learns a room's anchor from the call that starts its tasks (start_game's own
+    // X-Room-ID and X-Anchor-OpenID); the platform knows them without being told.
+    if (target.live === true) {
+      if (caller?.roomId !== undefined) headers[CALLER_ROOM_HEADERS.roomid] = caller.roomId;
+      if (caller?.anchorOpenId !== undefined) headers[CALLER_ROOM_HEADERS.anchorOpenid] = caller.anchorOpenId;
+    }
     const token = await this.token(options, target.base);
     if (token !== undefined) headers['access-token'] = token;
     if (target.emulator && options.signing !== undefined) {
