@@ -139,6 +139,8 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
     load: () => import('../src/testing/index.js'),
     names: [
       'ConnectRefusedError',
+      'MAX_CLIENT_SOCKETS',
+      'SocketLimitError',
       'createFakeService',
       'invoke',
       'invokeLiveData',

@@ -29,9 +29,11 @@ export type { FakeRequest, FakeService, FakeServiceOverrides, RecordedResponse }
 export { invokeLiveData } from './live-data.js';
 export type { LiveDataRequest, LiveDataResult } from './live-data.js';
 export { parseSetCookies } from './cookies.js';
-export { ConnectRefusedError, openGateway } from './gateway.js';
+export { ConnectRefusedError, MAX_CLIENT_SOCKETS, openGateway, SocketLimitError } from './gateway.js';
 export type {
   GatewayTestOptions,
+  TestConnectOptions,
+  TestRoom,
   ReceivedMessage,
   SimulatedClient,
   TestGateway,

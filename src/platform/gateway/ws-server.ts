@@ -43,7 +43,6 @@ export interface GatewaySocketOptions {
   onOverflow?: (sessionId: string, queuedBytes: number) => void;
 }
 
-
 interface Live {
   ws: WebSocket;
   sessionId: string;

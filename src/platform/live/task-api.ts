@@ -79,8 +79,7 @@ export function answerTaskCall(rooms: LiveRooms, call: TaskCall): TaskAnswer | u
       const caller = call.caller;
       if (caller?.roomid === roomid && caller.anchorOpenid !== undefined)
         rooms.claim(roomid, caller.anchorOpenid, 'start_game');
-    }
-    else if (which === 'stop') {
+    } else if (which === 'stop') {
       rooms.stop(roomid, msgType);
       data = {};
     } else data = { status: rooms.status(roomid, msgType) };
