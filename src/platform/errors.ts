@@ -249,6 +249,12 @@ const table = {
     message: () =>
       'no live-data path is configured; add "liveData": { "path": "/live_data_callback" } to cloudfn.config, the path the platform POSTs the room\'s messages to',
   },
+  PLATFORM_LIVE_BAD_TOKEN: {
+    status: 400,
+    errNo: 40001,
+    message: (detail: string) =>
+      `live-room token: ${detail}; send POST /_cloudfn/live/7001/token with { "anchor_openid"?, "nick_name"?, "avatar_url"? }`,
+  },
   PLATFORM_LIVE_BAD_TRAFFIC: {
     status: 400,
     errNo: 40001,

@@ -89,7 +89,7 @@ async function push(sessionId: string, body: Buffer | string) {
   const res = await fetch(`${project.dev.url}/_cloudfn/ws-push/ws/push_data`, {
     method: 'POST',
     headers: { 'X-TT-WS-SESSIONIDS': JSON.stringify([sessionId]), 'content-type': 'application/octet-stream' },
-    body,
+    body: typeof body === 'string' ? body : new Uint8Array(body),
   });
   return (await res.json()) as { err_no: number; data: { failed_session_id_list: string[] } };
 }

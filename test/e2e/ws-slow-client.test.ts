@@ -73,7 +73,7 @@ async function push(url: string, openid: string, body: Buffer | string) {
   const res = await fetch(`${url}/_cloudfn/ws-push/ws/push_data`, {
     method: 'POST',
     headers: { 'X-TT-WS-OPENIDS': JSON.stringify([openid]), 'content-type': 'application/octet-stream' },
-    body,
+    body: typeof body === 'string' ? body : new Uint8Array(body),
   });
   return (await res.json()) as { err_no: number; data: { failed_session_id_list: string[] } };
 }

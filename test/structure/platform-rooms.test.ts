@@ -25,7 +25,8 @@ const ROOMS: Record<string, string[]> = {
   keys: ['state'],
   jobs: ['state'],
   http: ['jobs', 'state', 'keys'],
-  sdk: ['state', 'gateway'],
+  // The SDK stand-in sends the live-room calls to the simulator, with the names the simulator reads.
+  sdk: ['state', 'gateway', 'live'],
   gateway: [],
   live: [],
   components: [],

@@ -12,8 +12,8 @@ import type { GatewayActivity, PushVia, SessionInfo } from '../../dev/console/pr
 
 /** Where a client's frames go, and how it is closed; the transport provides one per connection. */
 export interface ClientLink {
-  /** Sends a frame; false when it was not sent (the link then closed the connection). */
-  send(data: Buffer, binary: boolean): boolean | void;
+  /** Sends a frame; `false` when it was not sent (the link then closed the connection), anything else when it was. */
+  send(data: Buffer, binary: boolean): unknown;
   close(code: number, reason: string): void;
 }
 

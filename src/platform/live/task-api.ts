@@ -95,7 +95,12 @@ export function answerTaskCall(rooms: LiveRooms, call: TaskCall): TaskAnswer | u
  * own: the dev server fills the gateway's names (`X-Room-ID`) on every request that lacks them,
  * so those could not tell a room's own call from the console's.
  */
-export const CALLER_ROOM_HEADERS = { roomid: 'x-cloudfn-room-id', anchorOpenid: 'x-cloudfn-anchor-openid' } as const;
+export const CALLER_ROOM_HEADERS = {
+  roomid: 'x-cloudfn-room-id',
+  anchorOpenid: 'x-cloudfn-anchor-openid',
+  /** The caller's app, which the token trade's rate is counted by when no access-token is sent. */
+  appid: 'x-cloudfn-appid',
+} as const;
 
 /**
  * The caller's room from a request's headers, as `TaskCall.caller` takes it.

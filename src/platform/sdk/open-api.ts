@@ -10,10 +10,11 @@ import { TokenManager, type JsonPost } from '../../media/token.js';
 import { systemClock } from '../../media/clock.js';
 import { signRequest } from '../../sign/index.js';
 import { platformError } from '../errors.js';
-import { SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
+import { LIVE_URL_VAR, SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
 import { isPushUrl, sendPush } from '../gateway/push-route.js';
 import { PUSH_URL_VAR } from '../gateway/names.js';
 import { CALLER_ROOM_HEADERS } from '../live/task-api.js';
+import { INFO_PATH } from '../live/tokens.js';
 
 /** What `openApiInvoke` takes, as the platform's SDK does. */
 export interface OpenApiRequest {
@@ -66,14 +67,14 @@ async function postJson(
 }
 
 /**
- * The live-data task calls (`https://webcast.bytedance.com/api/live_data/task/start`, stop, get,
- * or the same through Douyin Cloud's internal host) go to `cloudfn dev`'s live-room simulator
- * (CLOUDFN_LIVE_URL) when it runs; undefined otherwise.
+ * Whether a URL is one the live-room simulator answers: the live-data task calls
+ * (`https://webcast.bytedance.com/api/live_data/task/start`, stop, get) and the token trade
+ * (`/api/webcastmate/info`), on the public host or Douyin Cloud's internal one.
  */
-function liveTarget(options: SdkOptions, url: URL): string | undefined {
+function isLiveUrl(url: URL): boolean {
   const host = url.hostname;
-  if (host !== 'webcast.bytedance.com' && host !== 'webcast-bytedance-com.openapi.dyc.ivolces.com') return undefined;
-  return url.pathname.startsWith('/api/live_data/') ? options.liveUrl : undefined;
+  if (host !== 'webcast.bytedance.com' && host !== 'webcast-bytedance-com.openapi.dyc.ivolces.com') return false;
+  return url.pathname.startsWith('/api/live_data/') || url.pathname.replace(/\/+$/, '') === INFO_PATH;
 }
 
 /** Where one call goes: the target base URL and whether it is the emulator. */
@@ -85,8 +86,15 @@ function targetOf(options: SdkOptions, url: string): { base: string; emulator: b
     throw platformError('PLATFORM_SDK_BAD_ARGUMENT', 'openApiInvoke url', `must be a URL, got ${JSON.stringify(url)}`);
   }
   const path = parsed.pathname + parsed.search;
-  const live = liveTarget(options, parsed);
-  if (live !== undefined) return { base: live, emulator: false, live: true, path };
+  if (isLiveUrl(parsed)) {
+    if (options.liveUrl !== undefined) return { base: options.liveUrl, emulator: false, live: true, path };
+    if (options.openApiUrl === undefined)
+      throw platformError(
+        'PLATFORM_SDK_NO_OPENAPI_TARGET',
+        url,
+        `the live-room simulator is not running: ${LIVE_URL_VAR} is unset (cloudfn dev sets it; in a test, startLiveRooms() of cloudfn/testing)`,
+      );
+  }
   if (parsed.pathname.startsWith(EMULATED_PREFIX) && options.emulatorUrl !== undefined)
     return { base: options.emulatorUrl, emulator: true, path };
   if (options.openApiUrl !== undefined) return { base: options.openApiUrl, emulator: false, path };
@@ -134,6 +142,7 @@ function wsPush(
 
 /** The live room of the request a call is made from (what `getContext()` reads). */
 export interface CallerRoom {
+  appId?: string | undefined;
   roomId?: string | undefined;
   anchorOpenId?: string | undefined;
 }
@@ -196,6 +205,8 @@ export class OpenApiInvoker {
     if (target.live === true) {
       if (caller?.roomId !== undefined) headers[CALLER_ROOM_HEADERS.roomid] = caller.roomId;
       if (caller?.anchorOpenId !== undefined) headers[CALLER_ROOM_HEADERS.anchorOpenid] = caller.anchorOpenId;
+      // The trade's rate is per app: the app is its access-token on the platform, the caller's appid here.
+      if (caller?.appId !== undefined) headers[CALLER_ROOM_HEADERS.appid] = caller.appId;
     }
     const token = await this.token(options, target.base);
     if (token !== undefined) headers['access-token'] = token;

@@ -59,7 +59,7 @@ export function startLivePanel(appid: string): LivePanel {
               h(
                 'li',
                 { 'data-room': r.roomid, class: r.roomid === room.value ? 'live-picked' : '' },
-                h('button', { class: 'live-pick', onclick: () => ((room.value = r.roomid), void refresh()) }, r.roomid),
+                h('button', { class: 'live-pick', onclick: () => pick(r.roomid) }, r.roomid),
                 ` anchor ${r.anchor} (from ${r.anchorFrom}) · `,
                 ...r.tasks
                   .filter((t) => t.running)
@@ -70,6 +70,11 @@ export function startLivePanel(appid: string): LivePanel {
     } catch (error) {
       replace(tasks, h('li', { class: 'problem' }, (error as Error).message));
     }
+  };
+
+  const pick = (roomid: string): void => {
+    room.value = roomid;
+    void refresh();
   };
 
   const tasksCall = async (action: 'start' | 'stop'): Promise<void> => {
@@ -111,6 +116,17 @@ export function startLivePanel(appid: string): LivePanel {
       result.textContent = (error as Error).message;
     }
   };
+  const token = async (): Promise<void> => {
+    try {
+      const res = await fetch(`${LIVE}/${encodeURIComponent(room.value)}/token`, { method: 'POST', body: '{}' });
+      const answer = (await res.json()) as Partial<{ token: string; anchor_open_id: string } & ErrorAnswer>;
+      result.textContent =
+        answer.error?.message ??
+        `token of room ${room.value} (anchor ${answer.anchor_open_id}, 30 min): ${answer.token}`;
+    } catch (error) {
+      result.textContent = (error as Error).message;
+    }
+  };
   const whole = (field: HTMLInputElement): number => Math.max(0, Math.floor(Number(field.value) || 0));
 
   replace(
@@ -121,6 +137,11 @@ export function startLivePanel(appid: string): LivePanel {
       room,
       h('button', { class: 'live-start', onclick: () => void tasksCall('start') }, 'start'),
       h('button', { class: 'live-stop', onclick: () => void tasksCall('stop') }, 'stop'),
+      h(
+        'button',
+        { class: 'live-token', title: 'a token webcastmate/info trades for this room', onclick: () => void token() },
+        'token',
+      ),
     ),
     tasks,
     h('div', { class: 'live-row' }, 'as ', viewer),
