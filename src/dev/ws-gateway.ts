@@ -126,6 +126,7 @@ export function startDevGateway(options: DevGatewayOptions): DevGateway {
     ...devRoom(options.devUser),
     idleTimeoutMs: options.idleTimeoutMs ?? settings.idleTimeoutMs,
     maxQueuedBytes: settings.maxQueuedBytes,
+    requireConnId: settings.requireConnId,
     ...(options.onRoom === undefined ? {} : { onRoom: options.onRoom }),
     onOverflow: (sessionId, queued) =>
       logger.line(

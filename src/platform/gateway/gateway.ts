@@ -8,6 +8,7 @@
 import { generateLogid } from '../../../runtime/log/logid.js';
 import type { AppAnswer, AppCaller } from './call-app.js';
 import { CALL_HEADERS, CLOSE_CODES, type GatewayEvent } from './names.js';
+import { ConnIds } from './conn-ids.js';
 import type { GatewayActivity, PushVia, SessionInfo } from '../../dev/console/protocol.js';
 
 /** Where a client's frames go, and how it is closed; the transport provides one per connection. */
@@ -75,6 +76,8 @@ export class Gateway {
   readonly #observers = new Set<(activity: GatewayActivity) => void>();
   /** Session ids count up from a time-based start: digits, as the platform's, and exact as JSON numbers. */
   #nextId = Date.now() * 100;
+  /** The single-use connection ids `/ws/get_conn_id` issues and the socket side takes. */
+  readonly connIds = new ConnIds();
 
   constructor(options: GatewayOptions) {
     this.#options = options;

@@ -24,6 +24,7 @@ export {
   DEFAULT_MAX_QUEUED_BYTES,
   type GatewaySettings,
 } from './gateway-options.js';
+export { ConnIds, MAX_WAITING_CONN_IDS, type ConnIdCheck } from './conn-ids.js';
 export { upgradeProblem, type UpgradeProblem } from './upgrade-check.js';
 export {
   CALL_HEADERS,
@@ -39,5 +40,6 @@ export {
   PUSH_URL_VAR,
   IDLE_TIMEOUT_VAR,
   MAX_QUEUED_VAR,
+  REQUIRE_CONN_ID_VAR,
   type GatewayEvent,
 } from './names.js';

@@ -39,6 +39,8 @@ export interface GatewaySocketOptions {
    * default room): the live rooms take the room's anchor from it. @default nothing
    */
   onRoom?: (room: Readonly<Record<string, string>>, sessionId: string) => void;
+  /** Refuse an upgrade without a fresh id from `/ws/get_conn_id`, as a custom domain does. @default false */
+  requireConnId?: boolean;
   /** Told once when a connection is cut for reading too slowly. @default nothing */
   onOverflow?: (sessionId: string, queuedBytes: number) => void;
 }
@@ -112,7 +114,6 @@ function envelope(status: number, message: string): AppAnswer {
 export class GatewaySocketServer {
   readonly #options: GatewaySocketOptions;
   readonly #live = new Set<Live>();
-  readonly #usedConnIds = new Set<string>();
   #wss: Promise<WebSocketServer> | undefined;
   #tick: NodeJS.Timeout | undefined;
   #closing = false;
@@ -168,12 +169,17 @@ export class GatewaySocketServer {
           : `X-TT-SERVICE-PATH must be a path starting with / in printable ASCII (percent-encode the rest), got ${JSON.stringify(path)}`;
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
     }
-    if (connId !== undefined) {
-      if (this.#usedConnIds.has(connId)) {
-        const detail = `X-TT-WS-CONN-ID ${connId} was already used; a connection ID is good for one connection, get a new one`;
-        return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
-      }
-      this.#usedConnIds.add(connId);
+    const require = this.#options.requireConnId === true;
+    const check =
+      connId === undefined ? (require ? 'missing' : 'ok') : this.#options.gateway.connIds.take(connId, require);
+    if (check !== 'ok') {
+      const detail =
+        check === 'missing'
+          ? 'X-TT-WS-CONN-ID (or ?conn_id=) is required (CLOUDFN_WS_REQUIRE_CONN_ID): get one from POST /ws/get_conn_id'
+          : check === 'used'
+            ? `X-TT-WS-CONN-ID ${connId} was already used; a connection ID is good for one connection, get a new one`
+            : `X-TT-WS-CONN-ID ${connId} was not issued by /ws/get_conn_id (CLOUDFN_WS_REQUIRE_CONN_ID is on); get one there`;
+      return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
     }
     let gone = false;
     const onGone = (): void => {
