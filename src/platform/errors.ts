@@ -234,8 +234,7 @@ const table = {
   PLATFORM_LIVE_BAD_TASK: {
     status: 400,
     errNo: 40001,
-    message: (detail: string) =>
-      `live_data task: ${detail}; send { "roomid": "7001", "appid": "tt…", "msg_type": "live_comment" }`,
+    message: (detail: string, example: string) => `live_data task: ${detail}; send ${example}`,
   },
   PLATFORM_LIVE_NO_TASK: {
     status: 409,

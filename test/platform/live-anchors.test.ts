@@ -72,6 +72,21 @@ describe('a room’s anchor', () => {
   });
 });
 
+describe('the task calls’ hint', () => {
+  it('echoes the room and type that were called', () => {
+    const answer = answerTaskCall(rooms(), {
+      method: 'POST',
+      path: '/api/live_data/task/start',
+      query: new URLSearchParams(),
+      body: { roomid: '8123', msg_type: 'live_gift' },
+    })!;
+    expect(answer.status).toBe(400);
+    expect(answer.body.err_msg).toContain('appid must be a non-empty string');
+    expect(answer.body.err_msg).toContain('{"roomid":"8123","appid":"tt…","msg_type":"live_gift"}');
+    expect(answer.body.err_msg).not.toContain('7001');
+  });
+});
+
 describe('the anchor’s WebSocket under cloudfn dev', () => {
   const root = mkdtempSync(join(tmpdir(), 'cloudfn-live-anchors-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));

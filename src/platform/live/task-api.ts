@@ -38,11 +38,31 @@ export interface TaskCall {
   caller?: { roomid?: string; anchorOpenid?: string };
 }
 
+/**
+ * The body to send, with the room, app and type the call gave where it gave them (so the hint
+ * is about the room and type that were called), else examples.
+ */
+function example(source: Record<string, unknown> | undefined): string {
+  const given = (name: string, fallback: string): unknown => {
+    const value = source?.[name];
+    return (typeof value === 'string' && value.trim() !== '') || typeof value === 'number' ? value : fallback;
+  };
+  return JSON.stringify({
+    roomid: given('roomid', '7001'),
+    appid: given('appid', 'tt…'),
+    msg_type: given('msg_type', 'live_comment'),
+  });
+}
+
 function field(source: Record<string, unknown>, name: string): string {
   const value = source[name];
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   if (typeof value !== 'string' || value.trim() === '')
-    throw platformError('PLATFORM_LIVE_BAD_TASK', `${name} must be a non-empty string, got ${JSON.stringify(value)}`);
+    throw platformError(
+      'PLATFORM_LIVE_BAD_TASK',
+      `${name} must be a non-empty string, got ${JSON.stringify(value)}`,
+      example(source),
+    );
   return value.trim();
 }
 
@@ -52,7 +72,11 @@ function readArgs(call: TaskCall): { roomid: string; appid: string; msgType: Liv
   else if (typeof call.body === 'object' && call.body !== null && !Array.isArray(call.body))
     source = call.body as Record<string, unknown>;
   else
-    throw platformError('PLATFORM_LIVE_BAD_TASK', `the body must be a JSON object, got ${JSON.stringify(call.body)}`);
+    throw platformError(
+      'PLATFORM_LIVE_BAD_TASK',
+      `the body must be a JSON object, got ${JSON.stringify(call.body)}`,
+      example(undefined),
+    );
   const roomid = field(source, 'roomid');
   const appid = field(source, 'appid');
   const msgType = field(source, 'msg_type');
@@ -71,7 +95,11 @@ export function answerTaskCall(rooms: LiveRooms, call: TaskCall): TaskAnswer | u
   try {
     const expected = which === 'get' ? 'GET' : 'POST';
     if (call.method !== expected && !(which === 'get' && call.method === 'POST'))
-      throw platformError('PLATFORM_LIVE_BAD_TASK', `${call.path} takes ${expected}, got ${call.method}`);
+      throw platformError(
+        'PLATFORM_LIVE_BAD_TASK',
+        `${call.path} takes ${expected}, got ${call.method}`,
+        example(call.method === 'GET' ? Object.fromEntries(call.query) : (call.body as Record<string, unknown>)),
+      );
     const { roomid, appid, msgType } = readArgs(call);
     let data: Record<string, unknown>;
     if (which === 'start') {
