@@ -12,6 +12,8 @@ import { memoryRequest } from '../memory-request.js';
 import type { readLiveDataConfig } from '../platform/live/config.js';
 import { liveHook } from '../platform/live/dev-routes.js';
 import { LiveRooms } from '../platform/live/rooms.js';
+import { RoomsStore, roomsFile } from '../platform/live/task-store.js';
+import { readSdkOptions } from '../platform/sdk/sdk-options.js';
 import type { Scheduler } from '../schedule/scheduler.js';
 import { triggerHook } from '../schedule/trigger-route.js';
 import type { ConsoleAssets } from './console/assets.js';
@@ -92,6 +94,8 @@ export function startLiveRooms(
 ): LiveRooms & { config: typeof config } {
   const server = createHttpServer(app);
   const rooms = new LiveRooms({
+    // Kept beside the database the SDK stand-in uses, so a restart keeps the tasks with the rooms.
+    store: new RoomsStore(roomsFile(readSdkOptions().dataDir)),
     config: () => config,
     defaultAnchor: anchor,
     deliver: async (push) => {

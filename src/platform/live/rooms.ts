@@ -11,6 +11,7 @@ import { platformError } from '../errors.js';
 import { DEV_LIVE_SECRET, type LiveDataConfig } from './config.js';
 import { fillMessages, type LiveMessage, type LiveMsgType, MsgIds } from './messages.js';
 import { pushHeaders } from './push-headers.js';
+import type { RoomsStore } from './task-store.js';
 
 /** Task status as the platform's task/get answers it. */
 export const TASK_STATUS = { missing: 1, stopped: 2, running: 3 } as const;
@@ -58,6 +59,8 @@ export interface LiveRoomsOptions {
   defaultAnchor: string;
   /** @default Date.now */
   now?: () => number;
+  /** Keeps the tasks and anchors across restarts (task-store.ts). @default memory only */
+  store?: RoomsStore;
 }
 
 /** Where a room's anchor came from: a call that named it, else the config or the dev user. */
@@ -89,8 +92,23 @@ export class LiveRooms {
   readonly #anchors = new Map<string, { anchor: string; from: 'start_game' | 'websocket' }>();
   #nextTask = 1;
 
+  /** Set when the dev server closes: its last stops are not kept, so the tasks run again after a restart. */
+  #closing = false;
+
   constructor(options: LiveRoomsOptions) {
     this.#options = options;
+    const kept = options.store?.load();
+    for (const task of kept?.tasks ?? []) this.#tasks.set(key(task.roomid, task.msgType), { ...task });
+    for (const { roomid, anchor, from } of kept?.anchors ?? []) this.#anchors.set(roomid, { anchor, from });
+    this.#nextTask += this.#tasks.size;
+  }
+
+  #save(): void {
+    if (this.#closing || this.#options.store === undefined) return;
+    this.#options.store.save({
+      tasks: this.tasks(),
+      anchors: [...this.#anchors].map(([roomid, { anchor, from }]) => ({ roomid, anchor, from })),
+    });
   }
 
   #now(): number {
@@ -126,6 +144,7 @@ export class LiveRooms {
       task.startedAt = this.#now();
       task.appid = appid;
       this.#tell({ kind: 'task', task: { ...task } });
+      this.#save();
     }
     return { ...task };
   }
@@ -136,6 +155,7 @@ export class LiveRooms {
     if (task === undefined || !task.running) return;
     task.running = false;
     this.#tell({ kind: 'task', task: { ...task } });
+    this.#save();
   }
 
   /** The task's status: 1 no such task, 2 stopped, 3 running. */
@@ -144,8 +164,12 @@ export class LiveRooms {
     return task === undefined ? TASK_STATUS.missing : task.running ? TASK_STATUS.running : TASK_STATUS.stopped;
   }
 
-  /** Stops every task (the dev server's close): runs of scripted traffic end with it. */
+  /**
+   * Stops every task (the dev server's close): runs of scripted traffic end with it. The kept
+   * state still has them running, so a restart resumes them, as the platform's never stopped.
+   */
   stopAll(): void {
+    this.#closing = true;
     for (const task of this.#tasks.values()) this.stop(task.roomid, task.msgType);
   }
 
@@ -160,7 +184,9 @@ export class LiveRooms {
    */
   claim(roomid: string, anchor: string, from: 'start_game' | 'websocket'): void {
     if (roomid === '' || anchor === '') return;
+    const before = this.#anchors.get(roomid);
     this.#anchors.set(roomid, { anchor, from });
+    if (before?.anchor !== anchor || before.from !== from) this.#save();
   }
 
   /** Records the anchor a WebSocket's room headers (`x-room-id`, `x-anchor-openid`) name. */
