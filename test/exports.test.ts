@@ -149,6 +149,7 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
       'readDatabase',
       'seedDatabase',
       'startComponents',
+      'startLiveRooms',
     ],
   },
   'cloudfn/client': {

@@ -156,8 +156,11 @@ const table = {
   PLATFORM_SDK_NO_OPENAPI_TARGET: {
     status: 500,
     errNo: 50102,
-    message: (url: string, detail: string) =>
-      `openApiInvoke cannot send ${url} anywhere locally: ${detail}; set CLOUDFN_SDK_OPENAPI_URL to a local server that answers it (or run cloudfn dev --platform for the media interfaces)`,
+    message: (
+      url: string,
+      detail: string,
+      fix = 'set CLOUDFN_SDK_OPENAPI_URL to a local server that answers it (or run cloudfn dev --platform for the media interfaces)',
+    ) => `openApiInvoke cannot send ${url} anywhere locally: ${detail}; ${fix}`,
   },
   PLATFORM_SDK_BAD_ARGUMENT: {
     status: 500,

@@ -22,7 +22,7 @@ import { PlatformError, platformError } from '../errors.js';
 import type { LiveDataConfig } from './config.js';
 import { isLiveMsgType } from './messages.js';
 import type { LiveRooms } from './rooms.js';
-import { answerTaskCall, callerRoom } from './task-api.js';
+import { answerLiveApi } from './api-call.js';
 import { INFO_PATH, LiveTokens } from './tokens.js';
 import { startTraffic, type TrafficRun } from './traffic.js';
 import type { LivePushAnswer, LiveRoomsAnswer } from '../../dev/console/protocol.js';
@@ -121,24 +121,19 @@ async function handle(
   path: string,
   query: URLSearchParams,
 ): Promise<void> {
-  if (path === INFO_PATH) {
-    const answer = ctx.tokens.answer({
-      method,
-      headers: req.headers,
-      body: await readJson(req).catch(() => undefined),
-    });
+  if (path.startsWith('/api/')) {
+    // The token trade reads a bad body as no token (the platform's answer), the task calls refuse it.
+    const read = method === 'GET' ? Promise.resolve(undefined) : readJson(req);
+    const body = path === INFO_PATH ? await read.catch(() => undefined) : await read;
+    const answer = answerLiveApi(ctx, { method, path, query, headers: req.headers, body });
+    if (answer === undefined) throw platformError('PLATFORM_LIVE_NOT_FOUND', method, LIVE_PREFIX + path);
     res.writeHead(answer.status, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(answer.text),
+      'cache-control': 'no-store',
       'x-tt-logid': answer.logid,
     });
     return void res.end(answer.text);
-  }
-  if (path.startsWith('/api/')) {
-    const body = method === 'GET' ? undefined : await readJson(req);
-    const answer = answerTaskCall(ctx.rooms, { method, path, query, body, caller: callerRoom(req.headers) });
-    if (answer === undefined) throw platformError('PLATFORM_LIVE_NOT_FOUND', method, LIVE_PREFIX + path);
-    return sendJson(res, answer.status, answer.body);
   }
   if (path === '/rooms' && method === 'GET') {
     return sendJson(res, 200, {

@@ -15,6 +15,7 @@ import { isPushUrl, sendPush } from '../gateway/push-route.js';
 import { PUSH_URL_VAR } from '../gateway/names.js';
 import { CALLER_ROOM_HEADERS } from '../live/task-api.js';
 import { INFO_PATH } from '../live/tokens.js';
+import { memoryLive } from '../live/api-call.js';
 
 /** What `openApiInvoke` takes, as the platform's SDK does. */
 export interface OpenApiRequest {
@@ -92,7 +93,8 @@ function targetOf(options: SdkOptions, url: string): { base: string; emulator: b
       throw platformError(
         'PLATFORM_SDK_NO_OPENAPI_TARGET',
         url,
-        `the live-room simulator is not running: ${LIVE_URL_VAR} is unset (cloudfn dev sets it; in a test, startLiveRooms() of cloudfn/testing)`,
+        `the live-room simulator is not running (${LIVE_URL_VAR} is unset)`,
+        `run cloudfn dev, which sets ${LIVE_URL_VAR}, or in a test call startLiveRooms() of cloudfn/testing, which sets it`,
       );
   }
   if (parsed.pathname.startsWith(EMULATED_PREFIX) && options.emulatorUrl !== undefined)
@@ -138,6 +140,39 @@ function wsPush(
     headers: lower,
     body: Buffer.from(body ?? ''),
   });
+}
+
+/** A live-room call answered by `cloudfn/testing`'s simulator in this process (`CLOUDFN_LIVE_URL=memory:<id>`). */
+function inProcess(
+  target: { base: string; path: string },
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): unknown {
+  const handler = memoryLive(target.base);
+  if (handler === undefined)
+    throw platformError(
+      'PLATFORM_SDK_NO_OPENAPI_TARGET',
+      target.path,
+      `${LIVE_URL_VAR} is ${target.base}, but that in-process simulator was closed; call startLiveRooms() again`,
+    );
+  const url = new URL(target.path, 'http://live.local');
+  const lower: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+  let parsed: unknown;
+  try {
+    parsed = body === undefined ? undefined : JSON.parse(body);
+  } catch {
+    parsed = body;
+  }
+  const answer = handler({ method, path: url.pathname, query: url.searchParams, headers: lower, body: parsed });
+  if (answer === undefined)
+    throw platformError(
+      'PLATFORM_SDK_NO_OPENAPI_TARGET',
+      target.path,
+      'the live-room simulator does not answer this path',
+    );
+  return JSON.parse(answer.text) as unknown;
 }
 
 /** The live room of the request a call is made from (what `getContext()` reads). */
@@ -208,6 +243,7 @@ export class OpenApiInvoker {
       // The trade's rate is per app: the app is its access-token on the platform, the caller's appid here.
       if (caller?.appId !== undefined) headers[CALLER_ROOM_HEADERS.appid] = caller.appId;
     }
+    if (target.live === true && target.base.startsWith('memory:')) return inProcess(target, method, headers, body);
     const token = await this.token(options, target.base);
     if (token !== undefined) headers['access-token'] = token;
     if (target.emulator && options.signing !== undefined) {
