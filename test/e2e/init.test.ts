@@ -16,7 +16,7 @@ import { REPO, ensureDist } from '../testing/ensure-dist.js';
 
 const run = promisify(execFile);
 const CLI = join(REPO, 'dist/src/cli/index.js');
-const TEMPLATES = ['starter', 'media', 'callback'];
+const TEMPLATES = ['starter', 'media', 'callback', 'live-room'];
 
 /** The environment of a user's shell: nothing of the vitest running this file. */
 function userEnv(): NodeJS.ProcessEnv {
@@ -66,7 +66,9 @@ describe('cloudfn init', () => {
         env: userEnv(),
         timeout: 120_000,
       });
-      expect(created.stdout).toContain(`Created ${template}-app in`);
+      expect(created.stdout).toMatch(
+        new RegExp(`^Created \\S*${template}-app from the ${template} template \\(\\d+ files\\)\\.\\n`),
+      );
       expect(created.stdout).toContain(
         'cloudfn 0.1.0 is not on the npm registry, so it was packed into vendor/cloudfn-0.1.0.tgz',
       );
@@ -142,7 +144,7 @@ describe('cloudfn init', () => {
     });
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe(
-      'cloudfn: --template: there is no template "blog"; choose one of callback, media, starter\n',
+      'cloudfn: --template: there is no template "blog"; choose one of callback, live-room, media, starter\n',
     );
   });
 });
