@@ -16,6 +16,7 @@ import {
   checkProjectLock,
 } from '../build/index.js';
 import { MANIFEST } from '../build/outdir.js';
+import { precheckSdk } from '../build/sdk-precheck.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import type { CheckRequest } from '../build/function-service/check.js';
 import { formatTimerTriggers, type TimerTrigger } from '../contract/timers.js';
@@ -132,6 +133,14 @@ export async function run(argv: string[]): Promise<number> {
   // stage) will refuse in the lock. The build itself goes on; it needs no `npm ci`.
   const lockWarnings = checkProjectLock(root);
   for (const line of lockWarnings) process.stderr.write(`cloudfn: warning: ${line}\n`);
+  // Before the type check, which can take many seconds: an SDK the bundles need but cannot have.
+  if (target === 'server')
+    await precheckSdk(root, {
+      ...(values.sdk === undefined ? {} : { sdk: values.sdk }),
+      ...(values['functions-dir'] === undefined ? {} : { functionsDir: values['functions-dir'] }),
+    }).catch((error: unknown) => {
+      throw error instanceof CloudfnError ? new OptionsError(error.message) : error;
+    });
   let typeNote = '';
   if (values['no-typecheck'] !== true) {
     // Said when there is something to check (else the note after the table says why not), on
