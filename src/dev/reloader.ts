@@ -18,7 +18,7 @@ import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { Logger } from '../../runtime/log/logger.js';
 import type { FunctionConfig } from '../../runtime/types.js';
 import { createDevBuilder, type DevBuilder } from '../build/dev-compile.js';
-import { asFailure, SKIPPED_AT_ROOT, touches } from './reload-parts.js';
+import { asFailure, type Gate, gate, logDiscovered, touches } from './reload-parts.js';
 import { functionInput, type FunctionInput } from './function-input.js';
 import { evaluateCommonJs, importEsm } from './module-loader.js';
 import { withinLoadBound } from './load-bound.js';
@@ -42,18 +42,6 @@ interface Entry {
   module: object | undefined;
   /** Pending while this function is being rebuilt and loaded. */
   loading: Promise<void> | undefined;
-}
-
-/** A promise and its resolve. */
-interface Gate {
-  promise: Promise<void>;
-  resolve: () => void;
-}
-
-function gate(): Gate {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 /** Options of a `Reloader`. */
@@ -107,10 +95,7 @@ export class Reloader {
     this.#watcher = new TreeWatcher((path) => this.notify(path));
   }
 
-  /**
-   * Pending while a change is being applied: the dev server holds new requests until it
-   * settles, so the request after a save runs the saved code. Never rejects.
-   */
+  /** Pending while a change is being applied (`settled()` of the dev server). Never rejects. */
   get pending(): Promise<void> | undefined {
     return this.#gate?.promise;
   }
@@ -143,14 +128,7 @@ export class Reloader {
   async load(): Promise<FunctionSpec[]> {
     const found = this.#discover();
     for (const { name, file } of found) this.#entries.set(name, this.#entry(name, file));
-    if (this.#dir === '.')
-      this.#logger.line(
-        'info',
-        '',
-        RUNTIME_FUNCTION,
-        `functions at the project root: ${found.map((fn) => relative(this.root, fn.file)).join(', ') || 'none'} (not searched: ${SKIPPED_AT_ROOT})`,
-        { event: 'discovered', files: found.map((fn) => relative(this.root, fn.file)) },
-      );
+    if (this.#dir === '.') logDiscovered(this.#logger, this.root, found);
     return Promise.all([...this.#entries.values()].map((entry) => this.#load(entry)));
   }
 
