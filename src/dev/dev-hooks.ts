@@ -22,6 +22,7 @@ import { createConsoleHandler, isConsolePath } from './console/routes.js';
 import { openApiHook } from './contract.js';
 import { devUserHook } from './dev-user.js';
 import type { Reloader } from './reloader.js';
+import { waitForTargetHook } from './request-wait.js';
 import type { DevGateway } from './ws-gateway.js';
 
 /**
@@ -72,13 +73,8 @@ export function devHooks(options: DevHooksOptions): BeforeHook[] {
       consoleHandler(req, res);
       return true;
     },
-    (req, res) => {
-      const pending = loader.pending;
-      if (pending === undefined) return false;
-      // A save is being applied: this request runs the saved code, not the old one.
-      void pending.then(() => app.handle(req, res));
-      return true;
-    },
+    // A save is being applied: a request to a function it rebuilds runs the saved code.
+    waitForTargetHook(app, loader),
   ];
 }
 

@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { App } from '../../runtime/app.js';
 import { loadProjectConfig } from '../build/project-config.js';
+import { resolveOptions } from '../../runtime/options.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION, type LogSink } from '../../runtime/log/record.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
@@ -71,6 +72,8 @@ export interface DevServerOptions {
   typecheck?: boolean;
   /** The folder of the functions, relative to the root (`--functions-dir`). @default the config's functionsDir, else 'functions' */
   functionsDir?: string;
+  /** ms a function's module may take to load before it is marked failed. @default the config's loadTimeout, else 10000 */
+  loadTimeoutMs?: number;
   /** The clock of the timers of `config.schedule` (tests pass a fake one). @default the system clock */
   clock?: SchedulerClock;
   /** Cut a timer firing not answered within this many ms (tests pass a short one). @default 60000, the platform's */
@@ -152,12 +155,15 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       port: options.port === undefined ? undefined : String(options.port),
       host,
       functionsDir: options.functionsDir,
+      loadTimeout: options.loadTimeoutMs,
     };
     const devUser = resolveDevUser({ env: process.env, config });
     // The functions' source: built with esbuild and kept in step with their files.
     const source: FunctionSource = {
-      load: (functionsDir) => {
+      load: (functionsDir, functionsIgnore) => {
         reloader = new Reloader({
+          functionsIgnore,
+          loadTimeoutMs: resolveOptions({ flags: devFlags, env: process.env, config }).loadTimeout,
           root,
           logger,
           functionConfig: config.functions ?? {},

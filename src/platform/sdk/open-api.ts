@@ -93,8 +93,8 @@ function targetOf(options: SdkOptions, url: string): { base: string; emulator: b
       throw platformError(
         'PLATFORM_SDK_NO_OPENAPI_TARGET',
         url,
-        `the live-room simulator is not running (${LIVE_URL_VAR} is unset)`,
-        `run cloudfn dev, which sets ${LIVE_URL_VAR}, or in a test call startLiveRooms() of cloudfn/testing, which sets it`,
+        `it is a live-room call and ${LIVE_URL_VAR} is unset`,
+        `set ${LIVE_URL_VAR} to a live-room API: cloudfn dev serves one and sets it, and in a test startLiveRooms() of cloudfn/testing does`,
       );
   }
   if (parsed.pathname.startsWith(EMULATED_PREFIX) && options.emulatorUrl !== undefined)
@@ -130,7 +130,7 @@ function wsPush(
     throw platformError(
       'PLATFORM_SDK_NO_OPENAPI_TARGET',
       url,
-      `no local WebSocket gateway: ${PUSH_URL_VAR} is unset (cloudfn dev sets it)`,
+      `it is a WebSocket push and ${PUSH_URL_VAR} is unset: set ${PUSH_URL_VAR} to a gateway's push API (cloudfn dev serves one and sets it)`,
     );
   const lower: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
