@@ -11,7 +11,6 @@ import { platformError } from '../errors.js';
 import { DEV_LIVE_SECRET, type LiveDataConfig } from './config.js';
 import { fillMessages, type LiveMessage, type LiveMsgType, MsgIds } from './messages.js';
 import { pushHeaders } from './push-headers.js';
-import type { RoomsStore } from './task-store.js';
 
 /** Task status as the platform's task/get answers it. */
 export const TASK_STATUS = { missing: 1, stopped: 2, running: 3 } as const;
@@ -60,7 +59,13 @@ export interface LiveRoomsOptions {
   /** @default Date.now */
   now?: () => number;
   /** Keeps the tasks and anchors across restarts (task-store.ts). @default memory only */
-  store?: RoomsStore;
+  store?: { load(): RoomsSnapshot | undefined; save(snapshot: RoomsSnapshot): void };
+}
+
+/** What a store keeps of the rooms. */
+export interface RoomsSnapshot {
+  tasks: LiveTask[];
+  anchors: { roomid: string; anchor: string; from: 'start_game' | 'websocket' }[];
 }
 
 /** Where a room's anchor came from: a call that named it, else the config or the dev user. */

@@ -8,13 +8,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isLiveMsgType } from './messages.js';
-import type { LiveTask } from './rooms.js';
-
-/** What is kept. */
-export interface RoomsSnapshot {
-  tasks: LiveTask[];
-  anchors: { roomid: string; anchor: string; from: 'start_game' | 'websocket' }[];
-}
+import type { LiveTask, RoomsSnapshot } from './rooms.js';
 
 /** Where the rooms' state is kept under a data folder. */
 export function roomsFile(dataDir: string): string {
