@@ -22,6 +22,7 @@ import { type BeforeHook, createHttpServer, listen } from './http-server.js';
 import { importMetrics } from './import-metrics.js';
 import { loadFunction, type CompileHook } from './load.js';
 import type { ShutdownOptions } from './drain.js';
+import type { InjectRequest, InjectResponse } from './inject.js';
 import { exitOnSignals } from './shutdown.js';
 import { captureConsole } from '../log/console-capture.js';
 import { keepServingOnStrayErrors } from './stray-errors.js';
@@ -37,6 +38,12 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Graceful shutdown after the lame-duck period (`drainDelay`), as on SIGTERM. */
   drain(): Promise<void>;
+  /**
+   * Sends one request through this server without a socket (serve/inject.ts, loaded on first
+   * use): its hooks, router and pipeline, as a request from the network would pass them.
+   * @example const res = await running.inject({ method: 'GET', path: '/hello?name=ann' })
+   */
+  inject(request: InjectRequest): Promise<InjectResponse>;
 }
 
 export interface ServeOptions {
@@ -169,6 +176,7 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
       for (const remove of removers) remove?.();
       await shutdown({ drainDelay: app.options.drainDelay });
     },
+    inject: async (request) => (await import('./inject.js')).inject(server, request),
   };
 }
 

@@ -8,7 +8,7 @@ import type { App } from '../../runtime/app.js';
 import { generateLogid } from '../../runtime/log/logid.js';
 import type { DevUser } from '../../runtime/options.js';
 import { type BeforeHook, createHttpServer } from '../../runtime/serve/http-server.js';
-import { memoryRequest } from '../memory-request.js';
+import { inject } from '../../runtime/serve/inject.js';
 import type { readLiveDataConfig } from '../platform/live/config.js';
 import { liveHook } from '../platform/live/dev-routes.js';
 import { LiveRooms } from '../platform/live/rooms.js';
@@ -95,14 +95,18 @@ export function startLiveRooms(
     config: () => config,
     defaultAnchor: anchor,
     deliver: async (push) => {
-      const answer = await memoryRequest(server, {
+      const answer = await inject(server, {
         method: 'POST',
         path: push.path,
         headers: { ...push.headers, host: 'cloudfn.live', 'x-tt-logid': generateLogid() },
         body: push.body,
       });
       const logid = answer.headers[app.options.logidHeader];
-      return { status: answer.status, logid: typeof logid === 'string' ? logid : '', body: answer.body };
+      return {
+        status: answer.status,
+        logid: typeof logid === 'string' ? logid : '',
+        body: answer.body.toString('utf8'),
+      };
     },
   });
   app.onShutdown(() => server.closeAllConnections());

@@ -13,8 +13,8 @@ import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { DevUser } from '../../runtime/options.js';
 import { callerHeaders } from '../../runtime/request/caller.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
-import { memoryAgent, serverCaller } from '../platform/gateway/call-app.js';
-import { Gateway, safeDecode, type GatewayActivity } from '../platform/gateway/gateway.js';
+import { injectAgent } from '../../runtime/serve/inject.js';
+import { Gateway, injectCaller, safeDecode, type GatewayActivity } from '../platform/gateway/gateway.js';
 import { CLOSE_CODES, PUSH_MOUNT, ROOM_HEADERS } from '../platform/gateway/names.js';
 import { readGatewayOptions } from '../platform/gateway/gateway-options.js';
 import { handlePush } from '../platform/gateway/push-api.js';
@@ -112,9 +112,9 @@ function devRoom(user: DevUser): { defaultRoom?: Record<string, string> } {
 export function startDevGateway(options: DevGatewayOptions): DevGateway {
   const { app, server, logger, hub } = options;
   const settings = readGatewayOptions(process.env, options.devUser);
-  const agent = memoryAgent(server);
+  const agent = injectAgent(server);
   const gateway = new Gateway({
-    call: serverCaller(server, agent),
+    call: injectCaller(server, agent),
     identity: settings.identity,
     functionOf: (path) => app.router.match(path, safeDecode(path))?.fn.name,
   });

@@ -3,8 +3,11 @@
  * socket side (`GatewaySocketServer`), the push API (`handlePush`) and its routing, and the names
  * of every header, path and close code. docs/gateway.md explains the flow.
  */
-export { Gateway, safeDecode } from './gateway.js';
+export { Gateway, injectCaller, safeDecode } from './gateway.js';
 export type {
+  AppAnswer,
+  AppCall,
+  AppCaller,
   ClientLink,
   GatewayActivity,
   GatewayIdentity,
@@ -14,7 +17,6 @@ export type {
   PushVia,
   SessionInfo,
 } from './gateway.js';
-export { memoryAgent, serverCaller, type AppAnswer, type AppCall, type AppCaller } from './call-app.js';
 export { handlePush, parseIdList, type PushAnswer, type PushRequest } from './push-api.js';
 export { isPushUrl, registerMemoryPush, sendPush } from './push-route.js';
 export { GatewaySocketServer, type GatewaySocketOptions } from './ws-server.js';
