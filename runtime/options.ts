@@ -27,7 +27,6 @@ export type { RuntimeOptions } from './options/runtime-options.js';
 export type { JsonSchema } from './options/parsers.js';
 export type { OptionSources } from './options/pick.js';
 export { defaultLimits, LIMIT_ENV, LIMIT_KEYS } from './options/limits.js';
-export type { DevUser } from './shapes.js';
 
 /** Where `--metrics` serves the Prometheus text. */
 export const METRICS_PATH = '/_cloudfn/metrics';

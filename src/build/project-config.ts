@@ -5,6 +5,14 @@
 import { join } from 'node:path';
 import { type ConfigFile, loadConfigFile } from '../../runtime/serve/config-file.js';
 import type { CompileHook } from '../../runtime/serve/load.js';
+import { localServiceConfigKeys } from '../services/list.js';
+
+/**
+ * The top-level keys of cloudfn.config that the tooling reads beside the runtime's options:
+ * the local services' (`devUser`, `liveData`) and `checkRequests` (`cloudfn build --target
+ * function-service --check`). Every command accepts them, so `start` and `dev` judge a config alike.
+ */
+export const TOOL_CONFIG_KEYS: readonly string[] = [...localServiceConfigKeys(), 'checkRequests'];
 
 /** esbuild loads only when there is a TypeScript config: `cloudfn/testing` and start stay light. */
 function lazyCompileHook(root: string): CompileHook {
@@ -23,5 +31,5 @@ export function loadProjectConfig(
   root: string,
   compile: CompileHook = lazyCompileHook(root),
 ): Promise<ConfigFile & { file?: string }> {
-  return loadConfigFile(root, { compile });
+  return loadConfigFile(root, { compile, configKeys: TOOL_CONFIG_KEYS });
 }

@@ -8,11 +8,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CloudfnError } from '../../runtime/errors.js';
 import { generateLogid } from '../../runtime/log/logid.js';
-import { errorBody } from '../../runtime/request/response.js';
+import { errorBody } from '../../runtime/request/error-body.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
 import { createScheduleError } from './errors.js';
 import type { Scheduler } from './scheduler.js';
-import type { TriggerAnswer } from '../dev/console/protocol.js';
+import type { TriggerAnswer } from './protocol.js';
 
 /** Where the endpoint lives; the function's name follows. */
 export const TRIGGER_PREFIX = '/_cloudfn/trigger/';
@@ -81,4 +81,3 @@ export function triggerHook(scheduler: Scheduler): BeforeHook {
 }
 
 /** Declared in the console's protocol, which the page imports too. */
-export type { TriggerAnswer };

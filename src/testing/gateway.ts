@@ -10,7 +10,7 @@ import { App } from '../../runtime/app.js';
 import { Logger } from '../../runtime/log/logger.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
-import { resolveDevUser } from '../dev/dev-user.js';
+import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { loadRoutePatterns } from '../../runtime/request/router.js';
 import { createHttpServer } from '../../runtime/serve/http-server.js';
 import type { FunctionSpec } from '../../runtime/types.js';

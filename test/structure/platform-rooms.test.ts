@@ -24,7 +24,7 @@ const ROOMS: Record<string, string[]> = {
   http: ['jobs', 'state', 'keys'],
   sdk: ['state', 'gateway'],
   gateway: [],
-  live: [],
+  live: ['sdk'],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -9,7 +9,7 @@ import type { Agent, IncomingHttpHeaders, Server } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { inject } from '../../../runtime/serve/inject.js';
 import { CALL_HEADERS, CLOSE_CODES, type GatewayEvent } from './names.js';
-import type { GatewayActivity, PushVia, SessionInfo } from '../../dev/console/protocol.js';
+import type { GatewayActivity, PushVia, SessionInfo } from './protocol.js';
 
 /** A request the gateway sends to a function. */
 export interface AppCall {

@@ -22,7 +22,7 @@ import { isLiveMsgType } from './messages.js';
 import type { LiveRooms } from './rooms.js';
 import { answerTaskCall } from './task-api.js';
 import { startTraffic, type TrafficRun } from './traffic.js';
-import type { LivePushAnswer, LiveRoomsAnswer } from '../../dev/console/protocol.js';
+import type { LivePushAnswer, LiveRoomsAnswer } from './protocol.js';
 
 /** Where the simulator lives on the dev server. */
 export const LIVE_PREFIX = '/_cloudfn/live';

@@ -3,7 +3,7 @@
  * the documents of one (at most `BROWSE_LIMIT`, newest last as stored).
  */
 import { checkCollectionName, DocumentStore } from './store.js';
-import type { DatabaseView } from '../../dev/console/protocol.js';
+import type { DatabaseView } from './protocol.js';
 
 /** The most documents one console answer carries. */
 export const BROWSE_LIMIT = 500;

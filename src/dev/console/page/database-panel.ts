@@ -4,7 +4,7 @@
  */
 import { API } from './api.js';
 import { byId, h, replace } from './dom.js';
-import type { DatabaseView } from '../protocol.js';
+import type { DatabaseView } from '../../../platform/sdk/protocol.js';
 
 /** Requests answered close together refresh the panel once. */
 const REFRESH_DELAY_MS = 300;

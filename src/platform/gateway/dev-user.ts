@@ -11,13 +11,12 @@
  * type and the caller headers read (docs/decisions.md).
  */
 import type { IncomingMessage } from 'node:http';
-import { createError } from '../../runtime/errors.js';
-import { type OptionArea, type OptionSpec, readOption } from '../../runtime/option-kit.js';
-import type { DevUser, OptionSources } from '../../runtime/options.js';
-import { callerHeaders, hasGatewayHeaders } from '../../runtime/request/caller.js';
-import type { BeforeHook } from '../../runtime/serve/http-server.js';
-
-export type { DevUser };
+import { createError } from '../../../runtime/errors.js';
+import { type OptionArea, type OptionSpec, readOption } from '../../../runtime/option-kit.js';
+import type { OptionSources } from '../../../runtime/options.js';
+import type { DevUser } from '../../../runtime/shapes.js';
+import { callerHeaders, hasGatewayHeaders } from '../../../runtime/request/caller.js';
+import type { BeforeHook } from '../../../runtime/serve/http-server.js';
 
 /**
  * A field of the dev user: a non-empty string without control characters (the nickname is
