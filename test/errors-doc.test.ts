@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runtimeErrors } from '../runtime/errors.js';
+import { buildErrors } from '../src/build/errors.js';
 import { clientErrors } from '../src/client/errors.js';
 import { devErrors } from '../src/dev/errors.js';
 import { fleetErrors } from '../src/fleet/errors.js';
@@ -21,6 +22,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   media: mediaErrors,
   platform: platformErrors,
   dev: devErrors,
+  build: buildErrors,
   client: clientErrors,
   fleet: fleetErrors,
   schedule: scheduleErrors,

@@ -7,6 +7,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { readBody } from '../body/read-body.js';
 import { CloudfnError } from '../errors.js';
+import { generateLogid } from '../log/logid.js';
+import { errorBody } from '../request/error-body.js';
 
 /** How `sendJson` writes. */
 export interface JsonAnswerOptions {
@@ -36,6 +38,22 @@ export function sendJsonText(res: ServerResponse, status: number, json: string, 
  */
 export function sendJson(res: ServerResponse, status: number, value: unknown, options: JsonAnswerOptions = {}): void {
   sendJsonText(res, status, JSON.stringify(value), options);
+}
+
+/**
+ * Answers `error` in the JSON error shape with a fresh logid: a `CloudfnError` with its status
+ * and message, anything else as a 500 `CLOUDFN_HANDLER_ERROR` with its message (a hook's
+ * answers go to the developer); a 405 names the `allow`ed methods.
+ * @example sendJsonError(res, createScheduleError('CLOUDFN_TRIGGER_METHOD', 'GET'), { allow: 'POST' })
+ */
+export function sendJsonError(res: ServerResponse, error: unknown, options: { allow?: string } = {}): void {
+  const failure =
+    error instanceof CloudfnError
+      ? error
+      : new CloudfnError('CLOUDFN_HANDLER_ERROR', 500, error instanceof Error ? error.message : String(error));
+  sendJsonText(res, failure.status, errorBody(failure.code, failure.message, generateLogid()), {
+    ...(failure.status === 405 && options.allow !== undefined ? { headers: { allow: options.allow } } : {}),
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { type ConfigFile, loadConfigFile } from '../../runtime/serve/config-file.js';
 import type { CompileHook } from '../../runtime/serve/load.js';
-import { localServiceConfigKeys } from '../services/list.js';
+import { localServiceConfigKeys } from '../local-services.js';
 
 /**
  * The top-level keys of cloudfn.config that the tooling reads beside the runtime's options:

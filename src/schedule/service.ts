@@ -3,7 +3,7 @@
  * (serve-timers.ts), with the trigger endpoint on, a bad `config.schedule` logged rather than
  * fatal (dev keeps serving and shows it), and the timers re-armed whenever the functions change.
  */
-import type { ServiceContext } from '../services/service.js';
+import type { ServiceContext } from '../local-service.js';
 import type { SchedulerClock } from './scheduler.js';
 import { serveTimers, type TimersExtension } from './serve-timers.js';
 

@@ -15,12 +15,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
-import { CloudfnError } from '../../../runtime/errors.js';
-import { errorBody } from '../../../runtime/request/error-body.js';
-import { generateLogid } from '../../../runtime/log/logid.js';
 import { createDevError } from '../errors.js';
 import type { ExtensionPanel } from '../../../runtime/serve/extension.js';
-import { sendJson, sendJsonText } from '../../../runtime/serve/hook-io.js';
+import { sendJson, sendJsonError } from '../../../runtime/serve/hook-io.js';
 import type { DevUser } from '../../../runtime/shapes.js';
 import type { ConsoleAssets } from './assets.js';
 import type { EventHub } from './event-hub.js';
@@ -64,13 +61,7 @@ function send(res: ServerResponse, status: number, type: string, body: string, h
 }
 
 function sendFailure(res: ServerResponse, error: unknown): void {
-  const failure =
-    error instanceof CloudfnError
-      ? error
-      : new CloudfnError('CLOUDFN_HANDLER_ERROR', 500, error instanceof Error ? error.message : String(error));
-  sendJsonText(res, failure.status, errorBody(failure.code, failure.message, generateLogid()), {
-    ...(failure.status === 405 ? { headers: { allow: 'GET, HEAD' } } : {}),
-  });
+  sendJsonError(res, error, { allow: 'GET, HEAD' });
 }
 
 /** A panel's answer under `/api/<name>`, or undefined when no panel has that name. */

@@ -18,7 +18,7 @@ import type { BeforeHook } from '../../../runtime/serve/http-server.js';
 import { readBodyUpTo, sendJson } from '../../../runtime/serve/hook-io.js';
 import { injectAgent } from '../../../runtime/serve/inject.js';
 import type { DevUser } from '../../../runtime/shapes.js';
-import type { ServiceContext, ServiceFunction } from '../../services/service.js';
+import type { ServiceContext, ServiceFunction } from '../../local-service.js';
 import { devUserHook } from './dev-user.js';
 import { Gateway, injectCaller, safeDecode } from './gateway.js';
 import { readGatewayOptions } from './gateway-options.js';

@@ -12,7 +12,7 @@ import { platformError } from '../errors.js';
 import { drawFaults } from './faults.js';
 import { sleep } from '../jobs/job-queue.js';
 import { operations, type Caller } from './operations/index.js';
-import { parseJson, readBody, sendSigned } from './respond.js';
+import { parseJson, readApiBody, sendSigned } from './respond.js';
 
 /** Request header of the request signature (platform contract, Signing). */
 export const AUTHORIZATION_HEADER = 'platform-authorization';
@@ -31,7 +31,7 @@ export async function handleOperation(
   operation: Operation,
   logId: string,
 ): Promise<void> {
-  const raw = await readBody(req, ctx.options.maxBodyBytes);
+  const raw = await readApiBody(req, ctx.options.maxBodyBytes);
   const faults = drawFaults(ctx.options.faults, ctx.options.random);
   if (faults.delayMs > 0) await sleep(faults.delayMs);
   if (faults.error500) throw platformError('PLATFORM_INTERNAL', 'injected by --faults 500');

@@ -65,9 +65,9 @@ export function sendError(res: ServerResponse, logId: string, error: PlatformErr
  * Reads the whole body with the runtime's reader, refusing more than `limit` bytes with
  * PLATFORM_BODY_TOO_LARGE (a declared Content-Length before reading, a chunked body as soon as
  * it passes) and a Content-Encoding it does not decode with PLATFORM_PARAM_ERROR.
- * @example const raw = await readBody(req, 1_048_576)
+ * @example const raw = await readApiBody(req, 1_048_576)
  */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export async function readApiBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   try {
     return await readRequestBody(req, limit, 'maxBodyBytes');
   } catch (error) {

@@ -14,7 +14,7 @@ import { PlatformError, platformError } from '../errors.js';
 import { newLogId } from '../state/ids.js';
 import { MEDIA_PREFIX } from './media-links.js';
 import { serveMedia } from './media-server.js';
-import { LOGID_HEADER, parseJson, readBody, sendError, sendSigned } from './respond.js';
+import { LOGID_HEADER, parseJson, readApiBody, sendError, sendSigned } from './respond.js';
 import { SAMPLE_PATH, sampleVideo } from './samples.js';
 
 /** Path of the client-token interface (platform contract, Media API). */
@@ -79,7 +79,7 @@ async function route(
   if (operation !== undefined && isOperation(operation)) return handleOperation(ctx, req, res, operation, logId);
   // The token interface needs no signature (platform contract, Media API: "needs no user
   // authorization"); a Platform-Authorization header sent to it is ignored.
-  const body = parseJson(await readBody(req, ctx.options.maxBodyBytes));
+  const body = parseJson(await readApiBody(req, ctx.options.maxBodyBytes));
   const issued = ctx.tokens.issue(body);
   sendSigned(ctx, res, { err_no: 0, err_msg: 'success', log_id: logId, data: issued }, false);
 }

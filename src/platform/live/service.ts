@@ -11,7 +11,7 @@ import { generateLogid } from '../../../runtime/log/logid.js';
 import type { Extension } from '../../../runtime/serve/extension.js';
 import { createHttpServer } from '../../../runtime/serve/http-server.js';
 import { inject } from '../../../runtime/serve/inject.js';
-import type { ServiceContext } from '../../services/service.js';
+import type { ServiceContext } from '../../local-service.js';
 import { LIVE_URL_VAR } from '../sdk/sdk-options.js';
 import { type LiveDataConfig, readLiveDataConfig } from './config.js';
 import { LIVE_PREFIX, liveHook } from './dev-routes.js';

@@ -5,7 +5,7 @@
  */
 import { CloudfnError } from '../../../runtime/errors.js';
 import type { Extension } from '../../../runtime/serve/extension.js';
-import type { ServiceContext } from '../../services/service.js';
+import type { ServiceContext } from '../../local-service.js';
 import { PlatformError } from '../errors.js';
 import { browseDatabase } from './browse.js';
 import type { DatabaseView } from './protocol.js';

@@ -1,12 +1,12 @@
 /**
- * The shape of a local service of `cloudfn dev` (list.ts holds them all): its name, the config
+ * The shape of a local service of `cloudfn dev` (local-services.ts holds them all): its name, the config
  * keys it reads, and how it makes its server extension (runtime/serve/extension.ts) from what
  * the dev server gives every service (`ServiceContext`). Types only.
  */
-import type { Logger } from '../../runtime/log/logger.js';
-import type { ConfigFile } from '../../runtime/serve/config-file.js';
-import type { Extension } from '../../runtime/serve/extension.js';
-import type { DevUser } from '../../runtime/shapes.js';
+import type { Logger } from '../runtime/log/logger.js';
+import type { ConfigFile } from '../runtime/serve/config-file.js';
+import type { Extension } from '../runtime/serve/extension.js';
+import type { DevUser } from '../runtime/shapes.js';
 
 /** A function as the services see it change (a save, a rebuild, a removal). */
 export interface ServiceFunction {
