@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
-import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform/platform-options.js';
+import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform/media-api/platform-options.js';
 import { DotenvLayer } from './dotenv.js';
 import { TreeWatcher } from './watch-tree.js';
 

@@ -110,7 +110,10 @@ describe('the rooms of src/', () => {
     const doc = readFileSync(join(REPO, 'docs', 'architecture.md'), 'utf8');
     const drawn = drawnEdges(doc);
     const actual = actualEdges();
-    expect({ missing: actual.filter((e) => !drawn.includes(e)), extra: drawn.filter((e) => !actual.includes(e)) }).toEqual({
+    expect({
+      missing: actual.filter((e) => !drawn.includes(e)),
+      extra: drawn.filter((e) => !actual.includes(e)),
+    }).toEqual({
       missing: [],
       extra: [],
     });

@@ -37,7 +37,7 @@ const devUserSpecs: {
   readonly [K in keyof DevUser]-?: { readonly env?: string; readonly default: string | undefined };
 } = {
   openid: { env: 'CLOUDFN_DEV_OPENID', default: 'dev-openid' },
-  // The emulator's dev app (src/platform/http/client-env.ts DEV_CLIENT_KEY, not imported so the
+  // The emulator's dev app (src/platform/media-api/http/client-env.ts DEV_CLIENT_KEY, not imported so the
   // config schema does not load the emulator; a test keeps the two equal): the caller and the
   // OpenAPI calls name one app.
   appid: { env: 'CLOUDFN_DEV_APPID', default: 'tt-dev-app' },

@@ -2,7 +2,7 @@
  * Fault injection: parses `--faults` (latency, 500, expired-token, bad-signature,
  * rate-limit) and rolls the dice for each `/api/cloud_voc/` request.
  */
-import { platformError } from '../errors.js';
+import { platformError } from '../../errors.js';
 
 /** Faults the emulator can inject into `/api/cloud_voc/` answers, each at a rate from 0 to 1. */
 export interface FaultSpec {

@@ -7,9 +7,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { loadPublicKey } from '../../sign/index.js';
+import { loadPublicKey } from '../../../sign/index.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
-import { platformError } from '../errors.js';
+import { platformError } from '../../errors.js';
 
 /** Name of the app key registry inside the data folder. */
 export const APP_KEYS_FILE = 'app_keys.json';

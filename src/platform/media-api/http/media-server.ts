@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PlatformContext } from '../context.js';
-import { platformError } from '../errors.js';
+import { platformError } from '../../errors.js';
 import { checkMediaPath } from './media-links.js';
 import { parseRange } from './range.js';
 import { sendError } from './respond.js';

@@ -3,7 +3,7 @@
  * Types come from the media client (src/media/types.ts) so both sides agree field for field.
  */
 import type { JobRecord, VideoRecord } from './state.js';
-import type { OpenVideoModel, SourceInfo, VideoUrlSet } from '../../media/types.js';
+import type { OpenVideoModel, SourceInfo, VideoUrlSet } from '../../../media/types.js';
 
 /**
  * `business_status` is derived from the clock rather than stored, so the 99 → 98 move after

@@ -6,11 +6,11 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { API_PREFIX } from '../../media/types.js';
-import { isOperation } from '../../media/validate.js';
+import { API_PREFIX } from '../../../media/types.js';
+import { isOperation } from '../../../media/validate.js';
 import { handleOperation } from './api.js';
 import type { PlatformContext } from '../context.js';
-import { PlatformError, platformError } from '../errors.js';
+import { PlatformError, platformError } from '../../errors.js';
 import { newLogId } from '../state/ids.js';
 import { MEDIA_PREFIX } from './media-links.js';
 import { serveMedia } from './media-server.js';

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../state/atomic-file.js';
-import { platformError } from '../errors.js';
+import { platformError } from '../../errors.js';
 
 /** The platform private key, readable only by its owner; never commit the data folder. */
 export const PLATFORM_PRIVATE_KEY_FILE = 'platform_private_key.pem';

@@ -2,7 +2,7 @@
  * The table of the nine `cloud_voc` operations (platform contract, Media API), by wire
  * name, to their handlers in this folder.
  */
-import type { Operation } from '../../../media/types.js';
+import type { Operation } from '../../../../media/types.js';
 import type { OperationHandler } from './shared.js';
 import { describeStaticData, describeTopData } from './statistics.js';
 import { uploadVideoByUrls, getUploadJobInfo } from './uploads.js';

@@ -4,11 +4,11 @@
  * operation's handler, with a signed answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SignatureError, verifyRequest } from '../../sign/index.js';
-import type { Operation } from '../../media/types.js';
-import { validateRequest } from '../../media/validate.js';
+import { SignatureError, verifyRequest } from '../../../sign/index.js';
+import type { Operation } from '../../../media/types.js';
+import { validateRequest } from '../../../media/validate.js';
 import type { PlatformContext } from '../context.js';
-import { platformError } from '../errors.js';
+import { platformError } from '../../errors.js';
 import { drawFaults } from './faults.js';
 import { sleep } from '../jobs/job-queue.js';
 import { operations, type Caller } from './operations/index.js';

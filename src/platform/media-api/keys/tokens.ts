@@ -7,7 +7,7 @@
  * their own token knock each other's out, which is why a fleet shares one.
  */
 import { randomBytes } from 'node:crypto';
-import { platformError } from '../errors.js';
+import { platformError } from '../../errors.js';
 import type { StateStore } from '../state/state-store.js';
 import type { TokenRecord } from '../state/state.js';
 

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MemoryNonceStore, signCallback } from '../sign/index.js';
+import { MemoryNonceStore, signCallback } from '../../sign/index.js';
 import { AppKeyRegistry } from './keys/app-keys.js';
 import { CallbackSender } from './jobs/callbacks.js';
 import type { PlatformContext } from './context.js';

@@ -3,7 +3,7 @@
  * video-ownership checks.
  */
 import type { PlatformContext } from '../../context.js';
-import { platformError } from '../../errors.js';
+import { platformError } from '../../../errors.js';
 import type { VideoRecord } from '../../state/state.js';
 
 /** Who is calling, as the server established it before the operation runs. */

@@ -70,4 +70,4 @@ export class JobQueue {
 }
 
 /** Waits `ms` milliseconds, or rejects with the signal's reason when it aborts first (shared with the media client). */
-export { abortableSleep as sleep } from '../../media/clock.js';
+export { abortableSleep as sleep } from '../../../media/clock.js';

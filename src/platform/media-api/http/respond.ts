@@ -3,11 +3,11 @@
  * reader with its size limit and the JSON parser, in PlatformError terms.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody as readRequestBody } from '../../../runtime/body/read-body.js';
-import { CloudfnError } from '../../../runtime/errors.js';
-import { signResponse } from '../../sign/index.js';
+import { readBody as readRequestBody } from '../../../../runtime/body/read-body.js';
+import { CloudfnError } from '../../../../runtime/errors.js';
+import { signResponse } from '../../../sign/index.js';
 import type { PlatformContext } from '../context.js';
-import { type PlatformError, platformError } from '../errors.js';
+import { type PlatformError, platformError } from '../../errors.js';
 
 /**
  * The response header every answer carries (platform contract, Signing: the platform's

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
-import { platformError } from '../errors.js';
+import { platformError } from '../../errors.js';
 import type { PlatformState } from './state.js';
 
 /** Name of the metadata file inside the data folder. */

@@ -4,10 +4,10 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PlaybackItem } from '../../../media/types.js';
-import { MIN_EXPIRE_TIME } from '../../../media/validate.js';
+import type { PlaybackItem } from '../../../../media/types.js';
+import { MIN_EXPIRE_TIME } from '../../../../media/validate.js';
 import { nowMs, nowSeconds, type PlatformContext } from '../../context.js';
-import { platformError } from '../../errors.js';
+import { platformError } from '../../../errors.js';
 import { TEMPLATES } from '../../jobs/ffmpeg.js';
 import { mediaPath } from '../media-links.js';
 import type { MediaRecord } from '../../state/state.js';

@@ -3,7 +3,7 @@
  * get_work_flow_exection reports its status.
  */
 import { nowMs } from '../../context.js';
-import { platformError } from '../../errors.js';
+import { platformError } from '../../../errors.js';
 import { newId } from '../../state/ids.js';
 import type { RunRecord } from '../../state/state.js';
 import { enqueueTranscode, RUN_STATUS_MSG } from '../../jobs/transcodes.js';

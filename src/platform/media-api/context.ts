@@ -3,7 +3,7 @@
  * tokens, keys, queue, callbacks, limiter, ffmpeg), and the emulator's clock helpers.
  */
 import type { KeyObject } from 'node:crypto';
-import type { NonceStore } from '../sign/index.js';
+import type { NonceStore } from '../../sign/index.js';
 import type { AppKeyRegistry } from './keys/app-keys.js';
 import type { CallbackSender } from './jobs/callbacks.js';
 import type { FfmpegTools } from './jobs/ffmpeg.js';

@@ -5,9 +5,9 @@
  * (runtime/option-kit.ts).
  */
 import { resolve } from 'node:path';
-import { type OptionArea, type OptionSpec, readOption, readOptions } from '../../runtime/option-kit.js';
-import { RATE_LIMITED_OPERATIONS } from '../media/types.js';
-import { platformError } from './errors.js';
+import { type OptionArea, type OptionSpec, readOption, readOptions } from '../../../runtime/option-kit.js';
+import { RATE_LIMITED_OPERATIONS } from '../../media/types.js';
+import { platformError } from '../errors.js';
 import { parseFaults, type FaultSpec } from './http/faults.js';
 import type { FfmpegTools } from './jobs/ffmpeg.js';
 
