@@ -6,7 +6,8 @@
  * An entry names its config keys here, so reading a config loads no service; the service's
  * code is imported when a dev server starts.
  */
-import type { LocalService } from './local-service.js';
+import type { Extension } from '../runtime/serve/extension.js';
+import type { LocalService, ServiceContext } from './local-service.js';
 
 /** Every local service, in the order their parts run (hooks before routing, then upgrades). */
 export const LOCAL_SERVICES: readonly LocalService[] = [
@@ -24,7 +25,19 @@ export const LOCAL_SERVICES: readonly LocalService[] = [
   },
 ];
 
-/** Every config key the local services read. */
-export function localServiceConfigKeys(): string[] {
-  return LOCAL_SERVICES.flatMap((service) => service.configKeys ?? []);
+/** Every config key the services read. */
+export function localServiceConfigKeys(services: readonly LocalService[] = LOCAL_SERVICES): string[] {
+  return services.flatMap((service) => service.configKeys ?? []);
+}
+
+/**
+ * Imports every service and makes its extension for one dev server, in list order.
+ * @example const extensions = await startLocalServices(LOCAL_SERVICES, context)
+ */
+export async function startLocalServices(
+  services: readonly LocalService[],
+  context: ServiceContext,
+): Promise<Extension[]> {
+  const makers = await Promise.all(services.map((service) => service.load()));
+  return makers.map((make) => make(context));
 }

@@ -8,6 +8,7 @@ import type { App } from '../../runtime/app.js';
 import type { LogSink } from '../../runtime/log/record.js';
 import type { RuntimeOptions } from '../../runtime/options.js';
 import type { Extension } from '../../runtime/serve/extension.js';
+import type { LocalService } from '../local-service.js';
 import type { GatewaySettings } from '../platform/gateway/service.js';
 import type { TimersSettings } from '../schedule/service.js';
 import type { FunctionStatus } from './reloader.js';
@@ -64,6 +65,8 @@ export interface DevServerOptions extends TimersSettings, GatewaySettings {
    * function is added or removed (`--client`). @default undefined (not written)
    */
   client?: string;
+  /** The local services to run, in order (a test adds one). @default LOCAL_SERVICES (src/local-services.ts) */
+  services?: readonly LocalService[];
 }
 
 /** A running dev server. */

@@ -6,13 +6,13 @@
  * service of src/local-services.ts, the console, and the loop.
  */
 import { Logger } from '../../runtime/log/logger.js';
+import type { OptionSources } from '../../runtime/options.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { Extension } from '../../runtime/serve/extension.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { startProject } from '../../runtime/serve/start.js';
-import { loadProjectConfig, TOOL_CONFIG_KEYS } from '../build/project-config.js';
-import { LOCAL_SERVICES } from '../local-services.js';
-import type { ServiceContext } from '../local-service.js';
+import { loadProjectConfig, toolConfigKeys } from '../build/project-config.js';
+import { LOCAL_SERVICES, startLocalServices } from '../local-services.js';
 import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { consoleExtension } from './console/extension.js';
@@ -45,76 +45,48 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const inspect = options.inspect;
     const inspectorUrl =
       inspect === undefined || inspect === false ? undefined : openInspector(inspect === true ? '' : inspect);
-    const config = await loadProjectConfig(root);
+    const list = options.services ?? LOCAL_SERVICES;
+    const configKeys = toolConfigKeys(list);
+    const config = await loadProjectConfig(root, { configKeys });
     const devUser = resolveDevUser({ env: process.env, config });
-    loop = new DevLoop({ root, logger, config, hub, env, ...pick(options, 'debounceMs', 'typecheck', 'client') });
-    const functions = loop;
-    const context: ServiceContext = {
+    const functions = (loop = new DevLoop({
       root,
-      config,
       logger,
-      devUser,
-      settings: { ...options },
+      config,
+      hub,
+      env,
+      ...pick(options, 'debounceMs', 'typecheck', 'client'),
+    }));
+    const services = await startLocalServices(list, {
+      ...{ root, config, logger, devUser, settings: { ...options } },
       publish: (event, data) => hub.publish(event, data),
       onFunctions: (listener) => functions.onFunctions(listener),
-    };
-    const services = await Promise.all(LOCAL_SERVICES.map(async (service) => (await service.load())(context)));
+    });
     const consolePanel = consoleExtension({
-      root,
-      hub,
-      devUser,
-      triggerHeader: DEV_TRIGGER_HEADER,
+      ...{ root, hub, devUser, triggerHeader: DEV_TRIGGER_HEADER, extensions: () => services },
       functions: () => functions.list(),
       pending: () => functions.pending,
-      extensions: () => services,
     });
     const extensions: Extension[] = [...services, consolePanel, functions.extension()];
     const running = await startProject(root, {
-      functions,
-      config,
-      configKeys: TOOL_CONFIG_KEYS,
-      flags: {
-        port: options.port === undefined ? undefined : String(options.port),
-        host: options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1'),
-        functionsDir: options.functionsDir,
-      },
-      env: process.env,
-      logger,
+      ...{ functions, config, configKeys, flags: devFlags(options), env: process.env, logger, extensions },
       overrides: DEV_OVERRIDES,
       // The console's metrics panel reads /_cloudfn/metrics when prom-client (an optional peer) is
       // installed; without it the terminal warns only when metrics were asked for.
       metricsWhenInstalled: true,
-      // Signals stop the dev server without the lame-duck period (below).
+      // Signals stop the dev server without the lame-duck period (stopOnSignals).
       handleSignals: false,
       startLine: false,
-      extensions,
     });
-    let closing: Promise<void> | undefined;
-    let removeSignals: (() => void) | undefined;
-    const close = (): Promise<void> =>
-      (closing ??= running.close().finally(() => {
-        removeSignals?.();
-        env.restore();
-      }));
-    if (options.handleSignals === true)
-      removeSignals = exitOnSignals({
-        logger,
-        stop: close,
-        message: (signal) => `${signal} received: stopping the dev server`,
-        parent: true,
-      });
+    const close = stopOnSignals(options.handleSignals === true, logger, () =>
+      running.close().finally(() => env.restore()),
+    );
     // Announced only once the signals are handled: a parent that reads this line and sends
     // SIGHUP at once must not meet node's default action (exit by the signal).
-    const { url } = running;
-    const consoleUrl = `${url}${CONSOLE_PREFIX}/`;
-    logStart(logger, url, consoleUrl, functions.list());
+    const consoleUrl = `${running.url}${CONSOLE_PREFIX}/`;
+    logStart(logger, running.url, consoleUrl, functions.list());
     return {
-      url,
-      consoleUrl,
-      port: running.port,
-      app: running.app,
-      server: running.server,
-      inspectorUrl,
+      ...{ url: running.url, consoleUrl, port: running.port, app: running.app, server: running.server, inspectorUrl },
       functions: () => functions.list(),
       extension: <T extends Extension>(name: string) => extensions.find((e) => e.name === name) as T | undefined,
       settled: () => functions.settled(),
@@ -125,6 +97,33 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     env.restore();
     throw error;
   }
+}
+
+/** The flags dev passes on: its port and host (127.0.0.1 unless HOST is set), the functions' folder. */
+function devFlags(options: DevServerOptions): OptionSources['flags'] {
+  return {
+    port: options.port === undefined ? undefined : String(options.port),
+    host: options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1'),
+    functionsDir: options.functionsDir,
+  };
+}
+
+/**
+ * Stops once, on `close()` or, with `handle`, on SIGINT/SIGTERM/SIGHUP or the parent's exit
+ * (then without the lame-duck period); resolves when stopped.
+ */
+function stopOnSignals(handle: boolean, logger: Logger, stop: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  let removeSignals: (() => void) | undefined;
+  const close = (): Promise<void> => (closing ??= stop().finally(() => removeSignals?.()));
+  if (handle)
+    removeSignals = exitOnSignals({
+      logger,
+      stop: close,
+      message: (signal) => `${signal} received: stopping the dev server`,
+      parent: true,
+    });
+  return close;
 }
 
 /** The named fields of `options` that are set. */
