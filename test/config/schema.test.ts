@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configFileKeys } from '../../runtime/serve/config-file.js';
 import { TOOL_CONFIG_KEYS } from '../../src/build/project-config.js';
-import { CONFIG_SCHEMA_PATH, CONFIG_SCHEMA_REF, configSchema, configSchemaText } from '../../src/config/index.js';
+import { CONFIG_SCHEMA_PATH, CONFIG_SCHEMA_REF, configSchema, configSchemaText } from '../../src/config/schema.js';
 import { REPO } from '../testing/ensure-dist.js';
 
 type Schema = { properties: Record<string, Record<string, unknown>>; additionalProperties: unknown };

@@ -5,14 +5,9 @@
  * https) to a gateway bound as `memory:<id>`, falling back to CLOUDFN_SDK_OPENAPI_URL.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  Gateway,
-  handlePush,
-  parseIdList,
-  registerMemoryPush,
-  type AppCall,
-  type ClientLink,
-} from '../../../src/platform/gateway/index.js';
+import { Gateway, type AppCall, type ClientLink } from '../../../src/platform/gateway/gateway.js';
+import { handlePush, parseIdList } from '../../../src/platform/gateway/push-api.js';
+import { registerMemoryPush } from '../../../src/platform/gateway/push-route.js';
 import { closeReason } from '../../../src/platform/gateway/ws-server.js';
 import { createDySdk } from '../../../src/platform/sdk/sdk.js';
 
