@@ -1,5 +1,5 @@
 /**
- * Every code of every error table has an anchor in docs/errors.md (STYLE.md, habit 3).
+ * Every code of every error table has an anchor in docs/errors.md (CONTRIBUTING.md, Style: one error table per area).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
