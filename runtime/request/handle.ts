@@ -18,7 +18,7 @@ import { finish } from './finish.js';
 import { closesAfterAnswer } from './linger.js';
 import { consoleCaptured, requestContext } from '../log/console-capture.js';
 import { stripGatewayHeaders } from './gateway-headers.js';
-import type { MemoryBudget } from './memory-budget.js';
+import type { MemoryBudget } from '../admission/memory-budget.js';
 import { type RetryAfterError, sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';

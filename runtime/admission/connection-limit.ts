@@ -13,9 +13,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { isLingering } from './linger.js';
-import type { Overload } from './overload.js';
-import { monotonicMs } from './clock.js';
+import { isLingering } from '../request/linger.js';
+import type { Overload } from './overload.ts';
+import { monotonicMs } from '../request/clock.js';
 
 const OVER_LIMIT = Symbol('cloudfn.overConnectionLimit');
 const OPENED = Symbol('cloudfn.openedAt');

@@ -4,7 +4,7 @@
  * that left a large answer unread losing the reserve.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryBudget, SMALL_BYTES } from '../../../runtime/request/memory-budget.js';
+import { MemoryBudget, SMALL_BYTES } from '../../../runtime/admission/memory-budget.js';
 
 const MIB = 1024 * 1024;
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));

@@ -12,8 +12,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Overload } from './overload.js';
-import { monotonicMs } from './clock.js';
+import type { Overload } from './overload.ts';
+import { monotonicMs } from '../request/clock.js';
 
 /** The largest body a request may have to use the reserve. */
 export const SMALL_BYTES = 64 * 1024;
