@@ -7,10 +7,14 @@
  * gateway all send through it. Nothing on the path of a served request imports this file;
  * `RunningServer.inject` loads it on first use.
  */
-import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import type { Agent, IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { memoryConnection } from './memory-connection.js';
+
+// A builtin through process.getBuiltinModule, as the rest of runtime/ takes node:http: its ESM
+// namespace would load undici and node:crypto on node 24 (http-server.ts says why).
+const http = process.getBuiltinModule('node:http');
 
 /** What to send. */
 export interface InjectRequest {
@@ -49,7 +53,7 @@ export interface InjectResponse {
  * @example const agent = injectAgent(server); await inject(server, { path: '/ws', agent });
  */
 export function injectAgent(server: Server, maxSockets = 32): Agent {
-  const agent = new Agent({ keepAlive: true, maxSockets, maxFreeSockets: 8 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: 8 });
   agent.createConnection = () => {
     const [client, serverEnd] = memoryConnection();
     server.emit('connection', serverEnd);
@@ -79,7 +83,7 @@ export function inject(server: Server, request: InjectRequest): Promise<InjectRe
         resolve({ status: 0, headers: {}, rawHeaders: [], body: Buffer.alloc(0), cut: true });
         own?.destroy();
       }, request.limitMs);
-    const req = httpRequest(
+    const req = http.request(
       {
         ...(own === undefined ? { agent: request.agent } : { createConnection: () => own as never }),
         method: request.method ?? 'GET',
