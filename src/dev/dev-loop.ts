@@ -2,7 +2,8 @@
  * The developer loop of `cloudfn dev`: the `Reloader` as the server's function source (built
  * with esbuild and kept in step with their files), and the extension that runs beside it: the
  * watchers (functions and `.env`), the type check, the typed client rewritten when the list
- * changes, and every listener of the function list (the console, the local services).
+ * changes, every listener of the function list (the console, the local services), and, last
+ * of all the hooks, the wait for a save being applied.
  */
 import type { Logger } from '../../runtime/log/logger.js';
 import type { ConfigFile } from '../../runtime/serve/config-file.js';
@@ -88,6 +89,15 @@ export class DevLoop implements FunctionSource {
   extension(): Extension {
     return {
       name: 'reload',
+      // Last in the list, so after every other hook: a request to a function runs the saved code.
+      hooks: (app) => [
+        (req, res) => {
+          const pending = this.pending;
+          if (pending === undefined) return false;
+          void pending.then(() => app.handle(req, res));
+          return true;
+        },
+      ],
       prepare: (app) => {
         const reloader = this.#reloader!;
         reloader.watch(app);

@@ -65,7 +65,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const consolePanel = consoleExtension({
       ...{ root, hub, devUser, triggerHeader: DEV_TRIGGER_HEADER, extensions: () => services },
       functions: () => functions.list(),
-      pending: () => functions.pending,
     });
     const extensions: Extension[] = [...services, consolePanel, functions.extension()];
     const running = await startProject(root, {

@@ -1,8 +1,7 @@
 /**
  * The dev console as an extension of the dev server (runtime/serve/extension.ts): every
  * request's summary reaches its feed, and its hooks answer after the local services': the
- * OpenAPI document, the console's page and API (with the panels of every other extension), and
- * last, while a save is being applied, the wait for it (the request then runs the saved code).
+ * OpenAPI document, and the console's page and API (with the panels of every other extension).
  */
 import type { Extension, ExtensionPanel } from '../../../runtime/serve/extension.js';
 import type { DevUser } from '../../../runtime/shapes.js';
@@ -20,15 +19,13 @@ export interface ConsoleExtensionOptions {
   /** The header the page sends to mark its requests `console_debug`. */
   triggerHeader: string;
   functions: () => FunctionStatus[];
-  /** While a save is being applied, resolves once it is. */
-  pending: () => Promise<void> | undefined;
   /** The other extensions, whose panels the console shows. */
   extensions: () => readonly Extension[];
 }
 
 /**
  * The console's extension.
- * @example const console = consoleExtension({ root, hub, devUser, triggerHeader, functions, pending, extensions })
+ * @example const console = consoleExtension({ root, hub, devUser, triggerHeader, functions, extensions })
  */
 export function consoleExtension(options: ConsoleExtensionOptions): Extension {
   let assets: Promise<ConsoleAssets> | undefined;
@@ -58,13 +55,6 @@ export function consoleExtension(options: ConsoleExtensionOptions): Extension {
         (req, res) => {
           if (!isConsolePath(req.url ?? '/')) return false;
           handler(req, res);
-          return true;
-        },
-        (req, res) => {
-          const pending = options.pending();
-          if (pending === undefined) return false;
-          // A save is being applied: this request runs the saved code, not the old one.
-          void pending.then(() => app.handle(req, res));
           return true;
         },
       ];
