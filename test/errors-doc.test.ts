@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runtimeErrors } from '../runtime/errors.js';
 import { buildErrors } from '../src/build/errors.js';
 import { clientErrors } from '../src/client/errors.js';
+import { componentErrors } from '../src/platform/components/errors.js';
 import { devErrors } from '../src/dev/errors.js';
 import { fleetErrors } from '../src/fleet/errors.js';
 import { mediaErrors } from '../src/media/errors.js';
@@ -26,6 +27,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   client: clientErrors,
   fleet: fleetErrors,
   schedule: scheduleErrors,
+  components: componentErrors,
 };
 
 describe('docs/errors.md', () => {

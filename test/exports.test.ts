@@ -126,7 +126,17 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
   },
   'cloudfn/testing': {
     load: () => import('../src/testing/index.js'),
-    names: ['ConnectRefusedError', 'createFakeService', 'invoke', 'invokeLiveData', 'openGateway', 'parseSetCookies'],
+    names: [
+      'ConnectRefusedError',
+      'createFakeService',
+      'invoke',
+      'invokeLiveData',
+      'openGateway',
+      'parseSetCookies',
+      'readDatabase',
+      'seedDatabase',
+      'startComponents',
+    ],
   },
   'cloudfn/client': {
     load: () => import('../src/client/index.js'),

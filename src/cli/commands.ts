@@ -1,5 +1,5 @@
 /**
- * The table of the thirteen commands: name, one-line summary and module. The CLI's entry point and
+ * The table of the fourteen commands: name, one-line summary and module. The CLI's entry point and
  * the CLI reference (docs/cli.md) both read it.
  */
 import type { CommandHelp } from './help.js';
@@ -28,6 +28,10 @@ export const commands: Record<string, { summary: string; load: () => Promise<Com
   live: {
     summary: "send a live room's comments, gifts and likes to a running cloudfn dev",
     load: () => import('./live.js'),
+  },
+  db: {
+    summary: 'export, import or reset the local store of dySDK.database(), beside a running dev or not',
+    load: () => import('./db.js'),
   },
   build: { summary: 'bundle each function (and server.mjs) for deployment', load: () => import('./build.js') },
   init: { summary: 'create a project from a template (starter, media, callback)', load: () => import('./init.js') },

@@ -7,6 +7,7 @@ import { CloudfnError } from '../../runtime/errors.js';
 import { startDevPlatform, startDevServer } from '../dev/index.js';
 import { PlatformError } from '../platform/index.js';
 import { readPlatformEnv } from '../platform/media-api/platform-options.js';
+import { prepareDevStore } from '../platform/sdk/database/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { type CommandHelp, formatHelp } from './help.js';
 
@@ -15,6 +16,7 @@ export const HELP: CommandHelp = {
   usage: [
     'dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]',
     '    [--platform-callback-url <url>]] [--no-typecheck] [--functions-dir functions] [--client <file>.ts]',
+    '    [--seed <file>.json] [--ephemeral]',
   ],
   description: `Serves every function of <root>/functions (default: the current folder), rebuilding a function
 when its files change, with readable logs and the debug console at /_cloudfn/. Loads <root>/.env
@@ -41,14 +43,21 @@ errors shown here and on the console page. The functions' OpenAPI document is se
       '--client <file>',
       'write the typed client of cloudfn client there, and again when a function\nis added or removed',
     ],
+    [
+      '--seed <file>',
+      "write a dump (cloudfn db export's format) into dySDK.database()'s store before\nserving, replacing the collections it names; no function is called",
+    ],
+    ['--ephemeral', 'run dySDK.database() on an empty store in a temporary folder, removed at exit'],
   ],
   examples: [
     ['dev', 'serve this folder with reload on http://127.0.0.1:8000'],
     ['dev --platform', 'with the local emulator of the open platform'],
     ['dev --inspect --port 3000', 'with the debugger, on port 3000'],
     ['dev --client ../miniapp/src/api.ts', 'keep the typed client of the functions up to date'],
+    ['dev --seed seed.json', 'start from known data'],
+    ['dev --ephemeral --seed seed.json', 'start from known data each time, and leave no trace'],
   ],
-  pages: ['dev.md', 'platform.md'],
+  pages: ['dev.md', 'platform.md', 'platform-projects.md'],
 };
 
 /** `--inspect=9230` is Node's spelling; parseArgs wants the value as its own option. */
@@ -74,6 +83,8 @@ export async function run(argv: string[]): Promise<number> {
     'no-typecheck': { type: 'boolean' },
     'functions-dir': { type: 'string' },
     client: { type: 'string' },
+    seed: { type: 'string' },
+    ephemeral: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -104,9 +115,25 @@ export async function run(argv: string[]): Promise<number> {
           ...(callbackUrl === undefined ? {} : { callbackUrl }),
         })
       : undefined;
+    // The database's store: seeded and (for --ephemeral) created before any function loads.
+    const store = await prepareDevStore({
+      root,
+      env: { ...process.env, ...platform?.env },
+      ...(values.seed === undefined ? {} : { seed: values.seed }),
+      ephemeral: values.ephemeral === true,
+    });
+    process.once('exit', () => store.dispose());
+    if (values.ephemeral === true)
+      process.stdout.write(
+        `database: an ephemeral store in ${store.dataDir}, removed at exit (cloudfn db reaches it with CLOUDFN_PLATFORM_DATA=${store.dataDir})\n`,
+      );
+    if (store.seeded !== undefined)
+      process.stdout.write(
+        `database: seeded ${store.seeded.collections.map((c) => `${c.name} (${c.count})`).join(', ') || 'no collections'} from ${values.seed}\n`,
+      );
     await startDevServer({
       root,
-      ...(platform === undefined ? {} : { env: platform.env }),
+      env: { ...platform?.env, ...store.env },
       ...(values.port === undefined ? {} : { port: values.port }),
       ...(values.host === undefined ? {} : { host: values.host }),
       ...(split.inspect === undefined ? {} : { inspect: split.inspect === '' ? true : split.inspect }),

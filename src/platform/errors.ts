@@ -9,6 +9,11 @@ import { defineErrorTable, type CreateError, type ErrorSpec, TableError } from '
 /** One row of the platform table: an `ErrorSpec` plus the envelope's `err_no`. */
 export interface PlatformErrorSpec extends ErrorSpec {
   readonly errNo: number;
+  /**
+   * The platform's own text, for the refusals its database pages describe: the error then
+   * carries `errorCode` (= errNo) and `errMsg` as the platform's SDK throws them.
+   */
+  readonly errMsg?: string;
 }
 
 const table = {
@@ -165,6 +170,56 @@ const table = {
     message: (detail: string) =>
       `the stand-in's database() runs its queries with mingo, which cannot be loaded (${detail}); install it with npm install mingo`,
   },
+  PLATFORM_DB_COLLECTION_REQUIRED: {
+    status: 400,
+    errNo: 156401,
+    errMsg: '集合名必填',
+    message: (got: string) => `db.collection() needs a collection name, got ${got}; name one: db.collection('todos')`,
+  },
+  PLATFORM_DB_BAD_DOC_ID: {
+    status: 400,
+    errNo: 156401,
+    errMsg: 'docId必须为非空字符串',
+    message: (operation: string, got: string) =>
+      `doc(id).${operation}() needs the document's _id as a non-empty string, got ${got}; pass the _id that add() answered`,
+  },
+  PLATFORM_DB_ID_UPDATE: {
+    status: 400,
+    errNo: 156401,
+    errMsg: '_id值不能更新',
+    message: (operation: string, got: string) =>
+      `${operation}() cannot change a document's _id (the data has _id ${got}); leave _id out, or add() a new document and remove() the old one`,
+  },
+  PLATFORM_DB_EMPTY_DATA: {
+    status: 400,
+    errNo: 156401,
+    errMsg: '参数必须为非空对象',
+    message: (operation: string, got: string) =>
+      `${operation}() needs a non-empty object of fields, got ${got}; e.g. ${operation}({ done: true })`,
+  },
+  PLATFORM_DB_LOCKED: {
+    status: 503,
+    errNo: 50105,
+    message: (file: string, holder: string, waitedMs: number) =>
+      `the database is locked by ${file} (held by process and time: ${holder}) for more than ${waitedMs} ms; if that process is gone, delete the file`,
+  },
+  PLATFORM_DB_BAD_DUMP: {
+    status: 400,
+    errNo: 40001,
+    message: (source: string, detail: string) => `${source}: ${detail}; nothing was written`,
+  },
+  PLATFORM_DB_DOC_EXISTS: {
+    status: 409,
+    errNo: 40903,
+    message: (collection: string, id: string) =>
+      `collection "${collection}" has a document with _id ${JSON.stringify(id)} already; edit that one (PUT …/collections/${collection}/<id>) or leave _id out`,
+  },
+  PLATFORM_DB_API_NOT_FOUND: {
+    status: 404,
+    errNo: 40402,
+    message: (method: string, path: string) =>
+      `${method} ${path} is not a database endpoint; use GET /_cloudfn/api/database[?collection=…], GET …/database/export, POST …/database/import[?merge=1], DELETE …/database, POST …/database/collections/<name>, PUT or DELETE …/database/collections/<name>/<id>, DELETE …/database/collections/<name>`,
+  },
   PLATFORM_LIVE_BAD_MESSAGE: {
     status: 400,
     errNo: 40001,
@@ -238,9 +293,18 @@ export type PlatformErrorCode = keyof typeof table;
 export class PlatformError extends TableError<PlatformErrorCode> {
   override name = 'PlatformError';
   readonly errNo: number;
+  /** The platform's `errorCode`, on the refusals its database pages describe (`errMsg` beside it). */
+  readonly errorCode?: number;
+  /** The platform's own text of the refusal, e.g. `集合名必填`; `message` says how to fix it. */
+  readonly errMsg?: string;
   constructor(code: PlatformErrorCode, message: string, options?: ErrorOptions) {
     super(code, table[code].status, message, options);
-    this.errNo = table[code].errNo;
+    const row: PlatformErrorSpec = table[code];
+    this.errNo = row.errNo;
+    if (row.errMsg !== undefined) {
+      this.errorCode = row.errNo;
+      this.errMsg = row.errMsg;
+    }
   }
 }
 

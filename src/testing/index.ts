@@ -2,7 +2,9 @@
  * `cloudfn/testing`: call functions in tests without a network. `invoke` runs a request through
  * the real pipeline in process; `invokeLiveData` pushes a live room's messages to one as the
  * platform does; `createFakeService` hands a handler a recording service;
- * `openGateway` connects simulated WebSocket clients and records what is pushed to them.
+ * `openGateway` connects simulated WebSocket clients and records what is pushed to them;
+ * `startComponents` starts the app's Redis and MySQL as the platform injects them;
+ * `seedDatabase` and `readDatabase` give `dySDK.database()` a store private to the test.
  * Nothing here depends on a test runner: it works under vitest, node:test, or any other.
  * @example
  * import { invoke } from 'cloudfn/testing';
@@ -36,3 +38,8 @@ export type {
   UplinkAnswer,
 } from './gateway.js';
 export type { ResponseCookie } from './cookies.js';
+export { startComponents } from './components.js';
+export type { TestComponentsOptions } from './components.js';
+export type { Components, ComponentsSetting, RunningComponent } from '../platform/components/index.js';
+export { readDatabase, seedDatabase } from './database.js';
+export type { DatabaseData } from './database.js';

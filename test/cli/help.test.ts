@@ -16,6 +16,7 @@ const NAMES = [
   'dev',
   'trigger',
   'live',
+  'db',
   'build',
   'init',
   'keys',
@@ -28,7 +29,7 @@ const NAMES = [
 ];
 
 describe('--help', () => {
-  it('covers the thirteen commands', () => {
+  it('covers the fourteen commands', () => {
     expect(Object.keys(commands)).toEqual(NAMES);
   });
 

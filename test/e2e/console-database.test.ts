@@ -1,12 +1,23 @@
 /**
- * The dev console page lists the server SDK stand-in's collections and shows the documents of
- * the one picked, in chromium; a function's write shows after its request.
+ * The dev console's database panel in chromium: it lists the server SDK stand-in's collections
+ * and the documents of the one picked, follows writes made by functions and by another process
+ * without a click, and edits the store: a document edited as JSON (refused while it is not an
+ * object, or when the server refuses it), added, deleted, a collection cleared, the store
+ * exported and imported.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer, type DevServer } from '../../src/dev/index.js';
+import type { DevServer, startDevServer as StartDevServer } from '../../src/dev/index.js';
+import type * as Database from '../../src/platform/sdk/database/index.js';
+import { ensureDist, REPO } from '../testing/ensure-dist.js';
 import { tempProject, type TempProject } from '../testing/project.js';
+
+// The built package: a function's `@open-dy/node-server-sdk` import resolves to the built stand-in.
+let startDevServer: typeof StartDevServer;
+let exportStore: typeof Database.exportStore;
+let importStore: typeof Database.importStore;
+let checkDump: typeof Database.checkDump;
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'];
@@ -16,13 +27,25 @@ describe.skipIf(!existsSync(CHROMIUM))('the console database panel in chromium',
   let dev: DevServer;
   let browser: Browser;
   let page: Page;
+  const dataDir = (): string => `${project.root}/.cloudfn/platform`;
+  const shown = async (): Promise<unknown[]> =>
+    Promise.all((await page.locator('#database-docs .db-doc pre').allTextContents()).map((t) => JSON.parse(t)));
 
   beforeAll(async () => {
+    ensureDist();
+    ({ startDevServer } = (await import(`${REPO}/dist/src/dev/index.js`)) as { startDevServer: typeof StartDevServer });
+    ({ exportStore, importStore, checkDump } = (await import(
+      `${REPO}/dist/src/platform/sdk/database/index.js`
+    )) as typeof Database);
     project = tempProject({
       'functions/hello.ts': 'export default () => ({ hello: 1 });\n',
-      // Written as the stand-in writes it: one JSON array per collection.
+      'functions/add_score.ts': `import { dySDK } from '@open-dy/node-server-sdk';
+export default async (params: { id: string; score: string }) =>
+  dySDK.database().collection('scores').add({ _id: params.id, score: Number(params.score) });
+`,
+      // Written as the stand-in writes it: one JSON array per collection, dates as {"$date"}.
       '.cloudfn/platform/database/scores.json': JSON.stringify([
-        { _id: 'a1', openId: 'open-1', score: 12 },
+        { _id: 'a1', openId: 'open-1', score: 12, at: { $date: '2026-01-31T08:00:00.000Z' } },
         { _id: 'a2', openId: 'open-2', score: 7 },
       ]),
     });
@@ -34,7 +57,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console database panel in chromium',
       handleSignals: false,
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     page.setDefaultTimeout(5000);
     await page.goto(`${dev.url}/_cloudfn/`);
     await page.waitForSelector('body[data-ready="true"]');
@@ -45,20 +68,90 @@ describe.skipIf(!existsSync(CHROMIUM))('the console database panel in chromium',
     project?.remove();
   });
 
-  it('lists the collections with their sizes and shows the documents of the one clicked', async () => {
+  it('lists the collections with their sizes and shows the documents of the one clicked, dates as {"$date"}', async () => {
     await expect.poll(() => page.locator('#database button').allTextContents()).toEqual(['scores (2)']);
     await page.click('#database button');
-    await expect
-      .poll(async () => JSON.parse((await page.textContent('#database-docs pre')) ?? 'null'))
-      .toEqual([
-        { _id: 'a1', openId: 'open-1', score: 12 },
-        { _id: 'a2', openId: 'open-2', score: 7 },
-      ]);
+    await expect.poll(shown).toEqual([
+      { _id: 'a1', openId: 'open-1', score: 12, at: { $date: '2026-01-31T08:00:00.000Z' } },
+      { _id: 'a2', openId: 'open-2', score: 7 },
+    ]);
   });
 
-  it('refreshes after a request', async () => {
-    project.write('.cloudfn/platform/database/visits.json', JSON.stringify([{ _id: 'v1' }]));
-    await fetch(`${dev.url}/hello`);
-    await expect.poll(() => page.locator('#database button').allTextContents()).toEqual(['scores (2)', 'visits (1)']);
+  it("follows a function's write, and a write outside any request (as cloudfn db makes), without a click", async () => {
+    const added = await fetch(`${dev.url}/add_score?id=f1&score=3`);
+    expect(await added.text()).toContain('"_id":"f1"');
+    await expect
+      .poll(() => page.locator('#database button').allTextContents(), { timeout: 5000 })
+      .toEqual(['scores (3)']);
+    // No request is seen: only the feed's database event (the store's files changed) refreshes the page.
+    await importStore(dataDir(), checkDump({ visits: [{ _id: 'v1' }] }, 'test'), { merge: false });
+    await expect
+      .poll(() => page.locator('#database button').allTextContents(), { timeout: 5000 })
+      .toEqual(['scores (3)', 'visits (1)']);
+  });
+
+  it('edits a document as JSON: refuses what is not an object, shows the server refusal, saves a good one', async () => {
+    const row = page.locator('#database-docs .db-doc[data-id="a2"]');
+    await row.locator('.db-edit').click();
+    const editor = row.locator('textarea.db-json');
+    expect(JSON.parse(await editor.inputValue())).toEqual({ openId: 'open-2', score: 7 });
+
+    await editor.fill('{ "score": 8, ');
+    await row.locator('.db-save').click();
+    await expect.poll(() => row.locator('.db-problem').textContent()).toMatch(/^not JSON: /);
+
+    await editor.fill('[1, 2]');
+    await row.locator('.db-save').click();
+    await expect.poll(() => row.locator('.db-problem').textContent()).toBe('a document is a JSON object, got an array');
+
+    // The server's check: an invalid date is refused, and the document is unchanged.
+    await editor.fill('{ "score": 8, "at": { "$date": "yesterday" } }');
+    await row.locator('.db-save').click();
+    await expect.poll(() => row.locator('.db-problem').textContent()).toMatch(/at is not a valid date/);
+    expect((await exportStore(dataDir()))['scores']!.find((d) => d._id === 'a2')).toEqual({
+      _id: 'a2',
+      openId: 'open-2',
+      score: 7,
+    });
+
+    await editor.fill('{ "openId": "open-2", "score": 99, "at": { "$date": "2026-02-01T00:00:00.000Z" } }');
+    await row.locator('.db-save').click();
+    await expect
+      .poll(async () => (await exportStore(dataDir()))['scores']!.find((d) => d._id === 'a2'))
+      .toEqual({ _id: 'a2', openId: 'open-2', score: 99, at: new Date('2026-02-01T00:00:00.000Z') });
+    await expect
+      .poll(async () => (await shown()).find((d) => (d as { _id: string })._id === 'a2'))
+      .toEqual({
+        _id: 'a2',
+        openId: 'open-2',
+        score: 99,
+        at: { $date: '2026-02-01T00:00:00.000Z' },
+      });
+    await expect.poll(() => row.locator('textarea').count()).toBe(0);
+  });
+
+  it('adds a document and deletes one', async () => {
+    await page.click('#database-docs .db-add');
+    await page.fill('#database-docs .db-adder textarea', '{ "_id": "n1", "score": 1 }');
+    await page.click('#database-docs .db-adder .db-save');
+    await expect.poll(() => page.locator('#database-docs .db-doc[data-id="n1"]').count()).toBe(1);
+    await page.click('#database-docs .db-doc[data-id="a1"] .db-delete');
+    await expect.poll(async () => (await shown()).map((d) => (d as { _id: string })._id)).toEqual(['a2', 'f1', 'n1']);
+  });
+
+  it('exports the store as a file and imports it back after the collection is cleared', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('.db-export')]);
+    const saved = await download.path();
+    const dump = JSON.parse(readFileSync(saved, 'utf8')) as Record<string, { _id: string }[]>;
+    expect(dump['scores']!.map((d) => d._id)).toEqual(['a2', 'f1', 'n1']);
+    expect(dump['scores']![0]).toMatchObject({ at: { $date: '2026-02-01T00:00:00.000Z' } });
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('#database-docs .db-clear');
+    await expect.poll(() => page.locator('#database button').allTextContents()).toEqual(['scores (0)', 'visits (1)']);
+
+    await page.setInputFiles('.db-import-file', saved);
+    await expect.poll(() => page.locator('#database button').allTextContents()).toEqual(['scores (3)', 'visits (1)']);
+    await expect.poll(() => page.textContent('.db-status')).toMatch(/^imported /);
   });
 });

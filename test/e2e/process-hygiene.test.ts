@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE } from '../dev/project.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
+// False once the process has exited; a zombie (an orphan reaped late) counts as gone.
+import { alive } from '../../src/platform/components/server-process.js';
 
 const CLI = join(REPO, 'dist/src/cli/index.js');
 const work = mkdtempSync(join(tmpdir(), 'cloudfn-hygiene-'));
@@ -36,26 +38,6 @@ function portOpen(port: number): Promise<boolean> {
     socket.once('connect', () => (socket.destroy(), resolve(true)));
     socket.once('error', () => resolve(false));
   });
-}
-
-/**
- * False once the process has exited. An orphan that exited stays a zombie until whatever adopted
- * it reaps it, which on some machines (a PID 1 that reaps late) takes longer than the test: a
- * zombie has exited, so it counts as gone.
- */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    // /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces, the state follows the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true; // no /proc here: kill(pid, 0) is all there is
-  }
 }
 
 /** Like `npm run dev`: a parent process that starts the command and waits; its output goes to a file. */

@@ -2,7 +2,8 @@
 /**
  * Installs the Debian packages the tests use when they are missing: openssl (golden signature
  * vectors), ffmpeg (the platform emulator's media jobs), chromium (the console page test),
- * redis-server (the fleet's shared stores) and wrk (the load generator of `npm run bench` and
+ * redis-server (the fleet's shared stores and the app's Redis component), mariadb-server (the
+ * app's MySQL component) and wrk (the load generator of `npm run bench` and
  * `npm run soak`; the quick harness test uses autocannon instead).
  * Runs before `npm test`. As root it installs with apt-get; otherwise it prints the command.
  * Under CI=true a package that is still missing afterwards fails the run, so no test is
@@ -16,6 +17,7 @@ const wanted = [
   { command: 'ffprobe', pkg: 'ffmpeg' },
   { command: 'chromium', pkg: 'chromium' },
   { command: 'redis-server', pkg: 'redis-server' },
+  { command: 'mariadbd', pkg: 'mariadb-server' },
   { command: 'wrk', pkg: 'wrk' },
 ];
 

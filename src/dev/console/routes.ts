@@ -11,7 +11,7 @@
  * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions`, `typecheck` and the panels' (`ws`) |
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
- * | `/_cloudfn/api/<name>` | a panel's answer: `database` (the SDK stand-in), `connections` (the WebSocket gateway) |
+ * | `/_cloudfn/api/<name>` | a panel's answer: `database` (the SDK stand-in; its writes under `/_cloudfn/api/database/` are the SDK service's own hook), `connections` (the WebSocket gateway) |
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';

@@ -1,8 +1,9 @@
 /**
  * What the dev console shows of the database stand-in: the collections with their sizes, and
- * the documents of one (at most `BROWSE_LIMIT`, newest last as stored).
+ * the documents of one (at most `BROWSE_LIMIT`, newest last as stored), dates as `{"$date": …}`
+ * as the store keeps them, so what the console edits goes back unchanged.
  */
-import { checkCollectionName, DocumentStore } from './store.js';
+import { checkCollectionName, dateReplacer, DocumentStore } from './store.js';
 import type { DatabaseView } from './protocol.js';
 
 /** The most documents one console answer carries. */
@@ -20,7 +21,8 @@ export function browseDatabase(dataDir: string, collection?: string | null): Dat
   };
   if (collection !== undefined && collection !== null && collection !== '') {
     const docs = store.read(checkCollectionName(collection));
-    view.collection = { name: collection, count: docs.length, documents: docs.slice(-BROWSE_LIMIT) };
+    const documents = JSON.parse(JSON.stringify(docs.slice(-BROWSE_LIMIT), dateReplacer)) as Record<string, unknown>[];
+    view.collection = { name: collection, count: docs.length, documents };
   }
   return view;
 }

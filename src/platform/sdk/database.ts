@@ -12,7 +12,7 @@ import { Aggregate } from './aggregate.js';
 import { createCommand, toMongoQuery, toMongoUpdate, type Command } from './command.js';
 import { guarded } from './not-emulated.js';
 import { resolveServerDates, type ServerDate, serverDate } from './server-date.js';
-import { checkCollectionName, type DocumentStore, type StoredDoc } from './store.js';
+import type { DocumentStore, StoredDoc } from './store.js';
 import { loadMingo } from './mingo.js';
 
 /** `get()` answers at most this many documents unless `limit` says otherwise (CloudBase's server default). */
@@ -33,6 +33,19 @@ function plainObject(what: string, value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw platformError('PLATFORM_SDK_BAD_ARGUMENT', what, `takes an object, got ${JSON.stringify(value)}`);
   return value as Record<string, unknown>;
+}
+
+/** The data of set() and update(): a non-empty object (156401 `参数必须为非空对象` otherwise). */
+function fieldsOf(operation: string, value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length === 0)
+    throw platformError('PLATFORM_DB_EMPTY_DATA', operation, JSON.stringify(value) ?? String(value));
+  return value as Record<string, unknown>;
+}
+
+/** Refuses data that would change `_id` (156401 `_id值不能更新`); the document's own `_id` unchanged passes. */
+function keepsId(operation: string, data: Record<string, unknown>, id?: string): void {
+  if ('_id' in data && (id === undefined || String(data['_id']) !== id))
+    throw platformError('PLATFORM_DB_ID_UPDATE', operation, JSON.stringify(data['_id']) ?? String(data['_id']));
 }
 
 function count(what: string, value: unknown, max: number): number {
@@ -138,6 +151,7 @@ export class CollectionQuery {
   /** Updates every matching document: `{ updated, requestId }`. */
   async update(data: unknown): Promise<{ updated: number; requestId: string }> {
     this.wholeQueryOnly('update');
+    keepsId('update', fieldsOf('update', data));
     const modifier = toMongoUpdate(dated(data));
     const { Query, update } = await loadEngine();
     const query = new Query(this.state.filter);
@@ -168,21 +182,40 @@ export class DocumentRef {
   constructor(
     private readonly store: DocumentStore,
     readonly collection: string,
-    readonly id: string,
+    private readonly given: unknown,
   ) {}
+
+  /**
+   * The `_id`, checked when an operation runs, so `doc('').get()` rejects as on the platform
+   * (156401 `docId必须为非空字符串`); numbers are taken as their text.
+   */
+  private idFor(operation: string): string {
+    const id = this.given;
+    if ((typeof id !== 'string' && typeof id !== 'number') || id === '' || Number.isNaN(id))
+      throw platformError('PLATFORM_DB_BAD_DOC_ID', operation, JSON.stringify(id) ?? String(id));
+    return String(id);
+  }
+
+  /** The `_id` this refers to, as given to `doc(id)`. */
+  get id(): string {
+    return String(this.given);
+  }
 
   /** `{ data: [document] }`, or `{ data: [] }` when there is none with this `_id`. */
   async get(): Promise<{ data: Record<string, unknown>[]; requestId: string }> {
-    const doc = this.store.read(this.collection).find((d) => d._id === this.id);
+    const id = this.idFor('get');
+    const doc = this.store.read(this.collection).find((d) => d._id === id);
     return { data: doc === undefined ? [] : [copy(doc)], requestId: requestId() };
   }
 
   /** Changes the fields `data` names: `{ updated: 0 | 1 }`. */
   async update(data: unknown): Promise<{ updated: number; requestId: string }> {
+    const id = this.idFor('update');
+    keepsId('update', fieldsOf('update', data), id);
     const modifier = toMongoUpdate(dated(data));
     const { update } = await loadEngine();
     const updated = await this.store.change(this.collection, (docs) => {
-      const doc = docs.find((d) => d._id === this.id);
+      const doc = docs.find((d) => d._id === id);
       const changed = doc !== undefined && update(doc, modifier).length > 0 ? 1 : 0;
       return { docs: changed ? docs : undefined, result: changed };
     });
@@ -191,11 +224,14 @@ export class DocumentRef {
 
   /** Replaces the document with `data` (creating it when absent): `{ updated, upsertedId }`. */
   async set(data: unknown): Promise<{ updated: number; upsertedId: string | null; requestId: string }> {
-    const { _id: _ignored, ...fields } = copy(dated(plainObject('set()', data)));
-    const doc: StoredDoc = { ...fields, _id: this.id };
+    const id = this.idFor('set');
+    const given = fieldsOf('set', data);
+    keepsId('set', given, id);
+    const { _id: _same, ...fields } = copy(dated(given));
+    const doc: StoredDoc = { ...fields, _id: id };
     const result = await this.store.change<{ updated: number; upsertedId: string | null }>(this.collection, (docs) => {
-      const at = docs.findIndex((d) => d._id === this.id);
-      if (at === -1) return { docs: [...docs, doc], result: { updated: 0, upsertedId: this.id } };
+      const at = docs.findIndex((d) => d._id === id);
+      if (at === -1) return { docs: [...docs, doc], result: { updated: 0, upsertedId: id } };
       docs[at] = doc;
       return { docs, result: { updated: 1, upsertedId: null } };
     });
@@ -204,8 +240,9 @@ export class DocumentRef {
 
   /** Removes the document: `{ deleted: 0 | 1 }`. */
   async remove(): Promise<{ deleted: number; requestId: string }> {
+    const id = this.idFor('remove');
     const deleted = await this.store.change(this.collection, (docs) => {
-      const kept = docs.filter((d) => d._id !== this.id);
+      const kept = docs.filter((d) => d._id !== id);
       return { docs: kept.length < docs.length ? kept : undefined, result: docs.length - kept.length };
     });
     return { deleted, requestId: requestId() };
@@ -215,7 +252,8 @@ export class DocumentRef {
 /** One collection: a query over all its documents, plus `add` and `doc`. */
 export class Collection extends CollectionQuery {
   constructor(store: DocumentStore, name: string) {
-    super(store, checkCollectionName(name), { filter: {}, sort: [], skip: 0, limit: undefined, projection: undefined });
+    // A bad name is refused when an operation runs (the store checks it): collection('').get() rejects.
+    super(store, name, { filter: {}, sort: [], skip: 0, limit: undefined, projection: undefined });
   }
 
   /** Adds a document (its `_id`, when given, is kept): `{ _id, id, requestId }`. */
@@ -242,13 +280,7 @@ export class Collection extends CollectionQuery {
 
   /** The document with `_id` `id`. */
   doc(id: unknown): DocumentRef {
-    if ((typeof id !== 'string' && typeof id !== 'number') || id === '')
-      throw platformError(
-        'PLATFORM_SDK_BAD_ARGUMENT',
-        'doc(id)',
-        `takes a non-empty string, got ${JSON.stringify(id)}`,
-      );
-    return guarded(`doc('${id}')`, new DocumentRef(this.store, this.name, String(id)));
+    return guarded(`doc('${String(id)}')`, new DocumentRef(this.store, this.name, id));
   }
 }
 

@@ -1,29 +1,30 @@
 /**
  * The database stand-in's files: one JSON array of documents per collection in
  * `<dataDir>/database/<collection>.json`. Each operation reads the file, changes it and writes
- * it atomically, one operation at a time per process, so the console page and other processes
- * (a restarted dev server, `cloudfn start` workers) see whole files. Two processes writing the
- * same collection at the same instant may lose one write: this is a development store.
+ * it atomically under the store's lock (database/lock.ts), one operation at a time per process
+ * and across processes, so the console page and other processes (`cloudfn db`, a restarted dev
+ * server, `cloudfn start` workers) see whole files and no write is lost to another's.
  * A `Date` is written as `{ "$date": "<ISO time>" }` (MongoDB's extended JSON) and read back as
  * a `Date`, so dates keep their type, sort as dates and compare with `_.gt(new Date())`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../media-api/state/atomic-file.js';
 import { platformError } from '../errors.js';
+import { withStoreLock } from './database/lock.js';
 
 /** A stored document; `_id` is always a string. */
 export type StoredDoc = Record<string, unknown> & { _id: string };
 
 /** Writes a `Date` as `{ $date }`: the replacer sees the Date itself through `this[key]`. */
-function dateReplacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
+export function dateReplacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
   const raw = this[key];
   return raw instanceof Date ? { $date: Number.isNaN(raw.getTime()) ? null : raw.toISOString() } : value;
 }
 
 /** Reads `{ $date: <ISO time> }`, and nothing else, as a `Date`. */
-function dateReviver(_key: string, value: unknown): unknown {
+export function dateReviver(_key: string, value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const keys = Object.keys(value);
   const date = (value as { $date?: unknown }).$date;
@@ -39,6 +40,8 @@ const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,100}$/;
  * @example checkCollectionName('todos') // 'todos'
  */
 export function checkCollectionName(name: unknown): string {
+  if (name === '' || name === undefined || name === null)
+    throw platformError('PLATFORM_DB_COLLECTION_REQUIRED', JSON.stringify(name) ?? 'undefined');
   if (typeof name !== 'string' || !COLLECTION_NAME.test(name))
     throw platformError(
       'PLATFORM_SDK_BAD_ARGUMENT',
@@ -57,8 +60,9 @@ export class DocumentStore {
     this.dir = join(dataDir, 'database');
   }
 
+  /** The file of `collection`; a bad name is refused here, so every operation refuses it (156401 when empty). */
   private file(collection: string): string {
-    return join(this.dir, `${collection}.json`);
+    return join(this.dir, `${checkCollectionName(collection)}.json`);
   }
 
   /**
@@ -79,22 +83,44 @@ export class DocumentStore {
   }
 
   /**
-   * Runs `change` on the documents of `collection` after every earlier operation of this
-   * process, and writes what it returns (unless it returns undefined: nothing changed).
-   * @example await store.change('todos', (docs) => [...docs, doc])
+   * Runs `work` after every earlier operation of this process, holding the store's lock across
+   * processes (database/lock.ts): what `change`, an import and a reset run in.
+   * @example await store.locked(async () => { await store.write('todos', []); })
    */
-  change<T>(collection: string, change: (docs: StoredDoc[]) => { docs?: StoredDoc[]; result: T }): Promise<T> {
-    const run = async (): Promise<T> => {
-      const { docs, result } = change(this.read(collection));
-      if (docs !== undefined) {
-        await mkdir(this.dir, { recursive: true });
-        await writeFileAtomic(this.file(collection), JSON.stringify(docs, dateReplacer, 1));
-      }
-      return result;
-    };
+  locked<T>(work: () => Promise<T>): Promise<T> {
+    const run = (): Promise<T> => withStoreLock(this.dir, work);
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Writes the whole of `collection` (call it inside `locked`).
+   * @example await store.write('todos', [{ _id: 'a' }])
+   */
+  write(collection: string, docs: StoredDoc[]): Promise<void> {
+    return writeFileAtomic(this.file(collection), JSON.stringify(docs, dateReplacer, 1));
+  }
+
+  /**
+   * Removes `collection` and its file (call it inside `locked`).
+   * @example await store.drop('todos')
+   */
+  drop(collection: string): Promise<void> {
+    return rm(this.file(collection), { force: true });
+  }
+
+  /**
+   * Runs `change` on the documents of `collection` under the lock, and writes what it returns
+   * (unless it returns undefined: nothing changed).
+   * @example await store.change('todos', (docs) => ({ docs: [...docs, doc], result: undefined }))
+   */
+  change<T>(collection: string, change: (docs: StoredDoc[]) => { docs?: StoredDoc[]; result: T }): Promise<T> {
+    return this.locked(async () => {
+      const { docs, result } = change(this.read(collection));
+      if (docs !== undefined) await this.write(collection, docs);
+      return result;
+    });
   }
 
   /**

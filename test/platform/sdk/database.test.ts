@@ -196,10 +196,11 @@ describe('result shapes and the other operations', () => {
     expect((await db.collection('race').count()).total).toBe(30);
   });
 
-  it('refuses a collection name that is not a plain file name', () => {
-    expect(() => db.collection('../etc')).toThrow(
+  it('refuses a collection name that is not a plain file name when an operation runs', async () => {
+    await expect(db.collection('../etc').get()).rejects.toThrow(
       'collection name must be 1 to 100 letters, digits, _ or -, got "../etc"',
     );
+    await expect(db.collection('../etc').add({ a: 1 })).rejects.toThrow('got "../etc"');
   });
 
   it('names a member it does not emulate', () => {

@@ -256,6 +256,7 @@ export class ConsolePage {
     openFeed({
       status: (connected) => this.#setConnected(connected),
       typecheck: (info) => renderTypeErrors(store, info, (name) => this.#select(name)),
+      database: () => database.changed(),
       log: (record) => {
         if (store.current !== undefined && belongs(store.current, record)) this.#logs.add(store.current, record);
         else if (store.shown !== undefined && belongs(store.shown, record)) this.#logs.add(store.shown, record);

@@ -1,0 +1,154 @@
+/**
+ * `cloudfn db export|import|reset`: the local database stand-in's store as one JSON file, both
+ * ways, and emptied; beside a running `cloudfn dev` or without one (the store's lock keeps
+ * either from losing the other's writes).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { PlatformError } from '../platform/errors.js';
+import {
+  exportStore,
+  formatDump,
+  importStore,
+  parseDump,
+  projectDataDir,
+  resetStore,
+  type StoreChange,
+} from '../platform/sdk/database/index.js';
+import { OptionsError, parseOrHelp } from './args.js';
+import type { CommandHelp } from './help.js';
+import { printJson } from './json.js';
+
+export const HELP: CommandHelp = {
+  name: 'db',
+  usage: [
+    'db export [file] [--root <dir>] [--json]',
+    'db import <file> [--merge] [--root <dir>] [--json]',
+    'db reset [--yes] [--root <dir>] [--json]',
+  ],
+  description: `Manages the local store of dySDK.database() (the server SDK stand-in), whether or not
+cloudfn dev is running: each command holds the store's lock while it reads or writes, so a write
+that a running dev makes meanwhile is kept. The store is CLOUDFN_PLATFORM_DATA, else
+<root>/.cloudfn/platform (its database/ folder), as cloudfn dev reads it.
+  export   writes every collection to <file> (stdout without one) as one JSON object,
+           collection -> documents, dates as MongoDB extended JSON {"$date": "<ISO time>"}
+  import   replaces the collections <file> names (others are kept); --merge upserts by _id
+           instead. A bad file is refused in one line naming the collection and document at
+           fault, and nothing is imported
+  reset    removes every collection, after asking (--yes does not ask)`,
+  options: [
+    ['--root <dir>', 'the project folder (default: the current folder)'],
+    ['--merge', 'import: replace the documents with the same _id and add the others, keep the rest'],
+    ['-y, --yes', 'reset: do not ask'],
+    ['--json', 'print what was written as one JSON object: { collections: [{ name, count }] }'],
+  ],
+  examples: [
+    ['db export out.json', 'save the store, e.g. the state a bug needs'],
+    ['db import out.json', 'bring those collections back'],
+    ['db import fixtures.json --merge', 'upsert a few documents by _id'],
+    ['db reset --yes', 'empty the store without asking'],
+  ],
+  json: '{ "action": "export" | "import" | "reset", "file": string | null, "collections": { "name": string, "count": number }[] }',
+  pages: ['platform-projects.md', 'cli.md'],
+};
+
+const ACTIONS = ['export', 'import', 'reset'] as const;
+
+/** One line: what was touched. */
+function summary(change: StoreChange): string {
+  if (change.collections.length === 0) return 'no collections';
+  return change.collections.map((c) => `${c.name} (${c.count})`).join(', ');
+}
+
+/** Asks on the terminal; false unless the answer is y or yes. */
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+async function act(
+  action: (typeof ACTIONS)[number],
+  positionals: string[],
+  values: { merge?: boolean; yes?: boolean; json?: boolean },
+  dataDir: string,
+): Promise<number> {
+  const json = values.json === true;
+  const report = (change: StoreChange, file: string | null, line: string): number => {
+    if (json) return printJson({ action, file, collections: change.collections }, 0);
+    process.stderr.write(`${line}\n`);
+    return 0;
+  };
+  if (action === 'export') {
+    if (positionals.length > 1) throw new OptionsError(`db export takes at most one file, got ${positionals.length}`);
+    const dump = await exportStore(dataDir);
+    const change = { collections: Object.entries(dump).map(([name, docs]) => ({ name, count: docs.length })) };
+    const file = positionals[0];
+    if (file === undefined) {
+      if (json) throw new OptionsError('db export --json needs a file: the dump itself goes to stdout without one');
+      process.stdout.write(formatDump(dump));
+      return 0;
+    }
+    writeFileSync(resolve(file), formatDump(dump));
+    return report(change, file, `exported ${summary(change)} from ${dataDir} to ${file}`);
+  }
+  if (action === 'import') {
+    if (positionals.length !== 1)
+      throw new OptionsError(`db import takes one file, got ${positionals.length}; e.g. cloudfn db import out.json`);
+    const file = positionals[0]!;
+    let text: string;
+    try {
+      text = readFileSync(resolve(file), 'utf8');
+    } catch (error) {
+      throw new OptionsError(`${file} cannot be read: ${(error as Error).message}`);
+    }
+    const change = await importStore(dataDir, parseDump(text, file), { merge: values.merge === true });
+    return report(change, file, `imported ${summary(change)} into ${dataDir}${values.merge ? ' (merged by _id)' : ''}`);
+  }
+  if (positionals.length > 0) throw new OptionsError(`db reset takes no file, got ${positionals.join(' ')}`);
+  if (values.yes !== true) {
+    if (!process.stdin.isTTY)
+      throw new OptionsError(
+        `db reset would remove every collection in ${dataDir}; pass --yes to do it without asking`,
+      );
+    if (!(await confirm(`Remove every collection in ${dataDir}? [y/N] `))) {
+      process.stderr.write('nothing was removed\n');
+      return 1;
+    }
+  }
+  const change = await resetStore(dataDir);
+  const names = change.collections.map((c) => c.name).join(', ');
+  return report(change, null, `${names === '' ? 'nothing to remove' : `removed ${names}`} from ${dataDir}`);
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const args = parseOrHelp(
+    argv,
+    {
+      root: { type: 'string' },
+      merge: { type: 'boolean' },
+      yes: { type: 'boolean', short: 'y' },
+      json: { type: 'boolean' },
+    },
+    HELP,
+  );
+  if (args === undefined) return 0;
+  const [action, ...rest] = args.positionals;
+  if (!ACTIONS.includes(action as (typeof ACTIONS)[number]))
+    throw new OptionsError(
+      `db takes export, import or reset${action === undefined ? '' : `, got ${JSON.stringify(action)}`}; e.g. cloudfn db export out.json`,
+    );
+  if (args.values.merge === true && action !== 'import') throw new OptionsError('--merge goes with db import');
+  const dataDir = projectDataDir(resolve(args.values.root ?? '.'), process.env);
+  try {
+    return await act(action as (typeof ACTIONS)[number], rest, args.values, dataDir);
+  } catch (error) {
+    // A bad file, a locked or corrupt store: one line naming it.
+    if (error instanceof PlatformError) throw new OptionsError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The platform's intranet hostnames that functions call with plain HTTP, and what each is:
+ * another service of the app (`{from}-{to}.inner-call.dyc.ivolces.com`, or the older
+ * `{from}-{to}.dycloud.service`), the gateway's push API (`ws-push.dyc.ivolces.com`,
+ * `ws-push.dycloud-api.service`), and the live-room OpenAPI without an access token
+ * (`webcast-bytedance-com.openapi.dyc.ivolces.com`).
+ */
+import { PUSH_HOSTS } from '../gateway/names.js';
+
+/** The live-room OpenAPI's intranet host, answered without an access token. */
+export const WEBCAST_INTRANET_HOST = 'webcast-bytedance-com.openapi.dyc.ivolces.com';
+
+/** The suffixes of a service-to-service host, newest first. */
+export const INNER_CALL_SUFFIXES: readonly string[] = ['.inner-call.dyc.ivolces.com', '.dycloud.service'];
+
+/** What an intranet host names. */
+export type IntranetHost =
+  /** `pair` is `{from}-{to}` as written; the services layer splits it against the known ids. */
+  { readonly kind: 'inner-call'; readonly pair: string } | { readonly kind: 'ws-push' } | { readonly kind: 'webcast' };
+
+/**
+ * A cheap first test, made for every outgoing connection while the hook is on: whether the
+ * host can be an intranet one at all (every one ends with one of these).
+ */
+export function maybeIntranet(hostname: string): boolean {
+  return hostname.endsWith('.ivolces.com') || hostname.endsWith('.service');
+}
+
+/**
+ * What `hostname` names, or undefined for any other host.
+ * @example classifyHost('game-profile.inner-call.dyc.ivolces.com') // { kind: 'inner-call', pair: 'game-profile' }
+ */
+export function classifyHost(hostname: string): IntranetHost | undefined {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (!maybeIntranet(host)) return undefined;
+  if (PUSH_HOSTS.includes(host)) return { kind: 'ws-push' };
+  if (host === WEBCAST_INTRANET_HOST) return { kind: 'webcast' };
+  for (const suffix of INNER_CALL_SUFFIXES) {
+    if (!host.endsWith(suffix)) continue;
+    const pair = host.slice(0, -suffix.length);
+    // One label, `{from}-{to}`: both ids non-empty, so at least one hyphen inside.
+    if (/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/.test(pair) && pair.includes('-')) return { kind: 'inner-call', pair };
+  }
+  return undefined;
+}

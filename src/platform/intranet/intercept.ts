@@ -1,0 +1,137 @@
+/**
+ * The hook that makes the platform's intranet hosts answer locally, with no change to the code
+ * that calls them: `fetch` (the global undici dispatcher, wrapped) and `node:http`/`node:https`
+ * (`http.request`, `http.get`, and so axios and every client on them: the agents'
+ * `createConnection`, wrapped). A request to a host the router takes is sent to the local
+ * address it gives, with its `Host` header, method, path, headers and body unchanged; one it
+ * refuses fails as a connection error whose message says why. Every other request takes the
+ * original path after one `endsWith` test per connection (fetch: per request), so code that
+ * calls no such host pays nothing measurable.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import net, { type Socket } from 'node:net';
+import { maybeIntranet } from './hosts.js';
+
+/** Where an intranet request goes: a local address, or a refusal and its reason. */
+export type IntranetRoute = { readonly host: string; readonly port: number } | { readonly refuse: string };
+
+/** Decides for each intranet request; undefined leaves it untouched. */
+export type IntranetRouter = (target: {
+  readonly protocol: 'http:' | 'https:';
+  readonly hostname: string;
+  readonly port: number;
+}) => IntranetRoute | undefined;
+
+/**
+ * The keys under which Node's fetch finds undici's dispatcher: `.1` up to Node 24 (Node 24 also
+ * sets `.2`), `.2` from Node 26 (where `.1` wraps it). Each one present is wrapped.
+ */
+const DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')];
+
+/** An undici dispatcher, as far as this hook uses one. */
+interface Dispatcher {
+  dispatch(options: { origin?: string | URL; headers?: unknown; [key: string]: unknown }, handler: unknown): boolean;
+}
+
+/** The error a refused request fails with (as a connection error, e.g. fetch's `cause`). */
+export class IntranetRefusedError extends Error {
+  readonly code = 'CLOUDFN_INTRANET_REFUSED';
+}
+
+const slot = (key: symbol): Dispatcher | undefined =>
+  (globalThis as Record<symbol, unknown>)[key] as Dispatcher | undefined;
+
+/** The dispatchers there are; Node 20 makes its one on the first fetch, so one fetch to a local socket makes it now. */
+async function globalDispatchers(): Promise<Array<[symbol, Dispatcher]>> {
+  if (DISPATCHERS.every((key) => slot(key) === undefined)) {
+    const server = http.createServer((_req, res) => res.end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      await (await fetch(`http://127.0.0.1:${port}/`, { headers: { connection: 'close' } })).arrayBuffer();
+    } finally {
+      server.close();
+    }
+  }
+  return DISPATCHERS.flatMap((key) => {
+    const found = slot(key);
+    return found === undefined ? [] : [[key, found] as [symbol, Dispatcher]];
+  });
+}
+
+function withHost(headers: unknown, host: string): unknown {
+  if (headers === undefined || headers === null) return { host };
+  if (Array.isArray(headers)) {
+    const out: unknown[] = [];
+    for (let i = 0; i + 1 < headers.length; i += 2)
+      if (String(headers[i]).toLowerCase() !== 'host') out.push(headers[i], headers[i + 1]);
+    return [...out, 'host', host];
+  }
+  const entries =
+    typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function'
+      ? [...(headers as Iterable<[string, string]>)]
+      : Object.entries(headers as Record<string, string>);
+  return { ...Object.fromEntries(entries.filter(([name]) => name.toLowerCase() !== 'host')), host };
+}
+
+function refusedSocket(reason: string): Socket {
+  const socket = new net.Socket();
+  process.nextTick(() => socket.destroy(new IntranetRefusedError(reason)));
+  return socket;
+}
+
+type CreateConnection = (this: http.Agent, options: Record<string, unknown>, callback?: unknown) => Socket;
+
+/**
+ * Turns the hook on; returns the function that turns it off (restoring exactly what was there).
+ * @example
+ * const off = await interceptIntranet(({ hostname }) =>
+ *   hostname === 'ws-push.dyc.ivolces.com' ? { host: '127.0.0.1', port: 8000 } : undefined);
+ */
+export async function interceptIntranet(router: IntranetRouter): Promise<() => void> {
+  const wrapped = (await globalDispatchers()).map(([key, original]) => {
+    const wrapper = Object.create(original) as Dispatcher;
+    wrapper.dispatch = (options, handler) => {
+      const origin = options.origin === undefined ? undefined : new URL(String(options.origin));
+      if (origin === undefined || !maybeIntranet(origin.hostname)) return original.dispatch(options, handler);
+      const protocol = origin.protocol === 'https:' ? 'https:' : 'http:';
+      const port = origin.port === '' ? (protocol === 'https:' ? 443 : 80) : Number(origin.port);
+      const route = router({ protocol, hostname: origin.hostname, port });
+      if (route === undefined) return original.dispatch(options, handler);
+      // Thrown from dispatch, fetch rejects with TypeError('fetch failed', { cause }) on every Node.
+      if ('refuse' in route) throw new IntranetRefusedError(route.refuse);
+      return original.dispatch(
+        { ...options, origin: `http://${route.host}:${route.port}`, headers: withHost(options.headers, origin.host) },
+        handler,
+      );
+    };
+    (globalThis as Record<symbol, unknown>)[key] = wrapper;
+    return { key, original, wrapper };
+  });
+
+  const patched: Array<[typeof http.Agent.prototype, CreateConnection]> = [];
+  for (const [agent, protocol] of [
+    [http.Agent.prototype, 'http:'],
+    [https.Agent.prototype, 'https:'],
+  ] as const) {
+    const create = (agent as unknown as { createConnection: CreateConnection }).createConnection;
+    patched.push([agent, create]);
+    (agent as unknown as { createConnection: CreateConnection }).createConnection = function (options, callback) {
+      const hostname = String(options['host'] ?? options['hostname'] ?? '');
+      if (!maybeIntranet(hostname)) return create.call(this, options, callback);
+      const port = Number(options['port'] ?? (protocol === 'https:' ? 443 : 80));
+      const route = router({ protocol, hostname, port });
+      if (route === undefined) return create.call(this, options, callback);
+      if ('refuse' in route) return refusedSocket(route.refuse);
+      // Plain TCP to the stand-in, also for an https agent's request the router takes.
+      return net.createConnection({ host: route.host, port: route.port });
+    };
+  }
+  return () => {
+    for (const { key, original, wrapper } of wrapped)
+      if (slot(key) === wrapper) (globalThis as Record<symbol, unknown>)[key] = original;
+    for (const [agent, create] of patched)
+      (agent as unknown as { createConnection: CreateConnection }).createConnection = create;
+  };
+}
