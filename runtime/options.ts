@@ -10,7 +10,7 @@ import { createError } from './errors.js';
 import type { Trigger } from './types.js';
 import { LIMIT_KEYS, limitSpecs } from './options/limits.js';
 import type { JsonSchema, OptionSpec, Parse } from './option-kit.js';
-import { bool, headerName, healthPath, integer, oneOf, relativeDir, text } from './options/parsers.js';
+import { bool, headerName, healthPath, integer, oneOf, relativeDir, text, textList } from './options/parsers.js';
 import { type OptionSources, pick, pickFrom } from './options/pick.js';
 import type { RuntimeOptions } from './options/runtime-options.js';
 
@@ -64,6 +64,10 @@ const specs: { [K in keyof Scalars]: OptionSpec<Scalars[K]> } = {
   overloadKeepAliveTimeout: { env: 'CLOUDFN_OVERLOAD_KEEP_ALIVE_TIMEOUT', parse: integer(0), default: 1_000 },
   overloadSendTimeout: { env: 'CLOUDFN_OVERLOAD_SEND_TIMEOUT', parse: integer(0), default: 2_000 },
   functionsDir: { env: 'CLOUDFN_FUNCTIONS_DIR', parse: relativeDir, default: 'functions' },
+  functionsIgnore: { env: 'CLOUDFN_FUNCTIONS_IGNORE', parse: textList, default: [] },
+  // A module whose top-level await has not settled by then (a connect to a host that does not
+  // answer) is marked failed instead of holding the dev server (docs/dev.md#a-function-that-never-loads).
+  loadTimeout: { env: 'CLOUDFN_LOAD_TIMEOUT', parse: integer(1, 600_000), default: 10_000 },
   trustGatewayHeaders: { env: 'CLOUDFN_TRUST_GATEWAY_HEADERS', parse: bool, default: false },
   sdk: { env: 'CLOUDFN_SDK', parse: oneOf('platform', 'stand-in'), default: 'platform' },
   captureConsole: { env: 'CLOUDFN_CAPTURE_CONSOLE', parse: bool, default: true },

@@ -228,6 +228,12 @@ export interface FunctionConfig extends Partial<Limits> {
    */
   schedule?: string | ScheduleSpec;
   /**
+   * Whether `cloudfn client` offers the function to the mini-program: `false` leaves it out,
+   * `true` keeps a function it would leave out (a timer, a callback) (docs/contracts.md).
+   * @default undefined (offered unless the platform calls it)
+   */
+  client?: boolean;
+  /**
    * The params' schema, any Standard Schema v1 validator (zod, valibot, arktype): params are
    * validated before the handler, which gets the schema's output; invalid params are answered
    * 400 `CLOUDFN_BAD_PARAMS` with one issue per problem (docs/contracts.md).

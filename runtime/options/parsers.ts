@@ -39,6 +39,20 @@ export const text: Parse<string> = described(
   { type: 'string', minLength: 1 },
 );
 
+/**
+ * A list of non-empty strings: an array in a config file, comma-separated text in a variable.
+ * @example textList('scripts, tools', 'CLOUDFN_FUNCTIONS_IGNORE') // ['scripts', 'tools']
+ */
+export const textList: Parse<readonly string[]> = described(
+  (raw, where) => {
+    const items = typeof raw === 'string' ? raw.split(',').map((item) => item.trim()) : raw;
+    if (!Array.isArray(items) || items.some((item) => typeof item !== 'string' || item.trim() === ''))
+      fail(where, `must be a list of non-empty strings, such as ["scripts", "*.mjs"], got ${JSON.stringify(raw)}`);
+    return (items as string[]).map((item) => item.trim());
+  },
+  { type: 'array', items: { type: 'string', minLength: 1 } },
+);
+
 const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
 /** An HTTP header name, lower-cased. */

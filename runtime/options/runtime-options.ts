@@ -107,6 +107,19 @@ export interface RuntimeOptions {
    */
   functionsDir: string;
   /**
+   * Paths (relative to the project root, `.gitignore`-style: `scripts`, `tools/*.ts`, `*.mjs`)
+   * that discovery never takes as functions (`CLOUDFN_FUNCTIONS_IGNORE`, comma-separated), on
+   * top of those it always skips; with `functionsDir: "."` it also skips `scripts`, `tools`,
+   * `bin` and what `.gitignore` lists (docs/platform-projects.md#the-layout). @default []
+   */
+  functionsIgnore: readonly string[];
+  /**
+   * `cloudfn dev`: ms a function's module may take to load (its top-level await to settle)
+   * before it is marked failed and the requests waiting for it are answered
+   * (`CLOUDFN_LOAD_TIMEOUT`). @default 10000
+   */
+  loadTimeout: number;
+  /**
    * Trust the headers only the platform sets (runtime/request/gateway-headers.ts: the caller's
    * `X-TT-OPENID`, `X-TT-APPID`, ..., the live room's, the WebSocket gateway's, the live-data
    * line's and `x-tt-logid`) a request carries (`CLOUDFN_TRUST_GATEWAY_HEADERS`). Only behind the

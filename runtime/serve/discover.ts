@@ -4,12 +4,15 @@
  * `videos/list`). Files and folders starting with `_` or `.`, tests (`*.test.*`, `*.spec.*`),
  * declarations (`*.d.ts`) and `node_modules` are not functions, so helpers can live beside them.
  * The folder is the `functionsDir` option; `.` is the project root (the platform's own layout),
- * where config files (`*.config.*`), `dist`, `test`, `tests` and any folder holding a build's
- * `cloudfn-build.json` are not functions either.
+ * where config files (`*.config.*`), `dist`, `test`, `tests`, the project's own folders
+ * (`scripts`, `tools`, `bin`), what `.gitignore` lists and any folder holding a build's
+ * `cloudfn-build.json` are not functions either. The `functionsIgnore` option skips more
+ * (discover-ignore.ts).
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { createError } from '../errors.js';
+import { ignoreTest, OWNED_FOLDERS, readGitignore } from './discover-ignore.js';
 
 /** The extensions a function file may have, in the order tried for `<name>/index.*`. */
 export const FUNCTION_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;
@@ -64,13 +67,24 @@ function ignored(entry: string): boolean {
   );
 }
 
+/** Options of `discoverFunctions`. */
+export interface DiscoverOptions {
+  /** Patterns of paths (relative to the root) never taken as functions (the `functionsIgnore` option). @default [] */
+  ignore?: readonly string[];
+}
+
 /**
  * Lists the functions under `<root>/functions`, sorted by name. Two files giving the same name
  * (`hello.ts` and `hello/index.ts`) stop start-up with both paths named.
  * @example discoverFunctions('/srv/app') // [{ name: 'hello', file: '/srv/app/functions/hello.ts' }]
  */
-export function discoverFunctions(root: string, dir = 'functions'): FoundFunction[] {
+export function discoverFunctions(root: string, dir = 'functions', options: DiscoverOptions = {}): FoundFunction[] {
   const atRoot = dir === '.';
+  // In the platform layout the root is also the user's: their scripts and ignored files are not functions.
+  const skip = ignoreTest([
+    ...(atRoot ? [...OWNED_FOLDERS.map((name) => `/${name}/`), ...readGitignore(root)] : []),
+    ...(options.ignore ?? []),
+  ]);
   const base = atRoot ? root : join(root, dir);
   try {
     if (!statSync(base).isDirectory()) throw new Error('not a folder');
@@ -115,6 +129,7 @@ export function discoverFunctions(root: string, dir = 'functions'): FoundFunctio
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       if (atRoot && folder === base ? ignoredAtRoot(entry.name) : ignored(entry.name)) continue;
       const full = join(folder, entry.name);
+      if (skip(relative(root, full).split(sep).join('/'), entry.isDirectory())) continue;
       if (entry.isDirectory()) {
         // At the root, an earlier `cloudfn build --outdir <dir>` is output, not functions.
         if (atRoot && folder === base && existsSync(join(full, BUILD_MANIFEST))) continue;

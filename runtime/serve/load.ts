@@ -12,8 +12,8 @@ import type { FunctionConfig, FunctionSpec, Handler, ScheduleSpec } from '../typ
 /** Turns a source file into a file Node can import (cloudfn start passes esbuild's). */
 export type CompileHook = (file: string, name: string) => Promise<string>;
 
-/** The keys of a function's `config`: its timeout, its schedule and every limit. */
-export const CONFIG_KEYS: readonly string[] = ['timeout', 'schedule', ...LIMIT_KEYS];
+/** The keys of a function's `config`: its timeout, its schedule, its place in the client and every limit. */
+export const CONFIG_KEYS: readonly string[] = ['timeout', 'schedule', 'client', ...LIMIT_KEYS];
 
 /**
  * Checks a function's `export const config`: known keys only, positive integers, and
@@ -47,6 +47,17 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
       // Its cron syntax is checked by the scheduler of cloudfn dev and start (src/schedule):
       // a bundle, fired by the platform's own timers, carries no cron parser.
       out[key] = validateSchedule(value, where);
+      continue;
+    }
+    if (key === 'client') {
+      // Read by `cloudfn client` alone (src/contract/client-functions.ts).
+      if (typeof value !== 'boolean')
+        throw createError(
+          'CLOUDFN_BAD_CONFIG',
+          where,
+          `config.client must be true or false (false leaves the function out of cloudfn client), got ${JSON.stringify(value)}`,
+        );
+      out[key] = value;
       continue;
     }
     if (!CONFIG_KEYS.includes(key)) {

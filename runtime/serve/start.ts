@@ -220,8 +220,11 @@ async function startMetrics(app: App, logger: Logger, whenInstalled: boolean): P
  * step with their files (`cloudfn dev`'s `Reloader`).
  */
 export interface FunctionSource {
-  /** Loads every function of `functionsDir` (relative to the root); resolves with those to serve. */
-  load(functionsDir: string): Promise<FunctionSpec[]>;
+  /**
+   * Loads every function of `functionsDir` (relative to the root), skipping the paths of
+   * `functionsIgnore`; resolves with those to serve.
+   */
+  load(functionsDir: string, functionsIgnore: readonly string[]): Promise<FunctionSpec[]>;
   /** Every function found, by name, served or not: cloudfn.config's `functions` must name one of them. */
   names(): string[];
 }
@@ -247,9 +250,13 @@ export interface StartOptions extends ServeOptions {
 export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
   const configKeys = [...(options.configKeys ?? []), ...extensionConfigKeys(options.extensions ?? [])];
   const config = options.config ?? (await loadConfigFile(root, { compile: options.compile, configKeys }));
-  const { functionsDir } = resolveOptions({ flags: options.flags, env: options.env ?? process.env, config });
+  const { functionsDir, functionsIgnore } = resolveOptions({
+    flags: options.flags,
+    env: options.env ?? process.env,
+    config,
+  });
   const source = options.functions ?? importedOnce(root, options.compile);
-  const specs = await source.load(functionsDir);
+  const specs = await source.load(functionsDir, functionsIgnore);
   checkFunctionNames(config, source.names());
   return serve(specs, { ...options, config });
 }
@@ -258,8 +265,8 @@ export async function startProject(root: string, options: StartOptions = {}): Pr
 function importedOnce(root: string, compile: CompileHook | undefined): FunctionSource {
   let names: string[] = [];
   return {
-    async load(functionsDir) {
-      const specs = await loadProjectFunctions(root, compile, functionsDir);
+    async load(functionsDir, functionsIgnore) {
+      const specs = await loadProjectFunctions(root, compile, functionsDir, functionsIgnore);
       names = specs.map((spec) => spec.name);
       return specs;
     },
@@ -272,7 +279,8 @@ export async function loadProjectFunctions(
   root: string,
   compile?: CompileHook,
   functionsDir = 'functions',
+  functionsIgnore: readonly string[] = [],
 ): Promise<FunctionSpec[]> {
-  const found = discoverFunctions(root, functionsDir);
+  const found = discoverFunctions(root, functionsDir, { ignore: functionsIgnore });
   return Promise.all(found.map(({ name, file }) => loadFunction(file, name, relative(root, file), compile)));
 }

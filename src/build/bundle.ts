@@ -250,9 +250,9 @@ export async function buildProject(root: string, options: BuildOptions = {}): Pr
   };
   const outdir = resolve(root, resolved.outdir);
   // With functionsDir '.', a custom outdir sits among the functions: its bundles are not functions.
-  const found: FoundFunction[] = discoverFunctions(root, resolved.functionsDir).filter(
-    (fn) => !fn.file.startsWith(outdir + sep),
-  );
+  const found: FoundFunction[] = discoverFunctions(root, resolved.functionsDir, {
+    ignore: runtime.functionsIgnore,
+  }).filter((fn) => !fn.file.startsWith(outdir + sep));
   // The routes must name functions that exist, checked with the router's own message.
   await loadRoutePatterns(config.routes);
   new Router(

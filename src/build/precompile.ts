@@ -24,11 +24,15 @@ export function startOutDir(root: string): string {
  * Checks and compiles every function of `root`; throws the first problem.
  * @example await precompileProject(root) // then workers use precompiledHook(root)
  */
-export async function precompileProject(root: string, functionsDir = 'functions'): Promise<void> {
+export async function precompileProject(
+  root: string,
+  functionsDir = 'functions',
+  functionsIgnore: readonly string[] = [],
+): Promise<void> {
   // Compiled beside the functions, so the workers' precompiledHook finds a cloudfn.config.ts.
   const compile = createCompileHook(root, startOutDir(root));
   await loadConfigFile(root, { compile, configKeys: TOOL_CONFIG_KEYS });
-  const found = discoverFunctions(root, functionsDir);
+  const found = discoverFunctions(root, functionsDir, { ignore: functionsIgnore });
   await checkFunctionExports(root, found);
   for (const fn of found) if (NEEDS_COMPILE.test(fn.file)) await compile(fn.file, fn.name);
 }

@@ -15,9 +15,12 @@ import {
   formatFunctionServiceTable,
   checkProjectLock,
 } from '../build/index.js';
+import { MANIFEST } from '../build/outdir.js';
+import { precheckSdk } from '../build/sdk-precheck.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import type { CheckRequest } from '../build/function-service/check.js';
-import { writeOpenApiBeside } from '../contract/write-openapi.js';
+import { formatTimerTriggers, type TimerTrigger } from '../contract/timers.js';
+import { readFunctionFacts } from '../contract/write-openapi.js';
 import { createBuildError } from '../build/errors.js';
 import { checkProject, findTypeScript, formatReport } from '../typecheck/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
@@ -30,6 +33,8 @@ interface BuildJson {
   typecheck: { checked: boolean; note: string | null };
   bundles: { name: string; file: string; bytes: number; gzipBytes: number; lazyBytes: number; ms: number }[];
   warnings: string[];
+  /** The timer triggers to create on the platform (also in cloudfn-build.json); null when the functions could not be imported. */
+  timers: TimerTrigger[] | null;
   checks: { file: string; ok: boolean; ms: number; problem: string | null }[] | null;
 }
 
@@ -45,7 +50,8 @@ folder; --functions-dir or the config's functionsDir names another folder, . for
 itself) with the runtime and its dependencies into <outdir>/<name>/index.mjs (serves that
 function at every path on PORT, default 8000), and all of them into <outdir>/server.mjs (by
 route, for containers), and the functions' OpenAPI document into <outdir>/openapi.json.
-First it reads package-lock.json, and warns in one line of each package that npm ci (an image's
+Both targets write the timer triggers of config.schedule (function, cron, params, timeout)
+into cloudfn-build.json and print them: the list to create on the platform. First it reads package-lock.json, and warns in one line of each package that npm ci (an image's
 build stage) will refuse the lock for, with the fix (docs/deploy.md).`,
   options: [
     [
@@ -81,6 +87,7 @@ build stage) will refuse the lock for, with the fix (docs/deploy.md).`,
   "bundles": [{ "name": string, "file": string, "bytes": number, "gzipBytes": number,
                 "lazyBytes": number, "ms": number }],
   "warnings": string[],
+  "timers": [{ "function": string, "cron": string, "params": any, "timeout": number }] | null,
   "checks": [{ "file": string, "ok": boolean, "ms": number, "problem": string | null }] | null
 }`,
   pages: ['build.md', 'deploy.md', 'cli.md'],
@@ -126,6 +133,14 @@ export async function run(argv: string[]): Promise<number> {
   // stage) will refuse in the lock. The build itself goes on; it needs no `npm ci`.
   const lockWarnings = checkProjectLock(root);
   for (const line of lockWarnings) process.stderr.write(`cloudfn: warning: ${line}\n`);
+  // Before the type check, which can take many seconds: an SDK the bundles need but cannot have.
+  if (target === 'server')
+    await precheckSdk(root, {
+      ...(values.sdk === undefined ? {} : { sdk: values.sdk }),
+      ...(values['functions-dir'] === undefined ? {} : { functionsDir: values['functions-dir'] }),
+    }).catch((error: unknown) => {
+      throw error instanceof CloudfnError ? new OptionsError(error.message) : error;
+    });
   let typeNote = '';
   if (values['no-typecheck'] !== true) {
     // Said when there is something to check (else the note after the table says why not), on
@@ -164,9 +179,9 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof CloudfnError) throw new OptionsError(error.message);
     throw error;
   }
-  // The functions' contract beside the bundles (docs/contracts.md#openapi).
-  const openapiWarning = await writeOpenApiBeside(root, result.outdir);
-  if (openapiWarning !== undefined) result.warnings.push(openapiWarning);
+  // The functions' contract beside the bundles (docs/contracts.md#openapi), and their timers.
+  const facts = await readFunctionFacts(root, result.outdir, { openapi: true });
+  if (facts.warning !== undefined) result.warnings.push(facts.warning);
   if (json) result.warnings.push(...lockWarnings);
   const checks =
     values.check === true
@@ -186,6 +201,7 @@ export async function run(argv: string[]): Promise<number> {
         ms,
       })),
       warnings: result.warnings,
+      timers: facts.timers ?? null,
       checks:
         checks?.map((c) => ({ file: c.file, ok: c.ok, ms: c.ms, problem: c.ok ? null : (c.problem ?? 'failed') })) ??
         null,
@@ -194,7 +210,9 @@ export async function run(argv: string[]): Promise<number> {
     return checks?.some((c) => !c.ok) === true ? 1 : 0;
   }
   for (const warning of result.warnings) process.stderr.write(`cloudfn: warning: ${warning}\n`);
-  process.stdout.write(formatBuildTable(result) + typeNote);
+  process.stdout.write(
+    formatBuildTable(result) + typeNote + formatTimerTriggers(facts.timers ?? [], manifestPath(result.outdir)),
+  );
   if (checks === undefined) return 0;
   let failed = 0;
   for (const check of checks) {
@@ -232,8 +250,14 @@ async function buildForFunctionService(
     if (error instanceof CloudfnError) throw new OptionsError(error.message);
     throw error;
   }
+  const facts = await readFunctionFacts(root, result.outdir, { openapi: false });
+  if (facts.warning !== undefined) result.warnings.push(facts.warning);
   for (const warning of result.warnings) process.stderr.write(`cloudfn: warning: ${warning}\n`);
-  process.stdout.write(formatFunctionServiceTable(result) + options.typeNote);
+  process.stdout.write(
+    formatFunctionServiceTable(result) +
+      options.typeNote +
+      formatTimerTriggers(facts.timers ?? [], manifestPath(result.outdir)),
+  );
   if (!options.check) return 0;
   const { node, checks, sdkStandIn } = await checkFunctionService(root, result.files, {
     sdkImporters: result.sdkImporters,
@@ -267,4 +291,9 @@ async function checkRequests(root: string): Promise<Record<string, CheckRequest>
       );
   }
   return given as Record<string, CheckRequest>;
+}
+
+/** The manifest of a build, as the user would type its path. */
+function manifestPath(outdir: string): string {
+  return relative(process.cwd(), join(outdir, MANIFEST)) || MANIFEST;
 }

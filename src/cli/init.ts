@@ -1,8 +1,8 @@
 /**
- * `cloudfn init <dir> [--template starter|media|callback] [--name <package name>]`: start a
+ * `cloudfn init <dir> [--template starter|media|callback|live-room] [--name <package name>]`: start a
  * project from a template.
  */
-import { relative, resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import type { Layout } from '../init/platform-layout.js';
 import { initProject, listTemplates } from '../init/scaffold.js';
@@ -23,7 +23,9 @@ and a Knative Service.
 templates: ${listTemplates().join(', ')}
   starter    hello, a multipart upload, and a media function configured from CLOUDFN_MEDIA_*
   media      video functions with the media client (cloudfn/media), tested against the emulator
-  callback   a function verifying the platform's signed callbacks (cloudfn/sign)`,
+  callback   a function verifying the platform's signed callbacks (cloudfn/sign)
+  live-room  the platform's live-room flow: start_game, live_data_callback, websocket_callback,
+             finish_game and a timer, tested with invokeLiveData and openGateway`,
     options: [
       ['-t, --template <name>', 'the template (default starter)'],
       ['--name <package name>', 'the package name (default: from the folder name)'],
@@ -75,7 +77,7 @@ export async function run(argv: string[]): Promise<number> {
         `and package.json depends on ${result.cloudfn.spec}; commit vendor/ with the project.\n`
       : '';
   process.stdout.write(
-    `Created ${result.name} in ${shown} from the ${result.template} template (${result.files.length} files).\n` +
+    `Created ${shown} from the ${result.template} template${result.layout === 'platform' ? ', in the platform layout' : ''} (${result.files.length} files${result.name === basename(dir) ? '' : `; package name ${result.name}`}).\n` +
       source +
       `\n  cd ${shown}\n  npm install\n  npm run dev     # http://localhost:8000\n  npm test\n`,
   );

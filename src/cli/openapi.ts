@@ -6,6 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openApiDocument } from '../contract/openapi.js';
 import { loadContractProject } from '../contract/project.js';
+import { timerTriggers } from '../contract/timers.js';
+import { loadProjectConfig } from '../build/project-config.js';
 import { parseOrHelp, projectFolder } from './args.js';
 import type { CommandHelp } from './help.js';
 
@@ -18,7 +20,10 @@ error body with its issues. Schemas come from each function's config.params and 
 (Standard JSON Schema, or the library's own converter); a function without them is listed with
 what is known. cloudfn dev serves the same document at /_cloudfn/openapi.json, and cloudfn build
 writes it beside the bundles.`,
-  options: [['--out <file>', 'write the document to a file instead of stdout']],
+  options: [
+    ['--out <file>', 'write the document to a file instead of stdout'],
+    ['--timers <file>', "also write the functions' timer triggers (config.schedule) there, as JSON"],
+  ],
   examples: [
     ['openapi', 'print the document of the project in this folder'],
     ['openapi ./app --out openapi.json', 'write the document of ./app to openapi.json'],
@@ -31,6 +36,7 @@ export async function run(argv: string[]): Promise<number> {
     argv,
     {
       out: { type: 'string' },
+      timers: { type: 'string' },
     },
     HELP,
   );
@@ -44,6 +50,10 @@ export async function run(argv: string[]): Promise<number> {
     ...(project.version === undefined ? {} : { version: project.version }),
   });
   const text = `${JSON.stringify(document, null, 2)}\n`;
+  if (values.timers !== undefined) {
+    const triggers = timerTriggers(project.functions, await loadProjectConfig(root));
+    writeFileSync(resolve(values.timers), `${JSON.stringify(triggers, null, 2)}\n`);
+  }
   if (values.out === undefined) process.stdout.write(text);
   else {
     writeFileSync(resolve(values.out), text);

@@ -50,6 +50,12 @@ function functionConfigSchema(): JsonSchema {
           },
         ],
       };
+    else if (key === 'client')
+      properties[key] = {
+        type: 'boolean',
+        description:
+          'Whether cloudfn client offers the function to the mini-program: false leaves it out, true keeps a timer or callback in (docs/contracts.md).',
+      };
     else properties[key] = limits[key] ?? {};
   }
   return { type: 'object', additionalProperties: false, properties };

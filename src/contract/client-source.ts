@@ -1,9 +1,11 @@
 /**
  * The source of the typed client `cloudfn client` writes: one method per function, nested by
- * folder (`videos/list` → `api.videos.list(params)`), its params and result read from the
- * function's module through type-only imports, and a few lines that make the call through any
- * `callContainer(options)` of the platform contract's shape. Nothing of the server is imported
- * at run time, so a mini-program bundle carries only this file.
+ * folder (`videos/list` → `api.videos.list(params)`), its params and result either written out
+ * in the file (`types`, computed by client-types.ts: the file stands alone) or read from the
+ * function's module through type-only imports (for a monorepo whose mini-program can read the
+ * server's files), and a few lines that make the call through any `callContainer(options)` of
+ * the platform contract's shape. Nothing of the server is imported at run time, so a
+ * mini-program bundle carries only this file.
  */
 import { dirname, join, relative, sep } from 'node:path';
 
@@ -21,6 +23,12 @@ export interface ClientSourceOptions {
   root: string;
   /** The client file (absolute). */
   out: string;
+  /**
+   * Each function's params and result as standalone type text, by name (client-types.ts); when
+   * absent, the types are read from the functions' modules with `typeof import`.
+   * @default undefined
+   */
+  types?: ReadonlyMap<string, { params: string; result: string }>;
 }
 
 /** `media-tour` → `mediaTour`: a member name a caller can write with a dot. */
@@ -39,14 +47,35 @@ function specifier(options: ClientSourceOptions, file: string): string {
   return path.startsWith('.') ? path : `./${path}`;
 }
 
+/**
+ * The names of each function's types, in the order given: `leaderboard/top` →
+ * `LeaderboardTop` (`LeaderboardTopParams`, `LeaderboardTopResult`); a name taken twice gets its
+ * position added.
+ */
+function typeNames(functions: readonly ClientFunction[]): string[] {
+  const taken = new Set<string>();
+  return functions.map((fn, index) => {
+    const base = fn.name
+      .split(/[^A-Za-z0-9]+/)
+      .filter((part) => part !== '')
+      .map((part) => part[0]!.toUpperCase() + part.slice(1))
+      .join('');
+    let name = /^[A-Za-z]/.test(base) ? base : `Fn${base}`;
+    if (taken.has(name)) name = `${name}${index}`;
+    taken.add(name);
+    return name;
+  });
+}
+
 interface Node {
-  fn?: { index: number; name: string; file: string };
+  fn?: { index: number; name: string; file: string; type: string };
   children: Map<string, Node>;
 }
 
 /** The tree of members: a function that is also a folder (`videos` and `videos/list`) becomes `videos.index`. */
 function tree(functions: readonly ClientFunction[]): Node {
   const root: Node = { children: new Map() };
+  const types = typeNames(functions);
   functions.forEach((fn, index) => {
     let node = root;
     for (const segment of fn.name.split('/').map(memberName)) {
@@ -54,7 +83,7 @@ function tree(functions: readonly ClientFunction[]): Node {
       if (child === undefined) node.children.set(segment, (child = { children: new Map() }));
       node = child;
     }
-    node.fn = { index, name: fn.name, file: fn.file };
+    node.fn = { index, name: fn.name, file: fn.file, type: types[index]! };
   });
   return root;
 }
@@ -64,17 +93,13 @@ function typeLines(node: Node, indent: string): string[] {
   for (const [key, child] of node.children) {
     if (child.children.size === 0 && child.fn !== undefined) {
       lines.push(`${indent}/** \`${child.fn.name}\` (${child.fn.file}) */`);
-      lines.push(
-        `${indent}${key}(...args: Args<ClientParams<M${child.fn.index}>>): Promise<ClientResult<M${child.fn.index}>>;`,
-      );
+      lines.push(`${indent}${key}(...args: Args<${child.fn.type}Params>): Promise<${child.fn.type}Result>;`);
       continue;
     }
     lines.push(`${indent}${key}: {`);
     if (child.fn !== undefined) {
       lines.push(`${indent}  /** \`${child.fn.name}\` (${child.fn.file}) */`);
-      lines.push(
-        `${indent}  index(...args: Args<ClientParams<M${child.fn.index}>>): Promise<ClientResult<M${child.fn.index}>>;`,
-      );
+      lines.push(`${indent}  index(...args: Args<${child.fn.type}Params>): Promise<${child.fn.type}Result>;`);
     }
     lines.push(...typeLines(child, `${indent}  `), `${indent}};`);
   }
@@ -102,7 +127,7 @@ function valueLines(node: Node, indent: string): string[] {
  * package: one conditional per function and side, no recursion over the project, so many
  * functions check fast. \`ClientParams\` and \`ClientResult\` are exported for the caller's own types.
  */
-const TYPE_HELPERS = `// biome-ignore lint/suspicious/noExplicitAny: matches a handler whatever its params
+export const TYPE_HELPERS = `// biome-ignore lint/suspicious/noExplicitAny: matches a handler whatever its params
 type AnyFunction = (params: any, ...rest: any[]) => unknown;
 type Schema = { readonly '~standard': { readonly types?: { readonly input: unknown; readonly output: unknown } | undefined } };
 type Input<S extends Schema> = NonNullable<S['~standard']['types']>['input'];
@@ -143,14 +168,27 @@ export type ClientResult<M> = ConfigOf<M> extends { result: infer S extends Sche
 export function clientSource(functions: readonly ClientFunction[], options: ClientSourceOptions): string {
   const sorted = [...functions].sort((a, b) => a.name.localeCompare(b.name));
   const root = tree(sorted);
-  const imports = sorted.map((fn, i) => `type M${i} = typeof import(${JSON.stringify(specifier(options, fn.file))});`);
-  return `// Generated by \`cloudfn client\` from the project's functions: do not edit; run it again after a change.
-// Types only come from the functions (\`typeof import\`): nothing of the server is bundled with this file,
+  const types = options.types;
+  const names = typeNames(sorted);
+  const head =
+    types === undefined
+      ? `// Types only come from the functions (\`typeof import\`): nothing of the server is bundled with this file,
 // and it needs no package of its own (the calling project need not install cloudfn).
 
-${imports.join('\n')}
+${sorted.map((fn, i) => `type M${i} = typeof import(${JSON.stringify(specifier(options, fn.file))});\nexport type ${names[i]}Params = ClientParams<M${i}>;\nexport type ${names[i]}Result = ClientResult<M${i}>;`).join('\n')}
 
-${TYPE_HELPERS}
+${TYPE_HELPERS}`
+      : `// The types are written out here: this file stands alone, with no import of the server's files or packages.
+
+${sorted
+  .map((fn, i) => {
+    const own = types.get(fn.name) ?? { params: 'unknown', result: 'unknown' };
+    return `/** What \`${fn.name}\` takes. */\nexport type ${names[i]}Params = ${own.params};\n/** What \`${fn.name}\` answers. */\nexport type ${names[i]}Result = ${own.result};`;
+  })
+  .join('\n')}
+`;
+  return `// Generated by \`cloudfn client\` from the project's functions: do not edit; run it again after a change.
+${head}
 /** The options of one call. */
 export interface CallOptions {
   /** POST sends params as a JSON body; GET sends them as the query string (text: coerce in the schema). @default 'POST' */

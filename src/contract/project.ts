@@ -29,11 +29,12 @@ export interface ContractProject {
  */
 export async function loadContractProject(root: string): Promise<ContractProject> {
   const { file: _file, ...config } = await loadProjectConfig(root);
-  const { functionsDir } = resolveOptions({ config, env: {} });
+  const { functionsDir, functionsIgnore } = resolveOptions({ config, env: {} });
   const functions = await loadProjectFunctions(
     root,
     createCompileHook(root, join(root, '.cloudfn', 'contract')),
     functionsDir,
+    functionsIgnore,
   );
   const manifest = join(root, 'package.json');
   const pkg = existsSync(manifest)

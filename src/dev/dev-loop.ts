@@ -14,6 +14,7 @@ import type { EventHub } from './console/event-hub.js';
 import { writeDevClient } from './contract.js';
 import type { DevEnvironment } from './dev-env.js';
 import { type FunctionStatus, Reloader } from './reloader.js';
+import { waitForTargetHook } from './request-wait.js';
 import { startTypeErrors } from './type-errors.js';
 
 /** What the loop reads. */
@@ -29,6 +30,8 @@ export interface DevLoopOptions {
   typecheck?: boolean;
   /** Write the typed client here. @default not written */
   client?: string;
+  /** ms a function's module may take to load before it is marked failed (the `loadTimeout` option). @default 10000 */
+  loadTimeoutMs?: number;
 }
 
 /** The reloader as a function source, and the loop as an extension. */
@@ -47,9 +50,9 @@ export class DevLoop implements FunctionSource {
     }
   }
 
-  /** Builds and loads every function of `functionsDir` (the server's source). */
-  load(functionsDir: string): Promise<FunctionSpec[]> {
-    const { root, logger, config } = this.#options;
+  /** Builds and loads every function of `functionsDir` but the paths of `functionsIgnore` (the server's source). */
+  load(functionsDir: string, functionsIgnore: readonly string[]): Promise<FunctionSpec[]> {
+    const { root, logger, config, loadTimeoutMs } = this.#options;
     this.#reloader = new Reloader({
       root,
       logger,
@@ -57,6 +60,8 @@ export class DevLoop implements FunctionSource {
       onUpdate: (list) => this.#changed(list),
       debounceMs: this.#options.debounceMs ?? 5,
       functionsDir,
+      functionsIgnore,
+      ...(loadTimeoutMs === undefined ? {} : { loadTimeoutMs }),
     });
     return this.#reloader.load();
   }
@@ -89,15 +94,9 @@ export class DevLoop implements FunctionSource {
   extension(): Extension {
     return {
       name: 'reload',
-      // Last in the list, so after every other hook: a request to a function runs the saved code.
-      hooks: (app) => [
-        (req, res) => {
-          const pending = this.pending;
-          if (pending === undefined) return false;
-          void pending.then(() => app.handle(req, res));
-          return true;
-        },
-      ],
+      // Last in the list, so after every other hook: while a save is being applied, a request to
+      // a function it rebuilds runs the saved code (request-wait.ts).
+      hooks: (app) => [waitForTargetHook(app, this.#reloader!)],
       prepare: (app) => {
         const reloader = this.#reloader!;
         reloader.watch(app);

@@ -60,6 +60,8 @@ export interface DevServerOptions extends TimersSettings, GatewaySettings {
   typecheck?: boolean;
   /** The folder of the functions, relative to the root (`--functions-dir`). @default the config's functionsDir, else 'functions' */
   functionsDir?: string;
+  /** ms a function's module may take to load before it is marked failed. @default the config's loadTimeout, else 10000 */
+  loadTimeoutMs?: number;
   /**
    * Write the typed client of `cloudfn client` to this file (absolute), and again whenever a
    * function is added or removed (`--client`). @default undefined (not written)

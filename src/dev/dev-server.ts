@@ -6,7 +6,7 @@
  * service of src/local-services.ts, the console, and the loop.
  */
 import { Logger } from '../../runtime/log/logger.js';
-import type { OptionSources } from '../../runtime/options.js';
+import { type OptionSources, resolveOptions } from '../../runtime/options.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { Extension } from '../../runtime/serve/extension.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
@@ -49,12 +49,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const configKeys = toolConfigKeys(list);
     const config = await loadProjectConfig(root, { configKeys });
     const devUser = resolveDevUser({ env: process.env, config });
+    const flags = devFlags(options);
+    const { loadTimeout } = resolveOptions({ flags, env: process.env, config });
     const functions = (loop = new DevLoop({
-      root,
-      logger,
-      config,
-      hub,
-      env,
+      ...{ root, logger, config, hub, env, loadTimeoutMs: loadTimeout },
       ...pick(options, 'debounceMs', 'typecheck', 'client'),
     }));
     const services = await startLocalServices(list, {
@@ -68,7 +66,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     });
     const extensions: Extension[] = [...services, consolePanel, functions.extension()];
     const running = await startProject(root, {
-      ...{ functions, config, configKeys, flags: devFlags(options), env: process.env, logger, extensions },
+      ...{ functions, config, configKeys, flags, env: process.env, logger, extensions },
       overrides: DEV_OVERRIDES,
       // The console's metrics panel reads /_cloudfn/metrics when prom-client (an optional peer) is
       // installed; without it the terminal warns only when metrics were asked for.
@@ -104,6 +102,7 @@ function devFlags(options: DevServerOptions): OptionSources['flags'] {
     port: options.port === undefined ? undefined : String(options.port),
     host: options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1'),
     functionsDir: options.functionsDir,
+    loadTimeout: options.loadTimeoutMs,
   };
 }
 

@@ -10,6 +10,11 @@ const table = {
     status: 500,
     message: (file: string, detail: string) => `${file} compiled but failed to load (fix it and save): ${detail}`,
   },
+  CLOUDFN_DEV_LOAD_TIMEOUT: {
+    status: 503,
+    message: (file: string, after: string) =>
+      `${file} did not finish loading: its top-level await has not settled after ${after} (a connect or fetch at top level that never answers?). The other functions keep serving; fix or remove the file and save, or raise loadTimeout`,
+  },
   CLOUDFN_DEV_CONSOLE_NOT_FOUND: {
     status: 404,
     message: (path: string) =>

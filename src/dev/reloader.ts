@@ -4,22 +4,24 @@
  * functions that read it and swaps them into the app with `app.setFunction`. Requests already
  * running keep the handler they started with; the next one gets the new code. New, removed and
  * renamed files are found by discovering again after every change. A function that fails to
- * compile or load is served by a handler that answers 500 with the formatted error.
+ * compile or load is served by a handler that answers 500 with the formatted error; one whose
+ * module has not finished loading within `loadTimeoutMs` (a top-level await that never settles)
+ * fails alone, and a request waits only for the function it targets (`ready`).
  */
 import { withBodyHint } from './body-hint.js';
 import { dirname, join, relative, sep } from 'node:path';
 import type { App } from '../../runtime/app.js';
 import type { FunctionSpec } from '../../runtime/types.js';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
-import { CloudfnError } from '../../runtime/errors.js';
 import { functionFromModule } from '../../runtime/serve/load.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { Logger } from '../../runtime/log/logger.js';
 import type { FunctionConfig } from '../../runtime/types.js';
 import { createDevBuilder, type DevBuilder } from '../build/dev-compile.js';
-import { createDevError } from './errors.js';
+import { asFailure, type Gate, gate, logDiscovered, touches } from './reload-parts.js';
 import { functionInput, type FunctionInput } from './function-input.js';
 import { evaluateCommonJs, importEsm } from './module-loader.js';
+import { withinLoadBound } from './load-bound.js';
 import { TreeWatcher } from './watch-tree.js';
 import type { FunctionStatus } from './console/protocol.js';
 
@@ -38,6 +40,8 @@ interface Entry {
   esmNoted: boolean;
   /** The CommonJS module of the loaded version: held so Node keeps its source map. */
   module: object | undefined;
+  /** Pending while this function is being rebuilt and loaded. */
+  loading: Promise<void> | undefined;
 }
 
 /** Options of a `Reloader`. */
@@ -54,6 +58,10 @@ export interface ReloaderOptions {
   debounceMs?: number;
   /** The folder of the functions, relative to the root (the `functionsDir` option). @default 'functions' */
   functionsDir?: string;
+  /** Paths discovery skips (the `functionsIgnore` option). @default [] */
+  functionsIgnore?: readonly string[];
+  /** ms a function's module may take to load before it is marked failed (the `loadTimeout` option). @default 10000 */
+  loadTimeoutMs?: number;
 }
 
 /** Serves the functions of a folder and reloads them as their files change. */
@@ -70,8 +78,11 @@ export class Reloader {
   #changed = new Set<string>();
   #all = false;
   #timer: NodeJS.Timeout | undefined;
-  #running = false;
-  #gate: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Runs of `#apply` not yet finished. */
+  #applying = 0;
+  #gate: Gate | undefined;
+  /** Open from a change until the functions it touches are known (and marked `loading`). */
+  #scan: Gate | undefined;
   #closed = false;
 
   /** @example const reloader = new Reloader({ root, logger }); const specs = await reloader.load(); */
@@ -84,19 +95,45 @@ export class Reloader {
     this.#watcher = new TreeWatcher((path) => this.notify(path));
   }
 
-  /**
-   * Pending while a change is being applied: the dev server holds new requests until it
-   * settles, so the request after a save runs the saved code. Never rejects.
-   */
+  /** Pending while a change is being applied (`settled()` of the dev server). Never rejects. */
   get pending(): Promise<void> | undefined {
     return this.#gate?.promise;
   }
 
+  /** The bound on loading one function, in ms. */
+  get loadTimeoutMs(): number {
+    return this.#options.loadTimeoutMs ?? 10_000;
+  }
+
+  /** Whether a change is being applied: only then may a request have to wait (`ready`). */
+  get busy(): boolean {
+    return this.#gate !== undefined;
+  }
+
+  /**
+   * Resolves once the function a request to `name` (or to a path under it) runs is up to date
+   * with the changes seen so far: right away for a function the change does not touch. Each
+   * load is bounded by `loadTimeoutMs`, so this is too. Never rejects.
+   */
+  async ready(name: string): Promise<void> {
+    await this.#scan?.promise;
+    for (let at = name; ; at = at.slice(0, at.lastIndexOf('/'))) {
+      const entry = this.#entries.get(at);
+      if (entry !== undefined) return entry.loading;
+      if (!at.includes('/')) return;
+    }
+  }
+
   /** Discovers, builds and loads every function; returns the specs to create the app with. */
   async load(): Promise<FunctionSpec[]> {
-    const found = discoverFunctions(this.root, this.#dir);
+    const found = this.#discover();
     for (const { name, file } of found) this.#entries.set(name, this.#entry(name, file));
+    if (this.#dir === '.') logDiscovered(this.#logger, this.root, found);
     return Promise.all([...this.#entries.values()].map((entry) => this.#load(entry)));
+  }
+
+  #discover(): ReturnType<typeof discoverFunctions> {
+    return discoverFunctions(this.root, this.#dir, { ignore: this.#options.functionsIgnore ?? [] });
   }
 
   /** Starts watching the files; changes are applied to `app`. */
@@ -131,48 +168,59 @@ export class Reloader {
     if (this.#closed) return;
     this.#changed.add(path);
     if (all) this.#all = true;
-    if (this.#gate === undefined) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.#gate = { promise, resolve };
-    }
-    if (!this.#running && this.#timer === undefined)
-      this.#timer = setTimeout(() => void this.#run(), this.#options.debounceMs ?? 5);
+    this.#gate ??= gate();
+    this.#scan ??= gate();
+    if (this.#timer === undefined) this.#timer = setTimeout(() => void this.#run(), this.#options.debounceMs ?? 5);
   }
 
+  /**
+   * Applies the changes seen so far. Runs overlap: a save while another function is still
+   * loading (up to `loadTimeoutMs`) is applied at once; loads of one function are chained.
+   */
   async #run(): Promise<void> {
     this.#timer = undefined;
-    this.#running = true;
-    while ((this.#changed.size > 0 || this.#all) && !this.#closed) {
-      const paths = [...this.#changed];
-      const all = this.#all;
-      this.#changed.clear();
-      this.#all = false;
-      try {
-        await this.#apply(paths, all);
-      } catch (error) {
-        this.#logger.line(
-          'error',
-          '',
-          RUNTIME_FUNCTION,
-          `reload failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
+    if (this.#closed) return;
+    const paths = [...this.#changed];
+    const all = this.#all;
+    this.#changed.clear();
+    this.#all = false;
+    this.#applying++;
+    try {
+      await this.#apply(paths, all);
+    } catch (error) {
+      this.#logger.line(
+        'error',
+        '',
+        RUNTIME_FUNCTION,
+        `reload failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      this.#applying--;
     }
-    this.#running = false;
-    const gate = this.#gate;
+    if (this.#timer !== undefined) return;
+    this.#openScan();
+    if (this.#applying > 0) return;
+    const done = this.#gate;
     this.#gate = undefined;
-    gate?.resolve();
+    done?.resolve();
+  }
+
+  #openScan(): void {
+    const scan = this.#scan;
+    this.#scan = undefined;
+    scan?.resolve();
   }
 
   async #apply(paths: string[], all: boolean): Promise<void> {
     const app = this.#app;
-    if (app === undefined) return;
+    if (app === undefined) return this.#openScan();
     let updated = false;
     const tasks: Promise<void>[] = [];
     const reload = (entry: Entry, verb: string): void => {
-      tasks.push(
-        this.#load(entry).then((spec) => {
+      // One load of a function at a time: a save during a slow load waits for it (bounded).
+      const task = (entry.loading ?? Promise.resolve())
+        .then(() => this.#load(entry))
+        .then((spec) => {
           if (this.#entries.get(entry.name) !== entry) return;
           app.setFunction(spec);
           if (entry.status === 'ok')
@@ -183,12 +231,16 @@ export class Reloader {
               `${verb} ${entry.name} in ${Math.round(entry.buildMs)} ms`,
               { event: verb, name: entry.name, buildMs: entry.buildMs },
             );
-        }),
-      );
+        })
+        .finally(() => {
+          if (entry.loading === task) entry.loading = undefined;
+        });
+      entry.loading = task;
+      tasks.push(task);
     };
     let found: Map<string, string> | undefined;
     try {
-      found = new Map(discoverFunctions(this.root, this.#dir).map(({ name, file }) => [name, file]));
+      found = new Map(this.#discover().map(({ name, file }) => [name, file]));
     } catch (error) {
       // Two files for one name, or the folder is gone: keep serving what was loaded.
       this.#logger.line('error', '', RUNTIME_FUNCTION, error instanceof Error ? error.message : String(error));
@@ -219,9 +271,15 @@ export class Reloader {
     }
     for (const entry of this.#entries.values()) {
       if (scheduled.has(entry)) continue;
-      if (all || entry.status === 'error' || paths.some((path) => touches(entry.inputs, path)))
+      if (
+        all ||
+        (entry.status === 'error' && entry.loading === undefined) ||
+        paths.some((path) => touches(entry.inputs, path))
+      )
         reload(entry, 'reloaded');
     }
+    // Every function this change touches is marked loading: requests to the others go ahead.
+    this.#openScan();
     await Promise.all(tasks);
     if ((updated || tasks.length > 0) && !this.#closed) this.#options.onUpdate?.(this.list());
   }
@@ -241,6 +299,7 @@ export class Reloader {
       input: functionInput(name, this.#options.functionConfig?.[name]),
       esmNoted: false,
       module: undefined,
+      loading: undefined,
     };
   }
 
@@ -269,7 +328,10 @@ export class Reloader {
             `${entry.where} uses top-level await, so it is loaded as an ES module, which Node never unloads: each reload keeps its old copy in memory`,
           );
         }
-        mod = await importEsm(built.code, `${this.root}${sep}.cloudfn${sep}dev`, entry.name);
+        mod = await withinLoadBound(importEsm(built.code, `${this.root}${sep}.cloudfn${sep}dev`, entry.name), {
+          ms: this.loadTimeoutMs,
+          where: entry.where,
+        });
       }
       const spec = functionFromModule(mod, entry.name, entry.where);
       entry.status = 'ok';
@@ -314,29 +376,10 @@ export class Reloader {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#watcher.close();
+    this.#openScan();
     this.#gate?.resolve();
     await Promise.all([...this.#entries.values()].map((entry) => entry.builder?.dispose()));
   }
-}
-
-function touches(inputs: ReadonlySet<string>, path: string): boolean {
-  if (inputs.has(path)) return true;
-  const prefix = path + sep;
-  for (const input of inputs) if (input.startsWith(prefix)) return true;
-  return false;
-}
-
-/** A compile or load failure as the error its handler answers with (500, message exposed). */
-function asFailure(error: unknown, where: string): CloudfnError {
-  if (error instanceof CloudfnError) {
-    (error as { expose: boolean }).expose = true;
-    return error;
-  }
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  // Frames from Module._compile down are the dev server's, not the function's.
-  const lines = detail.split('\n');
-  const own = lines.findIndex((line) => line.includes('Module._compile'));
-  return createDevError('CLOUDFN_DEV_LOAD_FAILED', where, (own === -1 ? lines : lines.slice(0, own)).join('\n'));
 }
 
 /** Declared in the console's protocol, which the page imports too. */

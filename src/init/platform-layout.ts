@@ -5,7 +5,9 @@
  * the paths that named it (the tests' `invoke('functions/...')` and imports, the README's table,
  * tsconfig's include) are rewritten. It also writes `cloudfn-env.d.ts`, which types the
  * platform's server SDK (`@open-dy/node-server-sdk`, not on the public registry) with cloudfn's
- * stand-in, so `tsc`, the editor and `cloudfn dev` check SDK imports alike.
+ * stand-in, so `tsc`, the editor and `cloudfn dev` check SDK imports alike, and sets `sdk`
+ * explicitly (the stand-in, so the image builds as scaffolded), with a README section on when to
+ * switch.
  */
 import { existsSync, readFileSync, readdirSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +28,20 @@ declare module '@open-dy/node-server-sdk' {
   export * from 'cloudfn/server-sdk';
   export { default } from 'cloudfn/server-sdk';
 }
+`;
+
+/** The README section that explains the `sdk` choice, added when the template's README has none. */
+export const SDK_README_TEXT = `
+## The server SDK: \`"sdk": "stand-in"\`
+
+\`cloudfn.config.json\` says which \`@open-dy/node-server-sdk\` (the platform's server SDK, not on the
+public npm registry) \`npm run build\` puts in the image. \`"stand-in"\`, as written, is cloudfn's
+local stand-in: the project installs, tests and builds anywhere; its \`openApiInvoke\` sends the
+live-data task calls to \`CLOUDFN_LIVE_URL\` and the WebSocket pushes to \`CLOUDFN_WS_PUSH_URL\` (or
+every call to \`CLOUDFN_SDK_OPENAPI_URL\`), and refuses a call with one line naming the variable to
+set when none is. For an image built where the real package installs (the platform's own build),
+install it (\`npm install @open-dy/node-server-sdk\`), delete \`cloudfn-env.d.ts\` and write
+\`"sdk": "platform"\`.
 `;
 
 /** The layouts `cloudfn init` can write. */
@@ -69,9 +85,11 @@ export function toPlatformLayout(dir: string): void {
       .replaceAll('`functions/', '`')
       .replaceAll("'functions/", "'"),
   );
+  rewrite(join(dir, '.env.example'), (text) => text.replaceAll('functions/', ''));
+  rewrite(join(dir, 'README.md'), (text) => (text.includes('"sdk"') ? text : text + SDK_README_TEXT));
   rewrite(join(dir, 'tsconfig.json'), (text) => text.replace('"functions"', '"*.ts", "*/**/*.ts"'));
   if (!existsSync(join(dir, SDK_ENV_FILE))) writeFileSync(join(dir, SDK_ENV_FILE), SDK_ENV_TEXT);
   const configFile = join(dir, 'cloudfn.config.json');
   const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, 'utf8')) as object) : {};
-  writeFileSync(configFile, JSON.stringify({ functionsDir: '.', ...config }, null, 2) + '\n');
+  writeFileSync(configFile, JSON.stringify({ functionsDir: '.', sdk: 'stand-in', ...config }, null, 2) + '\n');
 }

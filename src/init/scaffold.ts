@@ -25,7 +25,7 @@ export function templatesDir(): string {
 
 /**
  * The names of the templates: folders of templates/ not starting with `_`.
- * @example listTemplates() // ['callback', 'media', 'starter']
+ * @example listTemplates() // ['callback', 'live-room', 'media', 'starter']
  */
 export function listTemplates(): string[] {
   const dir = templatesDir();
@@ -86,6 +86,7 @@ export interface CloudfnSource {
 export interface InitResult {
   dir: string;
   template: string;
+  layout: Layout;
   name: string;
   cloudfn: CloudfnSource;
   /** Paths relative to `dir`, sorted. */
@@ -149,5 +150,5 @@ export function initProject(dir: string, options: InitOptions = {}): InitResult 
     : { version, from: 'vendor', spec: `file:${vendorCloudfn(dir)}` };
   pkg.dependencies = { ...pkg.dependencies, cloudfn: cloudfn.spec };
   writeFileSync(pkgPath, JSON.stringify(pkg, null, 2) + '\n');
-  return { dir, template, name, cloudfn, files: walk(dir).sort() };
+  return { dir, template, layout, name, cloudfn, files: walk(dir).sort() };
 }

@@ -31,9 +31,9 @@ export async function runStartPrimary(options: StartPrimaryOptions): Promise<num
   const resolved = resolveOptions({ flags, env, config });
   checkFunctionNames(
     config,
-    discoverFunctions(root, resolved.functionsDir).map((fn) => fn.name),
+    discoverFunctions(root, resolved.functionsDir, { ignore: resolved.functionsIgnore }).map((fn) => fn.name),
   );
-  await precompileProject(root, resolved.functionsDir);
+  await precompileProject(root, resolved.functionsDir, resolved.functionsIgnore);
   // The workers' timers ask the primary which of them fires each (without Redis).
   const stopLocks = grantLocksToWorkers();
   const code = await runPrimary({

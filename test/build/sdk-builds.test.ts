@@ -17,6 +17,8 @@ import {
   findCheckNode,
   formatCheckTable,
 } from '../../src/build/function-service/index.js';
+import { spawnSync } from 'node:child_process';
+import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { spawnServer } from './spawn-server.js';
 
 const fixture = new URL('../fixtures/sdk-project/', import.meta.url).pathname;
@@ -88,7 +90,51 @@ describe('the function-service target', () => {
   );
 });
 
+describe('--check of the function-service target', () => {
+  it.skipIf(!node14.platformVersion)(
+    'fails a function that throws a bad SDK argument, and the table names checkRequests',
+    async () => {
+      const dir = copy();
+      // doc(undefined): the stand-in throws PLATFORM_SDK_BAD_ARGUMENT, which the real SDK would
+      // refuse as well; it is the function's error, not an OpenAPI call made on the platform.
+      writeFileSync(
+        join(dir, 'load_player.ts'),
+        "import { dySDK } from '@open-dy/node-server-sdk';\nexport default async function (params: any) {\n  return dySDK.database().collection('players').doc(params.id).get();\n}\n",
+      );
+      const result = await buildFunctionService(dir);
+      const { node, checks, sdkStandIn } = await checkFunctionService(dir, result.files, {
+        sdkImporters: result.sdkImporters,
+        requests: config(dir)['checkRequests'] as Record<string, never>,
+      });
+      const player = checks.find((c) => c.path === 'load_player.js')!;
+      expect(player.ok).toBe(false);
+      expect(player.problem).toContain('PLATFORM_SDK_BAD_ARGUMENT');
+      const table = formatCheckTable(node, checks, { sdkStandIn });
+      expect(table).toMatch(/load_player\.js +FAIL/);
+      expect(table).toContain('gets its own request from checkRequests in cloudfn.config.json');
+      expect(table).toContain('{ "checkRequests": { "load_player": {');
+    },
+    60_000,
+  );
+});
+
 describe('the container target', () => {
+  it('cloudfn build refuses before its type check, in one line', () => {
+    ensureDist();
+    const dir = copy();
+    const run = spawnSync(process.execPath, [join(REPO, 'dist/src/cli/index.js'), 'build'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).not.toContain('type checking');
+    expect(run.stderr).toMatch(
+      /^cloudfn: open_round\.ts, save_score\.js, whoami\.ts import @open-dy\/node-server-sdk, which is not installed here/,
+    );
+    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+  }, 60_000);
+
   it('stops with one line when the SDK is neither installed nor the stand-in chosen, writing nothing', async () => {
     const dir = copy();
     const failed = await buildProject(dir).then(

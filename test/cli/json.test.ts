@@ -142,7 +142,8 @@ describe('--json', () => {
     try {
       const run = json(['build', '--json', '--check'], project.root);
       expect(run.status).toBe(0);
-      expect(Object.keys(run.out)).toEqual(['outdir', 'ms', 'typecheck', 'bundles', 'warnings', 'checks']);
+      expect(Object.keys(run.out)).toEqual(['outdir', 'ms', 'typecheck', 'bundles', 'warnings', 'timers', 'checks']);
+      expect(run.out['timers']).toEqual([]);
       expect(run.out['outdir']).toBe(join(project.root, 'dist'));
       expect(run.out['typecheck']).toEqual({ checked: false, note: expect.stringContaining('no tsconfig.json') });
       const bundles = run.out['bundles'] as { name: string; bytes: number }[];

@@ -16,7 +16,7 @@ import { REPO, ensureDist } from '../testing/ensure-dist.js';
 
 const run = promisify(execFile);
 const CLI = join(REPO, 'dist/src/cli/index.js');
-const TEMPLATES = ['starter', 'media', 'callback'];
+const TEMPLATES = ['starter', 'media', 'callback', 'live-room'];
 
 /** The environment of a user's shell: nothing of the vitest running this file. */
 function userEnv(): NodeJS.ProcessEnv {
@@ -66,7 +66,9 @@ describe('cloudfn init', () => {
         env: userEnv(),
         timeout: 120_000,
       });
-      expect(created.stdout).toContain(`Created ${template}-app in`);
+      expect(created.stdout).toMatch(
+        new RegExp(`^Created \\S*${template}-app from the ${template} template \\(\\d+ files\\)\\.\\n`),
+      );
       expect(created.stdout).toContain(
         'cloudfn 0.1.0 is not on the npm registry, so it was packed into vendor/cloudfn-0.1.0.tgz',
       );
@@ -123,6 +125,32 @@ describe('cloudfn init', () => {
     }, 900_000);
   }
 
+  it.concurrent('creates a live-room project in the platform layout whose own npm test, type check and build pass', async ({
+    expect,
+  }) => {
+    const dir = join(work, 'live-room-platform');
+    const created = await run(process.execPath, [CLI, 'init', dir, '--template', 'live-room', '--layout', 'platform'], {
+      env: userEnv(),
+      timeout: 120_000,
+    });
+    expect(created.stdout).toMatch(
+      /^Created \S*live-room-platform from the live-room template, in the platform layout \(/,
+    );
+    expect(existsSync(join(dir, 'start_game.ts'))).toBe(true);
+    const npm = (args: string[]) =>
+      run('npm', args, { cwd: dir, env: userEnv(), timeout: 240_000 }).catch((error: NpmFailure) => error);
+    const installed = await npm(['install', '--prefer-offline']);
+    expect(existsSync(join(dir, 'package-lock.json')), `npm install wrote no lock file: ${outcome(installed)}`).toBe(
+      true,
+    );
+    const tests = await npm(['test', '--', '--reporter=dot']);
+    expect(tests.stdout + tests.stderr).toMatch(/Tests\s+.*8 passed/);
+    expect(tests.stdout + tests.stderr).not.toMatch(/failed/);
+    const built = await npm(['run', 'build']);
+    expect(built.stdout).toMatch(/6 bundles in dist/);
+    expect(built.stdout).toContain('settle  cron "0 * * * * *"  params {"job":"settle-rounds"}  timeout 60000 ms');
+  }, 900_000);
+
   it('refuses a folder that is not empty, and an unknown template, in one line', () => {
     const dir = join(work, 'taken');
     const first = spawnSync(process.execPath, [CLI, 'init', dir], {
@@ -142,7 +170,7 @@ describe('cloudfn init', () => {
     });
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe(
-      'cloudfn: --template: there is no template "blog"; choose one of callback, media, starter\n',
+      'cloudfn: --template: there is no template "blog"; choose one of callback, live-room, media, starter\n',
     );
   });
 });

@@ -22,7 +22,15 @@ describe('initProject with layout platform', () => {
       const dir = join(work, `${template}-platform`);
       initProject(dir, { ...published, template, layout: 'platform' });
       expect(existsSync(join(dir, 'functions'))).toBe(false);
-      expect(JSON.parse(readFileSync(join(dir, 'cloudfn.config.json'), 'utf8'))).toMatchObject({ functionsDir: '.' });
+      expect(JSON.parse(readFileSync(join(dir, 'cloudfn.config.json'), 'utf8'))).toMatchObject({
+        functionsDir: '.',
+        sdk: 'stand-in',
+      });
+      // The choice is explained where the user reads first.
+      expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('"sdk": "stand-in"');
+      // .env.example names no functions/ file the layout moved.
+      if (existsSync(join(dir, '.env.example')))
+        expect(readFileSync(join(dir, '.env.example'), 'utf8')).not.toContain('functions/');
       const names = (root: string, folder: string) => discoverFunctions(root, folder).map((fn) => fn.name);
       expect(names(dir, '.')).toEqual(names(usual.dir, 'functions'));
       for (const file of readdirSync(join(dir, 'test'), { recursive: true }).map(String)) {
@@ -32,7 +40,8 @@ describe('initProject with layout platform', () => {
       expect(readFileSync(join(dir, 'tsconfig.json'), 'utf8')).not.toMatch(/"functions"/);
       // The server SDK's types, for tsc and the editor (test/typecheck/sdk-types.test.ts).
       expect(readFileSync(join(dir, SDK_ENV_FILE), 'utf8')).toBe(SDK_ENV_TEXT);
-      expect(existsSync(join(usual.dir, SDK_ENV_FILE))).toBe(false);
+      // Only the live-room template, whose functions import the SDK, ships it in either layout.
+      expect(existsSync(join(usual.dir, SDK_ENV_FILE))).toBe(template === 'live-room');
     });
   }
 

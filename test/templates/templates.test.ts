@@ -19,8 +19,8 @@ const out = mkdtempSync(join(tmpdir(), 'cloudfn-templates-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe('templates', () => {
-  it('are starter, media and callback', () => {
-    expect(templates).toEqual(['callback', 'media', 'starter']);
+  it('are starter, media, callback and live-room', () => {
+    expect(templates).toEqual(['callback', 'live-room', 'media', 'starter']);
   });
 
   describe.each(templates)('%s', (template) => {
@@ -39,7 +39,7 @@ describe('templates', () => {
       expect(pkg.dependencies).toEqual({
         cloudfn: '^0.1.0',
         ioredis: '^6.0.0',
-        ...(template === 'callback' ? {} : { zod: '^4.0.0' }),
+        ...(template === 'callback' || template === 'live-room' ? {} : { zod: '^4.0.0' }),
       });
       expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript', 'vitest']);
       expect(pkg.scripts).toMatchObject({
@@ -179,6 +179,15 @@ describe('templates', () => {
       'videos/play',
       'videos/upload',
     ]);
+    // live-room: the platform's live-room flow, with its timer.
+    expect(discoverFunctions(join(root, 'live-room')).map((f) => f.name)).toEqual([
+      'finish_game',
+      'live_data_callback',
+      'settle',
+      'start_game',
+      'websocket_callback',
+    ]);
+    expect(read('live-room', 'functions/settle.ts')).toContain('schedule:');
     expect(read('callback', 'functions/callback.ts')).toContain(
       'await verifyServiceCallback(service, { publicKey: platformPublicKey() })',
     );

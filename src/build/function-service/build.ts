@@ -105,13 +105,15 @@ export async function buildFunctionService(
   const started = performance.now();
   const outdir = resolve(root, options.outdir ?? join('dist', 'function-service'));
   const config = await loadProjectConfig(root);
-  const functionsDir = resolveOptions({
+  const { functionsDir, functionsIgnore } = resolveOptions({
     flags: { functionsDir: options.functionsDir },
     env: process.env,
     config,
-  }).functionsDir;
+  });
   // With functionsDir '.', the output folder sits among the functions: its files are not functions.
-  const found = discoverFunctions(root, functionsDir).filter((fn) => !fn.file.startsWith(outdir + sep));
+  const found = discoverFunctions(root, functionsDir, { ignore: functionsIgnore }).filter(
+    (fn) => !fn.file.startsWith(outdir + sep),
+  );
   const planned: (PlannedFile & { name: string; file: string })[] = found.map((fn) => ({
     name: fn.name,
     file: fn.file,

@@ -7,8 +7,9 @@
  * A function the platform calls with a body (a live-data callback) gets the request the
  * project's `checkRequests` names. When the project imports `@open-dy/node-server-sdk` without
  * having it installed, the check loads cloudfn's stand-in in its place, built for Node 14, and
- * says so; an error of the stand-in itself (an OpenAPI call with nowhere to go locally) counts
- * as an answer, noted, since on the platform the real SDK makes that call.
+ * says so; an OpenAPI call with nowhere to go locally counts as an answer, noted, since on the
+ * platform the real SDK makes that call. Any other throw fails, a bad argument to the SDK
+ * included, and the table then names `checkRequests`.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -221,7 +222,9 @@ export async function checkFunctionService(
       const answer = output.answers?.[0];
       if (answer === undefined)
         checks.push({ path: file.path, ok: false, problem: firstLine(output.loadError ?? 'no answer'), ms });
-      else if (sdkStandIn && answer.thrown?.code?.startsWith('PLATFORM_SDK_') === true)
+      // Only an OpenAPI call with nowhere to go locally is the platform's to answer; any other
+      // throw (a bad argument to the SDK included) is the function's, and fails it.
+      else if (sdkStandIn && answer.thrown?.code === 'PLATFORM_SDK_NO_OPENAPI_TARGET')
         checks.push({
           path: file.path,
           ok: true,
@@ -233,7 +236,7 @@ export async function checkFunctionService(
           path: file.path,
           ok: false,
           status: 500,
-          problem: `threw ${answer.thrown.name}: ${firstLine(answer.thrown.message)}`,
+          problem: `threw ${answer.thrown.name}${answer.thrown.code === undefined ? '' : ` ${answer.thrown.code}`}: ${firstLine(answer.thrown.message)}`,
           ms,
         });
       else checks.push({ path: file.path, ok: true, status: answer.status, ms });
@@ -268,6 +271,13 @@ export function formatCheckTable(
   const sdk = options.sdkStandIn
     ? `${SERVER_SDK} is not installed here: the check loads cloudfn's stand-in in its place (the platform installs the real one from package.json)\n`
     : '';
+  const failed = checks.find((c) => !c.ok);
+  if (failed !== undefined) {
+    const name = failed.path.replace(/\.js$/, '');
+    problems.push(
+      `\nEach file got a GET of its path with no params; a function the platform calls with a body or headers (a callback, a timer's params) gets its own request from checkRequests in cloudfn.config.json, e.g. { "checkRequests": { ${JSON.stringify(name)}: { "method": "POST", "headers": { ... }, "body": { ... } } } }`,
+    );
+  }
   const after = [...problems, ...notes];
   return `checked under ${node.source}\n${sdk}${rows.map(line).join('\n')}\n${after.join('')}${after.length > 0 ? '\n' : ''}`;
 }

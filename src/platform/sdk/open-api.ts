@@ -10,7 +10,7 @@ import { TokenManager, type JsonPost } from '../../media/token.js';
 import { systemClock } from '../../media/clock.js';
 import { signRequest } from '../../sign/index.js';
 import { platformError } from '../errors.js';
-import { SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
+import { LIVE_URL_VAR, SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
 import { isPushUrl, sendPush } from '../gateway/push-route.js';
 import { PUSH_URL_VAR } from '../gateway/names.js';
 
@@ -70,9 +70,14 @@ async function postJson(
  * (CLOUDFN_LIVE_URL) when it runs; undefined otherwise.
  */
 function liveTarget(options: SdkOptions, url: URL): string | undefined {
+  return isLiveTask(url) ? options.liveUrl : undefined;
+}
+
+/** Whether `url` is a call of the live room's data tasks (`/api/live_data/` on the webcast hosts). */
+function isLiveTask(url: URL): boolean {
   const host = url.hostname;
-  if (host !== 'webcast.bytedance.com' && host !== 'webcast-bytedance-com.openapi.dyc.ivolces.com') return undefined;
-  return url.pathname.startsWith('/api/live_data/') ? options.liveUrl : undefined;
+  if (host !== 'webcast.bytedance.com' && host !== 'webcast-bytedance-com.openapi.dyc.ivolces.com') return false;
+  return url.pathname.startsWith('/api/live_data/');
 }
 
 /** Where one call goes: the target base URL and whether it is the emulator. */
@@ -89,9 +94,11 @@ function targetOf(options: SdkOptions, url: string): { base: string; emulator: b
   if (parsed.pathname.startsWith(EMULATED_PREFIX) && options.emulatorUrl !== undefined)
     return { base: options.emulatorUrl, emulator: true, path };
   if (options.openApiUrl !== undefined) return { base: options.openApiUrl, emulator: false, path };
-  const detail = parsed.pathname.startsWith(EMULATED_PREFIX)
-    ? 'the emulator implements this interface but is not running (CLOUDFN_MEDIA_BASE_URL is unset)'
-    : `the emulator does not implement ${parsed.pathname} and ${SDK_OPENAPI_URL_VAR} is unset`;
+  const detail = isLiveTask(parsed)
+    ? `it is a live-room data-task call and ${LIVE_URL_VAR} is unset: set ${LIVE_URL_VAR} to a live-room API (cloudfn dev serves one and sets it)`
+    : parsed.pathname.startsWith(EMULATED_PREFIX)
+      ? 'the emulator implements this interface but is not running (CLOUDFN_MEDIA_BASE_URL is unset)'
+      : `the emulator does not implement ${parsed.pathname} and ${SDK_OPENAPI_URL_VAR} is unset`;
   throw platformError('PLATFORM_SDK_NO_OPENAPI_TARGET', url, detail);
 }
 
@@ -119,7 +126,7 @@ function wsPush(
     throw platformError(
       'PLATFORM_SDK_NO_OPENAPI_TARGET',
       url,
-      `no local WebSocket gateway: ${PUSH_URL_VAR} is unset (cloudfn dev sets it)`,
+      `it is a WebSocket push and ${PUSH_URL_VAR} is unset: set ${PUSH_URL_VAR} to a gateway's push API (cloudfn dev serves one and sets it)`,
     );
   const lower: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;

@@ -141,7 +141,7 @@ describe('loading', () => {
   });
 
   it.each([
-    [{ timeot: 5 }, /config.timeot is not an option; the options are timeout, schedule, maxBodySize/],
+    [{ timeot: 5 }, /config.timeot is not an option; the options are timeout, schedule, client, maxBodySize/],
     [{ timeout: '5s' }, /config.timeout must be a whole number of milliseconds, got "5s"/],
     [{ maxBodySize: -1 }, /config.maxBodySize must be a whole number of bytes, got -1/],
     [[1], /config must be an object/],

@@ -1,0 +1,39 @@
+/**
+ * The dev server's wait for a save (docs/dev.md#reload): while a change is being applied, a
+ * request to a function the change rebuilds waits for that function, so it runs the saved code;
+ * a request to any other function goes ahead at once. The wait is bounded by the `loadTimeout`
+ * option: a function whose module never finishes loading is marked failed by then
+ * (load-bound.ts), and the request gets its error rather than hanging.
+ */
+import type { App } from '../../runtime/app.js';
+import type { BeforeHook } from '../../runtime/serve/http-server.js';
+import { atMost } from './load-bound.js';
+import type { Reloader } from './reloader.js';
+
+/**
+ * The hook holding a request while the function it targets is being reloaded.
+ * @example hooks.push(waitForTargetHook(app, reloader))
+ */
+export function waitForTargetHook(app: App, loader: Reloader): BeforeHook {
+  return (req, res) => {
+    if (!loader.busy) return false;
+    void atMost(loader.ready(targetOf(app, req.url ?? '/')), loader.loadTimeoutMs).then(() => app.handle(req, res));
+    return true;
+  };
+}
+
+/** The name of the function a URL reaches: a custom route's target, else the name in its path. */
+function targetOf(app: App, url: string): string {
+  const query = url.indexOf('?');
+  const raw = query === -1 ? url : url.slice(0, query);
+  let path = raw;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    // A bad escape is the router's to answer (400); the wait only needs a best guess.
+  }
+  const routed = app.router.match(raw, path);
+  if (routed !== undefined) return routed.fn.name;
+  const name = path.replace(/^\/+|\/+$/g, '');
+  return name === '' ? 'index' : name;
+}
