@@ -95,7 +95,7 @@ describe('--check of the function-service target', () => {
     'fails a function that throws a bad SDK argument, and the table names checkRequests',
     async () => {
       const dir = copy();
-      // doc(undefined): the stand-in throws PLATFORM_SDK_BAD_ARGUMENT, which the real SDK would
+      // doc(undefined): the stand-in throws PLATFORM_DB_BAD_DOC_ID (the platform's 156401), which the real SDK would
       // refuse as well; it is the function's error, not an OpenAPI call made on the platform.
       writeFileSync(
         join(dir, 'load_player.ts'),
@@ -108,7 +108,7 @@ describe('--check of the function-service target', () => {
       });
       const player = checks.find((c) => c.path === 'load_player.js')!;
       expect(player.ok).toBe(false);
-      expect(player.problem).toContain('PLATFORM_SDK_BAD_ARGUMENT');
+      expect(player.problem).toContain('PLATFORM_DB_BAD_DOC_ID');
       const table = formatCheckTable(node, checks, { sdkStandIn });
       expect(table).toMatch(/load_player\.js +FAIL/);
       expect(table).toContain('gets its own request from checkRequests in cloudfn.config.json');
