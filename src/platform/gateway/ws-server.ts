@@ -10,8 +10,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { platformError } from '../errors.js';
-import type { AppAnswer } from './call-app.js';
-import type { Gateway } from './gateway.js';
+import type { AppAnswer, Gateway } from './gateway.js';
 import { CLIENT_HEADERS, CLIENT_QUERY, CLOSE_CODES, CONNECT_PATH, ROOM_HEADERS } from './names.js';
 
 /** Options of the socket side. */

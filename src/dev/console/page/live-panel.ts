@@ -5,7 +5,8 @@
  * panel shows the function's status, logid and body (the push also shows in the request list).
  */
 import { byId, h, replace } from './dom.js';
-import type { ErrorAnswer, LivePushAnswer, LiveRoomsAnswer } from '../protocol.js';
+import type { LivePushAnswer, LiveRoomsAnswer } from '../../../platform/live/protocol.js';
+import type { ErrorAnswer } from '../protocol.js';
 
 const LIVE = '/_cloudfn/live';
 const TYPES = ['live_comment', 'live_gift', 'live_like', 'live_fansclub'] as const;
