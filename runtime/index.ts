@@ -1,7 +1,8 @@
 /**
  * `cloudfn/runtime`: the server that runs functions, for embedding and for bundles. What is
  * exported here is what embedding needs; the request path's internals (the Exchange, the
- * response writer) are not.
+ * response writer), the loader's (discovering, importing and checking a function module) and
+ * the log records' are not: cloudfn's own tooling imports those from their files.
  * @example
  * import { serve } from 'cloudfn/runtime';
  * await serve([{ name: 'hello', handler: (params) => ({ hi: params.name }) }]);
@@ -14,19 +15,19 @@ import { routePatterns } from './request/router.js';
 // path-to-regexp only for a custom route (router.ts).
 routePatterns.provide(match);
 
-export { App, createApp, resolveFunction } from './app.js';
-export type { AppInit, FunctionToResolve } from './app.js';
+export { App, createApp } from './app.js';
+export type { AppInit } from './app.js';
 export { CloudfnError, HttpError, createError, runtimeErrors } from './errors.js';
 export type { ErrorSpec, RuntimeErrorCode } from './errors.js';
 export { Logger } from './log/logger.js';
-export { serializeRecord, toRecord, RUNTIME_FUNCTION } from './log/record.js';
+export { RUNTIME_FUNCTION } from './log/record.js';
 export type { LogLevel, LogRecord, LogSink } from './log/record.js';
 export type { RequestLine } from './log/request-line.js';
 export { createJsonSink, createMemorySink, createStdoutSink } from './log/sinks.js';
 export type { StdoutSinkOptions } from './log/sinks.js';
-export { generateLogid, pickLogid } from './log/logid.js';
+export { generateLogid } from './log/logid.js';
 export { loadOpenTelemetry } from './trace/otel.js';
-export { DEFAULT_HEALTH_PATH, LIMIT_KEYS, defaultLimits, optionEnvVars, resolveOptions } from './options.js';
+export { DEFAULT_HEALTH_PATH, LIMIT_KEYS, defaultLimits, resolveOptions } from './options.js';
 export type { OptionSources, RuntimeOptions } from './options.js';
 export { createHttpServer, listen } from './serve/http-server.js';
 export type { BeforeHook, HttpServerOptions } from './serve/http-server.js';
@@ -36,11 +37,10 @@ export { exitOnSignals } from './serve/shutdown.js';
 export type { SignalOptions } from './serve/shutdown.js';
 export { keepServingOnStrayErrors } from './serve/stray-errors.js';
 export { healthHook } from './serve/health.js';
-export { loadProjectFunctions, serve, startProject } from './serve/start.js';
+export { serve, startProject } from './serve/start.js';
 export type { FunctionSource, RunningServer, ServeOptions, StartOptions } from './serve/start.js';
-export { discoverFunctions, FUNCTION_EXTENSIONS } from './serve/discover.js';
-export type { FoundFunction } from './serve/discover.js';
-export { functionFromModule, loadFunction, validateConfig } from './serve/load.js';
+export type { Extension, ExtensionPanel } from './serve/extension.js';
+export type { InjectRequest, InjectResponse } from './serve/inject.js';
 export type { CompileHook } from './serve/load.js';
 export { loadConfigFile, CONFIG_FILES } from './serve/config-file.js';
 export type { ConfigFile } from './serve/config-file.js';

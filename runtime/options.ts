@@ -9,26 +9,15 @@
 import { createError } from './errors.js';
 import type { Trigger } from './types.js';
 import { LIMIT_KEYS, limitSpecs } from './options/limits.js';
-import {
-  bool,
-  headerName,
-  healthPath,
-  integer,
-  type JsonSchema,
-  oneOf,
-  type Parse,
-  relativeDir,
-  text,
-  textList,
-} from './options/parsers.js';
-import { type OptionSources, pick, pickFrom, type Spec } from './options/pick.js';
+import type { JsonSchema, OptionSpec, Parse } from './option-kit.js';
+import { bool, headerName, healthPath, integer, oneOf, relativeDir, text, textList } from './options/parsers.js';
+import { type OptionSources, pick, pickFrom } from './options/pick.js';
 import type { RuntimeOptions } from './options/runtime-options.js';
 
 export type { RuntimeOptions } from './options/runtime-options.js';
-export type { JsonSchema } from './options/parsers.js';
+export type { JsonSchema } from './option-kit.js';
 export type { OptionSources } from './options/pick.js';
 export { defaultLimits, LIMIT_ENV, LIMIT_KEYS } from './options/limits.js';
-export type { DevUser } from './shapes.js';
 
 /** Where `--metrics` serves the Prometheus text. */
 export const METRICS_PATH = '/_cloudfn/metrics';
@@ -42,7 +31,7 @@ const DEFAULT_PING_PATH = '/v1/ping';
 type Scalars = Omit<RuntimeOptions, 'limits' | 'limitSources'>;
 
 /** One row per option: its environment variable, validator and default. */
-const specs: { [K in keyof Scalars]: Spec<Scalars[K]> } = {
+const specs: { [K in keyof Scalars]: OptionSpec<Scalars[K]> } = {
   port: { env: 'PORT', parse: integer(0, 65535), default: 8000 },
   host: { env: 'HOST', parse: text, default: '0.0.0.0' },
   timeout: { env: 'CLOUDFN_TIMEOUT', parse: integer(1), default: 60_000 },
@@ -126,7 +115,7 @@ export function configOptionTable(): readonly ConfigOptionRow[] {
  * (`CLOUDFN_COMPILE_CACHE`): it must be known before the code it caches is loaded, so before
  * cloudfn.config is read. See docs/performance.md#compile-cache.
  */
-const compileCacheSpec: Spec<string | false | undefined> = {
+const compileCacheSpec: OptionSpec<string | false | undefined> = {
   env: 'CLOUDFN_COMPILE_CACHE',
   parse: (raw, where) => {
     const value = text(raw, where);
@@ -163,12 +152,16 @@ function envVarNames(): Record<string, string> {
  */
 export function resolveOptions(sources: OptionSources = {}): RuntimeOptions {
   const options = {} as Record<string, unknown>;
-  for (const [name, spec] of Object.entries(specs)) options[name] = pick(name, spec as Spec<unknown>, sources);
+  for (const [name, spec] of Object.entries(specs)) options[name] = pick(name, spec as OptionSpec<unknown>, sources);
   const configLimits = (sources.config?.['limits'] ?? {}) as Record<string, unknown>;
   const limits = {} as Record<string, number>;
   const limitSources = {} as Record<string, string>;
   for (const name of LIMIT_KEYS) {
-    const spec: Spec<number> = { env: limitSpecs[name].env, parse: integer(0), default: limitSpecs[name].default };
+    const spec: OptionSpec<number> = {
+      env: limitSpecs[name].env,
+      parse: integer(0),
+      default: limitSpecs[name].default,
+    };
     [limits[name], limitSources[name]] = pickFrom(
       name,
       spec,

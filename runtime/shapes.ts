@@ -1,7 +1,8 @@
 /**
  * The plain-data shapes the runtime hands to the outside that the dev console's page reads too
- * (src/dev/console/protocol.ts): a request's summary, a log record, the dev user. Types only,
- * no Node type, so the page's browser build imports them as they are.
+ * (src/dev/console/protocol.ts, and the page itself for the dev user): a request's summary, a
+ * log record, the dev user. Types only, no Node type, so the page's browser build imports them
+ * as they are.
  */
 
 /** What an observer learns when a request ends (the dev console listens). */

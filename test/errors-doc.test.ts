@@ -1,9 +1,10 @@
 /**
- * Every code of every error table has an anchor in docs/errors.md (STYLE.md, habit 3).
+ * Every code of every error table has an anchor in docs/errors.md (CONTRIBUTING.md, Style: one error table per area).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runtimeErrors } from '../runtime/errors.js';
+import { buildErrors } from '../src/build/errors.js';
 import { clientErrors } from '../src/client/errors.js';
 import { componentErrors } from '../src/platform/components/errors.js';
 import { devErrors } from '../src/dev/errors.js';
@@ -22,6 +23,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   media: mediaErrors,
   platform: platformErrors,
   dev: devErrors,
+  build: buildErrors,
   client: clientErrors,
   fleet: fleetErrors,
   schedule: scheduleErrors,

@@ -13,21 +13,21 @@ import { joinCluster } from './cluster.js';
 export interface MetricsSource {
   /** Requests answered-not-yet plus `service.waitUntil` work in flight. */
   readonly inflight: number;
-  /** The memory budget (request/memory-budget.ts). */
+  /** The memory budget (admission/memory-budget.ts). */
   readonly memory?: {
     readonly held: number;
     readonly limit: number;
     readonly refused: number;
     readonly waiting?: number;
   };
-  /** The connection limit (request/connection-limit.ts). */
+  /** The connection limit (admission/connection-limit.ts). */
   readonly connections?: {
     readonly open: number;
     readonly limit: number;
     readonly refused: number;
     readonly sendTimeouts: number;
   };
-  /** Pressure and the shedding actions (request/overload.ts). */
+  /** Pressure and the shedding actions (admission/overload.ts). */
   readonly overload?: {
     readonly active: boolean;
     readonly episodes: number;

@@ -7,10 +7,8 @@
 
 import { described, type Parse } from '../option-kit.js';
 
-export type { JsonSchema, Parse } from '../option-kit.js';
-
 /** Validators throw this; `pick` adds the option's name and wraps it as `CLOUDFN_OPTIONS`. */
-function fail(_name: string, where: string, detail: string): never {
+function fail(where: string, detail: string): never {
   throw new TypeError(`${detail} (from ${where})`);
 }
 
@@ -23,7 +21,7 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parse<numbe
     (raw, where) => {
       const value = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        fail('', where, `must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+        fail(where, `must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
       }
       return value;
     },
@@ -35,7 +33,7 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parse<numbe
 export const text: Parse<string> = described(
   (raw, where) => {
     if (typeof raw !== 'string' || raw.trim() === '')
-      fail('', where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
+      fail(where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
     return raw.trim();
   },
   { type: 'string', minLength: 1 },
@@ -49,7 +47,7 @@ export const textList: Parse<readonly string[]> = described(
   (raw, where) => {
     const items = typeof raw === 'string' ? raw.split(',').map((item) => item.trim()) : raw;
     if (!Array.isArray(items) || items.some((item) => typeof item !== 'string' || item.trim() === ''))
-      fail('', where, `must be a list of non-empty strings, such as ["scripts", "*.mjs"], got ${JSON.stringify(raw)}`);
+      fail(where, `must be a list of non-empty strings, such as ["scripts", "*.mjs"], got ${JSON.stringify(raw)}`);
     return (items as string[]).map((item) => item.trim());
   },
   { type: 'array', items: { type: 'string', minLength: 1 } },
@@ -61,8 +59,7 @@ const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 export const headerName: Parse<string> = described(
   (raw, where) => {
     const value = text(raw, where);
-    if (!new RegExp(HEADER_NAME).test(value))
-      fail('', where, `must be an HTTP header name, got ${JSON.stringify(raw)}`);
+    if (!new RegExp(HEADER_NAME).test(value)) fail(where, `must be an HTTP header name, got ${JSON.stringify(raw)}`);
     return value.toLowerCase();
   },
   { type: 'string', pattern: HEADER_NAME },
@@ -76,7 +73,7 @@ export function oneOf<T extends string>(...values: T[]): Parse<T> {
   return described(
     (raw, where) => {
       if (typeof raw !== 'string' || !values.includes(raw as T))
-        fail('', where, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+        fail(where, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
       return raw as T;
     },
     { enum: values },
@@ -89,7 +86,7 @@ export const bool: Parse<boolean> = described(
     if (typeof raw === 'boolean') return raw;
     if (raw === 'true' || raw === '1') return true;
     if (raw === 'false' || raw === '0') return false;
-    return fail('', where, `must be true or false, got ${JSON.stringify(raw)}`);
+    return fail(where, `must be true or false, got ${JSON.stringify(raw)}`);
   },
   { type: 'boolean' },
 );
@@ -99,8 +96,7 @@ export const healthPath: Parse<string | undefined> = described(
   (raw, where) => {
     const value = text(raw, where);
     if (value === 'off') return undefined;
-    if (!value.startsWith('/'))
-      fail('', where, `must be a path starting with "/" (or off), got ${JSON.stringify(raw)}`);
+    if (!value.startsWith('/')) fail(where, `must be a path starting with "/" (or off), got ${JSON.stringify(raw)}`);
     return value;
   },
   { type: 'string', pattern: '^(/.*|off)$' },
@@ -111,7 +107,6 @@ export const relativeDir: Parse<string> = (raw, where) => {
   const given = text(raw, where).replace(/\\/g, '/');
   if (given.startsWith('/') || /^[A-Za-z]:/.test(given) || given.split('/').includes('..'))
     fail(
-      '',
       where,
       `must be a folder inside the project, such as "functions" or "." (the root), got ${JSON.stringify(raw)}`,
     );

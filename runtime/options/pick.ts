@@ -7,9 +7,6 @@
 import { createError } from '../errors.js';
 import { type OptionArea, type OptionSpec, readOption } from '../option-kit.js';
 
-/** One option: its environment variable, validator and default. */
-export type Spec<T> = OptionSpec<T>;
-
 /** Where option values come from; each layer is optional. */
 export interface OptionSources {
   flags?: Partial<Record<string, unknown>>;
@@ -35,7 +32,7 @@ const limitsArea: OptionArea = { ...runtimeArea, config: (name) => `cloudfn.conf
  */
 export function pick<T>(
   name: string,
-  spec: Spec<T>,
+  spec: OptionSpec<T>,
   sources: OptionSources,
   configLimits?: Record<string, unknown>,
 ): T {
@@ -48,7 +45,7 @@ export function pick<T>(
  */
 export function pickFrom<T>(
   name: string,
-  spec: Spec<T>,
+  spec: OptionSpec<T>,
   sources: OptionSources,
   configLimits?: Record<string, unknown>,
 ): [T, string] {

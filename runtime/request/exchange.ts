@@ -13,9 +13,9 @@ import { ids } from '../trace/ids.js';
 import type { ServerTelemetry } from '../trace/otel-bridge.js';
 import { checkTracestate, parseTraceparent } from '../trace/traceparent.js';
 import type { LoadedFunction, Trigger } from '../types.js';
-import type { ConnectionLimit } from './connection-limit.js';
-import type { MemoryBudget } from './memory-budget.js';
-import type { Overload } from './overload.js';
+import type { ConnectionLimit } from '../admission/connection-limit.js';
+import type { MemoryBudget } from '../admission/memory-budget.js';
+import type { Overload } from '../admission/overload.js';
 import type { Router } from './router.js';
 import { monotonicMs } from './clock.js';
 

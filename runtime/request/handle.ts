@@ -18,7 +18,7 @@ import { finish } from './finish.js';
 import { closesAfterAnswer } from './linger.js';
 import { consoleCaptured, requestContext } from '../log/console-capture.js';
 import { stripGatewayHeaders } from './gateway-headers.js';
-import type { MemoryBudget } from './memory-budget.js';
+import type { MemoryBudget } from '../admission/memory-budget.js';
 import { type RetryAfterError, sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
@@ -272,7 +272,7 @@ function decodePath(x: Exchange, raw: string): string | undefined {
  * outlives two young-generation GCs and sits in the old generation. A body it pointed to was
  * then kept by it through every young GC until the next major one, and promoted: on the 8 MiB
  * upload that made 0.15 major GCs per request where raw node:http makes none (one connection),
- * 0.23 against 0.13 with four (docs/performance.md#the-8-mib-upload-round-four-issue-33).
+ * 0.23 against 0.13 with four (docs/performance-history.md#the-8-mib-upload-round-four-issue-33).
  */
 function onBody(x: Exchange, body: Buffer): void {
   let params: unknown;

@@ -21,7 +21,7 @@ import { CloudfnError, createError } from '../errors.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
 import { lingerClose, lingerOnClose } from './linger.js';
-import { errorBody as errorBodyText } from './error-body.js';
+import { errorBody } from './error-body.js';
 import { issuesText } from '../contract/pointer.js';
 
 // A builtin through process.getBuiltinModule rather than an ESM import, which builds a namespace
@@ -344,9 +344,6 @@ class LengthCheck extends Transform {
   }
 }
 
-/** The JSON body of every error response (error-body.ts, shared with the function service's adapter). */
-export { errorBody } from './error-body.js';
-
 /**
  * Answers an error: a `CloudfnError` keeps its status and (below 500) its message; anything
  * else is a 500 whose message stays in the log unless `exposeErrors` is on (dev).
@@ -370,7 +367,7 @@ export function sendError(x: Exchange, error: unknown): void {
     if (x.host.options.exposeErrors) message = error instanceof Error ? (error.stack ?? error.message) : String(error);
   }
   const issues = known?.issues;
-  const body = errorBodyText(code, message, x.logid, issues);
+  const body = errorBody(code, message, x.logid, issues);
   const bytes = Buffer.byteLength(body);
   // A body we stopped reading (413, 415, 408) cannot be drained safely: close the connection,
   // lingering so that the client reads this answer rather than a reset (linger.ts).

@@ -37,24 +37,13 @@ export const CONFIG_FILES = [
 export const CONFIG_COMPILE_NAME = '.cloudfn.config';
 
 /**
- * The keys of a config file: `$schema` (for editors, ignored), routes, functions, limits and
- * every option of the option table that a config file may set.
+ * The keys of a config file: `$schema` (for editors, ignored), routes, functions, limits, every
+ * option of the option table that a config file may set, and the `extra` keys of the server's
+ * extensions and the tooling (the dev user, the live rooms' `liveData`, `checkRequests`), which
+ * they read and the runtime ignores.
  */
-export function configFileKeys(): string[] {
-  // devUser is an object, read by resolveDevUser rather than the option table; liveData is read
-  // by cloudfn dev's live-room simulator (src/platform/live/config.ts), and ignored elsewhere.
-  // devUser is an object, read by resolveDevUser rather than the option table; checkRequests is
-  // read by `cloudfn build --target function-service --check` alone.
-  return [
-    '$schema',
-    'routes',
-    'functions',
-    'limits',
-    ...configOptionTable().map((row) => row.name),
-    'devUser',
-    'liveData',
-    'checkRequests',
-  ];
+export function configFileKeys(extra: readonly string[] = []): string[] {
+  return ['$schema', 'routes', 'functions', 'limits', ...configOptionTable().map((row) => row.name), ...extra];
 }
 
 /** How `loadConfigFile` reads a project's config. */
@@ -65,6 +54,8 @@ export interface LoadConfigOptions {
    * @default undefined
    */
   compile?: CompileHook;
+  /** The top-level keys the extensions and the tooling read (`configFileKeys`' `extra`). @default none */
+  configKeys?: readonly string[];
 }
 
 /** The error for a key no option has: the likely one when it is a typo, else the list. */
@@ -147,7 +138,7 @@ export async function loadConfigFile(
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw createError('CLOUDFN_BAD_CONFIG', name, 'must hold an object (export default { ... } or a JSON object)');
   }
-  const known = configFileKeys();
+  const known = configFileKeys(options.configKeys);
   for (const key of Object.keys(config)) if (!known.includes(key)) throw unknownKey(name, key, known);
   const result = config as ConfigFile;
   const limits = result['limits'];

@@ -2,7 +2,8 @@
  * `defineConfig` and `CloudfnConfig`: the typed shape of `cloudfn.config.ts`, derived from the
  * option table in runtime/options.ts, so an option added there is a config key here too.
  */
-import type { ConfigFileOptionKey, DevUser, RuntimeOptions } from '../options.js';
+import type { ConfigFileOptionKey, RuntimeOptions } from '../options.js';
+import type { DevUser } from '../shapes.js';
 import type { FunctionConfig, Limits } from '../types.js';
 
 /**

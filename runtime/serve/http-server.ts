@@ -11,7 +11,7 @@ import { type CloudfnError, createError } from '../errors.js';
 import { generateLogid } from '../log/logid.js';
 import { checkTimeouts } from '../options.js';
 import { isLingering, lingerClose } from '../request/linger.js';
-import { errorBody } from '../request/response.js';
+import { errorBody } from '../request/error-body.js';
 import { healthHook } from './health.js';
 
 // A builtin through process.getBuiltinModule rather than an ESM import: on node 24 the namespace

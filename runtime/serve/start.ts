@@ -3,7 +3,7 @@
  * the options, load the functions, listen (with the health path), log one start-up line, and
  * trap signals and stray errors. `serve` is the entry of bundles, whose functions are already
  * imported, and the one assembly of a server: `cloudfn dev` is `serve` given its functions as the
- * reloader has them, plus extensions (hooks, overrides, `prepare`, `attach`, `onClose`), so both
+ * reloader has them, plus its overrides and its list of extensions (extension.ts), so both
  * commands refuse the same configs with the same words.
  */
 import type { Server } from 'node:http';
@@ -22,6 +22,8 @@ import { type BeforeHook, createHttpServer, listen } from './http-server.js';
 import { importMetrics } from './import-metrics.js';
 import { loadFunction, type CompileHook } from './load.js';
 import type { ShutdownOptions } from './drain.js';
+import { type Extension, extensionConfigKeys } from './extension.js';
+import type { InjectRequest, InjectResponse } from './inject.js';
 import { exitOnSignals } from './shutdown.js';
 import { captureConsole } from '../log/console-capture.js';
 import { keepServingOnStrayErrors } from './stray-errors.js';
@@ -37,6 +39,12 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Graceful shutdown after the lame-duck period (`drainDelay`), as on SIGTERM. */
   drain(): Promise<void>;
+  /**
+   * Sends one request through this server without a socket (serve/inject.ts, loaded on first
+   * use): its hooks, router and pipeline, as a request from the network would pass them.
+   * @example const res = await running.inject({ method: 'GET', path: '/hello?name=ann' })
+   */
+  inject(request: InjectRequest): Promise<InjectResponse>;
 }
 
 export interface ServeOptions {
@@ -63,22 +71,11 @@ export interface ServeOptions {
   /** Log stray rejections and exceptions and keep serving. @default true */
   keepServing?: boolean;
   /**
-   * Hooks answered before routing, after the health and metrics paths; or the function that
-   * makes them, called after `prepare` (the dev server's hooks read what its `prepare` made).
-   * @default []
+   * The local services the server runs beside the functions (extension.ts): the timers under
+   * `cloudfn start`; the dev user, the timers, the live rooms, the WebSocket gateway and the
+   * console under `cloudfn dev`. Each part runs in list order (`close` in reverse). @default []
    */
-  before?: readonly BeforeHook[] | ((app: App) => readonly BeforeHook[]);
-  /**
-   * Runs once the app exists and before the port opens; a throw stops start-up (the CLI's
-   * scheduler checks every `config.schedule` here and starts its timers).
-   * @default undefined
-   */
-  prepare?: (app: App) => void | Promise<void>;
-  /**
-   * Runs with the http server once it exists, before the port opens (the dev server attaches
-   * its WebSocket gateway to the server's upgrades here). @default undefined
-   */
-  attach?: (server: Server, app: App) => void;
+  extensions?: readonly Extension[];
   /**
    * Count requests whenever prom-client loads, even with metrics off (the dev console's metrics
    * panel). Without prom-client the server then starts anyway, with a warning when metrics were
@@ -87,8 +84,6 @@ export interface ServeOptions {
   metricsWhenInstalled?: boolean;
   /** Log the `listening on ...` line (the dev server logs its own). @default true */
   startLine?: boolean;
-  /** Runs first when the server is closed (the dev server stops watching here). @default undefined */
-  onClose?: () => void | Promise<void>;
 }
 
 /**
@@ -112,14 +107,16 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   const before: BeforeHook[] = [];
   const metricsHook = await startMetrics(app, logger, options.metricsWhenInstalled === true);
   if (metricsHook !== undefined) before.push(metricsHook);
-  await options.prepare?.(app);
-  const hooks = typeof options.before === 'function' ? options.before(app) : (options.before ?? []);
-  const server = createHttpServer(app, { before: [...before, ...hooks] });
-  options.attach?.(server, app);
+  const extensions = options.extensions ?? [];
+  for (const extension of extensions) await extension.prepare?.(app);
+  for (const extension of extensions) before.push(...(extension.hooks?.(app) ?? []));
+  const server = createHttpServer(app, { before });
+  for (const extension of extensions) extension.upgrade?.(server, app);
   // An OpenTelemetry SDK registered before start (node --import): its bridge is loaded before
   // the first request, so that request has its span. Without an SDK this loads nothing.
   await loadOpenTelemetry();
   const bound = await listen(server, app.options.port, app.options.host);
+  const restoreEnv = setEnv(extensions.map((extension) => extension.env?.(bound.url) ?? {}));
   // Installed once the port is open, so a start-up that fails leaves console as it was.
   const restoreConsole = app.options.captureConsole ? captureConsole(logger) : undefined;
   // performance.now() counts from the process start: the cold start, up to the open port.
@@ -159,16 +156,40 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     url: bound.url,
     port: bound.port,
     async close() {
-      await options.onClose?.();
+      await closeExtensions(extensions);
       for (const remove of removers) remove?.();
       await shutdown();
       restoreConsole?.();
+      restoreEnv();
     },
     async drain() {
-      await options.onClose?.();
+      await closeExtensions(extensions);
       for (const remove of removers) remove?.();
       await shutdown({ drainDelay: app.options.drainDelay });
+      restoreEnv();
     },
+    inject: async (request) => (await import('./inject.js')).inject(server, request),
+  };
+}
+
+/** Closes the extensions, the last first. */
+async function closeExtensions(extensions: readonly Extension[]): Promise<void> {
+  for (const extension of [...extensions].reverse()) await extension.close?.();
+}
+
+/** Sets the extensions' variables and returns how to put the old values back. */
+function setEnv(layers: readonly Readonly<Record<string, string>>[]): () => void {
+  const previous = new Map<string, string | undefined>();
+  for (const values of layers)
+    for (const [key, value] of Object.entries(values)) {
+      if (!previous.has(key)) previous.set(key, process.env[key]);
+      process.env[key] = value;
+    }
+  return () => {
+    for (const [key, value] of previous) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
   };
 }
 
@@ -210,6 +231,11 @@ export interface FunctionSource {
 
 /** Options of `startProject`: those of `serve` plus where the functions come from. */
 export interface StartOptions extends ServeOptions {
+  /**
+   * Top-level keys the config file may hold beside the runtime's and the extensions' (keys the
+   * tooling reads, so that `start` and `dev` accept the same files). @default none
+   */
+  configKeys?: readonly string[];
   /** Turns a TypeScript file into an importable one (cloudfn start passes esbuild's). */
   compile?: CompileHook;
   /** @default the project's files, imported once (with `compile`) */
@@ -222,7 +248,8 @@ export interface StartOptions extends ServeOptions {
  * @example await startProject('/srv/app', { flags: { port: '8000' }, compile })
  */
 export async function startProject(root: string, options: StartOptions = {}): Promise<RunningServer> {
-  const config = options.config ?? (await loadConfigFile(root, { compile: options.compile }));
+  const configKeys = [...(options.configKeys ?? []), ...extensionConfigKeys(options.extensions ?? [])];
+  const config = options.config ?? (await loadConfigFile(root, { compile: options.compile, configKeys }));
   const { functionsDir, functionsIgnore } = resolveOptions({
     flags: options.flags,
     env: options.env ?? process.env,

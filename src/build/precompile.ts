@@ -3,6 +3,7 @@
  * missing default export as the one line `cloudfn start` prints, and the workers only import.
  */
 import { join } from 'node:path';
+import { TOOL_CONFIG_KEYS } from './project-config.js';
 import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
 import type { CompileHook } from '../../runtime/serve/load.js';
@@ -30,7 +31,7 @@ export async function precompileProject(
 ): Promise<void> {
   // Compiled beside the functions, so the workers' precompiledHook finds a cloudfn.config.ts.
   const compile = createCompileHook(root, startOutDir(root));
-  await loadConfigFile(root, { compile });
+  await loadConfigFile(root, { compile, configKeys: TOOL_CONFIG_KEYS });
   const found = discoverFunctions(root, functionsDir, { ignore: functionsIgnore });
   await checkFunctionExports(root, found);
   for (const fn of found) if (NEEDS_COMPILE.test(fn.file)) await compile(fn.file, fn.name);

@@ -21,7 +21,7 @@ import { loadProjectConfig } from '../build/project-config.js';
 import type { CheckRequest } from '../build/function-service/check.js';
 import { formatTimerTriggers, type TimerTrigger } from '../contract/timers.js';
 import { readFunctionFacts } from '../contract/write-openapi.js';
-import { createDevError } from '../dev/errors.js';
+import { createBuildError } from '../build/errors.js';
 import { checkProject, findTypeScript, formatReport } from '../typecheck/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { type CommandHelp, formatHelp } from './help.js';
@@ -154,7 +154,7 @@ export async function run(argv: string[]): Promise<number> {
     const types = await checkProject(root);
     if (!types.checked) typeNote = `type check off: ${types.reason}\n`;
     else if (types.diagnostics.length > 0)
-      throw new OptionsError(createDevError('CLOUDFN_TYPE_ERRORS', formatReport(types.diagnostics)).message);
+      throw new OptionsError(createBuildError('CLOUDFN_TYPE_ERRORS', formatReport(types.diagnostics)).message);
   }
   if (target === 'function-service')
     return buildForFunctionService(root, {

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { startDevPlatform, startDevServer } from '../dev/index.js';
 import { PlatformError } from '../platform/index.js';
-import { readPlatformEnv } from '../platform/platform-options.js';
+import { readPlatformEnv } from '../platform/media-api/platform-options.js';
 import { prepareDevStore } from '../platform/sdk/database/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { type CommandHelp, formatHelp } from './help.js';

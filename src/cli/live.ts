@@ -3,7 +3,7 @@
  * send a comment, a gift, likes or a fans-club message (POST /_cloudfn/live/<roomid>/<msg_type>),
  * optionally start the room's data task first, or script N messages a second for load.
  */
-import { resolveDevUser } from '../dev/dev-user.js';
+import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { OptionsError, parseOrHelp } from './args.js';
 import type { CommandHelp } from './help.js';
 import { printJson } from './json.js';

@@ -5,8 +5,8 @@
  */
 import { devAppEnv } from '../dev/with-platform.js';
 import { addAppKey, createPlatform, PlatformError, type PlatformOptions } from '../platform/index.js';
-import { DEFAULT_DATA_DIR, readPlatformEnv } from '../platform/platform-options.js';
-import { listPlatformKeys } from '../platform/keys/key-pairs.js';
+import { DEFAULT_DATA_DIR, readPlatformEnv } from '../platform/media-api/platform-options.js';
+import { listPlatformKeys } from '../platform/media-api/keys/key-pairs.js';
 import { Logger } from '../../runtime/log/logger.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';

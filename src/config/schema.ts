@@ -6,7 +6,7 @@
  */
 import { configOptionTable, LIMIT_KEYS, defaultLimits, optionEnvVars, type JsonSchema } from '../../runtime/options.js';
 import { CONFIG_KEYS } from '../../runtime/serve/load.js';
-import { DEV_USER_KEYS } from '../dev/dev-user.js';
+import { DEV_USER_KEYS } from '../platform/gateway/dev-user.js';
 
 /** Where the schema ships, relative to the package root. */
 export const CONFIG_SCHEMA_PATH = 'docs/cloudfn.config.schema.json';

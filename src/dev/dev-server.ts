@@ -1,116 +1,30 @@
 /**
- * `cloudfn dev`: the runtime's `startProject` and `serve()` (the very assembly of `cloudfn start`,
- * so the same config gets the same verdict), with a `Reloader` as the source of the functions
- * (kept in step with their files), the options a developer wants (`trigger: 'ide_debug'`, error
- * messages exposed), readable terminal logs, the project's `.env`, the type check, the debug
- * console under `/_cloudfn/` and the hooks of dev-hooks.ts, and the functions' OpenAPI document
- * (and, when asked, their typed client) from their declared params.
+ * `cloudfn dev`, an assembly: the runtime's `startProject` and `serve()` (the very assembly of
+ * `cloudfn start`, so the same config gets the same verdict) with the project's `.env`
+ * (dev-env.ts), the `Reloader` as the source of the functions (dev-loop.ts), readable terminal
+ * logs, the options a developer wants (dev-options.ts), and one list of extensions: every local
+ * service of src/local-services.ts, the console, and the loop.
  */
-import type { Server } from 'node:http';
-import { join } from 'node:path';
-import type { App } from '../../runtime/app.js';
-import { loadProjectConfig } from '../build/project-config.js';
-import { resolveOptions } from '../../runtime/options.js';
 import { Logger } from '../../runtime/log/logger.js';
-import { RUNTIME_FUNCTION, type LogSink } from '../../runtime/log/record.js';
+import { type OptionSources, resolveOptions } from '../../runtime/options.js';
+import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
+import type { Extension } from '../../runtime/serve/extension.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
-import { type FunctionSource, startProject } from '../../runtime/serve/start.js';
-import { Scheduler, type SchedulerClock } from '../schedule/scheduler.js';
-import { LIVE_PREFIX } from '../platform/live/dev-routes.js';
-import { readLiveDataConfig } from '../platform/live/config.js';
-import type { LiveRooms } from '../platform/live/rooms.js';
-import { LIVE_URL_VAR, readSdkOptions } from '../platform/sdk/sdk-options.js';
-import { loadConsoleAssets, type ConsoleAssets } from './console/assets.js';
+import { startProject } from '../../runtime/serve/start.js';
+import { loadProjectConfig, toolConfigKeys } from '../build/project-config.js';
+import { LOCAL_SERVICES, startLocalServices } from '../local-services.js';
+import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { EventHub, teeSink } from './console/event-hub.js';
+import { consoleExtension } from './console/extension.js';
 import { CONSOLE_PREFIX } from './console/routes.js';
-import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform/platform-options.js';
-import { DotenvLayer } from './dotenv.js';
-import { resolveDevUser } from './dev-user.js';
+import { DevEnvironment } from './dev-env.js';
+import { DevLoop } from './dev-loop.js';
+import { DEV_OVERRIDES, DEV_TRIGGER_HEADER, type DevServer, type DevServerOptions } from './dev-options.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
-import { Reloader, type FunctionStatus } from './reloader.js';
-import { startTypeErrors } from './type-errors.js';
-import { writeDevClient } from './contract.js';
-import { TreeWatcher } from './watch-tree.js';
-import { startDevGateway, type DevGateway } from './ws-gateway.js';
-import { DEV_TRIGGER_HEADER, devHooks, startLiveRooms } from './dev-hooks.js';
-import type { Gateway } from '../platform/gateway/gateway.js';
-import { PUSH_MOUNT, PUSH_URL_VAR } from '../platform/gateway/names.js';
-import { watchStore } from '../platform/sdk/database/watch.js';
 
-export { DEV_TRIGGER_HEADER } from './dev-hooks.js';
-
-/** Options of `startDevServer`. */
-export interface DevServerOptions {
-  /** The project folder (holding functions/). */
-  root: string;
-  /** Port; 0 picks a free one. @default the PORT variable, else 8000 */
-  port?: number | string;
-  /** Address to listen on. @default the HOST variable, else 127.0.0.1 (dev is not for the network) */
-  host?: string;
-  /**
-   * Variables set in `process.env` before any function loads, winning over the real
-   * environment and `.env` (the platform emulator passes its URLs this way); restored on close.
-   * @default {}
-   */
-  env?: Readonly<Record<string, string>>;
-  /** Open the debugger: `true` (127.0.0.1:9229), a port, or `host:port`. @default false */
-  inspect?: boolean | string;
-  /** Where log records go besides the console page. @default pretty lines on stdout */
-  sink?: LogSink;
-  /** Colour the default sink's lines. @default on for a TTY unless NO_COLOR is set */
-  color?: boolean;
-  /** Close gracefully and exit 0 on SIGINT/SIGTERM/SIGHUP, or when the parent process exits (the CLI sets it). @default false */
-  handleSignals?: boolean;
-  /** Time to gather the events of one save before rebuilding. @default 5 */
-  debounceMs?: number;
-  /**
-   * Check types beside the server (the project's TypeScript in watch mode, in a child process)
-   * and show the errors in the terminal and on the console page (the CLI turns it on unless
-   * `--no-typecheck`). @default false
-   */
-  typecheck?: boolean;
-  /** The folder of the functions, relative to the root (`--functions-dir`). @default the config's functionsDir, else 'functions' */
-  functionsDir?: string;
-  /** ms a function's module may take to load before it is marked failed. @default the config's loadTimeout, else 10000 */
-  loadTimeoutMs?: number;
-  /** The clock of the timers of `config.schedule` (tests pass a fake one). @default the system clock */
-  clock?: SchedulerClock;
-  /** Cut a timer firing not answered within this many ms (tests pass a short one). @default 60000, the platform's */
-  firingLimitMs?: number;
-  /** Close a WebSocket connection after this many ms without a message (0: never). @default CLOUDFN_WS_IDLE_TIMEOUT, else 600000 */
-  wsIdleTimeoutMs?: number;
-  /**
-   * Write the typed client of `cloudfn client` to this file (absolute), and again whenever a
-   * function is added or removed (`--client`). @default undefined (not written)
-   */
-  client?: string;
-}
-
-/** A running dev server. */
-export interface DevServer {
-  /** e.g. `http://127.0.0.1:8000` */
-  url: string;
-  /** e.g. `http://127.0.0.1:8000/_cloudfn/` */
-  consoleUrl: string;
-  port: number;
-  app: App;
-  server: Server;
-  /** The WebSocket URL of the debugger, when `inspect` was given. */
-  inspectorUrl: string | undefined;
-  /** The functions and their build state. */
-  functions(): FunctionStatus[];
-  /** The timers of the functions that export `config.schedule`. */
-  scheduler: Scheduler;
-  /** The live-room simulator: its data tasks, and the pushes to `liveData.path`. */
-  live: LiveRooms;
-  /** The WebSocket gateway at `/__dycloud__/ws/connect/` (docs/gateway.md). */
-  gateway: Gateway;
-  /** Resolves once the changes seen so far are applied (tests and benchmarks await it). */
-  settled(): Promise<void>;
-  /** Stops watching, ends the console's streams, drains requests and closes the port. */
-  close(): Promise<void>;
-}
+export { DEV_TRIGGER_HEADER } from './dev-options.js';
+export type { DevServer, DevServerOptions } from './dev-options.js';
 
 /**
  * Starts the dev server of a project.
@@ -121,231 +35,121 @@ export interface DevServer {
  */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   process.setSourceMapsEnabled(true);
-  const root = options.root;
+  const { root } = options;
   const hub = new EventHub();
-  const logger = new Logger(
-    teeSink(options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color }), hub),
-  );
-  // The server SDK stand-in keeps its database in the project's emulator data folder.
-  const env = injectEnv({
-    ...(process.env[PLATFORM_ENV_VARS.dataDir] ? {} : { [PLATFORM_ENV_VARS.dataDir]: join(root, DEFAULT_DATA_DIR) }),
-    ...options.env,
-  });
-  const dotenv = new DotenvLayer(join(root, '.env'));
-  const cleanups: (() => void)[] = [() => dotenv.unload(), env.restore];
-  // The console's database panel follows the store's files, whoever writes them (docs/dev.md).
-  const storeWatch = watchStore(readSdkOptions().dataDir, () => hub.publish('database', { at: Date.now() }));
-  cleanups.push(() => storeWatch.close());
-  const undo = (): void => {
-    for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-  };
-
-  let reloader: Reloader | undefined;
-  let scheduler: Scheduler | undefined;
-  let ws: DevGateway | undefined;
+  const pretty = options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color });
+  const logger = new Logger(teeSink(pretty, hub));
+  const env = new DevEnvironment(root, logger, options.env);
+  let loop: DevLoop | undefined;
   try {
-    reportDotenv(logger, dotenv.load().problems);
+    const inspect = options.inspect;
     const inspectorUrl =
-      options.inspect === undefined || options.inspect === false
-        ? undefined
-        : openInspector(options.inspect === true ? '' : options.inspect);
-    const config = await loadProjectConfig(root);
-    const host = options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1');
-    const devFlags = {
-      port: options.port === undefined ? undefined : String(options.port),
-      host,
-      functionsDir: options.functionsDir,
-      loadTimeout: options.loadTimeoutMs,
-    };
+      inspect === undefined || inspect === false ? undefined : openInspector(inspect === true ? '' : inspect);
+    const list = options.services ?? LOCAL_SERVICES;
+    const configKeys = toolConfigKeys(list);
+    const config = await loadProjectConfig(root, { configKeys });
     const devUser = resolveDevUser({ env: process.env, config });
-    // The functions' source: built with esbuild and kept in step with their files.
-    const source: FunctionSource = {
-      load: (functionsDir, functionsIgnore) => {
-        reloader = new Reloader({
-          functionsIgnore,
-          loadTimeoutMs: resolveOptions({ flags: devFlags, env: process.env, config }).loadTimeout,
-          root,
-          logger,
-          functionConfig: config.functions ?? {},
-          onUpdate: (list) => {
-            scheduler?.sync();
-            ws?.reloaded(list);
-            if (options.client !== undefined) writeDevClient(list, { root, out: options.client, logger });
-            hub.publish('functions', list);
-          },
-          debounceMs: options.debounceMs ?? 5,
-          functionsDir,
-        });
-        return reloader.load();
+    const flags = devFlags(options);
+    const { loadTimeout } = resolveOptions({ flags, env: process.env, config });
+    const functions = (loop = new DevLoop({
+      ...{ root, logger, config, hub, env, loadTimeoutMs: loadTimeout },
+      ...pick(options, 'debounceMs', 'typecheck', 'client'),
+    }));
+    // What one service publishes, the console's pages and the other services hear.
+    const heard = new Map<string, Set<(data: unknown) => void>>();
+    const services = await startLocalServices(list, {
+      ...{ root, config, logger, devUser, settings: { ...options } },
+      publish: (event, data) => {
+        hub.publish(event, data);
+        for (const listener of heard.get(event) ?? []) listener(data);
       },
-      names: () => reloader?.list().map((fn) => fn.name) ?? [],
-    };
-    // Bundling the page takes a moment: start now, serve when asked.
-    let assets: Promise<ConsoleAssets> | undefined;
-    let timers: Scheduler | undefined;
-    let live: ReturnType<typeof startLiveRooms> | undefined;
-    let stopTypes: (() => Promise<void>) | undefined;
+      onPublished: (event, listener) => {
+        let listeners = heard.get(event);
+        if (listeners === undefined) heard.set(event, (listeners = new Set()));
+        listeners.add(listener as (data: unknown) => void);
+      },
+      onFunctions: (listener) => functions.onFunctions(listener),
+    });
+    const consolePanel = consoleExtension({
+      ...{ root, hub, devUser, triggerHeader: DEV_TRIGGER_HEADER, extensions: () => services },
+      functions: () => functions.list(),
+    });
+    const extensions: Extension[] = [...services, consolePanel, functions.extension()];
     const running = await startProject(root, {
-      functions: source,
-      config,
-      flags: devFlags,
-      env: process.env,
-      logger,
-      // Dev stands where the gateway would: the headers it adds (devUserHook) are trusted.
-      overrides: {
-        trigger: 'ide_debug',
-        exposeErrors: true,
-        triggerHeader: DEV_TRIGGER_HEADER,
-        trustGatewayHeaders: true,
-      },
-      // Dev counts when prom-client is installed (an optional peer): the console's metrics panel
-      // reads /_cloudfn/metrics. Without it the panel says how to turn it on, quietly; the terminal
-      // warns only when metrics were asked for (`metrics`, CLOUDFN_METRICS), as the platform's
-      // templates do not install prom-client and a warning at every start would be noise.
+      ...{ functions, config, configKeys, flags, env: process.env, logger, extensions },
+      overrides: DEV_OVERRIDES,
+      // The console's metrics panel reads /_cloudfn/metrics when prom-client (an optional peer) is
+      // installed; without it the terminal warns only when metrics were asked for.
       metricsWhenInstalled: true,
-      // Signals stop the dev server without the lame-duck period (below).
+      // Signals stop the dev server without the lame-duck period (stopOnSignals).
       handleSignals: false,
       startLine: false,
-      prepare: (app) => {
-        app.observers.add((info) => hub.request(info));
-        timers = new Scheduler(app, {
-          onBadSchedule: 'log',
-          ...(options.clock ? { clock: options.clock } : {}),
-          ...(options.firingLimitMs === undefined ? {} : { firingLimitMs: options.firingLimitMs }),
-        });
-        scheduler = timers;
-        timers.sync();
-        // The room's anchor is the dev user's room's anchor when it has one, as start_game reads it.
-        const rooms = startLiveRooms(app, readLiveDataConfig(config), devUser.anchorOpenid ?? devUser.openid);
-        live = rooms;
-        cleanups.push(() => rooms.stopAll());
-      },
-      before: (app) =>
-        devHooks({
-          app,
-          root,
-          loader: reloader!,
-          hub,
-          scheduler: timers!,
-          live: live!,
-          devUser,
-          ws: () => ws,
-          assets: () => (assets ??= loadConsoleAssets()),
-        }),
-      attach: (server, app) => {
-        ws = startDevGateway({
-          app,
-          server,
-          logger,
-          hub,
-          devUser,
-          onRoom: (room) => live?.claimFrom(room),
-          ...(options.wsIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.wsIdleTimeoutMs }),
-        });
-        ws.reloaded(reloader!.list());
-      },
-      onClose: async () => {
-        hub.close();
-        await stopTypes?.();
-        await reloader?.close();
-        await ws?.close();
-      },
     });
-    const { app, server, url } = running;
-    const loader = reloader!;
-    const gateway = ws!;
-    // openApiInvoke of the live-data task calls (webcast.bytedance.com) reaches the simulator here.
-    cleanups.push(injectEnv({ [LIVE_URL_VAR]: `${url}${LIVE_PREFIX}` }).restore);
-    // Code that calls the push host directly reads where the local push API is.
-    cleanups.push(injectEnv({ [PUSH_URL_VAR]: `${url}${PUSH_MOUNT}` }).restore);
-    assets = loadConsoleAssets();
-    assets.catch(() => undefined);
-
-    loader.watch(app);
-    if (options.client !== undefined) writeDevClient(loader.list(), { root, out: options.client, logger });
-    const rootWatcher = new TreeWatcher((path) => {
-      if (path !== dotenv.file) return;
-      const { problems, changed } = dotenv.load();
-      reportDotenv(logger, problems);
-      if (changed.length > 0) {
-        logger.line('info', '', RUNTIME_FUNCTION, `.env changed (${changed.join(', ')}): reloading every function`);
-        loader.notify(path, true);
-      }
-    });
-    rootWatcher.watchDir(root);
-    cleanups.push(() => rootWatcher.close());
-    stopTypes = options.typecheck !== true ? undefined : startTypeErrors({ root, logger, hub });
-
-    let closing: Promise<void> | undefined;
-    const close = (): Promise<void> =>
-      (closing ??= (async () => {
-        // onClose (above) stops the console's streams, the type check, the watcher and the gateway.
-        await running.close();
-        undo();
-      })());
-    if (options.handleSignals === true) {
-      cleanups.push(
-        exitOnSignals({
-          logger,
-          stop: close,
-          message: (signal) => `${signal} received: stopping the dev server`,
-          parent: true,
-        }),
-      );
-    }
+    const close = stopOnSignals(options.handleSignals === true, logger, () =>
+      running.close().finally(() => env.restore()),
+    );
     // Announced only once the signals are handled: a parent that reads this line and sends
     // SIGHUP at once must not meet node's default action (exit by the signal).
-    const consoleUrl = `${url}${CONSOLE_PREFIX}/`;
-    const list = loader.list();
-    const failed = list.filter((fn) => fn.status === 'error').length;
-    logger.line(
-      'info',
-      '',
-      RUNTIME_FUNCTION,
-      `dev server on ${url} with ${list.length} function${list.length === 1 ? '' : 's'}${failed > 0 ? ` (${failed} failing)` : ''}: ${list.map((fn) => fn.name).join(', ')}\n  console: ${consoleUrl}`,
-      { url, console: consoleUrl, functions: list.map((fn) => fn.name) },
-    );
-
+    const consoleUrl = `${running.url}${CONSOLE_PREFIX}/`;
+    logStart(logger, running.url, consoleUrl, functions.list());
     return {
-      url,
-      consoleUrl,
-      port: running.port,
-      app,
-      server,
-      inspectorUrl,
-      functions: () => loader.list(),
-      scheduler: timers!,
-      live: live!,
-      gateway: gateway.gateway,
-      settled: async () => {
-        for (let pending = loader.pending; pending !== undefined; pending = loader.pending) await pending;
-      },
+      ...{ url: running.url, consoleUrl, port: running.port, app: running.app, server: running.server, inspectorUrl },
+      functions: () => functions.list(),
+      extension: <T extends Extension>(name: string) => extensions.find((e) => e.name === name) as T | undefined,
+      settled: () => functions.settled(),
       close,
     };
   } catch (error) {
-    await reloader?.close();
-    undo();
+    await loop?.close();
+    env.restore();
     throw error;
   }
 }
 
-/** Sets the injected variables and returns how to put the old values back. */
-function injectEnv(values: Readonly<Record<string, string>>): { restore: () => void } {
-  const previous = new Map<string, string | undefined>();
-  for (const [key, value] of Object.entries(values)) {
-    previous.set(key, process.env[key]);
-    process.env[key] = value;
-  }
+/** The flags dev passes on: its port and host (127.0.0.1 unless HOST is set), the functions' folder. */
+function devFlags(options: DevServerOptions): OptionSources['flags'] {
   return {
-    restore() {
-      for (const [key, value] of previous) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    },
+    port: options.port === undefined ? undefined : String(options.port),
+    host: options.host ?? (process.env['HOST'] ? undefined : '127.0.0.1'),
+    functionsDir: options.functionsDir,
+    loadTimeout: options.loadTimeoutMs,
   };
 }
 
-function reportDotenv(logger: Logger, problems: string[]): void {
-  for (const problem of problems) logger.line('warn', '', RUNTIME_FUNCTION, `.env ${problem}; the line was skipped`);
+/**
+ * Stops once, on `close()` or, with `handle`, on SIGINT/SIGTERM/SIGHUP or the parent's exit
+ * (then without the lame-duck period); resolves when stopped.
+ */
+function stopOnSignals(handle: boolean, logger: Logger, stop: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  let removeSignals: (() => void) | undefined;
+  const close = (): Promise<void> => (closing ??= stop().finally(() => removeSignals?.()));
+  if (handle)
+    removeSignals = exitOnSignals({
+      logger,
+      stop: close,
+      message: (signal) => `${signal} received: stopping the dev server`,
+      parent: true,
+    });
+  return close;
+}
+
+/** The named fields of `options` that are set. */
+function pick<T extends object, K extends keyof T>(options: T, ...keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (options[key] !== undefined) out[key] = options[key];
+  return out;
+}
+
+/** The start line: the URL, the functions (and how many fail to build), the console. */
+function logStart(logger: Logger, url: string, consoleUrl: string, list: readonly { name: string; status: string }[]) {
+  const failed = list.filter((fn) => fn.status === 'error').length;
+  const names = list.map((fn) => fn.name);
+  logger.line(
+    'info',
+    '',
+    RUNTIME_FUNCTION,
+    `dev server on ${url} with ${list.length} function${list.length === 1 ? '' : 's'}${failed > 0 ? ` (${failed} failing)` : ''}: ${names.join(', ')}\n  console: ${consoleUrl}`,
+    { url, console: consoleUrl, functions: names },
+  );
 }

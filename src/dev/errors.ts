@@ -29,16 +29,6 @@ const table = {
     message: (tried: string) =>
       `the console page sources were not found (looked in ${tried}); reinstall cloudfn, or run cloudfn dev from its checkout`,
   },
-  CLOUDFN_TYPE_ERRORS: {
-    status: 500,
-    message: (report: string) =>
-      `type check failed with ${report}\nfix them (npm run typecheck shows them too), or pass --no-typecheck to build anyway`,
-  },
-  CLOUDFN_FUNCTION_SERVICE_LIMIT: {
-    status: 500,
-    message: (limit: string, found: string, fix: string) =>
-      `the platform's function service ${limit}; this project ${found}. ${fix}`,
-  },
   CLOUDFN_DEV_INSPECT: {
     status: 500,
     message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}`,

@@ -9,7 +9,7 @@
 import type { Server } from 'node:http';
 import { generateLogid } from '../../runtime/log/logid.js';
 import { markSocketTrigger } from '../../runtime/request/socket-trigger.js';
-import { memoryRequest } from '../memory-request.js';
+import { inject } from '../../runtime/serve/inject.js';
 
 /** How long the platform waits for a timer's answer. */
 export const PLATFORM_FIRING_LIMIT_MS = 60_000;
@@ -68,7 +68,7 @@ export async function fireTimer(
   // The app's own logid header too, so the request adopts the firing's logid whether or not it
   // trusts the gateway's x-tt-logid (the firing comes from this process, not from a client).
   headers[logidHeader] = logid;
-  const response = await memoryRequest(server, {
+  const response = await inject(server, {
     method: 'POST',
     path: name === 'index' ? '/' : `/${name.split('/').map(encodeURIComponent).join('/')}`,
     headers,
@@ -76,5 +76,5 @@ export async function fireTimer(
     mark: (socket) => markSocketTrigger(socket, 'timer'),
     limitMs: firing.limitMs,
   });
-  return { status: response.status, logid, body: response.body, cut: response.cut };
+  return { status: response.status, logid, body: response.body.toString('utf8'), cut: response.cut };
 }

@@ -12,7 +12,7 @@ import { parseSchedule, type Schedule } from './cron.js';
 import { createScheduleError } from './errors.js';
 import { fireTimer, PLATFORM_FIRING_LIMIT_MS, type FireResult } from './fire.js';
 import type { FireLock } from './lock.js';
-import type { ScheduledFunction } from '../dev/console/protocol.js';
+import type { ScheduledFunction } from './protocol.js';
 
 /** The time and timers a scheduler uses. @default Date.now, setTimeout and clearTimeout */
 export interface SchedulerClock {
@@ -200,4 +200,3 @@ export class Scheduler {
 }
 
 /** Declared in the console's protocol, which the page imports too. */
-export type { ScheduledFunction };

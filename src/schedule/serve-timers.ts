@@ -1,53 +1,61 @@
 /**
- * Timers for `cloudfn start`: what `serve()` is given so that the scheduled functions fire —
- * a `prepare` step that checks every `config.schedule` (a bad one stops start-up, naming the
- * function and the value) and arms the timers, and, when asked, the trigger endpoint. The lock
- * is chosen here: Redis when the fleet has it, else the primary under `--workers`, else none.
+ * The timers as a server extension (runtime/serve/extension.ts), the same under `cloudfn
+ * start` and `cloudfn dev`: `prepare` checks every `config.schedule` (under start a bad one
+ * stops start-up, naming the function and the value; dev logs it and keeps serving) and arms
+ * the timers; the trigger endpoint is a hook when asked for; the console's panel lists the
+ * schedules. The lock is chosen here: Redis when the fleet has it, else the primary under
+ * `--workers`, else none.
  */
 import cluster from 'node:cluster';
-import type { App } from '../../runtime/app.js';
-import type { BeforeHook } from '../../runtime/serve/http-server.js';
+import type { Extension } from '../../runtime/serve/extension.js';
 import { jsonWarn } from '../fleet/connect.js';
 import { resolveRedisSettings } from '../fleet/settings.js';
 import { type FireLock, primaryLock, redisLock } from './lock.js';
-import { Scheduler } from './scheduler.js';
+import type { TimersMeta } from './protocol.js';
+import { Scheduler, type SchedulerOptions } from './scheduler.js';
 import { triggerHook } from './trigger-route.js';
 
 /** Options of `serveTimers`. */
 export interface ServeTimersOptions {
-  /** Serve `POST /_cloudfn/trigger/<function>` (`--trigger-endpoint`). @default false */
+  /** Serve `POST /_cloudfn/trigger/<function>` (`--trigger-endpoint`; always on in dev). @default false */
   endpoint?: boolean;
   /** @default process.env (for the Redis setting) */
   env?: NodeJS.ProcessEnv;
+  /** Share the firings with a fleet (Redis, or the primary under `--workers`); dev fires alone. @default true */
+  fleetLock?: boolean;
+  /** A bad `config.schedule`: stop start-up, or log it and serve on (dev). @default 'throw' */
+  onBadSchedule?: SchedulerOptions['onBadSchedule'];
+  /** The clock of the timers (tests pass a fake one). @default the system clock */
+  clock?: SchedulerOptions['clock'];
+  /** Cut a firing not answered within this many ms. @default 60000, the platform's */
+  firingLimitMs?: number;
 }
 
-/** What `serve()` takes to run the timers. */
-export interface ServeTimers {
-  prepare: (app: App) => void;
-  before: BeforeHook[];
-  /** The scheduler, once `prepare` ran. */
+/** The timers' extension, and its scheduler once `prepare` ran. */
+export interface TimersExtension extends Extension {
   scheduler(): Scheduler | undefined;
 }
 
 /**
- * The `prepare` step and hooks that make `serve()` fire the scheduled functions.
- * @example const timers = serveTimers({ endpoint: false }); await startProject(root, { ...timers })
+ * The extension that makes `serve()` fire the scheduled functions.
+ * @example await startProject(root, { extensions: [serveTimers({ endpoint: false })] })
  */
-export function serveTimers(options: ServeTimersOptions = {}): ServeTimers {
+export function serveTimers(options: ServeTimersOptions = {}): TimersExtension {
   let scheduler: Scheduler | undefined;
-  const before: BeforeHook[] = [];
-  if (options.endpoint === true) {
-    const hook = (): BeforeHook | undefined => (scheduler === undefined ? undefined : triggerHook(scheduler));
-    let bound: BeforeHook | undefined;
-    before.push((req, res) => (bound ??= hook())?.(req, res) ?? false);
-  }
   return {
-    before,
+    name: 'timers',
     scheduler: () => scheduler,
     prepare(app) {
-      scheduler = new Scheduler(app, { lock: chooseLock(options.env ?? process.env), onBadSchedule: 'throw' });
+      scheduler = new Scheduler(app, {
+        lock: options.fleetLock === false ? undefined : chooseLock(options.env ?? process.env),
+        onBadSchedule: options.onBadSchedule ?? 'throw',
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
+        ...(options.firingLimitMs === undefined ? {} : { firingLimitMs: options.firingLimitMs }),
+      });
       scheduler.sync();
     },
+    hooks: () => (options.endpoint === true && scheduler !== undefined ? [triggerHook(scheduler)] : []),
+    panel: { meta: (): TimersMeta => ({ schedules: scheduler?.list() ?? [] }) },
   };
 }
 

@@ -2,7 +2,7 @@
  * The client side of the trigger endpoint: asks a running `cloudfn dev` (or `cloudfn start
  * --trigger-endpoint`) to fire a scheduled function now, and reads its answer.
  */
-import type { TriggerAnswer } from './trigger-route.js';
+import type { TriggerAnswer } from './protocol.js';
 import { TRIGGER_PREFIX } from './trigger-route.js';
 
 /**

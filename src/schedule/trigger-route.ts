@@ -6,39 +6,14 @@
  * with `--trigger-endpoint` (anyone who reaches the port could fire the timers otherwise).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CloudfnError } from '../../runtime/errors.js';
-import { generateLogid } from '../../runtime/log/logid.js';
-import { errorBody } from '../../runtime/request/response.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
+import { sendJson, sendJsonError } from '../../runtime/serve/hook-io.js';
 import { createScheduleError } from './errors.js';
 import type { Scheduler } from './scheduler.js';
-import type { TriggerAnswer } from '../dev/console/protocol.js';
+import type { TriggerAnswer } from './protocol.js';
 
 /** Where the endpoint lives; the function's name follows. */
 export const TRIGGER_PREFIX = '/_cloudfn/trigger/';
-
-function sendJson(res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    ...extra,
-  });
-  res.end(body);
-}
-
-function sendFailure(res: ServerResponse, error: unknown): void {
-  const failure =
-    error instanceof CloudfnError
-      ? error
-      : new CloudfnError('CLOUDFN_HANDLER_ERROR', 500, error instanceof Error ? error.message : String(error));
-  sendJson(
-    res,
-    failure.status,
-    errorBody(failure.code, failure.message, generateLogid()),
-    failure.status === 405 ? { allow: 'POST' } : {},
-  );
-}
 
 /**
  * The before-routing hook of the trigger endpoint.
@@ -56,29 +31,24 @@ export function triggerHook(scheduler: Scheduler): BeforeHook {
       name = url.slice(TRIGGER_PREFIX.length);
     }
     if (req.method !== 'POST') {
-      sendFailure(res, createScheduleError('CLOUDFN_TRIGGER_METHOD', req.method ?? ''));
+      sendJsonError(res, createScheduleError('CLOUDFN_TRIGGER_METHOD', req.method ?? ''), { allow: 'POST' });
       return true;
     }
     // The body, if any, is not read: drain it so the connection stays usable.
     req.resume();
     scheduler.fire(name).then(
       (result) =>
-        sendJson(
-          res,
-          200,
-          JSON.stringify({
-            function: name,
-            status: result.status,
-            logid: result.logid,
-            body: result.body,
-            cut: result.cut,
-          } satisfies TriggerAnswer),
-        ),
-      (error: unknown) => sendFailure(res, error),
+        sendJson(res, 200, {
+          function: name,
+          status: result.status,
+          logid: result.logid,
+          body: result.body,
+          cut: result.cut,
+        } satisfies TriggerAnswer),
+      (error: unknown) => sendJsonError(res, error),
     );
     return true;
   };
 }
 
 /** Declared in the console's protocol, which the page imports too. */
-export type { TriggerAnswer };

@@ -4,8 +4,8 @@
  * contract, Signing: "binding it to a typed object can reorder fields and break verification").
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody as readRequestBody } from '../../runtime/body/read-body.js';
 import { CloudfnError } from '../../runtime/errors.js';
+import { readBodyUpTo } from '../../runtime/serve/hook-io.js';
 import { verifyCallback, type VerifiedCallback, type VerifyCallbackOptions } from './callback.js';
 import { SignatureError } from './errors.js';
 import type { NonceStore } from './nonce.js';
@@ -85,7 +85,7 @@ async function handle(
       'callbackMiddleware runs after a body parser consumed the raw bytes; mount it before express.json() (or after express.raw())',
     );
   } else {
-    const read = await readBody(req, limit);
+    const read = await readBodyUpTo(req, limit);
     if (read === undefined) {
       fail(res, 413, 'CALLBACK_TOO_LARGE', `the callback body is larger than ${limit} bytes; raise the limit option`);
       return false;
@@ -188,16 +188,6 @@ function decode(raw: Buffer, type: string | undefined): unknown {
     }
   }
   return text;
-}
-
-/** Reads the whole body with the runtime's reader, or gives undefined once it passes `limit` bytes. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  try {
-    return await readRequestBody(req, limit, 'limit');
-  } catch (error) {
-    if (error instanceof CloudfnError && error.code === 'CLOUDFN_BODY_TOO_LARGE') return undefined;
-    throw error;
-  }
 }
 
 function fail(res: ServerResponse, status: number, code: string, message: string): void {

@@ -10,6 +10,7 @@ import type { OptionSources } from '../../runtime/options.js';
 import { clusterLogger, runWorker } from '../../runtime/serve/cluster.js';
 import { startProject, type RunningServer } from '../../runtime/serve/start.js';
 import { createCompileHook } from '../build/compile.js';
+import { TOOL_CONFIG_KEYS } from '../build/project-config.js';
 import { precompiledHook } from '../build/precompile.js';
 import { serveTimers } from '../schedule/serve-timers.js';
 import { prepareProcess, startedByNpm } from './preflight.js';
@@ -53,15 +54,14 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
-        const { prepare, before } = timers();
         return startProject(root, {
           flags,
           env,
           compile: precompiledHook(root),
           handleSignals: false,
           logger: clusterLogger(),
-          prepare,
-          before,
+          configKeys: TOOL_CONFIG_KEYS,
+          extensions: [timers()],
         });
       },
       (error) => (error instanceof Error ? error.message : String(error)),
@@ -72,13 +72,12 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
     const exitCode = await runStartPrimary({ root, workers, flags, env, exitWithParent: startedByNpm(env) });
     return { mode: 'primary', exitCode };
   }
-  const { prepare, before } = timers();
   const server = await startProject(root, {
     flags,
     env,
     compile: createCompileHook(root),
-    prepare,
-    before,
+    configKeys: TOOL_CONFIG_KEYS,
+    extensions: [timers()],
     exitWithParent: startedByNpm(env),
     ...(options.handleSignals === false ? { handleSignals: false } : {}),
     ...(options.logger === undefined ? {} : { logger: options.logger }),

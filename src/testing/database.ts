@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PLATFORM_ENV_VARS } from '../platform/platform-options.js';
+import { PLATFORM_ENV_VARS } from '../platform/media-api/platform-options.js';
 import { checkDump, exportStore, importStore } from '../platform/sdk/database/index.js';
 import { readSdkOptions } from '../platform/sdk/sdk-options.js';
 

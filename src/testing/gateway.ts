@@ -10,12 +10,19 @@ import { App } from '../../runtime/app.js';
 import { Logger } from '../../runtime/log/logger.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
-import { resolveDevUser } from '../dev/dev-user.js';
+import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { loadRoutePatterns } from '../../runtime/request/router.js';
 import { createHttpServer } from '../../runtime/serve/http-server.js';
 import type { FunctionSpec } from '../../runtime/types.js';
-import { memoryAgent, serverCaller, type AppAnswer } from '../platform/gateway/call-app.js';
-import { Gateway, safeDecode, type GatewayActivity, type GatewayIdentity } from '../platform/gateway/gateway.js';
+import { injectAgent } from '../../runtime/serve/inject.js';
+import {
+  type AppAnswer,
+  Gateway,
+  injectCaller,
+  safeDecode,
+  type GatewayActivity,
+  type GatewayIdentity,
+} from '../platform/gateway/gateway.js';
 import { CLOSE_CODES, PUSH_URL_VAR } from '../platform/gateway/names.js';
 import { handlePush, type PushAnswer } from '../platform/gateway/push-api.js';
 import { registerMemoryPush } from '../platform/gateway/push-route.js';
@@ -204,9 +211,9 @@ export async function openGateway(
   });
   const server = createHttpServer(app);
   const user = resolveDevUser({});
-  const agent = memoryAgent(server);
+  const agent = injectAgent(server);
   const gateway = new Gateway({
-    call: serverCaller(server, agent),
+    call: injectCaller(server, agent),
     identity: { appid: user.appid, envId: 'env-dev', serviceId: 'dev-service', ...options.identity },
     functionOf: (path) => app.router.match(path, safeDecode(path))?.fn.name,
   });

@@ -4,7 +4,6 @@
  * over an in-memory connection, so parsing, limits, the service and the response are those of
  * `cloudfn start`, byte for byte, with no port and no network.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { App } from '../../runtime/app.js';
 import { loadRoutePatterns } from '../../runtime/request/router.js';
 import type { FunctionSpec, RequestInfo, Service } from '../../runtime/types.js';
@@ -18,7 +17,7 @@ import { createHttpServer } from '../../runtime/serve/http-server.js';
 import type { FunctionConfig, Handler, Limits } from '../../runtime/types.js';
 import { parseSetCookies, type ResponseCookie } from './cookies.js';
 import { loadTarget } from './load-target.js';
-import { memoryConnection } from '../memory-connection.js';
+import { inject } from '../../runtime/serve/inject.js';
 import { nameFromPath } from './names.js';
 import { toWireRequest, type InvokeRequest } from './request.js';
 
@@ -169,15 +168,6 @@ function isJsonType(type: string | null): boolean {
   return media === 'application/json' || media.endsWith('+json');
 }
 
-function collect(response: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.on('end', () => resolve(Buffer.concat(chunks)));
-    response.on('error', reject);
-  });
-}
-
 /**
  * Calls a function through the real request pipeline, in process: `request` is fetch's
  * `RequestInit` plus `path`, `query`, `cookies` and `trigger`. A path loads the file as
@@ -222,51 +212,38 @@ export async function invoke(
       resolve();
     });
   });
-  const [client, serverEnd] = memoryConnection();
-  server.emit('connection', serverEnd);
   const started = performance.now();
-  try {
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpRequest(
-        {
-          createConnection: () => client as never,
-          method: wire.method,
-          path: wire.path,
-          headers: wire.headers,
-          signal: request.signal ?? undefined,
-        },
-        resolve,
-      );
-      req.on('error', reject);
-      req.end(wire.body);
-    });
-    const body = await collect(response);
-    // A streamed body ends before the runtime logs its request line; wait for the line.
-    if (reached) await ended;
-    const headers = new Headers();
-    const raw = response.rawHeaders;
-    for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-    const text = body.toString('utf8');
-    let json: unknown;
-    if (isJsonType(headers.get('content-type'))) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
+  const response = await inject(server, {
+    method: wire.method,
+    path: wire.path,
+    headers: wire.headers,
+    ...(wire.body === undefined ? {} : { body: wire.body }),
+    ...(request.signal ? { signal: request.signal } : {}),
+  });
+  const body = response.body;
+  // A streamed body ends before the runtime logs its request line; wait for the line.
+  if (reached) await ended;
+  const headers = new Headers();
+  const raw = response.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const text = body.toString('utf8');
+  let json: unknown;
+  if (isJsonType(headers.get('content-type'))) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
     }
-    return {
-      status: response.statusCode ?? 0,
-      headers,
-      cookies: parseSetCookies(headers.getSetCookie()),
-      body,
-      text,
-      json,
-      logs: sink.records.slice(),
-      logid: headers.get(app.options.logidHeader) ?? '',
-      durationMs: info?.durationMs ?? Math.round((performance.now() - started) * 10) / 10,
-    };
-  } finally {
-    client.destroy();
   }
+  return {
+    status: response.status,
+    headers,
+    cookies: parseSetCookies(headers.getSetCookie()),
+    body,
+    text,
+    json,
+    logs: sink.records.slice(),
+    logid: headers.get(app.options.logidHeader) ?? '',
+    durationMs: info?.durationMs ?? Math.round((performance.now() - started) * 10) / 10,
+  };
 }

@@ -6,7 +6,8 @@
  * tasks and anchors can be read, and tokens minted. Messages are pushed with `invokeLiveData`.
  */
 import { randomUUID } from 'node:crypto';
-import { answerLiveApi, registerMemoryLive } from '../platform/live/api-call.js';
+import { answerLiveApi } from '../platform/live/api-call.js';
+import { registerMemoryLive } from '../platform/sdk/live-calls.js';
 import type { LiveDataConfig } from '../platform/live/config.js';
 import { type LiveRoomInfo, LiveRooms, type LiveTask } from '../platform/live/rooms.js';
 import { LiveTokens } from '../platform/live/tokens.js';

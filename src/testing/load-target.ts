@@ -11,6 +11,7 @@ import type { FunctionSpec } from '../../runtime/types.js';
 import { createError } from '../../runtime/errors.js';
 import { functionFromModule, type CompileHook } from '../../runtime/serve/load.js';
 import { FUNCTION_EXTENSIONS } from '../../runtime/serve/discover.js';
+import { TOOL_CONFIG_KEYS } from '../build/project-config.js';
 import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { resolveOptions } from '../../runtime/options.js';
 import { installSdkResolver } from '../platform/sdk/node-resolver.js';
@@ -90,7 +91,7 @@ export async function loadTarget(
     );
   }
   const projectRoot = root ?? findProjectRoot(dirname(file));
-  const config = await loadConfigFile(projectRoot);
+  const config = await loadConfigFile(projectRoot, { configKeys: TOOL_CONFIG_KEYS });
   const name = functionNameOf(projectRoot, file, resolveOptions({ env: process.env, config }).functionsDir);
   const key = `${file}\0${stat.mtimeMs}\0${stat.size}`;
   let loading = cache.get(key);

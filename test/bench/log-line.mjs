@@ -5,7 +5,7 @@
  * that writes pre-encoded pieces, the numbers and the ids (logid, trace_id, span_id) straight
  * into the buffer. Both give the same bytes (checked at the end). Alternated turns, CPU time
  * (process.cpuUsage), medians, ns per line. Needs npm run build. The prototype is not in the
- * runtime (docs/performance.md#the-get-request-line).
+ * runtime (docs/performance-history.md#the-get-request-line).
  *
  *   node test/bench/log-line.mjs
  */

@@ -296,7 +296,7 @@ try {
   if (only.includes('upload')) {
     const mib = bodies.upload.bytes / 2 ** 20;
     // 4 uploads in flight is the goal row: a function behind the gateway takes uploads from
-    // several clients at once. One at a time is measured beside it (docs/performance.md#the-8-mib-upload-by-thread):
+    // several clients at once. One at a time is measured beside it (docs/performance-history.md#the-8-mib-upload-by-thread):
     // the two differ in when young-generation GCs fall inside a request.
     for (const [id, benchmark, connections, goal] of UPLOAD_ROWS) {
       log(`POST /upload, multipart with one 8 MiB file, ${connections} in flight: raw node:http (no parsing), cloudfn`);

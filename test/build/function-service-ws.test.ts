@@ -12,7 +12,7 @@ import {
   type FunctionServiceBuildResult,
   ImitationRunner,
 } from '../../src/build/function-service/index.js';
-import { Gateway, type GatewayActivity } from '../../src/platform/gateway/index.js';
+import { Gateway, type GatewayActivity } from '../../src/platform/gateway/gateway.js';
 import { tempProject } from '../testing/project.js';
 
 const node = findCheckNode(process.cwd());

@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configFileKeys } from '../../runtime/serve/config-file.js';
-import { CONFIG_SCHEMA_PATH, CONFIG_SCHEMA_REF, configSchema, configSchemaText } from '../../src/config/index.js';
+import { TOOL_CONFIG_KEYS } from '../../src/build/project-config.js';
+import { CONFIG_SCHEMA_PATH, CONFIG_SCHEMA_REF, configSchema, configSchemaText } from '../../src/config/schema.js';
 import { REPO } from '../testing/ensure-dist.js';
 
 type Schema = { properties: Record<string, Record<string, unknown>>; additionalProperties: unknown };
@@ -19,7 +20,7 @@ describe('cloudfn.config.schema.json', () => {
 
   it('knows exactly the keys the loader accepts, and refuses others', () => {
     const schema = configSchema() as Schema;
-    expect(Object.keys(schema.properties).sort()).toEqual([...configFileKeys()].sort());
+    expect(Object.keys(schema.properties).sort()).toEqual([...configFileKeys(TOOL_CONFIG_KEYS)].sort());
     expect(schema.additionalProperties).toBe(false);
   });
 

@@ -1,6 +1,7 @@
 /**
- * The console page imports the shapes the dev server sends from the protocol module
- * (src/dev/console/protocol.ts) that the server imports too. A type test (vitest's typecheck):
+ * The console page imports the shapes the dev server sends from the protocol modules (the
+ * console's core in src/dev/console/protocol.ts, each panel's beside its extension) that the
+ * server imports too. A type test (vitest's typecheck):
  * it fails when a server module's type drifts from the protocol's.
  */
 import { expectTypeOf, it } from 'vitest';
@@ -9,13 +10,13 @@ import type { LogRecord } from '../../runtime/log/record.js';
 import type { FunctionStatus } from '../../src/dev/reloader.js';
 import type {
   ConsoleLogRecord as PageLogRecord,
-  DatabaseView as PageDatabaseView,
   FunctionStatus as FunctionInfo,
   RequestInfo as PageRequestInfo,
   TypecheckEvent as TypecheckInfo,
 } from '../../src/dev/console/protocol.js';
 import type { TypecheckEvent } from '../../src/dev/type-errors.js';
 import type { DatabaseView } from '../../src/platform/sdk/browse.js';
+import type { DatabaseView as PageDatabaseView } from '../../src/platform/sdk/protocol.js';
 
 it('declares the same shapes the dev server sends', () => {
   expectTypeOf<PageRequestInfo>().toEqualTypeOf<RequestInfo>();

@@ -6,10 +6,10 @@
  * declares its own.
  */
 import { describe, expectTypeOf, it } from 'vitest';
-import type { DevUser } from '../../runtime/options.js';
+import type { DevUser } from '../../runtime/shapes.js';
 import type { RequestInfo } from '../../runtime/types.js';
 import type {
-  DevUser as PageDevUser,
+  ConsoleMeta,
   RequestInfo as PageRequestInfo,
   TypeDiagnostic as PageTypeDiagnostic,
 } from '../../src/dev/console/protocol.js';
@@ -25,6 +25,6 @@ describe('the console page reads the shapes the dev server sends', () => {
   });
 
   it('declares the dev user as the options module resolves it', () => {
-    expectTypeOf<PageDevUser>().toEqualTypeOf<DevUser>();
+    expectTypeOf<ConsoleMeta['devUser']>().toEqualTypeOf<DevUser>();
   });
 });

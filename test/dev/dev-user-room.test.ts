@@ -5,9 +5,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { resolveDevUser } from '../../src/dev/dev-user.js';
+import { resolveDevUser } from '../../src/platform/gateway/dev-user.js';
 import { callerHeaders } from '../../runtime/request/caller.js';
-import { devUserHook } from '../../src/dev/dev-user.js';
+import { devUserHook } from '../../src/platform/gateway/dev-user.js';
 import { DEV_CLIENT_KEY } from '../../src/platform/index.js';
 import { readRequestContext } from '../../src/platform/sdk/context.js';
 

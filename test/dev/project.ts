@@ -8,6 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LogRecord } from '../../runtime/log/record.js';
 import { startDevServer, type DevServer, type DevServerOptions } from '../../src/dev/index.js';
+import type { Gateway } from '../../src/platform/gateway/gateway.js';
+import type { GatewayExtension } from '../../src/platform/gateway/service.js';
 
 export const FIXTURE = fileURLToPath(new URL('../fixtures/dev-project', import.meta.url));
 
@@ -135,4 +137,11 @@ export async function withNodeStacks<T>(fn: () => Promise<T>): Promise<T> {
   } finally {
     holder.prepareStackTrace = own;
   }
+}
+
+/** The WebSocket gateway of a running dev server (its extension's). */
+export function gatewayOf(dev: DevServer): Gateway {
+  const gateway = dev.extension<GatewayExtension>('gateway')?.gateway();
+  if (gateway === undefined) throw new Error('the dev server has no WebSocket gateway');
+  return gateway;
 }

@@ -1,15 +1,17 @@
 /**
  * The WebSocket gateway of `cloudfn dev`, driven by real clients over real sockets: the `ws`
  * package (headers) and, where the Node has one, the global WebSocket (query parameters, as a
- * browser must). Connect, uplink, every push target, the 5-id limit, groups, disconnect,
+ * browser must). Connect, uplink, a push kept in process, every push target, the 5-id limit, groups, disconnect,
  * refusal, binary frames, the idle timeout, reload (1012) and stop (1001).
  */
+import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { startDevServer as StartDevServer } from '../../src/dev/index.js';
 import { ensureDist, REPO } from '../testing/ensure-dist.js';
-import { reloadEvent, startProject as startFrom, until, type DevProject } from './project.js';
+import { gatewayOf, reloadEvent, startProject as startFrom, until, type DevProject } from './project.js';
 
 // The built package, as users run it: the SDK stand-in the fixture imports is loaded by Node itself.
 let startDevServer: typeof StartDevServer;
@@ -83,7 +85,14 @@ async function callsOf(project: DevProject, sessionId: string): Promise<Call[]> 
 }
 
 async function sessionOf(project: DevProject, openid: string): Promise<string> {
-  return until(() => project.dev.gateway.sessions().find((s) => s.openid === openid)?.sessionId, 5000, openid);
+  return until(
+    () =>
+      gatewayOf(project.dev)
+        .sessions()
+        .find((s) => s.openid === openid)?.sessionId,
+    5000,
+    openid,
+  );
 }
 
 describe('the WebSocket gateway of cloudfn dev', () => {
@@ -120,6 +129,36 @@ describe('the WebSocket gateway of cloudfn dev', () => {
     expect(calls[1]!.body).toBe('hello');
     expect(sessionId).toMatch(/^\d+$/);
     client.ws.close();
+  });
+
+  it('delivers a push of openApiInvoke in process: no socket and no HTTP request beyond the client', async () => {
+    const server = project.dev.server;
+    let sockets = 0;
+    let pushRequests = 0;
+    const onConnection = (socket: unknown): void => {
+      if (socket instanceof Socket) sockets++;
+    };
+    const onRequest = (req: IncomingMessage): void => {
+      if ((req.url ?? '').startsWith('/_cloudfn/ws-push')) pushRequests++;
+    };
+    server.on('connection', onConnection);
+    server.on('request', onRequest);
+    try {
+      const client = await connect(project, { 'X-TT-OPENID': 'in-process' });
+      await sessionOf(project, 'in-process');
+      const echoed = client.next();
+      // The fixture answers each uplink with a push through the SDK stand-in's openApiInvoke.
+      client.ws.send('no socket');
+      expect(JSON.parse(await echoed)).toEqual({ echo: 'no socket' });
+      // The client's own connection is the one socket; the push crossed none, and no HTTP request.
+      expect(sockets).toBe(1);
+      expect(pushRequests).toBe(0);
+      client.ws.close();
+      await client.closed;
+    } finally {
+      server.off('connection', onConnection);
+      server.off('request', onRequest);
+    }
   });
 
   it('acts as the dev user when the client names none, and answers pings', async () => {
@@ -177,7 +216,7 @@ describe('the WebSocket gateway of cloudfn dev', () => {
     const b = await connect(project, { 'X-TT-OPENID': 'group-b' });
     const c = await connect(project, { 'X-TT-OPENID': 'group-c' });
     a.ws.send('join:blue');
-    await until(() => (project.dev.gateway.groupMembers('room', 'blue').length === 1 ? true : undefined));
+    await until(() => (gatewayOf(project.dev).groupMembers('room', 'blue').length === 1 ? true : undefined));
     const join = await push(
       '/ws/group/join',
       { 'X-TT-WS-OPENIDS': '["group-b"]', 'X-TT-WS-GROUPNAME': 'room', 'X-TT-WS-GROUPVALUE': 'blue' },
@@ -283,7 +322,11 @@ describe('the WebSocket gateway of cloudfn dev', () => {
       });
       socket.send('from a browser');
       expect(JSON.parse(await echoed)).toEqual({ echo: 'from a browser' });
-      expect(project.dev.gateway.sessions().some((s) => s.openid === 'browser')).toBe(true);
+      expect(
+        gatewayOf(project.dev)
+          .sessions()
+          .some((s) => s.openid === 'browser'),
+      ).toBe(true);
       const refused = new WebSocket(`${wsUrl(project)}?service_path=${PATH}&openid=banned`);
       const closed = new Promise<number>((resolve) => refused.on('close', (code: number) => resolve(code)));
       refused.on('error', () => undefined);

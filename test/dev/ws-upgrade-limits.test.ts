@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { startDevServer as StartDevServer } from '../../src/dev/index.js';
-import type { GatewayActivity } from '../../src/platform/gateway/index.js';
+import type { GatewayActivity } from '../../src/platform/gateway/protocol.js';
 import { ensureDist, REPO } from '../testing/ensure-dist.js';
-import { startProject as startFrom, until, type DevProject } from './project.js';
+import { gatewayOf, startProject as startFrom, until, type DevProject } from './project.js';
 
 let startDevServer: typeof StartDevServer;
 const FIXTURE = fileURLToPath(new URL('../fixtures/ws-project', import.meta.url));
@@ -31,7 +31,7 @@ beforeAll(async () => {
   } finally {
     delete process.env['CLOUDFN_WS_MAX_QUEUED'];
   }
-  project.dev.gateway.observe((a) => activity.push(a));
+  gatewayOf(project.dev).observe((a) => activity.push(a));
 });
 afterAll(() => project?.close());
 
@@ -157,7 +157,11 @@ describe('every connect gets its disconnect', () => {
       10_000,
       'a disconnect for every connect',
     );
-    expect(project.dev.gateway.sessions().filter((s) => who.includes(s.openid))).toEqual([]);
+    expect(
+      gatewayOf(project.dev)
+        .sessions()
+        .filter((s) => who.includes(s.openid)),
+    ).toEqual([]);
   });
 });
 
@@ -167,7 +171,7 @@ describe('a client that reads nothing', () => {
     expect(stuck.status).toBe(101);
     stuck.socket.pause();
     const reader = await open('reads-everything');
-    const sessions = project.dev.gateway.sessions();
+    const sessions = gatewayOf(project.dev).sessions();
     const stuckId = sessions.find((s) => s.openid === 'reads-nothing')!.sessionId;
     const readerId = sessions.find((s) => s.openid === 'reads-everything')!.sessionId;
     const chunk = Buffer.alloc(256 * 1024, 7);

@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevServer, type DevServer } from '../../src/dev/index.js';
-import type { GatewayActivity } from '../../src/platform/gateway/index.js';
+import type { GatewayActivity } from '../../src/platform/gateway/protocol.js';
+import { gatewayOf } from '../dev/project.js';
 import { tempProject, type TempProject } from '../testing/project.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -24,7 +25,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s client limits in chromiu
   beforeAll(async () => {
     project = tempProject({ 'functions/websocket_callback.ts': 'export default async () => ({ ok: true });\n' });
     dev = await startDevServer({ root: project.root, port: 0, typecheck: false, sink: { write: () => {} } });
-    dev.gateway.observe((a) => activity.push(a));
+    gatewayOf(dev).observe((a) => activity.push(a));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(5000);
@@ -41,17 +42,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s client limits in chromiu
     await page.fill('#connections input[aria-label="openid"]', 'phone');
     for (let i = 1; i <= 5; i++) {
       await page.click('#connections button:text("Connect")');
-      await expect.poll(() => dev.gateway.sessions().length).toBe(i);
+      await expect.poll(() => gatewayOf(dev).sessions().length).toBe(i);
     }
     await page.click('#connections button:text("Connect")');
     await expect.poll(() => page.textContent('#connections .ws-limit')).toContain('connectSocket:fail');
     await new Promise((r) => setTimeout(r, 300));
-    expect(dev.gateway.sessions()).toHaveLength(5);
+    expect(gatewayOf(dev).sessions()).toHaveLength(5);
     expect(activity.filter((a) => a.type === 'connect')).toHaveLength(5);
 
     const started = Date.now();
     await page.locator('.ws-client .ws-background').first().click();
-    await expect.poll(() => dev.gateway.sessions().length, { timeout: 10_000 }).toBe(4);
+    await expect.poll(() => gatewayOf(dev).sessions().length, { timeout: 10_000 }).toBe(4);
     expect(Date.now() - started).toBeGreaterThanOrEqual(4500);
     expect(activity.find((a) => a.type === 'disconnect')).toMatchObject({
       code: 1000,
@@ -59,6 +60,6 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s client limits in chromiu
     });
     // A place is free again.
     await page.click('#connections button:text("Connect")');
-    await expect.poll(() => dev.gateway.sessions().length).toBe(5);
+    await expect.poll(() => gatewayOf(dev).sessions().length).toBe(5);
   }, 30_000);
 });

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevServer, type DevServer } from '../../src/dev/index.js';
+import { gatewayOf } from '../dev/project.js';
 import { tempProject, type TempProject } from '../testing/project.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -66,6 +67,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the console Connections panel in chromiu
     await expect
       .poll(async () => (await lines()).some((l) => l.includes('push (session)') && l.includes('echo:hi')))
       .toBe(true);
-    expect(dev.gateway.sessions().map((s) => s.openid)).toEqual(['console-user']);
+    expect(
+      gatewayOf(dev)
+        .sessions()
+        .map((s) => s.openid),
+    ).toEqual(['console-user']);
   });
 });

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initProject } from '../../src/init/index.js';
+import { initProject } from '../../src/init/scaffold.js';
 import { freePort } from '../testing/free-port.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 

@@ -4,14 +4,11 @@
  * and the token store's lock, publish and compare-and-delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeRedisClients,
-  RedisNonceStore,
-  RedisRateLimiter,
-  RedisTokenStore,
-  resolveRedisSettings,
-  type RedisSettings,
-} from '../../src/fleet/index.js';
+import { closeRedisClients } from '../../src/fleet/connect.js';
+import { RedisNonceStore } from '../../src/fleet/nonce-store.js';
+import { RedisRateLimiter } from '../../src/fleet/rate-limiter.js';
+import { RedisTokenStore } from '../../src/fleet/token-store.js';
+import { resolveRedisSettings, type RedisSettings } from '../../src/fleet/settings.js';
 import { hasRedis, RedisServer } from './redis-server.js';
 
 describe('resolveRedisSettings', () => {

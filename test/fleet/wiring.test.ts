@@ -8,7 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeRedisClients } from '../../src/fleet/index.js';
+import { closeRedisClients } from '../../src/fleet/connect.js';
 import { createMediaClient, type MediaClient } from '../../src/media/index.js';
 import {
   callbackMiddleware,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
-import { initProject, type InitOptions, listTemplates } from '../../src/init/index.js';
+import { initProject, type InitOptions, listTemplates } from '../../src/init/scaffold.js';
 import { SDK_ENV_FILE, SDK_ENV_TEXT } from '../../src/init/platform-layout.js';
 
 const work = mkdtempSync(join(tmpdir(), 'cloudfn-init-platform-'));

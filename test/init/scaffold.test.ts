@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { initProject, packageNameFor, templatesDir, type InitOptions } from '../../src/init/index.js';
+import { initProject, packageNameFor, templatesDir, type InitOptions } from '../../src/init/scaffold.js';
 
 const work = mkdtempSync(join(tmpdir(), 'cloudfn-scaffold-'));
 /** As if this version were on the registry: no npm call, no packing (test/e2e/init.test.ts packs). */

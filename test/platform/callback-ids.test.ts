@@ -7,7 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CallbackSender } from '../../src/platform/jobs/callbacks.js';
+import { CallbackSender } from '../../src/platform/media-api/jobs/callbacks.js';
 import { parseFaults } from '../../src/platform/index.js';
 import { callbackMiddleware, MemoryNonceStore, signCallback } from '../../src/sign/index.js';
 

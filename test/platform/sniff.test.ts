@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { sniffVideo } from '../../src/platform/jobs/sniff.js';
+import { sniffVideo } from '../../src/platform/media-api/jobs/sniff.js';
 import { hasFfmpeg, tempDir } from './helpers.js';
 
 /** `count` transport-stream packets of 188 bytes, each with the sync byte 0x47 first. */

@@ -17,6 +17,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['serve/'],
   ['metrics/', 'function-service/'],
   ['app.ts'],
+  // admission/: the memory budget, the connection limit and shedding under overload (issue 39).
+  ['admission/'],
   ['request/'],
   ['body/', 'contract/', 'log/', 'trace/'],
   ['options.ts'],

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { DEFAULT_HEALTH_PATH, resolveOptions } from '../../runtime/options.js';
 import { buildProject, checkBundle } from '../../src/build/index.js';
-import { listTemplates, templatesDir } from '../../src/init/index.js';
+import { listTemplates, templatesDir } from '../../src/init/scaffold.js';
 
 const root = templatesDir();
 const templates = listTemplates();

@@ -5,7 +5,7 @@
  * would write, before anything is bundled.
  */
 import type { CloudfnError } from '../../../runtime/errors.js';
-import { createDevError } from '../../dev/errors.js';
+import { createBuildError } from '../errors.js';
 
 /** Most folders a service may hold. */
 export const MAX_FOLDERS = 10;
@@ -42,7 +42,7 @@ function foldersOf(files: readonly PlannedFile[]): string[] {
 export function checkLimits(files: readonly PlannedFile[]): CloudfnError | undefined {
   const reserved = files.filter((file) => file.path.startsWith(RESERVED_PREFIX));
   if (reserved.length > 0)
-    return createDevError(
+    return createBuildError(
       'CLOUDFN_FUNCTION_SERVICE_LIMIT',
       `keeps the path prefix ${RESERVED_PREFIX} for debugging`,
       `would write ${list(reserved.map((f) => `${f.path} (from ${f.where})`))}`,
@@ -51,21 +51,21 @@ export function checkLimits(files: readonly PlannedFile[]): CloudfnError | undef
   const folders = foldersOf(files);
   const clashes = files.filter((file) => folders.includes(file.path.slice(0, -'.js'.length)));
   if (clashes.length > 0)
-    return createDevError(
+    return createBuildError(
       'CLOUDFN_FUNCTION_SERVICE_LIMIT',
       'cannot hold a file and a folder of the same name in one folder',
       `would write ${list(clashes.map((f) => `${f.path} (from ${f.where}) beside the folder ${f.path.slice(0, -3)}/`))}`,
       'Rename the function or the folder so that their names differ (functions/<name>/index.ts writes <name>.js too).',
     );
   if (files.length > MAX_JS_FILES)
-    return createDevError(
+    return createBuildError(
       'CLOUDFN_FUNCTION_SERVICE_LIMIT',
       `holds at most ${MAX_JS_FILES} .js files`,
       `has ${files.length} functions, one .js file each`,
       `Merge functions (one function can branch on a parameter) or split the project into services of at most ${MAX_JS_FILES} functions.`,
     );
   if (folders.length > MAX_FOLDERS)
-    return createDevError(
+    return createBuildError(
       'CLOUDFN_FUNCTION_SERVICE_LIMIT',
       `holds at most ${MAX_FOLDERS} folders`,
       `would write ${folders.length}: ${list(folders, 12)}`,

@@ -30,7 +30,7 @@ export class EventHub implements LogSink {
   #seq = 0;
   readonly #capacity: number;
   /** The last value of each event published with `keep`, sent to every page as it connects. */
-  readonly #kept = new Map<HubEvent, string>();
+  readonly #kept = new Map<string, string>();
   #heartbeat: NodeJS.Timeout | undefined;
 
   /**
@@ -55,12 +55,13 @@ export class EventHub implements LogSink {
   }
 
   /**
-   * Sends an event with its data (protocol.ts); with `keep`, pages that connect later get it too.
+   * Sends an event with its data: a core event as protocol.ts types it, or a panel's (the
+   * gateway's `ws`), typed beside its extension; with `keep`, pages that connect later get it too.
    * @example hub.publish('typecheck', { state: 'done', diagnostics }, { keep: true })
    */
-  publish<E extends Exclude<HubEvent, 'log' | 'request'>>(
-    event: E,
-    data: HubEvents[E],
+  publish<E extends string>(
+    event: E extends 'log' | 'request' ? never : E,
+    data: E extends keyof HubEvents ? HubEvents[E] : unknown,
     options: { keep?: boolean } = {},
   ): void {
     const json = JSON.stringify(data);
@@ -102,7 +103,7 @@ export class EventHub implements LogSink {
     for (const res of this.#clients) res.write(': ping\n\n');
   }
 
-  #send(event: HubEvent, json: string): void {
+  #send(event: string, json: string): void {
     const frame = `event: ${event}\ndata: ${json}\n\n`;
     for (const res of this.#clients) {
       if (res.writableLength > MAX_BUFFERED) {

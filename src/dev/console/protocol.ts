@@ -1,7 +1,10 @@
 /**
- * What the dev server and the console page exchange: the answers of `/_cloudfn/api/*`, the
- * server-sent events of `/_cloudfn/api/events`, the answers of the panels' routes (timers, live
- * rooms) and the OpenAPI document as far as the params form reads it. Types only. The server's
+ * The console's core: what the dev server and the console page exchange about the functions,
+ * their requests and their logs (the answers of `/_cloudfn/api/functions` and `/api/logs`, the
+ * core events of `/_cloudfn/api/events`, the OpenAPI document as far as the params form reads
+ * it). Each extension declares its own panel's shapes beside it (src/platform/gateway/
+ * protocol.ts, src/platform/live/protocol.ts, src/platform/sdk/protocol.ts,
+ * src/schedule/protocol.ts). Types only. The server's
  * modules and the page both import these declarations, so no shape is written twice; the page is
  * built for the browser without Node's types, so this file imports only files that need none
  * (runtime/shapes.ts, runtime/contract/pointer.ts, src/typecheck/format.ts).
@@ -10,7 +13,7 @@ import type { DevUser, LogLevel, LogRecord, RequestInfo } from '../../../runtime
 import type { ParamsIssue } from '../../../runtime/contract/pointer.js';
 import type { TypeDiagnostic } from '../../typecheck/format.js';
 
-export type { DevUser, LogLevel, LogRecord, ParamsIssue, RequestInfo, TypeDiagnostic };
+export type { LogLevel, LogRecord, ParamsIssue, RequestInfo, TypeDiagnostic };
 
 /**
  * What a function reads (src/dev/function-input.ts): `query` (GET), `body` (POST with a JSON
@@ -39,16 +42,6 @@ export interface FunctionStatus {
   input: FunctionInput;
 }
 
-/** A function with a `config.schedule` (src/schedule/scheduler.ts). */
-export interface ScheduledFunction {
-  name: string;
-  schedule: string;
-  /** The JSON body of every firing (`{}` for the string form). */
-  params: unknown;
-  /** The next firing, ISO 8601, or undefined when none is left (absent from the JSON then). */
-  next: string | undefined;
-}
-
 /** `GET /_cloudfn/api/functions`: the functions, the routes and the headers the page sends. */
 export interface ConsoleMeta {
   functions: FunctionStatus[];
@@ -56,10 +49,10 @@ export interface ConsoleMeta {
   logidHeader: string;
   triggerHeader: string;
   consoleTrigger: string;
-  /** The functions with a `config.schedule`, and their next firings. */
-  schedules: ScheduledFunction[];
   /** The user the dev server acts as (config devUser, CLOUDFN_DEV_*). */
   devUser: DevUser;
+  /** What the extensions' panels add (the timers' `schedules`: src/schedule/protocol.ts). */
+  [panel: string]: unknown;
 }
 
 /** A log record as the hub sends it: with its number, the key the page de-duplicates on. */
@@ -77,49 +70,6 @@ export interface TypecheckEvent {
   reason?: string;
 }
 
-/** `GET /_cloudfn/api/database[?collection=…]`: the SDK stand-in's database (src/platform/sdk/browse.ts). */
-export interface DatabaseView {
-  /** The folder holding the collection files. */
-  dir: string;
-  collections: { name: string; count: number }[];
-  /** The documents of the collection asked for, when one was. */
-  collection?: { name: string; count: number; documents: Record<string, unknown>[] };
-}
-
-/** A WebSocket gateway connection as the console and the query API show it (src/platform/gateway). */
-export interface SessionInfo {
-  sessionId: string;
-  openid: string;
-  /** The function's path (`X-TT-SERVICE-PATH`). */
-  path: string;
-  /** The function that answered connect, when known. */
-  functionName: string | undefined;
-  /** The client's address (`X-Forwarded-For`). */
-  ip: string;
-  connectedAt: number;
-  /** Each group as `name=value`. */
-  groups: string[];
-  /** The live room's headers (`X-Room-ID`, ...) sent on each call, when the client is in one. */
-  room?: Readonly<Record<string, string>>;
-}
-
-/** How a push chose its connections. */
-export type PushVia = 'session' | 'openid' | 'group' | 'live';
-
-/** What the gateway reports, and the `ws` event carries: one entry per call, refusal, push and close. */
-export type GatewayActivity =
-  | { type: 'connect'; session: SessionInfo; status: number; logid: string }
-  | { type: 'refused'; path: string; openid: string; status: number; body: string; logid: string }
-  | { type: 'uplink'; sessionId: string; data: string; binary: boolean; status: number; logid: string }
-  | { type: 'disconnect'; sessionId: string; code: number; reason: string; status: number; logid: string }
-  | { type: 'push'; sessionId: string; data: string; binary: boolean; via: PushVia }
-  | { type: 'group'; action: 'join' | 'leave'; sessionId: string; group: string };
-
-/** `GET /_cloudfn/api/connections`: the gateway's open connections. */
-export interface ConnectionsAnswer {
-  connections: SessionInfo[];
-}
-
 /** The events of `/_cloudfn/api/events`, each with the data it carries. */
 export interface HubEvents {
   /** A log record, numbered. */
@@ -130,56 +80,10 @@ export interface HubEvents {
   functions: FunctionStatus[];
   /** The type checker's state and errors. */
   typecheck: TypecheckEvent;
-  /** One step of the WebSocket gateway. */
-  ws: GatewayActivity;
-  /** The database stand-in's files changed (any process): `at` is when it was seen. */
-  database: { at: number };
 }
 
 /** The name of an event of the feed. */
 export type HubEvent = keyof HubEvents;
-
-/** `POST /_cloudfn/trigger/<function>`: one firing of a timer, as the function answered it. */
-export interface TriggerAnswer {
-  function: string;
-  /** The status the function answered. */
-  status: number;
-  /** The logid of the firing's request line. */
-  logid: string;
-  /** The function's response body, as text. */
-  body: string;
-  /** True when the firing was cut at its limit (status 0, no body). */
-  cut: boolean;
-}
-
-/** One live room data task, as `GET /_cloudfn/live/rooms` lists it (src/platform/live/rooms.ts). */
-export interface LiveTaskInfo {
-  roomid: string;
-  msgType: string;
-  taskId: string;
-  running: boolean;
-}
-
-/** `GET /_cloudfn/live/rooms`: the anchor, the data path and the tasks (src/platform/live/dev-routes.ts). */
-export interface LiveRoomsAnswer {
-  anchor: string;
-  path: string | null;
-  tasks: LiveTaskInfo[];
-  /** Each room with a task or a known anchor: its anchor, where that came from, its tasks. */
-  rooms: { roomid: string; anchor: string; anchorFrom: string; tasks: LiveTaskInfo[] }[];
-  /** The scripted traffic runs, so far. */
-  traffic: unknown[];
-}
-
-/** `POST /_cloudfn/live/<roomid>/<msg_type>`: one push to the data path and the function's answer. */
-export interface LivePushAnswer {
-  roomid: string;
-  msg_type: string;
-  messages: unknown[];
-  status: number;
-  logid: string;
-  body: string;
-}
 
 /** A JSON Schema, as far as the form reads it. */
 export interface FieldSchema {

@@ -1,41 +1,27 @@
 /**
  * The console's HTTP side, under `/_cloudfn/` (no function can have that path: discovery skips
  * names starting with `_`): the page, its script and style, and a small JSON API whose answers
- * are typed by the protocol the page imports too (protocol.ts).
+ * are typed by the protocol the page imports too (protocol.ts), and the answers of the
+ * extensions' panels (runtime/serve/extension.ts), each typed beside its extension.
  *
  * | path | answer |
  * |---|---|
  * | `/_cloudfn/` | the page |
- * | `/_cloudfn/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger, schedules, devUser }` |
- * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions` |
+ * | `/_cloudfn/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger, devUser }` and each panel's `meta` (the timers' `schedules`) |
+ * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions`, `typecheck` and the panels' (`ws`) |
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
- * | `/_cloudfn/api/database[?collection=…]` | the server SDK stand-in's collections (and one's documents) |
- * | `/_cloudfn/api/database/…` (POST, PUT, DELETE, export) | its writes (platform/sdk/database/console-api.ts) |
- * | `/_cloudfn/api/connections` | `{ connections }`, the WebSocket gateway's open connections |
+ * | `/_cloudfn/api/<name>` | a panel's answer: `database` (the SDK stand-in; its writes under `/_cloudfn/api/database/` are the SDK service's own hook), `connections` (the WebSocket gateway) |
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
-import { CloudfnError } from '../../../runtime/errors.js';
-import { errorBody } from '../../../runtime/request/response.js';
-import { generateLogid } from '../../../runtime/log/logid.js';
 import { createDevError } from '../errors.js';
-import { PlatformError } from '../../platform/errors.js';
-import { browseDatabase } from '../../platform/sdk/browse.js';
-import { handleDatabaseWrite, isDatabaseWrite } from '../../platform/sdk/database/console-api.js';
-import { readSdkOptions } from '../../platform/sdk/sdk-options.js';
+import type { ExtensionPanel } from '../../../runtime/serve/extension.js';
+import { sendJson, sendJsonError } from '../../../runtime/serve/hook-io.js';
+import type { DevUser } from '../../../runtime/shapes.js';
 import type { ConsoleAssets } from './assets.js';
 import type { EventHub } from './event-hub.js';
-import type {
-  ConnectionsAnswer,
-  ConsoleMeta,
-  DatabaseView,
-  DevUser,
-  FunctionStatus,
-  LogsAnswer,
-  ScheduledFunction,
-  SessionInfo,
-} from './protocol.js';
+import type { ConsoleMeta, FunctionStatus, LogsAnswer } from './protocol.js';
 
 /** Where the console lives. */
 export const CONSOLE_PREFIX = '/_cloudfn';
@@ -45,15 +31,13 @@ export interface ConsoleContext {
   app: App;
   hub: EventHub;
   functions: () => FunctionStatus[];
-  /** The functions with a `config.schedule` and their next firings. @default none */
-  schedules?: () => ScheduledFunction[];
+  /** The extensions' panels: their answers under `/api/` and what they add to `/api/functions`. @default none */
+  panels?: readonly ExtensionPanel[];
   assets: () => Promise<ConsoleAssets>;
   /** The header the page sends to mark its requests `console_debug`. */
   triggerHeader: string;
   /** The user the dev server acts as, for the page's "Call as" picker. */
   devUser: DevUser;
-  /** The WebSocket gateway's open connections (docs/gateway.md). @default none */
-  connections?: () => SessionInfo[];
 }
 
 /**
@@ -76,23 +60,17 @@ function send(res: ServerResponse, status: number, type: string, body: string, h
   res.end(head ? undefined : body);
 }
 
-function sendJson(res: ServerResponse, value: unknown, head: boolean): void {
-  send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), head);
+function sendFailure(res: ServerResponse, error: unknown): void {
+  sendJsonError(res, error, { allow: 'GET, HEAD' });
 }
 
-function sendFailure(res: ServerResponse, error: unknown): void {
-  const failure =
-    error instanceof CloudfnError
-      ? error
-      : new CloudfnError('CLOUDFN_HANDLER_ERROR', 500, error instanceof Error ? error.message : String(error));
-  if (failure.status === 405) res.setHeader('allow', 'GET, HEAD');
-  send(
-    res,
-    failure.status,
-    'application/json; charset=utf-8',
-    errorBody(failure.code, failure.message, generateLogid()),
-    false,
-  );
+/** A panel's answer under `/api/<name>`, or undefined when no panel has that name. */
+function panelAnswer(
+  panels: readonly ExtensionPanel[],
+  name: string,
+): ((query: URLSearchParams) => unknown) | undefined {
+  for (const panel of panels) if (panel.api !== undefined && Object.hasOwn(panel.api, name)) return panel.api[name];
+  return undefined;
 }
 
 /**
@@ -103,8 +81,6 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const head = req.method === 'HEAD';
-    if (isDatabaseWrite(req.method ?? 'GET', url.pathname))
-      return handleDatabaseWrite(req, res, readSdkOptions().dataDir);
     if (req.method !== 'GET' && !head)
       return sendFailure(res, createDevError('CLOUDFN_DEV_CONSOLE_METHOD', req.method ?? ''));
     const path = url.pathname;
@@ -134,43 +110,43 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
       case '/api/functions':
         return sendJson(
           res,
+          200,
           {
             functions: ctx.functions(),
             routes: ctx.app.router.routes(),
             logidHeader: ctx.app.options.logidHeader,
             triggerHeader: ctx.triggerHeader,
             consoleTrigger: 'console_debug',
-            schedules: ctx.schedules?.() ?? [],
             devUser: ctx.devUser,
+            ...Object.assign({}, ...(ctx.panels ?? []).map((panel) => panel.meta?.() ?? {})),
           } satisfies ConsoleMeta,
-          head,
+          { head },
         );
       case '/api/logs': {
         const traceId = url.searchParams.get('trace_id');
         if (traceId !== null)
           return sendJson(
             res,
+            200,
             { traceId, records: traceId === '' ? [] : ctx.hub.logsForTrace(traceId) } satisfies LogsAnswer,
-            head,
+            { head },
           );
         const logid = url.searchParams.get('logid') ?? '';
-        return sendJson(res, { logid, records: logid === '' ? [] : ctx.hub.logsFor(logid) } satisfies LogsAnswer, head);
+        return sendJson(res, 200, { logid, records: logid === '' ? [] : ctx.hub.logsFor(logid) } satisfies LogsAnswer, {
+          head,
+        });
       }
-      case '/api/database':
-        try {
-          const view: DatabaseView = browseDatabase(readSdkOptions().dataDir, url.searchParams.get('collection'));
-          return sendJson(res, view, head);
-        } catch (error) {
-          // A bad collection name is the caller's to fix (400); an unreadable file stays a 500.
-          const bad = error instanceof PlatformError && error.code === 'PLATFORM_SDK_BAD_ARGUMENT';
-          return sendFailure(res, bad ? new CloudfnError(error.code, 400, error.message) : error);
-        }
-      case '/api/connections':
-        return sendJson(res, { connections: ctx.connections?.() ?? [] } satisfies ConnectionsAnswer, head);
       case '/api/events':
         return ctx.hub.subscribe(req, res);
-      default:
-        return sendFailure(res, createDevError('CLOUDFN_DEV_CONSOLE_NOT_FOUND', path));
+      default: {
+        const answer = sub.startsWith('/api/') ? panelAnswer(ctx.panels ?? [], sub.slice('/api/'.length)) : undefined;
+        if (answer === undefined) return sendFailure(res, createDevError('CLOUDFN_DEV_CONSOLE_NOT_FOUND', path));
+        try {
+          return sendJson(res, 200, answer(url.searchParams), { head });
+        } catch (error) {
+          return sendFailure(res, error);
+        }
+      }
     }
   };
 }

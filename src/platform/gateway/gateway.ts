@@ -5,11 +5,49 @@
  * call), and delivers pushes. The dev server binds it to real sockets (ws-server.ts);
  * `cloudfn/testing` binds it to in-memory clients. Every step is reported to its observers.
  */
+import type { Agent, IncomingHttpHeaders, Server } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
-import type { AppAnswer, AppCaller } from './call-app.js';
+import { inject } from '../../../runtime/serve/inject.js';
 import { CALL_HEADERS, CLOSE_CODES, type GatewayEvent } from './names.js';
 import { ConnIds } from './conn-ids.js';
-import type { GatewayActivity, PushVia, SessionInfo } from '../../dev/console/protocol.js';
+import type { GatewayActivity, PushVia, SessionInfo } from './protocol.js';
+
+/** A request the gateway sends to a function. */
+export interface AppCall {
+  method: 'GET' | 'POST';
+  /** The path with its query string, e.g. `/websocket_callback`. */
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+/** What the function answered. */
+export interface AppAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Sends calls to the functions; the dev server's and the testing gateway's both are one of these. */
+export type AppCaller = (call: AppCall) => Promise<AppAnswer>;
+
+/**
+ * A caller writing each call to `server` (an http server of the app, listening or not) through
+ * the runtime's one in-memory request, on `agent`'s pooled connections (`injectAgent`).
+ * @example const call = injectCaller(server, injectAgent(server)); await call({ method: 'GET', path: '/ws', headers })
+ */
+export function injectCaller(server: Server, agent: Agent): AppCaller {
+  return async (call) => {
+    const answer = await inject(server, {
+      method: call.method,
+      path: call.path,
+      headers: { host: 'cloudfn.gateway', ...call.headers },
+      ...(call.body === undefined ? {} : { body: call.body }),
+      agent,
+    });
+    return { status: answer.status, headers: answer.headers, body: answer.body };
+  };
+}
 
 /** Where a client's frames go, and how it is closed; the transport provides one per connection. */
 export interface ClientLink {

@@ -1,10 +1,12 @@
 /**
- * Where a push call goes locally. `cloudfn dev` sets `CLOUDFN_WS_PUSH_URL` to its own push API
- * (`http://127.0.0.1:<port>/_cloudfn/ws-push`); `cloudfn/testing` sets it to `memory:<id>`, a
- * gateway of this process reached without a socket. This file keeps those in-process gateways
- * (process-wide by nature: the function under test and its test share the process, and
- * `Symbol.for` finds the same table when two copies of cloudfn are loaded) and sends the stand-in's
- * `openApiInvoke` calls of the push hosts to whichever the variable names.
+ * Where a push call goes locally. A gateway of this process registers its push API under a
+ * base: `cloudfn dev` under its own URL (`http://127.0.0.1:<port>/_cloudfn/ws-push`, which
+ * `CLOUDFN_WS_PUSH_URL` names), `cloudfn/testing` as `memory:<id>`. A push to a registered base
+ * is answered in process, without a socket; any other base is fetched (a gateway of another
+ * process). This file keeps the registered gateways (process-wide by nature: the function and
+ * the server share the process, and `Symbol.for` finds the same table when two copies of
+ * cloudfn are loaded) and sends the stand-in's `openApiInvoke` calls of the push hosts to
+ * whichever the variable names.
  */
 import type { PushAnswer, PushRequest } from './push-api.js';
 import { PUSH_HOSTS } from './names.js';
@@ -18,13 +20,20 @@ function registry(): Map<string, PushHandler> {
   return (holder[REGISTRY] ??= new Map());
 }
 
+/** A base as the registry keys it: without trailing slashes; a bare id is `memory:<id>`. */
+const keyOf = (base: string): string => (base.includes(':') ? base.replace(/\/+$/, '') : `memory:${base}`);
+
 /**
- * Makes a push handler reachable as `memory:<id>`; returns how to remove it.
+ * Makes a push handler reachable in process at `base` (an id, reached as `memory:<id>`, or the
+ * push API's URL); returns how to remove it.
  * @example const remove = registerMemoryPush('t1', (req) => handlePush(gateway, req)); process.env.CLOUDFN_WS_PUSH_URL = 'memory:t1'
  */
-export function registerMemoryPush(id: string, handler: PushHandler): () => void {
-  registry().set(id, handler);
-  return () => void registry().delete(id);
+export function registerMemoryPush(base: string, handler: PushHandler): () => void {
+  const key = keyOf(base);
+  registry().set(key, handler);
+  return () => {
+    if (registry().get(key) === handler) registry().delete(key);
+  };
 }
 
 /**
@@ -38,16 +47,14 @@ export function isPushUrl(url: URL): boolean {
 
 /**
  * Sends one push call to the local push API at `base` (`CLOUDFN_WS_PUSH_URL`) and answers the
- * parsed envelope.
+ * parsed envelope: in process when a gateway of this process is registered there, else by fetch.
  * @example await sendPush('http://127.0.0.1:8000/_cloudfn/ws-push', { method: 'POST', path: '/ws/push_data', headers, body })
  */
 export async function sendPush(base: string, request: PushRequest): Promise<unknown> {
-  if (base.startsWith('memory:')) {
-    const handler = registry().get(base.slice('memory:'.length));
-    if (handler === undefined)
-      throw new Error(`CLOUDFN_WS_PUSH_URL is ${base}, but that in-process gateway was closed; open a new one`);
-    return handler(request).body;
-  }
+  const handler = registry().get(keyOf(base));
+  if (handler !== undefined) return handler(request).body;
+  if (base.startsWith('memory:'))
+    throw new Error(`CLOUDFN_WS_PUSH_URL is ${base}, but that in-process gateway was closed; open a new one`);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers))
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;

@@ -18,14 +18,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { errorBody } from '../../../runtime/request/error-body.js';
 import type { BeforeHook } from '../../../runtime/serve/http-server.js';
+import { readBodyUpTo, sendJson, sendJsonText } from '../../../runtime/serve/hook-io.js';
 import { PlatformError, platformError } from '../errors.js';
 import type { LiveDataConfig } from './config.js';
 import { isLiveMsgType } from './messages.js';
 import type { LiveRooms } from './rooms.js';
 import { answerLiveApi } from './api-call.js';
-import { INFO_PATH, LiveTokens } from './tokens.js';
+import { INFO_PATH } from '../sdk/live-calls.js';
+import { LiveTokens } from './tokens.js';
 import { startTraffic, type TrafficRun } from './traffic.js';
-import type { LivePushAnswer, LiveRoomsAnswer } from '../../dev/console/protocol.js';
+import type { LivePushAnswer, LiveRoomsAnswer } from './protocol.js';
 
 /** Where the simulator lives on the dev server. */
 export const LIVE_PREFIX = '/_cloudfn/live';
@@ -33,55 +35,26 @@ export const LIVE_PREFIX = '/_cloudfn/live';
 /** The most a request body to the simulator may hold. */
 const MAX_BODY = 1024 * 1024;
 
-function sendJson(res: ServerResponse, status: number, payload: unknown): void {
-  const body = JSON.stringify(payload);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-  });
-  res.end(body);
-}
-
 function sendFailure(res: ServerResponse, error: unknown): void {
   const failure =
     error instanceof PlatformError
       ? error
       : platformError('PLATFORM_LIVE_BAD_TRAFFIC', error instanceof Error ? error.message : String(error));
-  const body = errorBody(failure.code, failure.message, generateLogid());
-  res.writeHead(failure.status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-  });
-  res.end(body);
+  sendJsonText(res, failure.status, errorBody(failure.code, failure.message, generateLogid()));
 }
 
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(
-          platformError('PLATFORM_LIVE_BAD_TRAFFIC', `the body is over ${MAX_BODY} bytes; send fewer messages at once`),
-        );
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8').trim();
-      if (text === '') return resolve(undefined);
-      try {
-        resolve(JSON.parse(text));
-      } catch (error) {
-        reject(platformError('PLATFORM_LIVE_BAD_MESSAGE', 'body', 0, `is not JSON (${(error as Error).message})`));
-      }
-    });
-    req.on('error', reject);
-  });
+/** The body as JSON, undefined when empty; refused over `MAX_BODY` bytes or when it is not JSON. */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const body = await readBodyUpTo(req, MAX_BODY);
+  if (body === undefined)
+    throw platformError('PLATFORM_LIVE_BAD_TRAFFIC', `the body is over ${MAX_BODY} bytes; send fewer messages at once`);
+  const text = body.toString('utf8').trim();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw platformError('PLATFORM_LIVE_BAD_MESSAGE', 'body', 0, `is not JSON (${(error as Error).message})`);
+  }
 }
 
 /** What the hook reads. */

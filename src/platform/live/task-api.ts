@@ -10,6 +10,7 @@ import { generateLogid } from '../../../runtime/log/logid.js';
 import { PlatformError, platformError } from '../errors.js';
 import { isLiveMsgType, type LiveMsgType } from './messages.js';
 import type { LiveRooms } from './rooms.js';
+import { CALLER_ROOM_HEADERS } from '../sdk/live-calls.js';
 
 /** The paths of the task calls, as the platform's host serves them. */
 export const TASK_PATHS = {
@@ -117,18 +118,6 @@ export function answerTaskCall(rooms: LiveRooms, call: TaskCall): TaskAnswer | u
     return { status: error.status, body: { err_no: error.errNo, err_msg: error.message, logid, data: null } };
   }
 }
-
-/**
- * The headers that carry the calling function's live room to the simulator. They are cloudfn's
- * own: the dev server fills the gateway's names (`X-Room-ID`) on every request that lacks them,
- * so those could not tell a room's own call from the console's.
- */
-export const CALLER_ROOM_HEADERS = {
-  roomid: 'x-cloudfn-room-id',
-  anchorOpenid: 'x-cloudfn-anchor-openid',
-  /** The caller's app, which the token trade's rate is counted by when no access-token is sent. */
-  appid: 'x-cloudfn-appid',
-} as const;
 
 /**
  * The caller's room from a request's headers, as `TaskCall.caller` takes it.

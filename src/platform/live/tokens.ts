@@ -10,10 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { generateLogid } from '../../../runtime/log/logid.js';
-import { CALLER_ROOM_HEADERS } from './task-api.js';
-
-/** The path of the trade on both hosts. */
-export const INFO_PATH = '/api/webcastmate/info';
+import { CALLER_ROOM_HEADERS } from '../sdk/live-calls.js';
 
 /** How long a token lives: 30 minutes. */
 export const TOKEN_TTL_MS = 30 * 60 * 1000;

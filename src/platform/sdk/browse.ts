@@ -4,7 +4,7 @@
  * as the store keeps them, so what the console edits goes back unchanged.
  */
 import { checkCollectionName, dateReplacer, DocumentStore } from './store.js';
-import type { DatabaseView } from '../../dev/console/protocol.js';
+import type { DatabaseView } from './protocol.js';
 
 /** The most documents one console answer carries. */
 export const BROWSE_LIMIT = 500;

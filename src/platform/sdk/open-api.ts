@@ -13,9 +13,7 @@ import { platformError } from '../errors.js';
 import { LIVE_URL_VAR, SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
 import { isPushUrl, sendPush } from '../gateway/push-route.js';
 import { PUSH_URL_VAR } from '../gateway/names.js';
-import { CALLER_ROOM_HEADERS } from '../live/task-api.js';
-import { INFO_PATH } from '../live/tokens.js';
-import { memoryLive } from '../live/api-call.js';
+import { CALLER_ROOM_HEADERS, INFO_PATH, memoryLive } from './live-calls.js';
 
 /** What `openApiInvoke` takes, as the platform's SDK does. */
 export interface OpenApiRequest {

@@ -6,7 +6,7 @@
  */
 import { join, resolve } from 'node:path';
 import { envArea, type OptionSpec, readOptions, trimmed } from '../../../runtime/option-kit.js';
-import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform-options.js';
+import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../media-api/platform-options.js';
 
 /** The env var naming a local server for the OpenAPI interfaces the emulator does not implement. */
 export const SDK_OPENAPI_URL_VAR = 'CLOUDFN_SDK_OPENAPI_URL';

@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../state/atomic-file.js';
+import { writeFileAtomic } from '../media-api/state/atomic-file.js';
 import { platformError } from '../errors.js';
 import { withStoreLock } from './database/lock.js';
 

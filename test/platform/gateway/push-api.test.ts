@@ -5,14 +5,9 @@
  * https) to a gateway bound as `memory:<id>`, falling back to CLOUDFN_SDK_OPENAPI_URL.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  Gateway,
-  handlePush,
-  parseIdList,
-  registerMemoryPush,
-  type AppCall,
-  type ClientLink,
-} from '../../../src/platform/gateway/index.js';
+import { Gateway, type AppCall, type ClientLink } from '../../../src/platform/gateway/gateway.js';
+import { handlePush, parseIdList } from '../../../src/platform/gateway/push-api.js';
+import { registerMemoryPush, sendPush } from '../../../src/platform/gateway/push-route.js';
 import { closeReason } from '../../../src/platform/gateway/ws-server.js';
 import { createDySdk } from '../../../src/platform/sdk/sdk.js';
 
@@ -194,6 +189,31 @@ describe('openApiInvoke of the push hosts', () => {
     } finally {
       remove();
     }
+  });
+
+  it('answers a push API registered under an http URL in process, and fetches it once unregistered', async () => {
+    // Port 9 (discard) on loopback: nothing listens, so a fetch there fails; the registered one never fetches.
+    const base = 'http://127.0.0.1:9/_cloudfn/ws-push';
+    const seen: string[] = [];
+    const remove = registerMemoryPush(`${base}/`, (request) => {
+      seen.push(request.path);
+      return { status: 200, body: { data: { failed_session_id_list: [] }, err_msg: 'success', err_no: 0 } };
+    });
+    const request = {
+      method: 'POST',
+      path: '/ws/push_data',
+      headers: { 'x-tt-ws-openids': '["a"]' },
+      body: Buffer.from('hi'),
+    };
+    expect(await sendPush(base, request)).toEqual({
+      data: { failed_session_id_list: [] },
+      err_msg: 'success',
+      err_no: 0,
+    });
+    expect(seen).toEqual(['/ws/push_data']);
+    remove();
+    await expect(sendPush(base, request)).rejects.toThrow();
+    expect(seen).toHaveLength(1);
   });
 
   it('names CLOUDFN_WS_PUSH_URL when there is no gateway and no CLOUDFN_SDK_OPENAPI_URL', async () => {

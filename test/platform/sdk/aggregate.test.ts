@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Aggregate } from '../../../src/platform/sdk/aggregate.js';
-import { createDatabase, DocumentStore, type Database } from '../../../src/platform/sdk/index.js';
+import { createDatabase, type Database } from '../../../src/platform/sdk/database.js';
+import { DocumentStore } from '../../../src/platform/sdk/store.js';
 
 let dir: string;
 let db: Database;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mediaClientEnv, type Platform } from '../../../src/platform/index.js';
 import { PlatformError } from '../../../src/platform/errors.js';
-import { createDySdk } from '../../../src/platform/sdk/index.js';
+import { createDySdk } from '../../../src/platform/sdk/sdk.js';
 import { startDevPlatform } from '../../../src/dev/with-platform.js';
 import { startPlatform, tempDir } from '../helpers.js';
 

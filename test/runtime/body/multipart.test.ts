@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
-import { parseBody } from '../../../runtime/body/index.js';
+import { parseBody } from '../../../runtime/body/parse-body.js';
 import type { Limits, UploadFile } from '../../../runtime/types.js';
 
 const defaults: Limits = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
-import { contentTypeParam, mediaType, parseBody } from '../../../runtime/body/index.js';
+import { contentTypeParam, mediaType } from '../../../runtime/body/content-type.js';
+import { parseBody } from '../../../runtime/body/parse-body.js';
 import type { Limits } from '../../../runtime/types.js';
 
 const limits: Limits = {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
-import { parseBody, parseQuery } from '../../../runtime/body/index.js';
+import { parseBody } from '../../../runtime/body/parse-body.js';
+import { parseQuery } from '../../../runtime/body/query.js';
 import { findJsonError } from '../../../runtime/body/json-error.js';
 import type { Limits } from '../../../runtime/types.js';
 

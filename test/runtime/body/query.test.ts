@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
-import { parseForm, parseQuery } from '../../../runtime/body/index.js';
+import { parseForm, parseQuery } from '../../../runtime/body/query.js';
 
 const parsed: [string, Record<string, string | string[]>][] = [
   ['', {}],

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readBody } from '../../../runtime/body/index.js';
+import { readBody } from '../../../runtime/body/read-body.js';
 
 const LIMIT = 1024;
 

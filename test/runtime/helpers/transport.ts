@@ -7,7 +7,7 @@ import { match } from 'path-to-regexp';
 import { App } from '../../../runtime/app.js';
 import { routePatterns } from '../../../runtime/request/router.js';
 import { createHttpServer } from '../../../runtime/serve/http-server.js';
-import { memoryConnection } from '../../../src/memory-connection.js';
+import { inject } from '../../../runtime/serve/inject.js';
 import { Logger } from '../../../runtime/log/logger.js';
 import type { LogRecord } from '../../../runtime/log/record.js';
 import { createMemorySink } from '../../../runtime/log/sinks.js';
@@ -72,8 +72,8 @@ export async function socketTransport(
 }
 
 /**
- * In process, no socket: the same app and node:http server, fed through the in-memory
- * connection that `cloudfn/testing`'s invoke uses.
+ * In process, no socket: the same app and node:http server, fed through the runtime's one
+ * in-memory request (`inject`), which `cloudfn/testing`'s invoke uses too.
  */
 export function inProcessTransport(functions: FunctionSpec[], routes: Record<string, string>): Transport {
   // Synchronous, as createApp is: path-to-regexp is provided rather than awaited.
@@ -87,29 +87,14 @@ export function inProcessTransport(functions: FunctionSpec[], routes: Record<str
     close: async () => {
       server.close();
     },
-    send: (request) =>
-      new Promise((resolve, reject) => {
-        const [client, serverEnd] = memoryConnection();
-        server.emit('connection', serverEnd);
-        const req = httpRequest(
-          {
-            createConnection: () => client as never,
-            method: request.method ?? 'GET',
-            path: request.path,
-            headers: request.headers,
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => {
-              client.destroy();
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-            });
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(request.body);
-      }),
+    send: async (request) => {
+      const answer = await inject(server, {
+        method: request.method ?? 'GET',
+        path: request.path,
+        ...(request.headers === undefined ? {} : { headers: request.headers }),
+        ...(request.body === undefined ? {} : { body: request.body }),
+      });
+      return { status: answer.status, headers: answer.headers, body: answer.body };
+    },
   };
 }

@@ -16,6 +16,7 @@ import { createMemorySink } from '../../../runtime/log/sinks.js';
 import { GATEWAY_HEADERS, stripGatewayHeaders } from '../../../runtime/request/gateway-headers.js';
 import { startProject } from '../../../runtime/serve/start.js';
 import type { RunningServer as StartedServer } from '../../../runtime/serve/start.js';
+import { TOOL_CONFIG_KEYS } from '../../../src/build/project-config.js';
 import { createCompileHook } from '../../../src/build/compile.js';
 import { invoke } from '../../../src/testing/index.js';
 import { tempProject } from '../../testing/project.js';
@@ -80,6 +81,8 @@ async function start(root: string, trust: boolean): Promise<StartedServer> {
     flags: { port: '0', host: '127.0.0.1' },
     env: trust ? { CLOUDFN_TRUST_GATEWAY_HEADERS: 'true' } : {},
     compile: createCompileHook(root),
+    // The config file's tool keys (checkRequests, liveData), as cloudfn start accepts them.
+    configKeys: TOOL_CONFIG_KEYS,
     logger: new Logger(createMemorySink()),
     handleSignals: false,
     keepServing: false,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../../runtime/options.js';
 import { loadConfigFile } from '../../../runtime/serve/config-file.js';
+import { TOOL_CONFIG_KEYS } from '../../../src/build/project-config.js';
 
 const docs = join(import.meta.dirname, '../../../docs');
 const dirs: string[] = [];
@@ -93,8 +94,17 @@ describe('the config keys the docs list', () => {
     const value = row.value ?? 'x-example';
     const config =
       row.kind === 'limit' ? { limits: { [key]: typeof value === 'number' ? value : 1000 } } : { [key]: value };
-    const loaded = await loadConfigFile(project(config));
+    // The docs list the tooling's keys too (devUser, liveData): every command reads them.
+    const loaded = await loadConfigFile(project(config), { configKeys: TOOL_CONFIG_KEYS });
     if (row.value !== undefined) expect(() => resolveOptions({ config: loaded })).not.toThrow();
+  });
+
+  it('accepts an extension key only when told of it, and names it in the refusal otherwise', async () => {
+    const root = project({ liveData: { path: '/live' } });
+    await expect(loadConfigFile(root)).rejects.toThrow(/liveData is not an option/);
+    await expect(loadConfigFile(root, { configKeys: ['liveData'] })).resolves.toMatchObject({
+      liveData: { path: '/live' },
+    });
   });
 
   it('applies healthPath and pingPath from the file', async () => {

@@ -15,7 +15,7 @@ import { discoverFunctions } from '../../../runtime/serve/discover.js';
 import { functionFromModule } from '../../../runtime/serve/load.js';
 import { startProject } from '../../../runtime/serve/start.js';
 import { createCompileHook } from '../../../src/build/compile.js';
-import { resolveDevUser } from '../../../src/dev/dev-user.js';
+import { resolveDevUser } from '../../../src/platform/gateway/dev-user.js';
 
 const fixture = new URL('../../fixtures/platform-root/', import.meta.url).pathname;
 const temps: string[] = [];

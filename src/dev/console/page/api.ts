@@ -2,6 +2,7 @@
  * The page's calls to the dev server: the function list, a request's kept lines and the event
  * feed, typed by the protocol the server answers with (../protocol.ts).
  */
+import type { SdkEvents } from '../../../platform/sdk/protocol.js';
 import type {
   ConsoleLogRecord,
   ConsoleMeta,
@@ -41,14 +42,17 @@ export interface FeedHandlers {
   database?(): void;
 }
 
+/** The feed's events this page reads: the console's core and the SDK stand-in's panel. */
+type FeedEvents = HubEvents & SdkEvents;
+
 /** Subscribes to the server-sent events; the browser reconnects by itself after a restart. */
 export function openFeed(handlers: FeedHandlers): EventSource {
   const source = new EventSource(`${API}/events`);
   source.addEventListener('open', () => handlers.status(true));
   source.addEventListener('error', () => handlers.status(false));
-  const on = <E extends keyof HubEvents>(event: E, handle: (data: HubEvents[E]) => void): void =>
+  const on = <E extends keyof FeedEvents>(event: E, handle: (data: FeedEvents[E]) => void): void =>
     source.addEventListener(event, (message) =>
-      handle(JSON.parse((message as MessageEvent<string>).data) as HubEvents[E]),
+      handle(JSON.parse((message as MessageEvent<string>).data) as FeedEvents[E]),
     );
   on('log', (record) => handlers.log(record));
   on('request', (info) => handlers.request(info));

@@ -4,7 +4,7 @@
  * anchor). It gives the headers the gateway would send for the choice; a request carrying any
  * identity header is left as sent by the dev server.
  */
-import type { DevUser } from '../protocol.js';
+import type { DevUser } from '../../../../runtime/shapes.js';
 import { h, replace } from './dom.js';
 
 /** The live room a request comes from; empty fields send nothing. */

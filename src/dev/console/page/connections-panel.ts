@@ -7,7 +7,7 @@
  */
 import { API } from './api.js';
 import { byId, h, replace } from './dom.js';
-import type { ConnectionsAnswer, GatewayActivity, SessionInfo } from '../protocol.js';
+import type { ConnectionsAnswer, GatewayActivity, SessionInfo } from '../../../platform/gateway/protocol.js';
 
 /** The activity lines kept on the page. */
 const MAX_LINES = 300;

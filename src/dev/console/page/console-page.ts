@@ -20,7 +20,7 @@ import { startLivePanel } from './live-panel.js';
 import { startConnectionsPanel } from './connections-panel.js';
 import { LogFilter } from './log-filter.js';
 import { LogsView } from './logs-view.js';
-import { startObservePanel } from './observe-panel.js';
+import { schedulesOf, startObservePanel } from './observe-panel.js';
 import { fetchParamsSchemas, ParamsForm, type FormIssue } from './params-form.js';
 import type { ErrorAnswer, FunctionStatus, RequestInfo } from '../protocol.js';
 import { RequestList } from './requests.js';
@@ -249,7 +249,7 @@ export class ConsolePage {
       store.caller = choice;
     });
     this.#updateFunctions(meta.functions);
-    const observe = startObservePanel(meta.schedules ?? []);
+    const observe = startObservePanel(schedulesOf(meta));
     const database = startDatabasePanel();
     const live = startLivePanel(meta.devUser.appid);
     startConnectionsPanel(meta.functions.map((fn) => fn.path));

@@ -7,7 +7,7 @@
 import { API } from './api.js';
 import { databaseCall, documentEditor } from './database-editor.js';
 import { byId, h, replace } from './dom.js';
-import type { DatabaseView } from '../protocol.js';
+import type { DatabaseView } from '../../../platform/sdk/protocol.js';
 
 /** Requests answered close together refresh the panel once. */
 const REFRESH_DELAY_MS = 300;

@@ -6,7 +6,8 @@
  * Every room with tasks is listed with its anchor; picking one sends into that room.
  */
 import { byId, h, replace } from './dom.js';
-import type { ErrorAnswer, LivePushAnswer, LiveRoomsAnswer } from '../protocol.js';
+import type { LivePushAnswer, LiveRoomsAnswer } from '../../../platform/live/protocol.js';
+import type { ErrorAnswer } from '../protocol.js';
 
 const LIVE = '/_cloudfn/live';
 const TYPES = ['live_comment', 'live_gift', 'live_like', 'live_fansclub'] as const;

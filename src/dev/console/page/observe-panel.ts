@@ -6,7 +6,8 @@
 import { API } from './api.js';
 import { byId, h, replace } from './dom.js';
 import { renderTimers } from './timers-panel.js';
-import type { ConsoleMeta, ScheduledFunction } from '../protocol.js';
+import type { ScheduledFunction, TimersMeta } from '../../../schedule/protocol.js';
+import type { ConsoleMeta } from '../protocol.js';
 
 const METRICS = '/_cloudfn/metrics';
 const METRICS_OFF = 'Metrics are off: npm install prom-client to count requests here.';
@@ -131,9 +132,14 @@ export function startObservePanel(schedules: ScheduledFunction[]): ObservePanel 
       fetch(`${API}/functions`)
         .then((res) => res.json() as Promise<Partial<ConsoleMeta>>)
         .then(
-          (meta) => renderTimers(meta.schedules ?? []),
+          (meta) => renderTimers(schedulesOf(meta)),
           () => undefined,
         );
     },
   };
+}
+
+/** The timers' part of the function list's answer (their panel's `meta`), or none. */
+export function schedulesOf(meta: Partial<ConsoleMeta>): ScheduledFunction[] {
+  return (meta as Partial<TimersMeta>).schedules ?? [];
 }

@@ -5,7 +5,8 @@
  * (or that it was cut at the firing limit).
  */
 import { byId, h, replace } from './dom.js';
-import type { ErrorAnswer, ScheduledFunction, TriggerAnswer } from '../protocol.js';
+import type { ScheduledFunction, TriggerAnswer } from '../../../schedule/protocol.js';
+import type { ErrorAnswer } from '../protocol.js';
 
 const TRIGGER = '/_cloudfn/trigger/';
 

@@ -17,6 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorBody } from '../../../../runtime/request/error-body.js';
 import { generateLogid } from '../../../../runtime/log/logid.js';
+import { readBodyUpTo, sendJsonText } from '../../../../runtime/serve/hook-io.js';
 import { PlatformError, platformError } from '../../errors.js';
 import { dateReviver, DocumentStore, type StoredDoc } from '../store.js';
 import { checkDump, exportStore, formatDump, importStore, resetStore } from './dump.js';
@@ -36,13 +37,7 @@ export function isDatabaseWrite(method: string, path: string): boolean {
 }
 
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(body);
+  sendJsonText(res, status, body, { headers });
 }
 
 function fail(res: ServerResponse, error: unknown): void {
@@ -54,15 +49,10 @@ function fail(res: ServerResponse, error: unknown): void {
 
 /** The body as JSON (dates revived from `{ $date }`), at most MAX_BODY_BYTES. */
 async function readJson(req: IncomingMessage, what: string): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw platformError('PLATFORM_BODY_TOO_LARGE', MAX_BODY_BYTES);
-    chunks.push(chunk);
-  }
+  const body = await readBodyUpTo(req, MAX_BODY_BYTES);
+  if (body === undefined) throw platformError('PLATFORM_BODY_TOO_LARGE', MAX_BODY_BYTES);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'), dateReviver);
+    return JSON.parse(body.toString('utf8'), dateReviver);
   } catch (error) {
     throw platformError('PLATFORM_DB_BAD_DUMP', what, `not JSON (${(error as Error).message})`);
   }

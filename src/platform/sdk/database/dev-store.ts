@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../../platform-options.js';
+import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../../media-api/platform-options.js';
 import { importStore, parseDump, type StoreChange } from './dump.js';
 import { platformError } from '../../errors.js';
 

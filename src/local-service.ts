@@ -1,0 +1,51 @@
+/**
+ * The shape of a local service of `cloudfn dev` (local-services.ts holds them all): its name, the config
+ * keys it reads, and how it makes its server extension (runtime/serve/extension.ts) from what
+ * the dev server gives every service (`ServiceContext`). Types only.
+ */
+import type { Logger } from '../runtime/log/logger.js';
+import type { ConfigFile } from '../runtime/serve/config-file.js';
+import type { Extension } from '../runtime/serve/extension.js';
+import type { DevUser } from '../runtime/shapes.js';
+
+/** A function as the services see it change (a save, a rebuild, a removal). */
+export interface ServiceFunction {
+  name: string;
+  /** Counts successful loads: a new number is new code. */
+  version: number;
+}
+
+/** What services tell each other through `publish` and `onPublished`: event → data. */
+export interface ServiceEvents {
+  /** A WebSocket client connected with a live room of its own: its `x-room-id`, `x-anchor-openid`… */
+  'ws-room': Readonly<Record<string, string>>;
+}
+
+/** What the dev server gives each service. */
+export interface ServiceContext {
+  root: string;
+  config: ConfigFile;
+  logger: Logger;
+  /** The user the dev server acts as (config devUser, CLOUDFN_DEV_*). */
+  devUser: DevUser;
+  /**
+   * The options `startDevServer` was given; each service reads its own settings there, typed
+   * beside it (the timers' `clock`, the gateway's `wsIdleTimeoutMs`).
+   */
+  settings: Readonly<Record<string, unknown>>;
+  /** Sends an event to the console's open pages (a panel's live feed) and to the services that listen. */
+  publish(event: string, data: unknown): void;
+  /** Hears what another service publishes (the gateway tells the live rooms of a room's anchor). */
+  onPublished<E extends keyof ServiceEvents>(event: E, listener: (data: ServiceEvents[E]) => void): void;
+  /** Calls `listener` with every function each time the list changes. */
+  onFunctions(listener: (functions: readonly ServiceFunction[]) => void): void;
+}
+
+/** One local service: its name, its config keys, and how to make its extension. */
+export interface LocalService {
+  readonly name: string;
+  /** Top-level keys of cloudfn.config it reads. @default none */
+  readonly configKeys?: readonly string[];
+  /** Imports the service and makes its extension for one dev server. */
+  load(): Promise<(context: ServiceContext) => Extension>;
+}

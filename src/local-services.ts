@@ -1,0 +1,43 @@
+/**
+ * The local services of `cloudfn dev`, in one list: each is a folder (src/platform/<service>/,
+ * src/schedule/) whose `service.ts` makes its server extension (runtime/serve/extension.ts)
+ * from what the dev server knows (local-service.ts). Adding a service is one folder and one
+ * entry here; the dev server, the config file's accepted keys and the console read this list.
+ * An entry names its config keys here, so reading a config loads no service; the service's
+ * code is imported when a dev server starts.
+ */
+import type { Extension } from '../runtime/serve/extension.js';
+import type { LocalService, ServiceContext } from './local-service.js';
+
+/** Every local service, in the order their parts run (hooks before routing, then upgrades). */
+export const LOCAL_SERVICES: readonly LocalService[] = [
+  { name: 'timers', load: async () => (await import('./schedule/service.js')).timersService },
+  { name: 'sdk', load: async () => (await import('./platform/sdk/service.js')).sdkService },
+  {
+    name: 'live',
+    configKeys: ['liveData'],
+    load: async () => (await import('./platform/live/service.js')).liveService,
+  },
+  {
+    name: 'gateway',
+    configKeys: ['devUser'],
+    load: async () => (await import('./platform/gateway/service.js')).gatewayService,
+  },
+];
+
+/** Every config key the services read. */
+export function localServiceConfigKeys(services: readonly LocalService[] = LOCAL_SERVICES): string[] {
+  return services.flatMap((service) => service.configKeys ?? []);
+}
+
+/**
+ * Imports every service and makes its extension for one dev server, in list order.
+ * @example const extensions = await startLocalServices(LOCAL_SERVICES, context)
+ */
+export async function startLocalServices(
+  services: readonly LocalService[],
+  context: ServiceContext,
+): Promise<Extension[]> {
+  const makers = await Promise.all(services.map((service) => service.load()));
+  return makers.map((make) => make(context));
+}

@@ -1,0 +1,76 @@
+/**
+ * The live-room simulator as a local service of `cloudfn dev` (its extension): the rooms and
+ * their data tasks, whose pushes reach `liveData.path` through the app's pipeline in memory
+ * (runtime/serve/inject.ts) with the platform's headers and a fresh `x-tt-logid` (which the dev
+ * server, trusting the gateway, adopts as the request's logid); the routes under
+ * `/_cloudfn/live/` (dev-routes.ts); and `CLOUDFN_LIVE_URL`, where the stand-in's
+ * `openApiInvoke` of the task calls finds them.
+ */
+import type { Server } from 'node:http';
+import { generateLogid } from '../../../runtime/log/logid.js';
+import type { Extension } from '../../../runtime/serve/extension.js';
+import { createHttpServer } from '../../../runtime/serve/http-server.js';
+import { inject } from '../../../runtime/serve/inject.js';
+import type { ServiceContext } from '../../local-service.js';
+import { LIVE_URL_VAR, readSdkOptions } from '../sdk/sdk-options.js';
+import { type LiveDataConfig, readLiveDataConfig } from './config.js';
+import { LIVE_PREFIX, liveHook } from './dev-routes.js';
+import { LiveRooms } from './rooms.js';
+import { RoomsStore, roomsFile } from './task-store.js';
+
+/** The live rooms' extension, and the rooms once `prepare` ran. */
+export interface LiveExtension extends Extension {
+  rooms(): LiveRooms | undefined;
+}
+
+/**
+ * The live rooms' extension for one dev server. The room's anchor is the dev user's room's
+ * anchor when it has one, as start_game reads it.
+ * @example const extensions = [liveService(context)]
+ */
+export function liveService(context: ServiceContext): LiveExtension {
+  let rooms: LiveRooms | undefined;
+  let config: LiveDataConfig | undefined;
+  let server: Server | undefined;
+  // The anchor's own WebSocket names its room's anchor (the gateway tells it).
+  context.onPublished('ws-room', (room) => rooms?.claimFrom(room));
+  return {
+    name: 'live',
+    configKeys: ['liveData'],
+    rooms: () => rooms,
+    prepare(app) {
+      // A bad liveData stops start-up here, naming the key.
+      config = readLiveDataConfig(context.config);
+      // Pushes go through a server without the dev server's hooks: the platform's push carries no caller headers.
+      const target = createHttpServer(app);
+      server = target;
+      rooms = new LiveRooms({
+        // Kept beside the database the SDK stand-in uses, so a restart keeps the tasks with the rooms.
+        store: new RoomsStore(roomsFile(readSdkOptions().dataDir)),
+        config: () => config,
+        defaultAnchor: context.devUser.anchorOpenid ?? context.devUser.openid,
+        deliver: async (push) => {
+          const answer = await inject(target, {
+            method: 'POST',
+            path: push.path,
+            headers: { ...push.headers, host: 'cloudfn.live', 'x-tt-logid': generateLogid() },
+            body: push.body,
+          });
+          const logid = answer.headers[app.options.logidHeader];
+          return {
+            status: answer.status,
+            logid: typeof logid === 'string' ? logid : '',
+            body: answer.body.toString('utf8'),
+          };
+        },
+      });
+      app.onShutdown(() => target.closeAllConnections());
+    },
+    hooks: () => (rooms === undefined ? [] : [liveHook({ rooms, config: () => config })]),
+    env: (url) => ({ [LIVE_URL_VAR]: `${url}${LIVE_PREFIX}` }),
+    close() {
+      rooms?.stopAll();
+      server?.closeAllConnections();
+    },
+  };
+}
