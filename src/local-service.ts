@@ -15,6 +15,12 @@ export interface ServiceFunction {
   version: number;
 }
 
+/** What services tell each other through `publish` and `onPublished`: event → data. */
+export interface ServiceEvents {
+  /** A WebSocket client connected with a live room of its own: its `x-room-id`, `x-anchor-openid`… */
+  'ws-room': Readonly<Record<string, string>>;
+}
+
 /** What the dev server gives each service. */
 export interface ServiceContext {
   root: string;
@@ -27,8 +33,10 @@ export interface ServiceContext {
    * beside it (the timers' `clock`, the gateway's `wsIdleTimeoutMs`).
    */
   settings: Readonly<Record<string, unknown>>;
-  /** Sends an event to the console's open pages (a panel's live feed). */
+  /** Sends an event to the console's open pages (a panel's live feed) and to the services that listen. */
   publish(event: string, data: unknown): void;
+  /** Hears what another service publishes (the gateway tells the live rooms of a room's anchor). */
+  onPublished<E extends keyof ServiceEvents>(event: E, listener: (data: ServiceEvents[E]) => void): void;
   /** Calls `listener` with every function each time the list changes. */
   onFunctions(listener: (functions: readonly ServiceFunction[]) => void): void;
 }

@@ -128,6 +128,8 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
     load: () => import('../src/testing/index.js'),
     names: [
       'ConnectRefusedError',
+      'MAX_CLIENT_SOCKETS',
+      'SocketLimitError',
       'createFakeService',
       'invoke',
       'invokeLiveData',
@@ -136,6 +138,7 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
       'readDatabase',
       'seedDatabase',
       'startComponents',
+      'startLiveRooms',
     ],
   },
   'cloudfn/client': {

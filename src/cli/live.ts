@@ -13,6 +13,7 @@ export const HELP: CommandHelp = {
   usage: [
     'live <roomid> <msg_type> [--content <text>] [--gift <id>] [--num <n>] [--value <n>] [--user <openid>] [--nickname <name>] [--data <json>] [--start] [--url <url>] [--json]',
     'live <roomid> <msg_type> --rate <n> --count <n> [--data <json>] [--start] [--url <url>] [--json]',
+    'live token <roomid> [--anchor <openid>] [--nickname <name>] [--avatar <url>] [--url <url>] [--json]',
   ],
   description: `Sends live-room messages on a running cloudfn dev, as the platform pushes them: msg_type is
 live_comment, live_gift, live_like or live_fansclub; the fields not given are filled in, each
@@ -20,14 +21,17 @@ message gets a unique msg_id, and the push reaches the function at liveData.path
 cloudfn.config with the platform's headers (x-roomid, x-anchor-openid, x-msg-type, x-signature...).
 The room must have a started task of that type (your start_game, the console, or --start), as on
 the platform. Prints the function's status and logid on stderr and its body on stdout; exits 1
-when the push was refused or the function answered 4xx/5xx.`,
+when the push was refused or the function answered 4xx/5xx. \`live token <roomid>\` mints a
+live-room token (30 minutes) that webcastmate/info trades for the room, and prints it on stdout.`,
   options: [
     ['--content <text>', "a comment's text (live_comment)"],
     ['--gift <id>', "the gift's sec_gift_id (live_gift)"],
     ['--num <n>', 'gift_num (live_gift), like_num (live_like) or fansclub_level (live_fansclub)'],
     ['--value <n>', "the gift's gift_value, in fen (default: gift_num)"],
     ['--user <openid>', "the viewer's sec_openid (default viewer-1)"],
-    ['--nickname <name>', "the viewer's nickname (default: the openid)"],
+    ['--nickname <name>', "the viewer's nickname (default: the openid); with token, the anchor's"],
+    ['--anchor <openid>', "token: the room's anchor (default: the anchor the room's pushes name)"],
+    ['--avatar <url>', "token: the anchor's avatar_url"],
     ['--data <json>', 'partial messages as JSON, an object or an array (the flags above are added to each)'],
     ['--start', "start the room's task of msg_type first (task/start, the dev user's appid)"],
     ['--rate <n>', 'scripted traffic: n messages a second (1 to 1000), one push each, until --count are sent'],
@@ -39,9 +43,10 @@ when the push was refused or the function answered 4xx/5xx.`,
     ['live 7001 live_comment --start --content "join red"', 'start the comment task of room 7001 and comment'],
     ['live 7001 live_gift --gift dev-gift --num 5 --user ann', 'ann sends five gifts'],
     ['live 7001 live_like --rate 50 --count 500', 'five hundred likes, fifty a second'],
+    ['live token 7001 --anchor anchor-a', 'a token of room 7001 whose anchor is anchor-a'],
     ['live 7001 live_comment --data \'[{"content":"1"},{"content":"2"}]\' --json', 'one push of two comments, as JSON'],
   ],
-  json: `{ "roomid": string, "msg_type": string, "messages": object[], "status": number, "logid": string, "body": string }  // traffic: { roomid, msgType, rate, count, sent, ok, failed, stoppedBy? }`,
+  json: `{ "roomid": string, "msg_type": string, "messages": object[], "status": number, "logid": string, "body": string }  // traffic: { roomid, msgType, rate, count, sent, ok, failed, stoppedBy? }; token: { token, room_id, anchor_open_id, nick_name, avatar_url, expires_at }`,
   pages: ['live-room.md', 'cli.md'],
 };
 
@@ -98,6 +103,8 @@ export async function run(argv: string[]): Promise<number> {
       value: { type: 'string' },
       user: { type: 'string' },
       nickname: { type: 'string' },
+      anchor: { type: 'string' },
+      avatar: { type: 'string' },
       data: { type: 'string' },
       start: { type: 'boolean' },
       rate: { type: 'string' },
@@ -109,12 +116,28 @@ export async function run(argv: string[]): Promise<number> {
   );
   if (args === undefined) return 0;
   const { values, positionals } = args;
+  const server = (values.url ?? `http://127.0.0.1:${process.env['PORT'] || '8000'}`).replace(/\/+$/, '');
+  if (positionals[0] === 'token' && positionals.length === 2) {
+    const given = { anchor_openid: values.anchor, nick_name: values.nickname, avatar_url: values.avatar };
+    const minted = await call(`${server}/_cloudfn/live/${encodeURIComponent(positionals[1]!)}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(given),
+    });
+    if (minted.status >= 400) throw failure(minted.json, minted.status);
+    if (values.json === true) return printJson(minted.json, 0);
+    process.stderr.write(
+      `a token of room ${String(minted.json['room_id'])}, anchor ${String(minted.json['anchor_open_id'])}, good for 30 minutes:\n`,
+    );
+    process.stdout.write(`${String(minted.json['token'])}\n`);
+    return 0;
+  }
   if (positionals.length !== 2)
     throw new OptionsError(
       `live takes a room id and a message type, got ${positionals.length} argument(s); e.g. cloudfn live 7001 live_comment --content hi`,
     );
   const [roomid, msgType] = positionals as [string, string];
-  const base = `${(values.url ?? `http://127.0.0.1:${process.env['PORT'] || '8000'}`).replace(/\/+$/, '')}/_cloudfn/live`;
+  const base = `${server}/_cloudfn/live`;
   const extra = fields(msgType, values);
   let messages: unknown = {};
   if (values.data !== undefined) {

@@ -55,9 +55,19 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       ...{ root, logger, config, hub, env, loadTimeoutMs: loadTimeout },
       ...pick(options, 'debounceMs', 'typecheck', 'client'),
     }));
+    // What one service publishes, the console's pages and the other services hear.
+    const heard = new Map<string, Set<(data: unknown) => void>>();
     const services = await startLocalServices(list, {
       ...{ root, config, logger, devUser, settings: { ...options } },
-      publish: (event, data) => hub.publish(event, data),
+      publish: (event, data) => {
+        hub.publish(event, data);
+        for (const listener of heard.get(event) ?? []) listener(data);
+      },
+      onPublished: (event, listener) => {
+        let listeners = heard.get(event);
+        if (listeners === undefined) heard.set(event, (listeners = new Set()));
+        listeners.add(listener as (data: unknown) => void);
+      },
       onFunctions: (listener) => functions.onFunctions(listener),
     });
     const consolePanel = consoleExtension({

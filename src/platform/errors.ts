@@ -156,8 +156,11 @@ const table = {
   PLATFORM_SDK_NO_OPENAPI_TARGET: {
     status: 500,
     errNo: 50102,
-    message: (url: string, detail: string) =>
-      `openApiInvoke cannot send ${url} anywhere locally: ${detail}; set CLOUDFN_SDK_OPENAPI_URL to a local server that answers it (or run cloudfn dev --platform for the media interfaces)`,
+    message: (
+      url: string,
+      detail: string,
+      fix = 'set CLOUDFN_SDK_OPENAPI_URL to a local server that answers it (or run cloudfn dev --platform for the media interfaces)',
+    ) => `openApiInvoke cannot send ${url} anywhere locally: ${detail}; ${fix}`,
   },
   PLATFORM_SDK_BAD_ARGUMENT: {
     status: 500,
@@ -234,8 +237,7 @@ const table = {
   PLATFORM_LIVE_BAD_TASK: {
     status: 400,
     errNo: 40001,
-    message: (detail: string) =>
-      `live_data task: ${detail}; send { "roomid": "7001", "appid": "tt…", "msg_type": "live_comment" }`,
+    message: (detail: string, example: string) => `live_data task: ${detail}; send ${example}`,
   },
   PLATFORM_LIVE_NO_TASK: {
     status: 409,
@@ -248,6 +250,12 @@ const table = {
     errNo: 40902,
     message: () =>
       'no live-data path is configured; add "liveData": { "path": "/live_data_callback" } to cloudfn.config, the path the platform POSTs the room\'s messages to',
+  },
+  PLATFORM_LIVE_BAD_TOKEN: {
+    status: 400,
+    errNo: 40001,
+    message: (detail: string) =>
+      `live-room token: ${detail}; send POST /_cloudfn/live/7001/token with { "anchor_openid"?, "nick_name"?, "avatar_url"? }`,
   },
   PLATFORM_LIVE_BAD_TRAFFIC: {
     status: 400,

@@ -36,6 +36,43 @@ export interface GatewayTestOptions {
   defaultOpenid?: string;
   /** Where a relative path is looked up. @default process.cwd() */
   cwd?: string;
+  /** How long after `background()` a client's socket closes. @default 5000, as the platform's client */
+  backgroundCloseMs?: number;
+}
+
+/** A live room a client is in: sent as X-Room-ID, X-Anchor-OpenID, X-Nick-Name, X-Avatar-Url on each call. */
+export interface TestRoom {
+  roomid: string;
+  /** @default the client's openid (the anchor's own game client) */
+  anchorOpenid?: string;
+  nickName?: string;
+  avatarUrl?: string;
+}
+
+/** What `connect` takes. */
+export interface TestConnectOptions {
+  /** The function's path (`X-TT-SERVICE-PATH`). */
+  path: string;
+  /** @default GatewayTestOptions.defaultOpenid, else 'dev-openid' */
+  openid?: string;
+  ip?: string;
+  /** The live room the client is in. @default none */
+  room?: TestRoom;
+  /** The mini-program instance the socket belongs to; one holds at most 5 sockets. @default the openid */
+  client?: string;
+}
+
+/** The most sockets one client holds at once (the platform's mini-program WebSocket page). */
+export const MAX_CLIENT_SOCKETS = 5;
+
+/** A sixth socket of one client, refused as the platform's client refuses it, before any call. */
+export class SocketLimitError extends Error {
+  override name = 'SocketLimitError';
+  constructor(readonly client: string) {
+    super(
+      `connectSocket:fail ${client} already holds ${MAX_CLIENT_SOCKETS} sockets, the most a mini-program client may; close one first`,
+    );
+  }
 }
 
 /** A frame the client received. */
@@ -69,6 +106,14 @@ export interface SimulatedClient {
   next(timeoutMs?: number): Promise<ReceivedMessage>;
   /** Closes from the client's side; resolves after the function's disconnect call. */
   close(code?: number, reason?: string): Promise<void>;
+  /**
+   * The app goes to the background: as the platform's client does, the socket closes by itself
+   * after 5 s (`backgroundCloseMs`) unless `foreground()` comes first; resolves once it closed
+   * and the function's disconnect call was answered, or when `foreground()` cancelled it.
+   */
+  background(): Promise<void>;
+  /** The app is back in front before the close: the socket stays open. */
+  foreground(): void;
 }
 
 /** A client the function refused: the status and body connect answered. */
@@ -85,7 +130,7 @@ export class ConnectRefusedError extends Error {
 /** An in-process gateway. */
 export interface TestGateway {
   /** Connects a client to `path` (`X-TT-SERVICE-PATH`) as `openid`; rejects with ConnectRefusedError on a non-2xx connect. */
-  connect(options: { path: string; openid?: string; ip?: string }): Promise<SimulatedClient>;
+  connect(options: TestConnectOptions): Promise<SimulatedClient>;
   /** Calls the push API as a function would (`{ path: '/ws/push_data', headers, body }`). */
   pushApi(request: { path: string; headers?: Record<string, string>; body?: string | Uint8Array }): PushAnswer;
   /** Every push delivered, in order. */
@@ -98,6 +143,19 @@ export interface TestGateway {
   gateway: Gateway;
   /** Closes every client (1001), unbinds the push API and restores CLOUDFN_WS_PUSH_URL. */
   close(): Promise<void>;
+}
+
+/** The platform's client closes a socket this long after the app goes to the background. */
+const BACKGROUND_CLOSE_MS = 5000;
+
+/** A room's headers as the gateway sends them. */
+function roomHeaders(room: TestRoom, openid: string): Record<string, string> {
+  return {
+    'x-room-id': room.roomid,
+    'x-anchor-openid': room.anchorOpenid ?? openid,
+    ...(room.nickName === undefined ? {} : { 'x-nick-name': room.nickName }),
+    ...(room.avatarUrl === undefined ? {} : { 'x-avatar-url': room.avatarUrl }),
+  };
 }
 
 function received(data: Buffer, binary: boolean): ReceivedMessage {
@@ -170,10 +228,32 @@ export async function openGateway(
   const previous = process.env[PUSH_URL_VAR];
   process.env[PUSH_URL_VAR] = `memory:${id}`;
 
-  const connect: TestGateway['connect'] = async ({ path, openid, ip }) => {
+  const sockets = new Map<string, number>();
+  const connect: TestGateway['connect'] = async ({ path, openid, ip, room, client: owner }) => {
     const user = openid ?? options.defaultOpenid ?? 'dev-openid';
-    const opened = await gateway.open({ path, openid: user, ip: ip ?? '127.0.0.1' });
-    if (!opened.ok) throw new ConnectRefusedError(opened.answer.status, opened.answer.body.toString('utf8'));
+    const holder = owner ?? user;
+    const held = sockets.get(holder) ?? 0;
+    if (held >= MAX_CLIENT_SOCKETS) throw new SocketLimitError(holder);
+    sockets.set(holder, held + 1);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      const left = (sockets.get(holder) ?? 1) - 1;
+      if (left <= 0) sockets.delete(holder);
+      else sockets.set(holder, left);
+    };
+    const opened = await gateway.open({
+      path,
+      openid: user,
+      ip: ip ?? '127.0.0.1',
+      ...(room === undefined ? {} : { room: roomHeaders(room, user) }),
+    });
+    if (!opened.ok) {
+      release();
+      throw new ConnectRefusedError(opened.answer.status, opened.answer.body.toString('utf8'));
+    }
+    let backgrounded: { timer: NodeJS.Timeout; done: () => void } | undefined;
     const messages: ReceivedMessage[] = [];
     let taken = 0;
     const waiting: ((message: ReceivedMessage) => void)[] = [];
@@ -203,7 +283,25 @@ export async function openGateway(
       },
       close: async (code = CLOSE_CODES.normal, reason = '') => {
         client.closed ??= { code, reason };
+        release();
         await gateway.closed(opened.sessionId, code, reason);
+      },
+      background: () =>
+        new Promise<void>((resolve) => {
+          if (client.closed !== undefined) return resolve();
+          backgrounded ??= {
+            timer: setTimeout(() => {
+              backgrounded = undefined;
+              void client.close(CLOSE_CODES.normal, 'the app went to the background').then(resolve);
+            }, options.backgroundCloseMs ?? BACKGROUND_CLOSE_MS),
+            done: resolve,
+          };
+        }),
+      foreground: () => {
+        if (backgrounded === undefined) return;
+        clearTimeout(backgrounded.timer);
+        backgrounded.done();
+        backgrounded = undefined;
       },
     };
     gateway.attach(opened.sessionId, {
@@ -214,6 +312,7 @@ export async function openGateway(
       },
       close: (code, reason) => {
         client.closed ??= { code, reason };
+        release();
       },
     });
     return client;

@@ -27,11 +27,15 @@ export type { BodyFor, InvokeRequest, QueryFor, QueryValue } from './request.js'
 export { createFakeService } from './fake-service.js';
 export type { FakeRequest, FakeService, FakeServiceOverrides, RecordedResponse } from './fake-service.js';
 export { invokeLiveData } from './live-data.js';
+export { startLiveRooms } from './live-rooms.js';
+export type { TestLiveRooms, TestLiveRoomsOptions } from './live-rooms.js';
 export type { LiveDataRequest, LiveDataResult } from './live-data.js';
 export { parseSetCookies } from './cookies.js';
-export { ConnectRefusedError, openGateway } from './gateway.js';
+export { ConnectRefusedError, MAX_CLIENT_SOCKETS, openGateway, SocketLimitError } from './gateway.js';
 export type {
   GatewayTestOptions,
+  TestConnectOptions,
+  TestRoom,
   ReceivedMessage,
   SimulatedClient,
   TestGateway,

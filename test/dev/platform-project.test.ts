@@ -36,15 +36,19 @@ describe('cloudfn dev on a root-layout project', () => {
     });
   });
 
-  it('keeps the headers a request sends: another user, or an anonymous one', async () => {
+  it('keeps the headers a request sends: another user, or an anonymous one, in the dev user’s app', async () => {
+    // The platform's gateway always sends the app: the dev user's (CLOUDFN_DEV_APPID) fills in (issue 41).
     expect((await project.get('/get_open_id', { headers: { 'x-tt-openid': 'ann' } })).json).toEqual({
       openid: 'ann',
-      caller: { openid: 'ann', ip: '127.0.0.1', anonymous: false },
+      caller: { openid: 'ann', appid: 'tt-from-env', ip: '127.0.0.1', anonymous: false },
     });
     expect((await project.get('/get_open_id', { headers: { 'x-tt-anonymous-openid': 'anon-1' } })).json).toEqual({
       openid: null,
-      caller: { anonymousOpenid: 'anon-1', ip: '127.0.0.1', anonymous: true },
+      caller: { anonymousOpenid: 'anon-1', appid: 'tt-from-env', ip: '127.0.0.1', anonymous: true },
     });
+    // An app the request names is kept.
+    const own = await project.get('/get_open_id', { headers: { 'x-tt-openid': 'ann', 'x-tt-appid': 'tt-other' } });
+    expect(own.json.caller.appid).toBe('tt-other');
   });
 
   it("writes the function's console.log as a line with the request's logid", async () => {

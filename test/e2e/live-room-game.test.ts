@@ -9,7 +9,9 @@
  * each message's content arrives at the anchor's socket; finish_game stops the tasks. It runs
  * the built package (dist/), as users get it. Every wait is on an event, with generous bounds.
  */
-import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +104,9 @@ beforeAll(async () => {
   const { startDevServer } = (await import(`${REPO}/dist/src/dev/index.js`)) as {
     startDevServer: typeof StartDevServer;
   };
+  // The rooms' state is kept with the platform's data (issue 41): a folder of this run's own,
+  // so the fixture's folder carries no tasks from one run to the next.
+  process.env['CLOUDFN_PLATFORM_DATA'] = mkdtempSync(join(tmpdir(), 'cloudfn-live-data-'));
   dev = await startDevServer({ root: ROOT, port: 0, sink });
 }, 120_000);
 afterAll(async () => {

@@ -7,6 +7,9 @@
  * scripted traffic, finish_game and the `cloudfn live` CLI. It runs the built package (dist/),
  * as users get it: the SDK stand-in is loaded by Node itself there.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -74,6 +77,9 @@ beforeAll(async () => {
   const { startDevServer } = (await import(`${REPO}/dist/src/dev/index.js`)) as {
     startDevServer: typeof StartDevServer;
   };
+  // The rooms' state is kept with the platform's data (issue 41): a folder of this run's own,
+  // so the fixture's folder carries no tasks from one run to the next.
+  process.env['CLOUDFN_PLATFORM_DATA'] = mkdtempSync(join(tmpdir(), 'cloudfn-live-data-'));
   dev = await startDevServer({ root: ROOT, port: 0, sink });
 }, 60_000);
 afterAll(async () => {

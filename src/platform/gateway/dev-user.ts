@@ -107,7 +107,12 @@ export function devUserHook(user: DevUser): BeforeHook {
   return (req: IncomingMessage) => {
     // The gateway sets X-Forwarded-For on every call; locally the client is this machine.
     req.headers['x-forwarded-for'] ??= forwarded;
-    if (hasGatewayHeaders(req.headers)) return false;
+    if (hasGatewayHeaders(req.headers)) {
+      // The platform's gateway always sends the app; a request that names its own caller (an
+      // anchor's, say) still runs as the dev user's app.
+      req.headers['x-tt-appid'] ??= headers['x-tt-appid'];
+      return false;
+    }
     // Each header the request lacks: a room sent by the console or curl is kept.
     for (const name in headers) req.headers[name] ??= headers[name];
     return false;

@@ -7,16 +7,23 @@
 import { envArea, type OptionSpec, readOptions, trimmed } from '../../../runtime/option-kit.js';
 import { platformError } from '../errors.js';
 import type { GatewayIdentity } from './gateway.js';
-import { IDLE_TIMEOUT_VAR } from './names.js';
+import { IDLE_TIMEOUT_VAR, MAX_QUEUED_VAR, REQUIRE_CONN_ID_VAR } from './names.js';
 
 /** The default idle timeout: 10 minutes without a message either way. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
+
+/** The default bound of what one connection may have waiting to be sent: 8 MiB. */
+export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 /** What the gateway reads. */
 export interface GatewaySettings {
   identity: GatewayIdentity;
   /** @default 600000 */
   idleTimeoutMs: number;
+  /** Bytes one connection may have waiting before it is closed with 4009. @default 8388608 (8 MiB) */
+  maxQueuedBytes: number;
+  /** Refuse an upgrade without a fresh id from `/ws/get_conn_id` (CLOUDFN_WS_REQUIRE_CONN_ID). @default false */
+  requireConnId: boolean;
 }
 
 /** Read from the environment only; a blank variable is unset. */
@@ -33,6 +40,26 @@ const specs = {
       return Number(text);
     },
   } as OptionSpec<number>,
+  maxQueuedBytes: {
+    env: MAX_QUEUED_VAR,
+    default: DEFAULT_MAX_QUEUED_BYTES,
+    parse: (raw) => {
+      const text = trimmed(raw, MAX_QUEUED_VAR);
+      if (!/^\d+$/.test(text) || Number(text) < 65_536)
+        throw new TypeError(`must be a whole number of bytes, at least 65536, got ${JSON.stringify(text)}`);
+      return Number(text);
+    },
+  } as OptionSpec<number>,
+  requireConnId: {
+    env: REQUIRE_CONN_ID_VAR,
+    default: false,
+    parse: (raw) => {
+      const text = trimmed(raw, REQUIRE_CONN_ID_VAR).toLowerCase();
+      if (text === '1' || text === 'true') return true;
+      if (text === '0' || text === 'false') return false;
+      throw new TypeError(`must be 1 or 0 (true or false), got ${JSON.stringify(text)}`);
+    },
+  } as OptionSpec<boolean>,
   envId: { env: 'CLOUDFN_DEV_ENVID', parse: trimmed, default: 'env-dev' },
   serviceId: { env: 'CLOUDFN_DEV_SERVICEID', parse: trimmed, default: 'dev-service' },
 };
@@ -42,6 +69,6 @@ const specs = {
  * @example readGatewayOptions(process.env, { appid: 'tt1' }).identity // { appid: 'tt1', envId: 'env-dev', serviceId: 'dev-service' }
  */
 export function readGatewayOptions(env: Record<string, string | undefined>, user: { appid: string }): GatewaySettings {
-  const { idleTimeoutMs, envId, serviceId } = readOptions(specs, { env }, gatewayArea);
-  return { identity: { appid: user.appid, envId, serviceId }, idleTimeoutMs };
+  const { idleTimeoutMs, maxQueuedBytes, requireConnId, envId, serviceId } = readOptions(specs, { env }, gatewayArea);
+  return { identity: { appid: user.appid, envId, serviceId }, idleTimeoutMs, maxQueuedBytes, requireConnId };
 }

@@ -9,6 +9,7 @@ import type { Agent, IncomingHttpHeaders, Server } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { inject } from '../../../runtime/serve/inject.js';
 import { CALL_HEADERS, CLOSE_CODES, type GatewayEvent } from './names.js';
+import { ConnIds } from './conn-ids.js';
 import type { GatewayActivity, PushVia, SessionInfo } from './protocol.js';
 
 /** A request the gateway sends to a function. */
@@ -50,7 +51,8 @@ export function injectCaller(server: Server, agent: Agent): AppCaller {
 
 /** Where a client's frames go, and how it is closed; the transport provides one per connection. */
 export interface ClientLink {
-  send(data: Buffer, binary: boolean): void;
+  /** Sends a frame; `false` when it was not sent (the link then closed the connection), anything else when it was. */
+  send(data: Buffer, binary: boolean): unknown;
   close(code: number, reason: string): void;
 }
 
@@ -112,6 +114,8 @@ export class Gateway {
   readonly #observers = new Set<(activity: GatewayActivity) => void>();
   /** Session ids count up from a time-based start: digits, as the platform's, and exact as JSON numbers. */
   #nextId = Date.now() * 100;
+  /** The single-use connection ids `/ws/get_conn_id` issues and the socket side takes. */
+  readonly connIds = new ConnIds();
 
   constructor(options: GatewayOptions) {
     this.#options = options;
@@ -251,7 +255,7 @@ export class Gateway {
       return;
     }
     session.link = link;
-    for (const frame of session.queued.splice(0)) link.send(frame.data, frame.binary);
+    for (const frame of session.queued.splice(0)) if (link.send(frame.data, frame.binary) === false) break;
   }
 
   /**
@@ -316,7 +320,7 @@ export class Gateway {
     const session = this.#sessions.get(sessionId);
     if (session === undefined || session.closed) return false;
     if (session.link === undefined) session.queued.push({ data, binary });
-    else session.link.send(data, binary);
+    else if (session.link.send(data, binary) === false) return false;
     this.#emit({ type: 'push', sessionId, data: shown(data, binary), binary, via });
     return true;
   }

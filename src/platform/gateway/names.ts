@@ -67,6 +67,7 @@ export const PUSH_PATHS = {
   groupLeave: '/ws/group/leave',
   groupQueryInfo: '/ws/group/query_info',
   livePush: '/ws/live_interaction/push_data',
+  getConnId: '/ws/get_conn_id',
 } as const;
 
 /** At most this many ids in `X-TT-WS-SESSIONIDS` or `X-TT-WS-OPENIDS`. */
@@ -81,6 +82,12 @@ export const PUSH_MOUNT = '/_cloudfn/ws-push';
 /** The variable `cloudfn dev` sets to the push API's base URL (no trailing slash). */
 export const PUSH_URL_VAR = 'CLOUDFN_WS_PUSH_URL';
 
+/** The variable setting the most bytes one connection may have waiting to be sent. */
+export const MAX_QUEUED_VAR = 'CLOUDFN_WS_MAX_QUEUED';
+
+/** The variable that makes the gateway require a fresh id from `/ws/get_conn_id` on every upgrade. */
+export const REQUIRE_CONN_ID_VAR = 'CLOUDFN_WS_REQUIRE_CONN_ID';
+
 /** The variable setting the idle timeout in milliseconds (0: none). */
 export const IDLE_TIMEOUT_VAR = 'CLOUDFN_WS_IDLE_TIMEOUT';
 
@@ -94,4 +101,6 @@ export const CLOSE_CODES = {
   reloaded: 1012,
   /** Nothing was sent either way for the idle timeout. */
   idle: 4008,
+  /** The client read too slowly: a push would have queued more than the bound (CLOUDFN_WS_MAX_QUEUED). */
+  tooSlow: 4009,
 } as const;

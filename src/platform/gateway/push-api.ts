@@ -137,7 +137,31 @@ const POST_ONLY = new Set<string>([
   PUSH_PATHS.groupJoin,
   PUSH_PATHS.groupLeave,
   PUSH_PATHS.livePush,
+  PUSH_PATHS.getConnId,
 ]);
+
+/** `/ws/get_conn_id`'s body, `{ service_id, env_id, token }`, each a non-empty string. */
+function connIdRequest(request: PushRequest): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(request.body.toString('utf8'));
+  } catch {
+    body = undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw platformError(
+      'PLATFORM_PARAM_ERROR',
+      'the body must be JSON such as { "service_id": "…", "env_id": "…", "token": "…" }',
+    );
+  for (const name of ['service_id', 'env_id', 'token']) {
+    const value = (body as Record<string, unknown>)[name];
+    if (typeof value !== 'string' || value.trim() === '')
+      throw platformError(
+        'PLATFORM_PARAM_ERROR',
+        `${name} must be a non-empty string, got ${JSON.stringify(value ?? null)}`,
+      );
+  }
+}
 
 function answer(gateway: Gateway, request: PushRequest, path: string): PushAnswer {
   switch (path) {
@@ -161,6 +185,11 @@ function answer(gateway: Gateway, request: PushRequest, path: string): PushAnswe
       const { sessions, failed } = resolve(gateway, kind, ids);
       failed.push(...gateway.group(path === PUSH_PATHS.groupJoin ? 'join' : 'leave', sessions, name, value));
       return ok({ failed_session_id_list: failed });
+    }
+    case PUSH_PATHS.getConnId: {
+      connIdRequest(request);
+      // `data` is a JSON string, as the platform answers it.
+      return ok(JSON.stringify({ conn_id: gateway.connIds.issue() }));
     }
     case PUSH_PATHS.queryInfo: {
       const { kind, ids } = targets(request, true);

@@ -18,11 +18,11 @@ import type { BeforeHook } from '../../../runtime/serve/http-server.js';
 import { readBodyUpTo, sendJson } from '../../../runtime/serve/hook-io.js';
 import { injectAgent } from '../../../runtime/serve/inject.js';
 import type { DevUser } from '../../../runtime/shapes.js';
-import type { ServiceContext, ServiceFunction } from '../../local-service.js';
+import type { ServiceContext, ServiceEvents, ServiceFunction } from '../../local-service.js';
 import { devUserHook } from './dev-user.js';
 import { Gateway, injectCaller, safeDecode } from './gateway.js';
 import { readGatewayOptions } from './gateway-options.js';
-import { CLOSE_CODES, PUSH_MOUNT, PUSH_URL_VAR, ROOM_HEADERS } from './names.js';
+import { CLOSE_CODES, MAX_QUEUED_VAR, PUSH_MOUNT, PUSH_URL_VAR, ROOM_HEADERS } from './names.js';
 import type { ConnectionsAnswer, GatewayActivity } from './protocol.js';
 import { handlePush } from './push-api.js';
 import { registerMemoryPush } from './push-route.js';
@@ -164,6 +164,18 @@ export function gatewayService(context: ServiceContext): GatewayExtension {
         defaultOpenid: devUser.openid,
         ...devRoom(devUser),
         idleTimeoutMs: (context.settings as GatewaySettings).wsIdleTimeoutMs ?? settings.idleTimeoutMs,
+        maxQueuedBytes: settings.maxQueuedBytes,
+        requireConnId: settings.requireConnId,
+        // The live rooms learn a room's anchor from the room its anchor's client sent.
+        onRoom: (room) => context.publish('ws-room', room satisfies ServiceEvents['ws-room']),
+        onOverflow: (sessionId, queued) =>
+          logger.line(
+            'warn',
+            '',
+            RUNTIME_FUNCTION,
+            `ws ${sessionId} closed (4009): its client read nothing of ${queued} bytes waiting, over ${MAX_QUEUED_VAR}=${settings.maxQueuedBytes}; later pushes to it fail`,
+            { ws: 'overflow', sessionId },
+          ),
       });
       bound.observe((activity) => {
         context.publish('ws', forConsole(activity));

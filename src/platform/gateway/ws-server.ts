@@ -12,6 +12,8 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { platformError } from '../errors.js';
 import type { AppAnswer, Gateway } from './gateway.js';
 import { CLIENT_HEADERS, CLIENT_QUERY, CLOSE_CODES, CONNECT_PATH, ROOM_HEADERS } from './names.js';
+import { upgradeProblem } from './upgrade-check.js';
+import { DEFAULT_MAX_QUEUED_BYTES } from './gateway-options.js';
 
 /** Options of the socket side. */
 export interface GatewaySocketOptions {
@@ -26,6 +28,20 @@ export interface GatewaySocketOptions {
   pingIntervalMs?: number;
   /** The largest message a client may send, in bytes (larger: close 1009). @default 10 MiB */
   maxPayload?: number;
+  /**
+   * The most bytes one connection may have waiting to be sent; a push past it closes the
+   * connection with 4009 (the client reads too slowly) and fails. @default DEFAULT_MAX_QUEUED_BYTES (8 MiB)
+   */
+  maxQueuedBytes?: number;
+  /**
+   * Told of the live room a client sent on an accepted upgrade (its own ROOM_HEADERS, not the
+   * default room): the live rooms take the room's anchor from it. @default nothing
+   */
+  onRoom?: (room: Readonly<Record<string, string>>, sessionId: string) => void;
+  /** Refuse an upgrade without a fresh id from `/ws/get_conn_id`, as a custom domain does. @default false */
+  requireConnId?: boolean;
+  /** Told once when a connection is cut for reading too slowly. @default nothing */
+  onOverflow?: (sessionId: string, queuedBytes: number) => void;
 }
 
 interface Live {
@@ -65,12 +81,15 @@ function roomOf(req: IncomingMessage): Record<string, string> | string | undefin
 }
 
 /** Writes an HTTP answer on a socket that asked to upgrade, and closes it. */
-function refuse(socket: Duplex, answer: AppAnswer, logid: string): void {
+function refuse(socket: Duplex, answer: AppAnswer, logid: string, extra: Record<string, string> = {}): void {
   if (socket.destroyed) return;
   const type = answer.headers['content-type'] ?? 'application/json; charset=utf-8';
+  const more = Object.entries(extra)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.write(
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Refused'}\r\n` +
-      `content-type: ${String(type)}\r\ncontent-length: ${answer.body.length}\r\n` +
+      `content-type: ${String(type)}\r\ncontent-length: ${answer.body.length}\r\n${more}` +
       `x-tt-logid: ${logid}\r\nconnection: close\r\n\r\n`,
   );
   // Destroyed once written: some clients (undici) wait for the socket to close to report it.
@@ -94,7 +113,6 @@ function envelope(status: number, message: string): AppAnswer {
 export class GatewaySocketServer {
   readonly #options: GatewaySocketOptions;
   readonly #live = new Set<Live>();
-  readonly #usedConnIds = new Set<string>();
   #wss: Promise<WebSocketServer> | undefined;
   #tick: NodeJS.Timeout | undefined;
   #closing = false;
@@ -135,6 +153,12 @@ export class GatewaySocketServer {
     const onError = (): void => void socket.destroy();
     socket.on('error', onError);
     if (this.#closing) return refuse(socket, envelope(503, 'the dev server is stopping'), '');
+    // Checked before connect: the function hears only of connections that will open.
+    const problem = upgradeProblem(req);
+    if (problem !== undefined) {
+      const message = platformError('PLATFORM_WS_CONNECT_REFUSED', problem.message).message;
+      return refuse(socket, envelope(problem.status, message), '', problem.headers);
+    }
     const path = fromClient(req, url, 'servicePath');
     const connId = fromClient(req, url, 'connId');
     if (path === undefined || !/^\/[\x21-\x7e]*$/.test(path)) {
@@ -144,12 +168,17 @@ export class GatewaySocketServer {
           : `X-TT-SERVICE-PATH must be a path starting with / in printable ASCII (percent-encode the rest), got ${JSON.stringify(path)}`;
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
     }
-    if (connId !== undefined) {
-      if (this.#usedConnIds.has(connId)) {
-        const detail = `X-TT-WS-CONN-ID ${connId} was already used; a connection ID is good for one connection, get a new one`;
-        return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
-      }
-      this.#usedConnIds.add(connId);
+    const require = this.#options.requireConnId === true;
+    const check =
+      connId === undefined ? (require ? 'missing' : 'ok') : this.#options.gateway.connIds.take(connId, require);
+    if (check !== 'ok') {
+      const detail =
+        check === 'missing'
+          ? 'X-TT-WS-CONN-ID (or ?conn_id=) is required (CLOUDFN_WS_REQUIRE_CONN_ID): get one from POST /ws/get_conn_id'
+          : check === 'used'
+            ? `X-TT-WS-CONN-ID ${connId} was already used; a connection ID is good for one connection, get a new one`
+            : `X-TT-WS-CONN-ID ${connId} was not issued by /ws/get_conn_id (CLOUDFN_WS_REQUIRE_CONN_ID is on); get one there`;
+      return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
     }
     let gone = false;
     const onGone = (): void => {
@@ -162,7 +191,8 @@ export class GatewaySocketServer {
       const detail = `the openid must be 1 to 256 printable ASCII characters (it is sent in X-TT-OPENID), got ${JSON.stringify(openid)}`;
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
     }
-    const room = roomOf(req) ?? this.#options.defaultRoom;
+    const own = roomOf(req);
+    const room = own ?? this.#options.defaultRoom;
     if (typeof room === 'string')
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', room).message), '');
     const [wss, opened] = await Promise.all([
@@ -180,7 +210,15 @@ export class GatewaySocketServer {
     socket.off('close', onGone);
     socket.off('error', onError);
     const sessionId = opened.sessionId;
-    wss.handleUpgrade(req, socket, head, (ws) => this.#adopt(ws, sessionId));
+    let adopted = false;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      adopted = true;
+      this.#adopt(ws, sessionId);
+    });
+    // The library completes an upgrade at once or refuses it; a refusal ends the session, so
+    // its connect gets a disconnect and nothing stays listed.
+    if (!adopted) return this.#options.gateway.closed(sessionId, 1006, 'the upgrade was refused');
+    if (typeof own === 'object') this.#options.onRoom?.(own, sessionId);
   }
 
   #adopt(ws: WebSocket, sessionId: string): void {
@@ -205,10 +243,25 @@ export class GatewaySocketServer {
       this.#live.delete(live);
       void gateway.closed(sessionId, code, reason.toString('utf8'));
     });
+    const bound = this.#options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     gateway.attach(sessionId, {
       send: (data, binary) => {
+        if (ws.readyState !== ws.OPEN) return false;
+        const queued = ws.bufferedAmount;
+        // One frame of any size goes when nothing waits; what waits is bounded.
+        if (queued > 0 && queued + data.length > bound) {
+          // The client reads nothing (or too little): it is cut, not buffered for without end.
+          // A close frame would wait behind what it does not read, so the socket is dropped,
+          // and the function's disconnect says why.
+          const reason = `the client read too slowly: ${queued + data.length} bytes would wait, over ${bound}`;
+          this.#options.onOverflow?.(sessionId, queued);
+          void gateway.closed(sessionId, CLOSE_CODES.tooSlow, reason);
+          ws.terminate();
+          return false;
+        }
         live.lastActive = Date.now();
-        if (ws.readyState === ws.OPEN) ws.send(data, { binary });
+        ws.send(data, { binary });
+        return true;
       },
       close: (code, reason) => {
         if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, closeReason(reason));

@@ -7,7 +7,9 @@
  * | `POST /_cloudfn/live/<roomid>/<msg_type>` with a JSON object or array of partial messages | one push to `liveData.path`; `{ roomid, msg_type, messages, status, logid, body }`, the function's answer inside |
  * | the same with `?rate=N&count=M` (`&wait=1` to answer at the end) | scripted traffic: 202 and the totals (200 at the end with `wait`) |
  * | `DELETE /_cloudfn/live/traffic` | stops every run; their totals |
- * | `GET /_cloudfn/live/rooms` | `{ anchor, path, tasks, traffic }` for the console |
+ * | `POST /_cloudfn/live/<roomid>/token` `{ anchor_openid?, nick_name?, avatar_url? }` | `{ token, room_id, anchor_open_id, nick_name, avatar_url, expires_at }` (tokens.ts) |
+ * | `POST /_cloudfn/live/api/webcastmate/info` | the platform's trade of a token for its room; `openApiInvoke` of both webcast hosts comes here |
+ * | `GET /_cloudfn/live/rooms` | `{ anchor, path, tasks, rooms, traffic }` for the console (`rooms`: each room's anchor and tasks) |
  *
  * A push to a room with no started task of its type is refused 409 (`PLATFORM_LIVE_NO_TASK`),
  * and nothing reaches the function, as on the platform.
@@ -21,7 +23,9 @@ import { PlatformError, platformError } from '../errors.js';
 import type { LiveDataConfig } from './config.js';
 import { isLiveMsgType } from './messages.js';
 import type { LiveRooms } from './rooms.js';
-import { answerTaskCall } from './task-api.js';
+import { answerLiveApi } from './api-call.js';
+import { INFO_PATH } from '../sdk/live-calls.js';
+import { LiveTokens } from './tokens.js';
 import { startTraffic, type TrafficRun } from './traffic.js';
 import type { LivePushAnswer, LiveRoomsAnswer } from './protocol.js';
 
@@ -57,6 +61,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export interface LiveRoutesContext {
   rooms: LiveRooms;
   config: () => LiveDataConfig | undefined;
+  /** The room tokens. @default a table of this hook's own */
+  tokens?: LiveTokens;
 }
 
 /**
@@ -65,13 +71,14 @@ export interface LiveRoutesContext {
  */
 export function liveHook(ctx: LiveRoutesContext): BeforeHook {
   const runs = new Set<TrafficRun>();
+  const tokens = ctx.tokens ?? new LiveTokens();
   return (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     if (!(url === LIVE_PREFIX || url.startsWith(`${LIVE_PREFIX}/`) || url.startsWith(`${LIVE_PREFIX}?`))) return false;
     const parsed = new URL(url, 'http://live.local');
     const path = parsed.pathname.slice(LIVE_PREFIX.length);
     const method = req.method ?? 'GET';
-    void handle(ctx, runs, req, res, method, path, parsed.searchParams).catch((error: unknown) =>
+    void handle({ ...ctx, tokens }, runs, req, res, method, path, parsed.searchParams).catch((error: unknown) =>
       sendFailure(res, error),
     );
     return true;
@@ -79,7 +86,7 @@ export function liveHook(ctx: LiveRoutesContext): BeforeHook {
 }
 
 async function handle(
-  ctx: LiveRoutesContext,
+  ctx: LiveRoutesContext & { tokens: LiveTokens },
   runs: Set<TrafficRun>,
   req: IncomingMessage,
   res: ServerResponse,
@@ -88,16 +95,25 @@ async function handle(
   query: URLSearchParams,
 ): Promise<void> {
   if (path.startsWith('/api/')) {
-    const body = method === 'GET' ? undefined : await readJson(req);
-    const answer = answerTaskCall(ctx.rooms, { method, path, query, body });
+    // The token trade reads a bad body as no token (the platform's answer), the task calls refuse it.
+    const read = method === 'GET' ? Promise.resolve(undefined) : readJson(req);
+    const body = path === INFO_PATH ? await read.catch(() => undefined) : await read;
+    const answer = answerLiveApi(ctx, { method, path, query, headers: req.headers, body });
     if (answer === undefined) throw platformError('PLATFORM_LIVE_NOT_FOUND', method, LIVE_PREFIX + path);
-    return sendJson(res, answer.status, answer.body);
+    res.writeHead(answer.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(answer.text),
+      'cache-control': 'no-store',
+      'x-tt-logid': answer.logid,
+    });
+    return void res.end(answer.text);
   }
   if (path === '/rooms' && method === 'GET') {
     return sendJson(res, 200, {
       anchor: ctx.rooms.anchor(),
       path: ctx.config()?.path ?? null,
       tasks: ctx.rooms.tasks(),
+      rooms: ctx.rooms.rooms(),
       traffic: [...runs].map((run) => run.totals()),
     } satisfies LiveRoomsAnswer);
   }
@@ -111,6 +127,7 @@ async function handle(
     throw platformError('PLATFORM_LIVE_NOT_FOUND', method, LIVE_PREFIX + path);
   const roomid = decodeURIComponent(parts[0]!);
   const msgType = decodeURIComponent(parts[1]!);
+  if (msgType === 'token') return sendJson(res, 200, mintToken(ctx, roomid, await readJson(req)));
   if (!isLiveMsgType(msgType)) throw platformError('PLATFORM_LIVE_BAD_TYPE', msgType);
   const body = await readJson(req);
   if (query.has('rate') || query.has('count')) {
@@ -135,4 +152,42 @@ async function handle(
     logid: result.logid,
     body: result.body,
   } satisfies LivePushAnswer);
+}
+
+/** A token for a room: its anchor (as pushes name it), nickname and avatar, unless given. */
+function mintToken(ctx: LiveRoutesContext & { tokens: LiveTokens }, roomid: string, body: unknown): object {
+  if (!/^[1-9]\d{0,18}$/.test(roomid))
+    throw platformError(
+      'PLATFORM_LIVE_BAD_TOKEN',
+      `the room id must be a number of 1 to 19 digits, got ${JSON.stringify(roomid)}`,
+    );
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body)))
+    throw platformError('PLATFORM_LIVE_BAD_TOKEN', `the body must be a JSON object, got ${JSON.stringify(body)}`);
+  const given = (body ?? {}) as Record<string, unknown>;
+  const text = (name: string): string | undefined => {
+    const value = given[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value === '')
+      throw platformError(
+        'PLATFORM_LIVE_BAD_TOKEN',
+        `${name} must be a non-empty string, got ${JSON.stringify(value)}`,
+      );
+    return value;
+  };
+  const anchor = text('anchor_openid') ?? ctx.rooms.anchor(roomid);
+  const info = {
+    roomid,
+    anchorOpenid: anchor,
+    nickName: text('nick_name') ?? anchor,
+    avatarUrl: text('avatar_url') ?? `https://p3-webcast.douyinpic.com/img/webcast/${encodeURIComponent(anchor)}.png`,
+  };
+  const { token, expiresAt } = ctx.tokens.mint(info);
+  return {
+    token,
+    room_id: roomid,
+    anchor_open_id: info.anchorOpenid,
+    nick_name: info.nickName,
+    avatar_url: info.avatarUrl,
+    expires_at: expiresAt,
+  };
 }

@@ -17,6 +17,8 @@ export interface LiveRoomsAnswer {
   anchor: string;
   path: string | null;
   tasks: LiveTaskInfo[];
+  /** Each room with a task or a known anchor: its anchor, where that came from, its tasks. */
+  rooms: { roomid: string; anchor: string; anchorFrom: string; tasks: LiveTaskInfo[] }[];
   /** The scripted traffic runs, so far. */
   traffic: unknown[];
 }

@@ -1,5 +1,6 @@
 /**
- * The live rooms of the simulator: the data tasks started for each (room, message type), as
+ * The live rooms of the simulator: each room's anchor (the one whose calls named it), the data
+ * tasks started for each (room, message type), as
  * the platform keeps them (one per roomid × appid × msg_type; start and stop are idempotent;
  * status 1 no such task, 2 stopped, 3 running), and sending a room's messages: whole messages
  * from partial ones, refused unless a task of that type runs, then one push of all of them
@@ -57,6 +58,25 @@ export interface LiveRoomsOptions {
   defaultAnchor: string;
   /** @default Date.now */
   now?: () => number;
+  /** Keeps the tasks and anchors across restarts (task-store.ts). @default memory only */
+  store?: { load(): RoomsSnapshot | undefined; save(snapshot: RoomsSnapshot): void };
+}
+
+/** What a store keeps of the rooms. */
+export interface RoomsSnapshot {
+  tasks: LiveTask[];
+  anchors: { roomid: string; anchor: string; from: 'start_game' | 'websocket' }[];
+}
+
+/** Where a room's anchor came from: a call that named it, else the config or the dev user. */
+export type AnchorSource = 'start_game' | 'websocket' | 'config' | 'dev user';
+
+/** One room as the console lists it. */
+export interface LiveRoomInfo {
+  roomid: string;
+  anchor: string;
+  anchorFrom: AnchorSource;
+  tasks: LiveTask[];
 }
 
 /** What listeners hear. */
@@ -73,10 +93,27 @@ export class LiveRooms {
   readonly #tasks = new Map<string, LiveTask>();
   readonly #ids = new MsgIds();
   readonly #listeners = new Set<(event: LiveEvent) => void>();
+  /** The anchor each room's own calls named, and which call. */
+  readonly #anchors = new Map<string, { anchor: string; from: 'start_game' | 'websocket' }>();
   #nextTask = 1;
+
+  /** Set when the dev server closes: its last stops are not kept, so the tasks run again after a restart. */
+  #closing = false;
 
   constructor(options: LiveRoomsOptions) {
     this.#options = options;
+    const kept = options.store?.load();
+    for (const task of kept?.tasks ?? []) this.#tasks.set(key(task.roomid, task.msgType), { ...task });
+    for (const { roomid, anchor, from } of kept?.anchors ?? []) this.#anchors.set(roomid, { anchor, from });
+    this.#nextTask += this.#tasks.size;
+  }
+
+  #save(): void {
+    if (this.#closing || this.#options.store === undefined) return;
+    this.#options.store.save({
+      tasks: this.tasks(),
+      anchors: [...this.#anchors].map(([roomid, { anchor, from }]) => ({ roomid, anchor, from })),
+    });
   }
 
   #now(): number {
@@ -112,6 +149,7 @@ export class LiveRooms {
       task.startedAt = this.#now();
       task.appid = appid;
       this.#tell({ kind: 'task', task: { ...task } });
+      this.#save();
     }
     return { ...task };
   }
@@ -122,6 +160,7 @@ export class LiveRooms {
     if (task === undefined || !task.running) return;
     task.running = false;
     this.#tell({ kind: 'task', task: { ...task } });
+    this.#save();
   }
 
   /** The task's status: 1 no such task, 2 stopped, 3 running. */
@@ -130,8 +169,12 @@ export class LiveRooms {
     return task === undefined ? TASK_STATUS.missing : task.running ? TASK_STATUS.running : TASK_STATUS.stopped;
   }
 
-  /** Stops every task (the dev server's close): runs of scripted traffic end with it. */
+  /**
+   * Stops every task (the dev server's close): runs of scripted traffic end with it. The kept
+   * state still has them running, so a restart resumes them, as the platform's never stopped.
+   */
   stopAll(): void {
+    this.#closing = true;
     for (const task of this.#tasks.values()) this.stop(task.roomid, task.msgType);
   }
 
@@ -140,9 +183,47 @@ export class LiveRooms {
     return [...this.#tasks.values()].map((task) => ({ ...task }));
   }
 
-  /** The anchor pushes name. */
-  anchor(): string {
-    return this.#options.config()?.anchorOpenid ?? this.#options.defaultAnchor;
+  /**
+   * Records the anchor of a room, as a call carrying `X-Room-ID` and `X-Anchor-OpenID` names it
+   * (the start_game call that started its tasks, or the anchor's WebSocket); the latest wins.
+   */
+  claim(roomid: string, anchor: string, from: 'start_game' | 'websocket'): void {
+    if (roomid === '' || anchor === '') return;
+    const before = this.#anchors.get(roomid);
+    this.#anchors.set(roomid, { anchor, from });
+    if (before?.anchor !== anchor || before.from !== from) this.#save();
+  }
+
+  /** Records the anchor a WebSocket's room headers (`x-room-id`, `x-anchor-openid`) name. */
+  claimFrom(room: Readonly<Record<string, string>>): void {
+    const roomid = room['x-room-id'];
+    const anchor = room['x-anchor-openid'];
+    if (roomid !== undefined && anchor !== undefined) this.claim(roomid, anchor, 'websocket');
+  }
+
+  /** The anchor a room's pushes name, and where it came from. */
+  anchorOf(roomid?: string): { anchor: string; from: AnchorSource } {
+    const claimed = roomid === undefined ? undefined : this.#anchors.get(roomid);
+    if (claimed !== undefined) return claimed;
+    const configured = this.#options.config()?.anchorOpenid;
+    return configured !== undefined
+      ? { anchor: configured, from: 'config' }
+      : { anchor: this.#options.defaultAnchor, from: 'dev user' };
+  }
+
+  /** The anchor a room's pushes name (the fallback of a room that never said, without one). */
+  anchor(roomid?: string): string {
+    return this.anchorOf(roomid).anchor;
+  }
+
+  /** Every room that has a task or a known anchor, by room id. */
+  rooms(): LiveRoomInfo[] {
+    const ids = new Set([...this.#anchors.keys(), ...[...this.#tasks.values()].map((t) => t.roomid)]);
+    return [...ids].sort().map((roomid) => {
+      const { anchor, from } = this.anchorOf(roomid);
+      const tasks = this.tasks().filter((t) => t.roomid === roomid);
+      return { roomid, anchor, anchorFrom: from, tasks };
+    });
   }
 
   /**
@@ -169,7 +250,7 @@ export class LiveRooms {
     const headers = pushHeaders({
       roomid,
       msgType,
-      anchorOpenid: this.anchor(),
+      anchorOpenid: this.anchor(roomid),
       body,
       secret: config.secret ?? DEV_LIVE_SECRET,
       now,

@@ -12,10 +12,11 @@ import type { Extension } from '../../../runtime/serve/extension.js';
 import { createHttpServer } from '../../../runtime/serve/http-server.js';
 import { inject } from '../../../runtime/serve/inject.js';
 import type { ServiceContext } from '../../local-service.js';
-import { LIVE_URL_VAR } from '../sdk/sdk-options.js';
+import { LIVE_URL_VAR, readSdkOptions } from '../sdk/sdk-options.js';
 import { type LiveDataConfig, readLiveDataConfig } from './config.js';
 import { LIVE_PREFIX, liveHook } from './dev-routes.js';
 import { LiveRooms } from './rooms.js';
+import { RoomsStore, roomsFile } from './task-store.js';
 
 /** The live rooms' extension, and the rooms once `prepare` ran. */
 export interface LiveExtension extends Extension {
@@ -31,6 +32,8 @@ export function liveService(context: ServiceContext): LiveExtension {
   let rooms: LiveRooms | undefined;
   let config: LiveDataConfig | undefined;
   let server: Server | undefined;
+  // The anchor's own WebSocket names its room's anchor (the gateway tells it).
+  context.onPublished('ws-room', (room) => rooms?.claimFrom(room));
   return {
     name: 'live',
     configKeys: ['liveData'],
@@ -42,6 +45,8 @@ export function liveService(context: ServiceContext): LiveExtension {
       const target = createHttpServer(app);
       server = target;
       rooms = new LiveRooms({
+        // Kept beside the database the SDK stand-in uses, so a restart keeps the tasks with the rooms.
+        store: new RoomsStore(roomsFile(readSdkOptions().dataDir)),
         config: () => config,
         defaultAnchor: context.devUser.anchorOpenid ?? context.devUser.openid,
         deliver: async (push) => {

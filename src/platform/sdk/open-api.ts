@@ -13,6 +13,7 @@ import { platformError } from '../errors.js';
 import { LIVE_URL_VAR, SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
 import { isPushUrl, sendPush } from '../gateway/push-route.js';
 import { PUSH_URL_VAR } from '../gateway/names.js';
+import { CALLER_ROOM_HEADERS, INFO_PATH, memoryLive } from './live-calls.js';
 
 /** What `openApiInvoke` takes, as the platform's SDK does. */
 export interface OpenApiRequest {
@@ -65,23 +66,18 @@ async function postJson(
 }
 
 /**
- * The live-data task calls (`https://webcast.bytedance.com/api/live_data/task/start`, stop, get,
- * or the same through Douyin Cloud's internal host) go to `cloudfn dev`'s live-room simulator
- * (CLOUDFN_LIVE_URL) when it runs; undefined otherwise.
+ * Whether a URL is one the live-room simulator answers: the live-data task calls
+ * (`https://webcast.bytedance.com/api/live_data/task/start`, stop, get) and the token trade
+ * (`/api/webcastmate/info`), on the public host or Douyin Cloud's internal one.
  */
-function liveTarget(options: SdkOptions, url: URL): string | undefined {
-  return isLiveTask(url) ? options.liveUrl : undefined;
-}
-
-/** Whether `url` is a call of the live room's data tasks (`/api/live_data/` on the webcast hosts). */
-function isLiveTask(url: URL): boolean {
+function isLiveUrl(url: URL): boolean {
   const host = url.hostname;
   if (host !== 'webcast.bytedance.com' && host !== 'webcast-bytedance-com.openapi.dyc.ivolces.com') return false;
-  return url.pathname.startsWith('/api/live_data/');
+  return url.pathname.startsWith('/api/live_data/') || url.pathname.replace(/\/+$/, '') === INFO_PATH;
 }
 
 /** Where one call goes: the target base URL and whether it is the emulator. */
-function targetOf(options: SdkOptions, url: string): { base: string; emulator: boolean; path: string } {
+function targetOf(options: SdkOptions, url: string): { base: string; emulator: boolean; live?: true; path: string } {
   let parsed: URL;
   try {
     parsed = new URL(url, 'http://openapi.local');
@@ -89,16 +85,22 @@ function targetOf(options: SdkOptions, url: string): { base: string; emulator: b
     throw platformError('PLATFORM_SDK_BAD_ARGUMENT', 'openApiInvoke url', `must be a URL, got ${JSON.stringify(url)}`);
   }
   const path = parsed.pathname + parsed.search;
-  const live = liveTarget(options, parsed);
-  if (live !== undefined) return { base: live, emulator: false, path };
+  if (isLiveUrl(parsed)) {
+    if (options.liveUrl !== undefined) return { base: options.liveUrl, emulator: false, live: true, path };
+    if (options.openApiUrl === undefined)
+      throw platformError(
+        'PLATFORM_SDK_NO_OPENAPI_TARGET',
+        url,
+        `it is a live-room call and ${LIVE_URL_VAR} is unset`,
+        `set ${LIVE_URL_VAR} to a live-room API: cloudfn dev serves one and sets it, and in a test startLiveRooms() of cloudfn/testing does`,
+      );
+  }
   if (parsed.pathname.startsWith(EMULATED_PREFIX) && options.emulatorUrl !== undefined)
     return { base: options.emulatorUrl, emulator: true, path };
   if (options.openApiUrl !== undefined) return { base: options.openApiUrl, emulator: false, path };
-  const detail = isLiveTask(parsed)
-    ? `it is a live-room data-task call and ${LIVE_URL_VAR} is unset: set ${LIVE_URL_VAR} to a live-room API (cloudfn dev serves one and sets it)`
-    : parsed.pathname.startsWith(EMULATED_PREFIX)
-      ? 'the emulator implements this interface but is not running (CLOUDFN_MEDIA_BASE_URL is unset)'
-      : `the emulator does not implement ${parsed.pathname} and ${SDK_OPENAPI_URL_VAR} is unset`;
+  const detail = parsed.pathname.startsWith(EMULATED_PREFIX)
+    ? 'the emulator implements this interface but is not running (CLOUDFN_MEDIA_BASE_URL is unset)'
+    : `the emulator does not implement ${parsed.pathname} and ${SDK_OPENAPI_URL_VAR} is unset`;
   throw platformError('PLATFORM_SDK_NO_OPENAPI_TARGET', url, detail);
 }
 
@@ -138,6 +140,46 @@ function wsPush(
   });
 }
 
+/** A live-room call answered by `cloudfn/testing`'s simulator in this process (`CLOUDFN_LIVE_URL=memory:<id>`). */
+function inProcess(
+  target: { base: string; path: string },
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): unknown {
+  const handler = memoryLive(target.base);
+  if (handler === undefined)
+    throw platformError(
+      'PLATFORM_SDK_NO_OPENAPI_TARGET',
+      target.path,
+      `${LIVE_URL_VAR} is ${target.base}, but that in-process simulator was closed; call startLiveRooms() again`,
+    );
+  const url = new URL(target.path, 'http://live.local');
+  const lower: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+  let parsed: unknown;
+  try {
+    parsed = body === undefined ? undefined : JSON.parse(body);
+  } catch {
+    parsed = body;
+  }
+  const answer = handler({ method, path: url.pathname, query: url.searchParams, headers: lower, body: parsed });
+  if (answer === undefined)
+    throw platformError(
+      'PLATFORM_SDK_NO_OPENAPI_TARGET',
+      target.path,
+      'the live-room simulator does not answer this path',
+    );
+  return JSON.parse(answer.text) as unknown;
+}
+
+/** The live room of the request a call is made from (what `getContext()` reads). */
+export interface CallerRoom {
+  appId?: string | undefined;
+  roomId?: string | undefined;
+  anchorOpenId?: string | undefined;
+}
+
 /** Sends OpenAPI calls for one process, with one token cache per emulator and client. */
 export class OpenApiInvoker {
   private readonly tokens = new Map<string, TokenManager>();
@@ -171,7 +213,7 @@ export class OpenApiInvoker {
    * Makes one call; answers the parsed JSON body (or the text when it is not JSON).
    * @example await invoker.invoke(readSdkOptions(), { url: '/api/apps/v2/qrcode/create/', method: 'POST', data })
    */
-  async invoke(options: SdkOptions, request: OpenApiRequest): Promise<unknown> {
+  async invoke(options: SdkOptions, request: OpenApiRequest, caller?: CallerRoom): Promise<unknown> {
     if (typeof request !== 'object' || request === null || typeof request.url !== 'string') {
       throw platformError(
         'PLATFORM_SDK_BAD_ARGUMENT',
@@ -191,6 +233,15 @@ export class OpenApiInvoker {
     const push = wsPush(options, url, method, headers, body);
     if (push !== undefined) return push;
     const target = targetOf(options, url);
+    // The simulator learns a room's anchor from the call that starts its tasks (start_game's own
+    // X-Room-ID and X-Anchor-OpenID); the platform knows them without being told.
+    if (target.live === true) {
+      if (caller?.roomId !== undefined) headers[CALLER_ROOM_HEADERS.roomid] = caller.roomId;
+      if (caller?.anchorOpenId !== undefined) headers[CALLER_ROOM_HEADERS.anchorOpenid] = caller.anchorOpenId;
+      // The trade's rate is per app: the app is its access-token on the platform, the caller's appid here.
+      if (caller?.appId !== undefined) headers[CALLER_ROOM_HEADERS.appid] = caller.appId;
+    }
+    if (target.live === true && target.base.startsWith('memory:')) return inProcess(target, method, headers, body);
     const token = await this.token(options, target.base);
     if (token !== undefined) headers['access-token'] = token;
     if (target.emulator && options.signing !== undefined) {

@@ -37,7 +37,8 @@ export function createDySdk(env: Record<string, string | undefined> = process.en
       const carrier = headerCarrier(context);
       return guarded('dySDK.context(context)', {
         getContext: () => readRequestContext(carrier),
-        openApiInvoke: (request: OpenApiRequest) => invoker.invoke(readSdkOptions(env), request),
+        openApiInvoke: (request: OpenApiRequest) =>
+          invoker.invoke(readSdkOptions(env), request, readRequestContext(carrier)),
       });
     },
     database(): Database {

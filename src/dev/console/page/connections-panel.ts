@@ -22,7 +22,12 @@ interface PageClient {
   socket: WebSocket;
   state: string;
   received: string[];
+  /** The timer of a close 5 s after going to the background. */
+  background?: ReturnType<typeof setTimeout>;
 }
+
+/** The platform's mini-program client: at most 5 sockets at once, and a close 5 s after going to the background. */
+const CLIENT_LIMITS = { sockets: 5, backgroundCloseMs: 5000 } as const;
 
 function preview(text: string): string {
   return text.length > PREVIEW ? `${text.slice(0, PREVIEW)}…` : text;
@@ -78,7 +83,27 @@ export function startConnectionsPanel(paths: readonly string[]): void {
   });
   const openidInput = h('input', { type: 'text', placeholder: 'openid (dev user when empty)', 'aria-label': 'openid' });
   const clients: PageClient[] = [];
+  const limitNote = h('p', { class: 'problem ws-limit', hidden: true });
   let nextId = 1;
+
+  // This page is one mini-program client: its sixth socket is refused as the client refuses it.
+  const held = (): number =>
+    clients.filter((c) => c.socket.readyState === WebSocket.CONNECTING || c.socket.readyState === WebSocket.OPEN)
+      .length;
+  const toBackground = (client: PageClient): void => {
+    if (client.background !== undefined) {
+      clearTimeout(client.background);
+      client.background = undefined;
+      client.state = client.socket.readyState === WebSocket.OPEN ? 'open' : client.state;
+    } else {
+      client.state = 'in the background: closes in 5 s';
+      client.background = setTimeout(() => {
+        client.background = undefined;
+        client.socket.close(1000, 'the app went to the background');
+      }, CLIENT_LIMITS.backgroundCloseMs);
+    }
+    renderClients();
+  };
 
   const renderClients = (): void => {
     replace(
@@ -116,6 +141,12 @@ export function startConnectionsPanel(paths: readonly string[]): void {
               text: 'close',
               onclick: () => client.socket.close(1000, 'closed from the console'),
             }),
+            h('button', {
+              class: 'link ws-background',
+              text: client.background === undefined ? 'background' : 'foreground',
+              title: 'the platform client closes a socket 5 s after the app goes to the background',
+              onclick: () => toBackground(client),
+            }),
           ),
           h(
             'ul',
@@ -130,6 +161,12 @@ export function startConnectionsPanel(paths: readonly string[]): void {
   const connect = (): void => {
     const path = pathInput.value.trim();
     const openid = openidInput.value.trim();
+    if (held() >= CLIENT_LIMITS.sockets) {
+      limitNote.textContent = `connectSocket:fail this client already holds ${CLIENT_LIMITS.sockets} sockets, the most a mini-program client may; close one first`;
+      limitNote.hidden = false;
+      return;
+    }
+    limitNote.hidden = true;
     const query = new URLSearchParams({ service_path: path });
     if (openid !== '') query.set('openid', openid);
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
@@ -146,6 +183,8 @@ export function startConnectionsPanel(paths: readonly string[]): void {
       renderClients();
     };
     socket.onclose = (event) => {
+      clearTimeout(client.background);
+      client.background = undefined;
       // A refused connect never opens: the browser reports 1006, the activity line says why.
       client.state = `closed ${event.code}${event.reason === '' ? '' : ` ${event.reason}`}`;
       renderClients();
@@ -188,6 +227,7 @@ export function startConnectionsPanel(paths: readonly string[]): void {
     h('p', { class: 'muted', text: 'WebSocket clients of /__dycloud__/ws/connect/ and every push (docs/gateway.md).' }),
     h('datalist', { id: 'ws-paths' }, ...paths.map((p) => h('option', { value: p }))),
     h('div', { class: 'ws-send' }, pathInput, openidInput, h('button', { text: 'Connect', onclick: connect })),
+    limitNote,
     clientsBox,
     list,
     h('h3', {}, 'Activity ', h('button', { class: 'link', text: 'clear', onclick: () => replace(activity) })),

@@ -3,6 +3,7 @@
  * data tasks with the platform's task calls, then send a comment, a gift or likes as a viewer:
  * each is one push to `liveData.path` through `POST /_cloudfn/live/<roomid>/<msg_type>`, and the
  * panel shows the function's status, logid and body (the push also shows in the request list).
+ * Every room with tasks is listed with its anchor; picking one sends into that room.
  */
 import { byId, h, replace } from './dom.js';
 import type { LivePushAnswer, LiveRoomsAnswer } from '../../../platform/live/protocol.js';
@@ -47,19 +48,34 @@ export function startLivePanel(appid: string): LivePanel {
   const refresh = async (): Promise<void> => {
     try {
       const answer = (await (await fetch(`${LIVE}/rooms`)).json()) as LiveRoomsAnswer;
-      const rows = answer.tasks.filter((t) => t.running);
+      const live = answer.rooms.filter((r) => r.tasks.some((t) => t.running));
       replace(
         tasks,
         answer.path === null
           ? h('li', { class: 'problem' }, 'no liveData.path in cloudfn.config: pushes have nowhere to go')
-          : h('li', { class: 'muted' }, `pushes go to ${answer.path}, anchor ${answer.anchor}`),
-        ...(rows.length === 0
+          : h('li', { class: 'muted' }, `pushes go to ${answer.path}`),
+        ...(live.length === 0
           ? [h('li', { class: 'muted' }, 'no task running: start the room, or call your start_game')]
-          : rows.map((t) => h('li', { 'data-task': `${t.roomid} ${t.msgType}` }, `room ${t.roomid} · ${t.msgType}`))),
+          : live.map((r) =>
+              h(
+                'li',
+                { 'data-room': r.roomid, class: r.roomid === room.value ? 'live-picked' : '' },
+                h('button', { class: 'live-pick', onclick: () => pick(r.roomid) }, r.roomid),
+                ` anchor ${r.anchor} (from ${r.anchorFrom}) · `,
+                ...r.tasks
+                  .filter((t) => t.running)
+                  .map((t) => h('span', { 'data-task': `${t.roomid} ${t.msgType}` }, `${t.msgType} `)),
+              ),
+            )),
       );
     } catch (error) {
       replace(tasks, h('li', { class: 'problem' }, (error as Error).message));
     }
+  };
+
+  const pick = (roomid: string): void => {
+    room.value = roomid;
+    void refresh();
   };
 
   const tasksCall = async (action: 'start' | 'stop'): Promise<void> => {
@@ -101,6 +117,17 @@ export function startLivePanel(appid: string): LivePanel {
       result.textContent = (error as Error).message;
     }
   };
+  const token = async (): Promise<void> => {
+    try {
+      const res = await fetch(`${LIVE}/${encodeURIComponent(room.value)}/token`, { method: 'POST', body: '{}' });
+      const answer = (await res.json()) as Partial<{ token: string; anchor_open_id: string } & ErrorAnswer>;
+      result.textContent =
+        answer.error?.message ??
+        `token of room ${room.value} (anchor ${answer.anchor_open_id}, 30 min): ${answer.token}`;
+    } catch (error) {
+      result.textContent = (error as Error).message;
+    }
+  };
   const whole = (field: HTMLInputElement): number => Math.max(0, Math.floor(Number(field.value) || 0));
 
   replace(
@@ -111,6 +138,11 @@ export function startLivePanel(appid: string): LivePanel {
       room,
       h('button', { class: 'live-start', onclick: () => void tasksCall('start') }, 'start'),
       h('button', { class: 'live-stop', onclick: () => void tasksCall('stop') }, 'stop'),
+      h(
+        'button',
+        { class: 'live-token', title: 'a token webcastmate/info trades for this room', onclick: () => void token() },
+        'token',
+      ),
     ),
     tasks,
     h('div', { class: 'live-row' }, 'as ', viewer),

@@ -1,0 +1,24 @@
+/**
+ * The platform's live-room interfaces the simulator answers (the live-data task calls and the
+ * token trade `webcastmate/info`), from one request to one answer as text, so the dev server's
+ * routes and `cloudfn/testing`'s in-process simulator (`memory:<id>`, reached by the SDK
+ * stand-in's `openApiInvoke` through `CLOUDFN_LIVE_URL`, sdk/live-calls.ts) answer alike.
+ */
+import type { LiveRooms } from './rooms.js';
+import { answerTaskCall, callerRoom } from './task-api.js';
+import type { LiveTokens } from './tokens.js';
+import { INFO_PATH, type LiveApiAnswer, type LiveApiCall } from '../sdk/live-calls.js';
+
+/**
+ * Answers a task call or a token trade; undefined for any other path.
+ * @example answerLiveApi({ rooms, tokens }, { method: 'POST', path: '/api/live_data/task/start', query, headers, body })
+ */
+export function answerLiveApi(
+  ctx: { rooms: LiveRooms; tokens: LiveTokens },
+  call: LiveApiCall,
+): LiveApiAnswer | undefined {
+  if (call.path.replace(/\/+$/, '') === INFO_PATH) return ctx.tokens.answer(call);
+  const answer = answerTaskCall(ctx.rooms, { ...call, caller: callerRoom(call.headers) });
+  if (answer === undefined) return undefined;
+  return { status: answer.status, text: JSON.stringify(answer.body), logid: answer.body.logid };
+}
