@@ -23,6 +23,7 @@ import { finish } from './finish.js';
 import { lingerClose, lingerOnClose } from './linger.js';
 import { errorBody } from './error-body.js';
 import { issuesText } from '../contract/pointer.js';
+import { ablation } from '../bench-ablation.js';
 
 // A builtin through process.getBuiltinModule rather than an ESM import, which builds a namespace
 // from every export of the module: node:util, node:buffer and node:stream imported that way cost
@@ -112,6 +113,9 @@ function headersFor(x: Exchange, plan: HeaderPlan): HeaderList {
   return out;
 }
 
+/** Bench only (bench-ablation.ts): the headers of an answer with the response's headers turned off. */
+const NO_HEADERS: HeaderList = [];
+
 /** The byte length of a body. */
 function byteLength(body: string | Buffer | undefined): number {
   return body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
@@ -120,10 +124,11 @@ function byteLength(body: string | Buffer | undefined): number {
 /** Writes a whole response; the caller has claimed the exchange. */
 function end(x: Exchange, status: number, headers: HeaderList, body: string | Buffer | undefined): void {
   const res = x.res;
-  res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
+  if (ablation.headers) res.statusCode = status;
+  else res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
   res.end(body);
   // Most answers leave at once; one still in node's buffers waits for a client that reads.
-  if (res.writableLength > 0) stuckAnswer(x, res.writableLength);
+  if (res.writableLength > 0 && !ablation.admission) stuckAnswer(x, res.writableLength);
 }
 
 /**
@@ -202,7 +207,9 @@ export function sendResult(x: Exchange, result: unknown): void {
   end(
     x,
     status,
-    headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }),
+    ablation.headers
+      ? NO_HEADERS
+      : headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }),
     body,
   );
   finish(x, status, bytes);
