@@ -15,7 +15,7 @@ import { ConnectionLimit } from './admission/connection-limit.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { cookieCodec } from './request/cookie-codec.js';
 import { handle } from './request/handle.js';
-import { hasContract, withContract } from './contract/validate.js';
+import { contracted } from './contract/lazy-contract.js';
 import { MemoryBudget } from './admission/memory-budget.js';
 import { Overload } from './admission/overload.js';
 import { Router } from './request/router.js';
@@ -243,9 +243,8 @@ export function resolveFunction(options: RuntimeOptions, fn: FunctionToResolve):
     name: fn.name,
     file: fn.file,
     // Wrapped once here, so a function without a schema runs its own handler, at no cost.
-    handler: hasContract(config)
-      ? withContract(fn.handler, config, { file: fn.file, badResult: options.exposeErrors ? 'answer' : 'log' })
-      : fn.handler,
+    // The contract's code loads when a function declares one (contract/lazy-contract.ts).
+    handler: contracted(fn.handler, config, { file: fn.file, badResult: options.exposeErrors ? 'answer' : 'log' }),
     config,
     limits,
     limitSources,
