@@ -95,6 +95,7 @@ const work = mkdtempSync(join(tmpdir(), 'cloudfn-ablation-'));
 const bodies = writeBodies(work);
 const http = { rounds, seconds, warmup, logFile: join(work, 'server.log'), load: 'wrk', connections: 64 };
 const cpu = (runs) => runs.map((r) => r.cpuMicrosPerRequest);
+const user = (runs) => runs.map((r) => r.userMicrosPerRequest);
 const problems = (runs) => runs.reduce((n, r) => n + r.non2xx + r.socketErrors, 0);
 const spread = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
 const diffs = (a, b) => a.map((v, i) => v - b[i]);
@@ -116,6 +117,7 @@ try {
       fastify: spread(cpu(base.fastify)),
       cloudfn: spread(cpu(base.cloudfn)),
       gap: spread(diffs(cpu(base.cloudfn), cpu(base.fastify))),
+      user: { raw: spread(user(base.raw)), fastify: spread(user(base.fastify)), cloudfn: spread(user(base.cloudfn)) },
       problems: problems([...base.raw, ...base.fastify, ...base.cloudfn]),
       parts: {},
     };
@@ -127,6 +129,8 @@ try {
         on: spread(cpu(r.cloudfn)),
         off: spread(cpu(r[off])),
         saved: spread(diffs(cpu(r.cloudfn), cpu(r[off]))),
+        // User time alone: the part's own code, without the kernel's share, which moves with load.
+        savedUser: spread(diffs(user(r.cloudfn), user(r[off]))),
         // The same difference as a share of the pair's own cloudfn, to carry over to other rounds.
         savedShare: spread(cpu(r.cloudfn).map((on, i) => (on - cpu(r[off])[i]) / on)),
         problems: problems([...r.cloudfn, ...r[off]]),
@@ -145,8 +149,10 @@ for (const [key, row] of Object.entries(results.requests)) {
   const lines = [
     `**${REQUESTS[key].label}**, server CPU µs per request, median (range) over ${rounds} rounds: raw node:http ${us(row.raw)}, fastify (logger off) ${us(row.fastify)}, cloudfn ${us(row.cloudfn)}; cloudfn − fastify ${us(row.gap)}${row.problems ? ` (${row.problems} non-2xx or socket errors)` : ''}.`,
     '',
-    '| part turned off | cloudfn on | cloudfn without it | saved µs/req | saved, share of cloudfn | share of the gap to fastify |',
-    '|---|---|---|---|---|---|',
+    `User time alone (µs per request): raw ${us(row.user.raw)}, fastify ${us(row.user.fastify)}, cloudfn ${us(row.user.cloudfn)}.`,
+    '',
+    '| part turned off | cloudfn on | cloudfn without it | saved µs/req (CPU) | saved µs/req (user time) | saved, share of cloudfn | share of the gap to fastify |',
+    '|---|---|---|---|---|---|---|',
   ];
   let sum = 0;
   for (const [part, p] of Object.entries(row.parts)) {
@@ -154,7 +160,7 @@ for (const [key, row] of Object.entries(results.requests)) {
     const carried = p.savedShare.median * row.cloudfn.median;
     if (part !== 'all') sum += carried;
     lines.push(
-      `| ${PART_LABELS[part]} | ${us(p.on)} | ${us(p.off)} | ${us(p.saved)} | ${pct(p.savedShare.median)} (${pct(p.savedShare.min)} to ${pct(p.savedShare.max)}) | ${pct(carried / row.gap.median)}${p.problems ? ` (${p.problems} errors)` : ''} |`,
+      `| ${PART_LABELS[part]} | ${us(p.on)} | ${us(p.off)} | ${us(p.saved)} | ${us(p.savedUser)} | ${pct(p.savedShare.median)} (${pct(p.savedShare.min)} to ${pct(p.savedShare.max)}) | ${pct(carried / row.gap.median)}${p.problems ? ` (${p.problems} errors)` : ''} |`,
     );
   }
   row.sumOfParts = sum;
