@@ -10,6 +10,7 @@
  *
  *   node test/bench/ablation.mjs [--node 24] [--requests get,json] [--parts log,trace,...]
  *                                [--rounds 3] [--seconds 2] [--warmup 1] [--out <file>]
+ *                                [--node-flags=--max-semi-space-size=16]
  *
  * --node: `current` (default), a major version (installed as `npm run bench` does) or a path:
  * the script runs itself again on that Node, so the servers run on it.
@@ -56,6 +57,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1' },
     out: { type: 'string' },
     quiet: { type: 'boolean', default: false },
+    'node-flags': { type: 'string' },
   },
 });
 const fail = (message) => {
@@ -121,9 +123,14 @@ try {
       problems: problems([...base.raw, ...base.fastify, ...base.cloudfn]),
       parts: {},
     };
-    for (const part of parts) {
-      log(`${label}: cloudfn against cloudfn without ${PART_LABELS[part]}`);
-      const off = `cloudfn~${part}`;
+    // --node-flags: one more pair, cloudfn against cloudfn run with those node flags.
+    const variants = values['node-flags'] === undefined ? parts : [...parts, `@${values['node-flags']}`];
+    for (const part of variants) {
+      const flags = part.startsWith('@') ? part.slice(1).split(/\s+/).join('@') : undefined;
+      log(
+        `${label}: cloudfn against cloudfn ${flags === undefined ? `without ${PART_LABELS[part]}` : `with ${part.slice(1)}`}`,
+      );
+      const off = flags === undefined ? `cloudfn~${part}` : `cloudfn@${flags}`;
       const r = await measureKinds({ ...http, kinds: ['cloudfn', off], path, request, progress: log });
       row.parts[part] = {
         on: spread(cpu(r.cloudfn)),
@@ -158,9 +165,9 @@ for (const [key, row] of Object.entries(results.requests)) {
   for (const [part, p] of Object.entries(row.parts)) {
     // The saving carried over to the fastify rounds (as a share of cloudfn), against their gap.
     const carried = p.savedShare.median * row.cloudfn.median;
-    if (part !== 'all') sum += carried;
+    if (part in PART_LABELS && part !== 'all') sum += carried;
     lines.push(
-      `| ${PART_LABELS[part]} | ${us(p.on)} | ${us(p.off)} | ${us(p.saved)} | ${us(p.savedUser)} | ${pct(p.savedShare.median)} (${pct(p.savedShare.min)} to ${pct(p.savedShare.max)}) | ${pct(carried / row.gap.median)}${p.problems ? ` (${p.problems} errors)` : ''} |`,
+      `| ${PART_LABELS[part] ?? `node ${part.slice(1)} (not a part: a flag, left out of the sum)`} | ${us(p.on)} | ${us(p.off)} | ${us(p.saved)} | ${us(p.savedUser)} | ${pct(p.savedShare.median)} (${pct(p.savedShare.min)} to ${pct(p.savedShare.max)}) | ${pct(carried / row.gap.median)}${p.problems ? ` (${p.problems} errors)` : ''} |`,
     );
   }
   row.sumOfParts = sum;
