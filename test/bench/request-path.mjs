@@ -3,9 +3,9 @@
  * The ablation in process: what each part of runtime/bench-ablation.ts costs cloudfn's own code
  * on a GET `/hello?name=a` and a POST `/echo` of 1 KB of JSON, without sockets, the kernel or a
  * load generator. One worker process per variant (cloudfn with everything on, and with one part
- * off through CLOUDFN_BENCH_ABLATE) serves requests made of node's own IncomingMessage and a
- * ServerResponse-like object that takes the answer, 64 at a time and then a turn of the event
- * loop (the request lines are written, to /dev/null, once per turn as under load); the parent
+ * off through CLOUDFN_BENCH_ABLATE) serves requests made of node's own IncomingMessage and
+ * ServerResponse on a stand-in connection that drops what is written, 64 at a time and then a
+ * turn of the event loop (the request lines are written, to /dev/null, once per turn as under load); the parent
  * asks the workers for batches in alternated order, many times, and each reports the CPU time
  * (process.cpuUsage: user and system, every thread) its batch took. Short alternated batches
  * keep a machine shared with other work from landing on one side only. Medians and ranges of
@@ -115,7 +115,6 @@ function start(ablate, request) {
 /** A worker: an app with the bench's functions, serving in-memory requests when asked. */
 async function worker(request) {
   const http = process.getBuiltinModule('node:http');
-  const { Socket } = process.getBuiltinModule('node:net');
   const { createApp } = await import(`${ROOT}dist/runtime/index.js`);
   const { hello, echo } = await import('./servers/functions.mjs');
   const app = createApp({
@@ -125,34 +124,32 @@ async function worker(request) {
     ],
   });
   const body = Buffer.from(jsonBody());
-  const socket = new Socket();
-  let answered = 0;
-  /** What the runtime uses of a ServerResponse; the answer is dropped. */
-  class Answer {
-    statusCode = 200;
-    headersSent = false;
-    writableEnded = false;
-    writableLength = 0;
-    socket = socket;
-    writeHead(status) {
-      this.statusCode = status;
-      this.headersSent = true;
-      return this;
+  const { Duplex } = process.getBuiltinModule('node:stream');
+  /** A connection that takes every byte written and never sends any. */
+  class Connection extends Duplex {
+    remoteAddress = '127.0.0.1';
+    _read() {}
+    _write(_chunk, _encoding, callback) {
+      callback();
     }
-    end() {
-      this.writableEnded = true;
-      answered++;
+    _writev(_chunks, callback) {
+      callback();
     }
-    once() {
-      return this;
-    }
-    on() {
+    setTimeout() {
       return this;
     }
   }
+  // One connection per request of a batch: node's ServerResponse writes the head and the body
+  // to it, and lets it go once finished, before the next batch.
+  const connections = Array.from({ length: 64 }, () => new Connection());
+  let answered = 0;
+  function onFinish() {
+    this.detachSocket(this.socket);
+    answered++;
+  }
   const headers = { host: '127.0.0.1:8080' };
   const post = { host: '127.0.0.1:8080', 'content-type': 'application/json', 'content-length': String(body.length) };
-  const makeRequest = () => {
+  const makeRequest = (socket) => {
     const req = new http.IncomingMessage(socket);
     req.httpVersionMajor = 1;
     req.httpVersionMinor = 1;
@@ -166,6 +163,8 @@ async function worker(request) {
       req.headers = { ...post };
       req.push(body);
       req.push(null);
+      // As node's parser marks a request whose body it has read whole.
+      req.complete = true;
     }
     return req;
   };
@@ -173,10 +172,16 @@ async function worker(request) {
   const serve = async (n) => {
     answered = 0;
     for (let sent = 0; sent < n; ) {
-      for (let i = 0; i < 64 && sent < n; i++, sent++) app.handle(makeRequest(), new Answer());
-      await turn();
+      for (let i = 0; i < 64 && sent < n; i++, sent++) {
+        const socket = connections[i];
+        const req = makeRequest(socket);
+        const res = new http.ServerResponse(req);
+        res.assignSocket(socket);
+        res.on('finish', onFinish);
+        app.handle(req, res);
+      }
+      while (answered < sent) await turn();
     }
-    while (answered < n) await turn();
   };
   process.on('message', async (n) => {
     const before = process.cpuUsage();
