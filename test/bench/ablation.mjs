@@ -10,7 +10,7 @@
  *
  *   node test/bench/ablation.mjs [--node 24] [--requests get,json] [--parts log,trace,...]
  *                                [--rounds 3] [--seconds 2] [--warmup 1] [--out <file>]
- *                                [--node-flags=--max-semi-space-size=16]
+ *                                [--node-flags=--max-semi-space-size=16] [--load wrk|autocannon]
  *
  * --node: `current` (default), a major version (installed as `npm run bench` does) or a path:
  * the script runs itself again on that Node, so the servers run on it.
@@ -58,6 +58,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     'node-flags': { type: 'string' },
+    load: { type: 'string', default: 'wrk' },
   },
 });
 const fail = (message) => {
@@ -84,9 +85,12 @@ const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const warmup = Number(values.warmup);
 if (!Number.isInteger(rounds) || rounds < 3) fail(`--rounds must be an integer of at least 3, got ${values.rounds}`);
-if (!Number.isInteger(seconds) || seconds < 1)
-  fail(`--seconds must be a whole number of seconds, got ${values.seconds}`);
-if (!Number.isInteger(warmup) || warmup < 0) fail(`--warmup must be zero or more whole seconds, got ${values.warmup}`);
+const load = values.load;
+if (load !== 'wrk' && load !== 'autocannon') fail(`--load must be wrk or autocannon, got ${load}`);
+// wrk counts whole seconds; autocannon (the harness test's) takes fractions.
+const whole = (n) => load === 'autocannon' || Number.isInteger(n);
+if (!(seconds > 0) || !whole(seconds)) fail(`--seconds must be a positive number (whole with wrk), got ${values.seconds}`);
+if (!(warmup >= 0) || !whole(warmup)) fail(`--warmup must be zero or more seconds (whole with wrk), got ${values.warmup}`);
 const requests = values.requests.split(',').map((r) => r.trim());
 for (const r of requests) if (!(r in REQUESTS)) fail(`--requests takes get, json; got ${r}`);
 const parts = values.parts.split(',').map((p) => p.trim());
@@ -95,7 +99,7 @@ if (!existsSync(join(ROOT, 'dist/runtime/bench-ablation.js'))) fail('dist/ is mi
 
 const work = mkdtempSync(join(tmpdir(), 'cloudfn-ablation-'));
 const bodies = writeBodies(work);
-const http = { rounds, seconds, warmup, logFile: join(work, 'server.log'), load: 'wrk', connections: 64 };
+const http = { rounds, seconds, warmup, logFile: join(work, 'server.log'), load, connections: 64 };
 const cpu = (runs) => runs.map((r) => r.cpuMicrosPerRequest);
 const user = (runs) => runs.map((r) => r.userMicrosPerRequest);
 const problems = (runs) => runs.reduce((n, r) => n + r.non2xx + r.socketErrors, 0);
@@ -177,7 +181,7 @@ for (const [key, row] of Object.entries(results.requests)) {
   );
   tables.push(lines.join('\n'));
 }
-const text = `${tables.join('\n\n')}\n\n${results.machine.nproc} cores (${results.machine.cpu}), node ${results.machine.node}, ${results.date.slice(0, 10)}; ${rounds} rounds of ${seconds} one-second turns per side after ${warmup} s of warm-up, wrk at 64 connections${results.machine.pinned ? ', servers pinned to the last core and wrk to core 0' : ''}.`;
+const text = `${tables.join('\n\n')}\n\n${results.machine.nproc} cores (${results.machine.cpu}), node ${results.machine.node}, ${results.date.slice(0, 10)}; ${rounds} rounds of ${load === 'wrk' ? `${seconds} one-second turns` : `one turn of ${seconds} s`} per side after ${warmup} s of warm-up, ${load} at 64 connections${results.machine.pinned ? ', servers pinned to the last core and wrk to core 0' : ''}.`;
 results.table = text;
 const out = values.out ?? join(tmpdir(), `cloudfn-ablation-${process.version.split('.')[0]}.json`);
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
