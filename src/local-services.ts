@@ -11,6 +11,18 @@ import type { LocalService, ServiceContext } from './local-service.js';
 
 /** Every local service, in the order their parts run (hooks before routing, then upgrades). */
 export const LOCAL_SERVICES: readonly LocalService[] = [
+  // First: its variables (SERVICE_ID, CLOUD_ENV) are set before the others are made, and its
+  // hook hands requests to the intranet hosts to the gateway's and the live rooms' paths.
+  {
+    name: 'services',
+    configKeys: ['serviceId', 'innerCall'],
+    load: async () => (await import('./platform/services/service.js')).servicesService,
+  },
+  {
+    name: 'components',
+    configKeys: ['components'],
+    load: async () => (await import('./platform/components/service.js')).componentsService,
+  },
   { name: 'timers', load: async () => (await import('./schedule/service.js')).timersService },
   { name: 'sdk', load: async () => (await import('./platform/sdk/service.js')).sdkService },
   {
@@ -39,5 +51,13 @@ export async function startLocalServices(
   context: ServiceContext,
 ): Promise<Extension[]> {
   const makers = await Promise.all(services.map((service) => service.load()));
-  return makers.map((make) => make(context));
+  const made: Extension[] = [];
+  try {
+    // One after another, in list order: a service may set variables the next one reads.
+    for (const make of makers) made.push(await make(context));
+  } catch (error) {
+    for (const extension of made.reverse()) await extension.close?.();
+    throw error;
+  }
+  return made;
 }

@@ -14,6 +14,7 @@ import { startProject } from '../../runtime/serve/start.js';
 import { loadProjectConfig, toolConfigKeys } from '../build/project-config.js';
 import { LOCAL_SERVICES, startLocalServices } from '../local-services.js';
 import { resolveDevUser } from '../platform/gateway/dev-user.js';
+import { SESSION_VAR } from '../platform/services/setting.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { consoleExtension } from './console/extension.js';
 import { CONSOLE_PREFIX } from './console/routes.js';
@@ -37,10 +38,15 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   process.setSourceMapsEnabled(true);
   const { root } = options;
   const hub = new EventHub();
-  const pretty = options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color });
+  // In a session of several services, request lines show their trace: an inner call reads as one.
+  const trace = process.env[SESSION_VAR] !== undefined;
+  const pretty =
+    options.sink ?? createPrettySink({ trace, ...(options.color === undefined ? {} : { color: options.color }) });
   const logger = new Logger(teeSink(pretty, hub));
   const env = new DevEnvironment(root, logger, options.env);
   let loop: DevLoop | undefined;
+  let started: Extension[] = [];
+  let running: Awaited<ReturnType<typeof startProject>> | undefined;
   try {
     const inspect = options.inspect;
     const inspectorUrl =
@@ -57,7 +63,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     }));
     // What one service publishes, the console's pages and the other services hear.
     const heard = new Map<string, Set<(data: unknown) => void>>();
-    const services = await startLocalServices(list, {
+    const services = (started = await startLocalServices(list, {
       ...{ root, config, logger, devUser, settings: { ...options } },
       publish: (event, data) => {
         hub.publish(event, data);
@@ -69,13 +75,15 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         listeners.add(listener as (data: unknown) => void);
       },
       onFunctions: (listener) => functions.onFunctions(listener),
-    });
+      setEnv: (vars) => env.set(vars),
+      dotenvValue: (key) => env.fileValue(key),
+    }));
     const consolePanel = consoleExtension({
       ...{ root, hub, devUser, triggerHeader: DEV_TRIGGER_HEADER, extensions: () => services },
       functions: () => functions.list(),
     });
     const extensions: Extension[] = [...services, consolePanel, functions.extension()];
-    const running = await startProject(root, {
+    running = await startProject(root, {
       ...{ functions, config, configKeys, flags, env: process.env, logger, extensions },
       overrides: DEV_OVERRIDES,
       // The console's metrics panel reads /_cloudfn/metrics when prom-client (an optional peer) is
@@ -85,8 +93,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       handleSignals: false,
       startLine: false,
     });
+    const project = running;
     const close = stopOnSignals(options.handleSignals === true, logger, () =>
-      running.close().finally(() => env.restore()),
+      project.close().finally(() => env.restore()),
     );
     // Announced only once the signals are handled: a parent that reads this line and sends
     // SIGHUP at once must not meet node's default action (exit by the signal).
@@ -101,6 +110,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     };
   } catch (error) {
     await loop?.close();
+    // A start-up that failed after the services were made (a port in use) stops what they
+    // started (a component's server); startProject closed them itself when it got that far.
+    if (running === undefined) for (const extension of started.reverse()) await extension.close?.();
     env.restore();
     throw error;
   }
