@@ -68,34 +68,44 @@ describe('cloudfn dev and the platform environment', () => {
     );
   });
 
-  it.skipIf(!hasRedis)('starts a Redis component for the session and stops it with dev', async () => {
-    const root = project('cache', {
-      'functions/env.ts': ENV_FN,
-      'cloudfn.config.json': '{ "components": { "redis": true } }',
-    });
-    const dev = await startDevServer({ root, port: 0, sink: createMemorySink() });
-    let address: string;
-    try {
-      const seen = (await (await fetch(`${dev.url}/env`)).json()) as { REDIS_ADDRESS: string };
-      address = seen.REDIS_ADDRESS;
-      expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
-      const [host, port] = address.split(':');
-      const redis = new Redis({
+  it.skipIf(!hasRedis)(
+    'starts a Redis component for the session and stops it with dev',
+    async () => {
+      const root = project('cache', {
+        'functions/env.ts': ENV_FN,
+        'cloudfn.config.json': '{ "components": { "redis": true } }',
+      });
+      const dev = await startDevServer({ root, port: 0, sink: createMemorySink() });
+      let address: string;
+      try {
+        const seen = (await (await fetch(`${dev.url}/env`)).json()) as { REDIS_ADDRESS: string };
+        address = seen.REDIS_ADDRESS;
+        expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
+        const [host, port] = address.split(':');
+        const redis = new Redis({
+          host: host!,
+          port: Number(port),
+          username: process.env['REDIS_USERNAME']!,
+          password: process.env['REDIS_PASSWORD']!,
+        });
+        expect(await redis.ping()).toBe('PONG');
+        redis.disconnect();
+      } finally {
+        await dev.close();
+      }
+      expect(process.env['REDIS_ADDRESS']).toBeUndefined();
+      const [host, port] = address!.split(':');
+      const gone = new Redis({
         host: host!,
         port: Number(port),
-        username: process.env['REDIS_USERNAME']!,
-        password: process.env['REDIS_PASSWORD']!,
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
       });
-      expect(await redis.ping()).toBe('PONG');
-      redis.disconnect();
-    } finally {
-      await dev.close();
-    }
-    expect(process.env['REDIS_ADDRESS']).toBeUndefined();
-    const [host, port] = address!.split(':');
-    const gone = new Redis({ host: host!, port: Number(port), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    gone.on('error', () => {});
-    await expect(gone.connect()).rejects.toThrow();
-    gone.disconnect();
-  }, 60_000);
+      gone.on('error', () => {});
+      await expect(gone.connect()).rejects.toThrow();
+      gone.disconnect();
+    },
+    60_000,
+  );
 });

@@ -271,6 +271,8 @@ describe.skipIf(!hasComponents)('components across a restart of the session', ()
     } finally {
       expect(await again.stop()).toBe(0);
     }
-    expect(again.output()).toMatch(/component redis on 127\.0\.0\.1:\d+ \(data in .*game\/\.cloudfn\/components\/redis\)/);
+    expect(again.output()).toMatch(
+      /component redis on 127\.0\.0\.1:\d+ \(data in .*game\/\.cloudfn\/components\/redis\)/,
+    );
   }, 240_000);
 });

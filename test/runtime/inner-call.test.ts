@@ -35,7 +35,13 @@ describe('innerCallRoute', () => {
   });
 
   it.each([
-    ['an unenabled target', { ...table, enabled: ['profile'] }, 'http:', 'game-rank-board', 'add "rank-board" to innerCall in game/cloudfn.config.json'],
+    [
+      'an unenabled target',
+      { ...table, enabled: ['profile'] },
+      'http:',
+      'game-rank-board',
+      'add "rank-board" to innerCall in game/cloudfn.config.json',
+    ],
     ['https', table, 'https:', 'game-profile', 'HTTP only'],
     ['another caller', table, 'http:', 'profile-game', 'names the caller "profile", but this service is "game"'],
     ['an unknown target', table, 'http:', 'game-ghost', 'no service "ghost" runs here'],
