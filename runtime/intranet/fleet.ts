@@ -11,7 +11,7 @@ import { requestContext } from '../log/console-capture.js';
 import { createError } from '../errors.js';
 import type { Extension } from '../serve/extension.js';
 import { classifyHost } from './hosts.js';
-import { type ServiceAddress, innerCallRoute } from './inner-call.js';
+import { addressOf, type ServiceAddress, innerCallRoute } from './inner-call.js';
 import { interceptIntranet } from './intercept.js';
 
 /** The variable naming the calling service, which the platform injects. */
@@ -34,12 +34,7 @@ export function fleetInnerCalls(
       'innerCallUrls',
       `maps ${ids.join(', ')}, but ${SERVICE_ID_VAR} is not set, so the caller of an inner call is unknown; set ${SERVICE_ID_VAR}=<this service's id> as the platform does`,
     );
-  const services = new Map<string, ServiceAddress>(
-    ids.map((id) => {
-      const url = new URL(urls[id]!);
-      return [id, { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80) }];
-    }),
-  );
+  const services = new Map<string, ServiceAddress>(ids.map((id) => [id, addressOf(urls[id]!)]));
   const table = { self, services, enableWhere: 'innerCallUrls', unknown: 'pass' } as const;
   let off: (() => void) | undefined;
   return {

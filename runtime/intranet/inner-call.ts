@@ -13,6 +13,15 @@ export interface ServiceAddress {
   readonly port: number;
 }
 
+/**
+ * The address of a base URL (`http://127.0.0.1:8001`, `http://[::1]:80`).
+ * @example addressOf('http://10.0.0.5:8000') // { host: '10.0.0.5', port: 8000 }
+ */
+export function addressOf(url: string): ServiceAddress {
+  const parsed = new URL(url);
+  return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 80) };
+}
+
 /** What the calling service knows of the app. */
 export interface InnerCallTable {
   /** The calling service's id (`SERVICE_ID`). */

@@ -12,13 +12,18 @@
  * context) carries that request's trace as `traceparent`, with a span id of its own, unless the
  * caller set one: the callee's request line then shows the same trace.
  */
-import http from 'node:http';
-import https from 'node:https';
-import net, { type Socket } from 'node:net';
+import type { Agent, ClientRequest } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { requestContext } from '../log/console-capture.js';
 import { ids } from '../trace/ids.js';
 import { formatTraceparent } from '../trace/traceparent.js';
 import { maybeIntranet } from './hosts.js';
+
+// Builtins through process.getBuiltinModule rather than ESM imports, as in serve/http-server.ts:
+// on node 24 the namespace of node:http loads undici and the web streams.
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
+const net = process.getBuiltinModule('node:net');
 
 /** Where an intranet request goes: a local address, or a refusal and its reason. */
 export type IntranetRoute = { readonly host: string; readonly port: number } | { readonly refuse: string };
@@ -61,7 +66,7 @@ async function globalDispatchers(): Promise<Array<[symbol, Dispatcher]>> {
     const server = http.createServer((_req, res) => res.end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const { port } = server.address() as net.AddressInfo;
+      const { port } = server.address() as AddressInfo;
       await (await fetch(`http://127.0.0.1:${port}/`, { headers: { connection: 'close' } })).arrayBuffer();
     } finally {
       server.close();
@@ -112,11 +117,11 @@ function refusedSocket(reason: string): Socket {
   return socket;
 }
 
-type CreateConnection = (this: http.Agent, options: Record<string, unknown>, callback?: unknown) => Socket;
-type AddRequest = (this: http.Agent, req: http.ClientRequest, options: Record<string, unknown>) => void;
+type CreateConnection = (this: Agent, options: Record<string, unknown>, callback?: unknown) => Socket;
+type AddRequest = (this: Agent, req: ClientRequest, options: Record<string, unknown>) => void;
 
 /** Adds the running request's `traceparent` to an outgoing request whose head is not yet written. */
-function addTraceparent(req: http.ClientRequest): void {
+function addTraceparent(req: ClientRequest): void {
   if (req.headersSent || (req as unknown as { _header: unknown })._header) return;
   if (req.getHeader('traceparent') !== undefined) return;
   const traceparent = currentTraceparent();
@@ -154,7 +159,7 @@ export async function interceptIntranet(router: IntranetRouter, hooks: Intercept
     return { key, original, wrapper };
   });
 
-  const patched: Array<[typeof http.Agent.prototype, CreateConnection, AddRequest]> = [];
+  const patched: Array<[Agent, CreateConnection, AddRequest]> = [];
   for (const [agent, protocol] of [
     [http.Agent.prototype, 'http:'],
     [https.Agent.prototype, 'https:'],

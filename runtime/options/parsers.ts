@@ -122,6 +122,17 @@ const SERVICE_ID = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
  */
 export const innerCallUrls: Parse<Readonly<Record<string, string>>> = described(
   (raw, where) => {
+    // A variable may hold the config's JSON object as well as `id=url` pairs.
+    if (typeof raw === 'string' && raw.trim().startsWith('{')) {
+      try {
+        raw = JSON.parse(raw);
+      } catch {
+        fail(
+          where,
+          `is not JSON: ${JSON.stringify(raw)}; write {"profile":"http://10.0.0.5:8000"} or profile=http://10.0.0.5:8000`,
+        );
+      }
+    }
     const entries =
       typeof raw === 'string'
         ? raw

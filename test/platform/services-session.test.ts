@@ -71,6 +71,17 @@ export default async function push(params: { openid: string; text: string }) {
 }
 `;
 
+const GAME_TASK = `
+export default async function task() {
+  const res = await fetch('http://webcast-bytedance-com.openapi.dyc.ivolces.com/api/live_data/task/start', {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ roomid: '7001', appid: 'tt-dev-app', msg_type: 'live_comment' }),
+  });
+  const status = await fetch('http://webcast-bytedance-com.openapi.dyc.ivolces.com/api/live_data/task/get?roomid=7001&appid=tt-dev-app&msg_type=live_comment');
+  return { start: await res.json(), get: await status.json() };
+}
+`;
+
 const GAME_WS = `export default async function websocket_callback() { return { ok: true }; }\n`;
 
 const GAME_COUNT = `
@@ -120,6 +131,7 @@ beforeAll(() => {
   write('game/functions/refused.ts', GAME_REFUSED);
   write('game/functions/push.ts', GAME_PUSH);
   write('game/functions/websocket_callback.ts', GAME_WS);
+  write('game/functions/task.ts', GAME_TASK);
   if (hasComponents) write('game/functions/count.ts', GAME_COUNT);
   symlinkSync(join(REPO, 'node_modules'), join(APP, 'game', 'node_modules'));
   write('profile/cloudfn.config.json', '{}');
@@ -245,6 +257,12 @@ describe('cloudfn dev game profile broken', () => {
     expect(answer['status']).toBe(200);
     expect(await message).toBe('hello');
     ws.close();
+  });
+
+  it("answers the live-room OpenAPI's intranet host from the live simulator", async () => {
+    const answer = await get(`${session.urls['game']}/task`);
+    expect(answer['start']).toMatchObject({ err_no: 0, data: { task_id: expect.any(String) } });
+    expect(answer['get']).toMatchObject({ err_no: 0, data: { status: 3 } });
   });
 
   it('keeps serving when one service fails to start', () => {

@@ -10,7 +10,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../../../runtime/app.js';
 import { classifyHost } from '../../../runtime/intranet/hosts.js';
-import { type InnerCallTable, type ServiceAddress, innerCallRoute } from '../../../runtime/intranet/inner-call.js';
+import {
+  addressOf,
+  type InnerCallTable,
+  type ServiceAddress,
+  innerCallRoute,
+} from '../../../runtime/intranet/inner-call.js';
 import { type IntranetRouter, interceptIntranet } from '../../../runtime/intranet/intercept.js';
 import { requestContext } from '../../../runtime/log/console-capture.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
@@ -27,11 +32,6 @@ export interface ServicesAnswer {
   innerCall: readonly string[];
   services: Array<{ id: string; url: string; console: string; self: boolean; enabled: boolean }>;
 }
-
-const address = (url: string): ServiceAddress => {
-  const parsed = new URL(url);
-  return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 80) };
-};
 
 /** The hook that gives a request to an intranet host to the part of this server that answers it. */
 function intranetHostHook(): BeforeHook {
@@ -63,7 +63,7 @@ export function servicesService(context: ServiceContext): Extension {
   let selfUrl: string | undefined;
   let off: (() => void) | undefined;
   const services = new Map<string, ServiceAddress>();
-  for (const [id, url] of Object.entries(session ?? {})) services.set(id, address(url));
+  for (const [id, url] of Object.entries(session ?? {})) services.set(id, addressOf(url));
   const table: InnerCallTable = {
     self: setting.id,
     services,
@@ -77,7 +77,7 @@ export function servicesService(context: ServiceContext): Extension {
     const host = classifyHost(hostname);
     if (host === undefined) return undefined;
     if (host.kind === 'inner-call') return innerCallRoute(table, protocol, host.pair);
-    return selfUrl === undefined ? undefined : address(selfUrl);
+    return selfUrl === undefined ? undefined : addressOf(selfUrl);
   };
   return {
     name: 'services',
@@ -94,7 +94,7 @@ export function servicesService(context: ServiceContext): Extension {
     hooks: () => [intranetHostHook()],
     env: (url) => {
       selfUrl = url;
-      if (!services.has(setting.id)) services.set(setting.id, address(url));
+      if (!services.has(setting.id)) services.set(setting.id, addressOf(url));
       return {};
     },
     panel: {
