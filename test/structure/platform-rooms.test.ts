@@ -26,7 +26,6 @@ interface Level {
 /** The folders of src/platform that `cloudfn dev` does not run as an extension, and why. */
 const NOT_DEV_SERVICES: Record<string, string> = {
   'media-api': 'a server of its own (cloudfn platform, cloudfn dev --platform)',
-  components: 'started by cloudfn/testing (startComponents) and by the app itself',
 };
 
 const LEVELS: Level[] = [
