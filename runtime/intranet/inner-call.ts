@@ -41,6 +41,11 @@ export interface InnerCallTable {
    * @default 'refuse'
    */
   readonly unknown?: 'refuse' | 'pass';
+  /**
+   * The fix a refusal gives for an enabled target that is not running.
+   * @default `start it beside this one (cloudfn dev {from} {to})`
+   */
+  readonly startFix?: (from: string, to: string) => string;
 }
 
 /** The `{from}-{to}` of a host, split against known ids: the caller's own id first. */
@@ -92,7 +97,7 @@ export function innerCallRoute(
   const address = table.services.get(to);
   if (address === undefined)
     return {
-      refuse: `inner call ${from} -> ${to}: no service "${to}" runs here (services: ${[...table.services.keys()].join(', ') || 'none'}); start it beside this one (cloudfn dev ${from} ${to})`,
+      refuse: `inner call ${from} -> ${to}: no service "${to}" runs here (services: ${[...table.services.keys()].join(', ') || 'none'}); ${table.startFix?.(from, to) ?? `start it beside this one (cloudfn dev ${from} ${to})`}`,
     };
   if (table.enabled !== undefined && !table.enabled.includes(to))
     return {

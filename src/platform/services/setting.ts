@@ -13,7 +13,7 @@ import { createServiceError } from './errors.js';
 export const SERVICE_CONFIG_KEYS = ['serviceId', 'innerCall'] as const;
 
 /** A service id: lower-case letters, digits and inner hyphens (it is a label of a hostname). */
-const ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+export const ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** One project as a service. */
 export interface ServiceSetting {
