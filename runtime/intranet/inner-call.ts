@@ -94,14 +94,14 @@ export function innerCallRoute(
     return {
       refuse: `inner call ${from} -> ${to}: the host names the caller "${from}", but this service is "${table.self}" (SERVICE_ID); call http://${table.self}-${to}.inner-call.dyc.ivolces.com/<path>`,
     };
+  if (table.enabled !== undefined && !table.enabled.includes(to))
+    return {
+      refuse: `inner call ${from} -> ${to}: "${to}" is not enabled for "${from}"; add "${to}" to ${table.enableWhere} (the platform enables targets on the source service)`,
+    };
   const address = table.services.get(to);
   if (address === undefined)
     return {
       refuse: `inner call ${from} -> ${to}: no service "${to}" runs here (services: ${[...table.services.keys()].join(', ') || 'none'}); ${table.startFix?.(from, to) ?? `start it beside this one (cloudfn dev ${from} ${to})`}`,
-    };
-  if (table.enabled !== undefined && !table.enabled.includes(to))
-    return {
-      refuse: `inner call ${from} -> ${to}: "${to}" is not enabled for "${from}"; add "${to}" to ${table.enableWhere} (the platform enables targets on the source service)`,
     };
   return address;
 }

@@ -44,7 +44,20 @@ describe('innerCallRoute', () => {
     ],
     ['https', table, 'https:', 'game-profile', 'HTTP only'],
     ['another caller', table, 'http:', 'profile-game', 'names the caller "profile", but this service is "game"'],
-    ['an unknown target', table, 'http:', 'game-ghost', 'no service "ghost" runs here'],
+    [
+      'an enabled target that does not run',
+      { ...table, enabled: ['ghost'] },
+      'http:',
+      'game-ghost',
+      'no service "ghost" runs here',
+    ],
+    [
+      'a target neither enabled nor running, as the platform would: not enabled',
+      table,
+      'http:',
+      'game-ghost',
+      'add "ghost" to innerCall',
+    ],
     ['no known id', table, 'http:', 'a-b', 'no known service id'],
   ] as const)('refuses %s, saying how to fix it', (_name, given, protocol, pair, text) => {
     const route = innerCallRoute(given, protocol, pair);
