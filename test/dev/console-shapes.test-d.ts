@@ -2,7 +2,8 @@
  * The console page imports the shapes the dev server sends from the protocol modules (the
  * console's core in src/dev/console/protocol.ts, each panel's beside its extension) that the
  * server imports too. A type test (vitest's typecheck):
- * it fails when a server module's type drifts from the protocol's.
+ * it fails when a server module's type drifts from the protocol's (the services answer is
+ * declared in services/service.ts and again in services/protocol.ts until service.ts imports it).
  */
 import { expectTypeOf, it } from 'vitest';
 import type { RequestInfo } from '../../runtime/types.js';
@@ -17,6 +18,8 @@ import type {
 import type { TypecheckEvent } from '../../src/dev/type-errors.js';
 import type { DatabaseView } from '../../src/platform/sdk/browse.js';
 import type { DatabaseView as PageDatabaseView } from '../../src/platform/sdk/protocol.js';
+import type { ServicesAnswer as PageServicesAnswer } from '../../src/platform/services/protocol.js';
+import type { ServicesAnswer } from '../../src/platform/services/service.js';
 
 it('declares the same shapes the dev server sends', () => {
   expectTypeOf<PageRequestInfo>().toEqualTypeOf<RequestInfo>();
@@ -27,4 +30,5 @@ it('declares the same shapes the dev server sends', () => {
   expectTypeOf<TypecheckInfo>().toEqualTypeOf<TypecheckEvent>();
   expectTypeOf<FunctionInfo>().toEqualTypeOf<FunctionStatus>();
   expectTypeOf<PageDatabaseView>().toEqualTypeOf<DatabaseView>();
+  expectTypeOf<PageServicesAnswer>().toEqualTypeOf<ServicesAnswer>();
 });
