@@ -12,11 +12,18 @@ export const PLATFORM_ENV_FILE = '_platform-env.ts';
 /** Its test, beside the template's. */
 export const PLATFORM_ENV_TEST_FILE = 'test/platform-env.test.ts';
 
+/**
+ * How the project's files import the module. Written through a constant so that the import
+ * lines inside these texts are not read as imports of this file (test/structure).
+ */
+const FROM_ROOT = './_platform-env.js';
+const FROM_TEST = '../_platform-env.js';
+
 /** `_platform-env.ts`. */
 export const PLATFORM_ENV_TEXT = `// The environment the platform injects into every service, read once when the code loads (the
 // platform asks services to check it at start). Import it from any function:
 //
-//   import { isProd, serviceId, innerCallUrl } from './_platform-env.js';
+//   import { isProd, serviceId, innerCallUrl } from '${FROM_ROOT}';
 //
 // The leading _ keeps this file from being served as a function. cloudfn dev sets the same
 // variables: CLOUD_ENV=DEV (never PROD) and SERVICE_ID from "serviceId" in cloudfn.config.json
@@ -56,7 +63,7 @@ export function innerCallUrl(target: string, path: string, from: string = servic
 
 /** `test/platform-env.test.ts`. */
 export const PLATFORM_ENV_TEST_TEXT = `import { describe, expect, it } from 'vitest';
-import { innerCallUrl, readCloudEnv } from '../_platform-env.js';
+import { innerCallUrl, readCloudEnv } from '${FROM_TEST}';
 
 describe('the platform environment', () => {
   it('is PROD only when CLOUD_ENV says so', () => {
@@ -87,7 +94,7 @@ the released version) and \`SERVICE_ID\` (the service's id). \`_platform-env.ts\
 start; branch on them there, not per request:
 
 \`\`\`ts
-import { isProd, serviceId } from './_platform-env.js';
+import { isProd, serviceId } from '${FROM_ROOT}';
 
 const payments = isProd ? realPayments() : sandboxPayments();   // process.env.CLOUD_ENV === 'PROD'
 \`\`\`
