@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
 import type { Extension } from '../../../runtime/serve/extension.js';
 import type { ServiceContext } from '../../local-service.js';
+import type { ComponentsAnswer } from './protocol.js';
 import { COMPONENT_NAMES, readComponentsSetting } from './settings.js';
 import { startComponents } from './start.js';
 
@@ -22,11 +23,6 @@ export const COMPONENTS_DIR = join('.cloudfn', 'components');
  * service's variables: the service then starts nothing.
  */
 export const COMPONENTS_GIVEN_VAR = 'CLOUDFN_DEV_COMPONENTS_GIVEN';
-
-/** What `GET /_cloudfn/api/components` answers. */
-export interface ComponentsAnswer {
-  components: Array<{ name: string; address: string; dir: string | undefined }>;
-}
 
 /** Makes the extension, starting the project's components first (before the functions load). */
 export async function componentsService(context: ServiceContext): Promise<Extension> {

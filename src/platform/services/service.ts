@@ -24,14 +24,8 @@ import type { BeforeHook } from '../../../runtime/serve/http-server.js';
 import type { ServiceContext } from '../../local-service.js';
 import { PUSH_MOUNT } from '../gateway/names.js';
 import { LIVE_PREFIX } from '../live/dev-routes.js';
+import type { ServicesAnswer } from './protocol.js';
 import { readServiceSetting, readSessionMap, SERVICE_CONFIG_KEYS, type SessionMap } from './setting.js';
-
-/** What `GET /_cloudfn/api/services` answers: this service and every service of the session. */
-export interface ServicesAnswer {
-  self: string;
-  innerCall: readonly string[];
-  services: Array<{ id: string; url: string; console: string; self: boolean; enabled: boolean }>;
-}
 
 /** The hook that gives a request to an intranet host to the part of this server that answers it. */
 function intranetHostHook(): BeforeHook {
