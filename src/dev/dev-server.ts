@@ -106,6 +106,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       functions: () => functions.list(),
       extension: <T extends Extension>(name: string) => extensions.find((e) => e.name === name) as T | undefined,
       settled: () => functions.settled(),
+      applying: () => functions.pending !== undefined,
       close,
     };
   } catch (error) {
