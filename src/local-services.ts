@@ -43,6 +43,28 @@ export function localServiceConfigKeys(services: readonly LocalService[] = LOCAL
 }
 
 /**
+ * What services tell each other: `publish` reaches `forward` (the console's open pages) and
+ * every listener of the event, which `onPublished` adds.
+ * @example const bus = serviceBus((event, data) => hub.publish(event, data))
+ */
+export function serviceBus(
+  forward: (event: string, data: unknown) => void,
+): Pick<ServiceContext, 'publish' | 'onPublished'> {
+  const heard = new Map<string, Set<(data: unknown) => void>>();
+  return {
+    publish: (event, data) => {
+      forward(event, data);
+      for (const listener of heard.get(event) ?? []) listener(data);
+    },
+    onPublished: (event, listener) => {
+      let listeners = heard.get(event);
+      if (listeners === undefined) heard.set(event, (listeners = new Set()));
+      listeners.add(listener as (data: unknown) => void);
+    },
+  };
+}
+
+/**
  * Imports every service and makes its extension for one dev server, in list order.
  * @example const extensions = await startLocalServices(LOCAL_SERVICES, context)
  */

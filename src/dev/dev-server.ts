@@ -7,12 +7,12 @@
  */
 import { Logger } from '../../runtime/log/logger.js';
 import { type OptionSources, resolveOptions } from '../../runtime/options.js';
-import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
+import { type LogSink, RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { Extension } from '../../runtime/serve/extension.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { startProject } from '../../runtime/serve/start.js';
 import { loadProjectConfig, toolConfigKeys } from '../build/project-config.js';
-import { LOCAL_SERVICES, startLocalServices } from '../local-services.js';
+import { LOCAL_SERVICES, serviceBus, startLocalServices } from '../local-services.js';
 import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { SESSION_VAR } from '../platform/services/setting.js';
 import { EventHub, teeSink } from './console/event-hub.js';
@@ -38,11 +38,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   process.setSourceMapsEnabled(true);
   const { root } = options;
   const hub = new EventHub();
-  // In a session of several services, request lines show their trace: an inner call reads as one.
-  const trace = process.env[SESSION_VAR] !== undefined;
-  const pretty =
-    options.sink ?? createPrettySink({ trace, ...(options.color === undefined ? {} : { color: options.color }) });
-  const logger = new Logger(teeSink(pretty, hub));
+  const logger = new Logger(teeSink(options.sink ?? prettySink(options), hub));
   const env = new DevEnvironment(root, logger, options.env);
   let loop: DevLoop | undefined;
   let started: Extension[] = [];
@@ -61,19 +57,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       ...{ root, logger, config, hub, env, loadTimeoutMs: loadTimeout },
       ...pick(options, 'debounceMs', 'typecheck', 'client'),
     }));
-    // What one service publishes, the console's pages and the other services hear.
-    const heard = new Map<string, Set<(data: unknown) => void>>();
     const services = (started = await startLocalServices(list, {
       ...{ root, config, logger, devUser, settings: { ...options } },
-      publish: (event, data) => {
-        hub.publish(event, data);
-        for (const listener of heard.get(event) ?? []) listener(data);
-      },
-      onPublished: (event, listener) => {
-        let listeners = heard.get(event);
-        if (listeners === undefined) heard.set(event, (listeners = new Set()));
-        listeners.add(listener as (data: unknown) => void);
-      },
+      // What one service publishes, the console's pages and the other services hear.
+      ...serviceBus((event, data) => hub.publish(event, data)),
       onFunctions: (listener) => functions.onFunctions(listener),
       setEnv: (vars) => env.set(vars),
       dotenvValue: (key) => env.fileValue(key),
@@ -111,12 +98,17 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     };
   } catch (error) {
     await loop?.close();
-    // A start-up that failed after the services were made (a port in use) stops what they
-    // started (a component's server); startProject closed them itself when it got that far.
+    // Failed after the services were made (a port in use): stop what they started (a component).
     if (running === undefined) for (const extension of started.reverse()) await extension.close?.();
     env.restore();
     throw error;
   }
+}
+
+/** The terminal's lines; in a session of several services they show each request's trace, so an inner call reads as one. */
+function prettySink(options: DevServerOptions): LogSink {
+  const trace = process.env[SESSION_VAR] !== undefined;
+  return createPrettySink({ trace, ...(options.color === undefined ? {} : { color: options.color }) });
 }
 
 /** The flags dev passes on: its port and host (127.0.0.1 unless HOST is set), the functions' folder. */
