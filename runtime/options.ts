@@ -10,7 +10,17 @@ import { createError } from './errors.js';
 import type { Trigger } from './types.js';
 import { LIMIT_KEYS, limitSpecs } from './options/limits.js';
 import type { JsonSchema, OptionSpec, Parse } from './option-kit.js';
-import { bool, headerName, healthPath, integer, oneOf, relativeDir, text, textList } from './options/parsers.js';
+import {
+  bool,
+  headerName,
+  healthPath,
+  innerCallUrls,
+  integer,
+  oneOf,
+  relativeDir,
+  text,
+  textList,
+} from './options/parsers.js';
 import { type OptionSources, pick, pickFrom } from './options/pick.js';
 import type { RuntimeOptions } from './options/runtime-options.js';
 
@@ -71,7 +81,27 @@ const specs: { [K in keyof Scalars]: OptionSpec<Scalars[K]> } = {
   trustGatewayHeaders: { env: 'CLOUDFN_TRUST_GATEWAY_HEADERS', parse: bool, default: false },
   sdk: { env: 'CLOUDFN_SDK', parse: oneOf('platform', 'stand-in'), default: 'platform' },
   captureConsole: { env: 'CLOUDFN_CAPTURE_CONSOLE', parse: bool, default: true },
+  // A self-hosted fleet's inner calls (docs/services.md#self-hosted-fleets); on the platform, none.
+  innerCallUrls: { env: 'CLOUDFN_INNER_CALL_URLS', parse: innerCallUrls, default: {} },
 };
+
+/** One variable per service, e.g. `CLOUDFN_INNER_CALL_PROFILE`; `_` stands for `-` in the id. */
+export const INNER_CALL_VAR_PREFIX = 'CLOUDFN_INNER_CALL_';
+
+/** `CLOUDFN_INNER_CALL_<ID>` variables over the `innerCallUrls` option: a variable wins for its id. */
+function withInnerCallVars(urls: Readonly<Record<string, string>>, env: OptionSources['env']): Record<string, string> {
+  const out = { ...urls };
+  for (const [name, value] of Object.entries(env ?? {})) {
+    if (!name.startsWith(INNER_CALL_VAR_PREFIX) || name === 'CLOUDFN_INNER_CALL_URLS' || value === undefined) continue;
+    const id = name.slice(INNER_CALL_VAR_PREFIX.length).toLowerCase().replaceAll('_', '-');
+    try {
+      Object.assign(out, innerCallUrls({ [id]: value }, name));
+    } catch (error) {
+      throw createError('CLOUDFN_OPTIONS', 'innerCallUrls', (error as Error).message);
+    }
+  }
+  return out;
+}
 
 /**
  * Options that `cloudfn.config.*` may not set: `trigger` is each request's, and `exposeErrors`
@@ -171,6 +201,7 @@ export function resolveOptions(sources: OptionSources = {}): RuntimeOptions {
   }
   options['limits'] = limits;
   options['limitSources'] = limitSources;
+  options['innerCallUrls'] = withInnerCallVars(options['innerCallUrls'] as Record<string, string>, sources.env);
   const resolved = options as unknown as RuntimeOptions;
   checkTimeouts(resolved);
   return resolved;

@@ -37,6 +37,13 @@ export interface ServiceContext {
   publish(event: string, data: unknown): void;
   /** Hears what another service publishes (the gateway tells the live rooms of a room's anchor). */
   onPublished<E extends keyof ServiceEvents>(event: E, listener: (data: ServiceEvents[E]) => void): void;
+  /**
+   * Sets variables in `process.env` that win over `.env`, before any function loads (when
+   * called while the service is made), put back when the dev server closes.
+   */
+  setEnv(vars: Readonly<Record<string, string>>): void;
+  /** The value the project's `.env` gives `key`, whether or not it applies. */
+  dotenvValue(key: string): string | undefined;
   /** Calls `listener` with every function each time the list changes. */
   onFunctions(listener: (functions: readonly ServiceFunction[]) => void): void;
 }
@@ -46,6 +53,9 @@ export interface LocalService {
   readonly name: string;
   /** Top-level keys of cloudfn.config it reads. @default none */
   readonly configKeys?: readonly string[];
-  /** Imports the service and makes its extension for one dev server. */
-  load(): Promise<(context: ServiceContext) => Extension>;
+  /**
+   * Imports the service and makes its extension for one dev server; making it may be async
+   * (a component's server starting), and runs before the functions load.
+   */
+  load(): Promise<(context: ServiceContext) => Extension | Promise<Extension>>;
 }

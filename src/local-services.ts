@@ -11,6 +11,18 @@ import type { LocalService, ServiceContext } from './local-service.js';
 
 /** Every local service, in the order their parts run (hooks before routing, then upgrades). */
 export const LOCAL_SERVICES: readonly LocalService[] = [
+  // First: its variables (SERVICE_ID, CLOUD_ENV) are set before the others are made, and its
+  // hook hands requests to the intranet hosts to the gateway's and the live rooms' paths.
+  {
+    name: 'services',
+    configKeys: ['serviceId', 'innerCall'],
+    load: async () => (await import('./platform/services/service.js')).servicesService,
+  },
+  {
+    name: 'components',
+    configKeys: ['components'],
+    load: async () => (await import('./platform/components/service.js')).componentsService,
+  },
   { name: 'timers', load: async () => (await import('./schedule/service.js')).timersService },
   { name: 'sdk', load: async () => (await import('./platform/sdk/service.js')).sdkService },
   {
@@ -31,6 +43,28 @@ export function localServiceConfigKeys(services: readonly LocalService[] = LOCAL
 }
 
 /**
+ * What services tell each other: `publish` reaches `forward` (the console's open pages) and
+ * every listener of the event, which `onPublished` adds.
+ * @example const bus = serviceBus((event, data) => hub.publish(event, data))
+ */
+export function serviceBus(
+  forward: (event: string, data: unknown) => void,
+): Pick<ServiceContext, 'publish' | 'onPublished'> {
+  const heard = new Map<string, Set<(data: unknown) => void>>();
+  return {
+    publish: (event, data) => {
+      forward(event, data);
+      for (const listener of heard.get(event) ?? []) listener(data);
+    },
+    onPublished: (event, listener) => {
+      let listeners = heard.get(event);
+      if (listeners === undefined) heard.set(event, (listeners = new Set()));
+      listeners.add(listener as (data: unknown) => void);
+    },
+  };
+}
+
+/**
  * Imports every service and makes its extension for one dev server, in list order.
  * @example const extensions = await startLocalServices(LOCAL_SERVICES, context)
  */
@@ -39,5 +73,13 @@ export async function startLocalServices(
   context: ServiceContext,
 ): Promise<Extension[]> {
   const makers = await Promise.all(services.map((service) => service.load()));
-  return makers.map((make) => make(context));
+  const made: Extension[] = [];
+  try {
+    // One after another, in list order: a service may set variables the next one reads.
+    for (const make of makers) made.push(await make(context));
+  } catch (error) {
+    for (const extension of made.reverse()) await extension.close?.();
+    throw error;
+  }
+  return made;
 }

@@ -12,6 +12,7 @@ import { fleetErrors } from '../src/fleet/errors.js';
 import { mediaErrors } from '../src/media/errors.js';
 import { platformErrors } from '../src/platform/errors.js';
 import { scheduleErrors } from '../src/schedule/errors.js';
+import { serviceErrors } from '../src/platform/services/errors.js';
 import { signErrors } from '../src/sign/errors.js';
 
 const doc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
@@ -28,6 +29,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   fleet: fleetErrors,
   schedule: scheduleErrors,
   components: componentErrors,
+  services: serviceErrors,
 };
 
 describe('docs/errors.md', () => {

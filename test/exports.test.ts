@@ -139,6 +139,7 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
       'seedDatabase',
       'startComponents',
       'startLiveRooms',
+      'startServices',
     ],
   },
   'cloudfn/client': {

@@ -112,3 +112,62 @@ export const relativeDir: Parse<string> = (raw, where) => {
     );
   return given.replace(/\/+$/, '').replace(/^(\.\/)+(?=.)/, '') || '.';
 };
+
+const SERVICE_ID = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/**
+ * Where each service of a self-hosted fleet listens, for inner calls: an object of service id
+ * to `http://host:port` in a config file, `id=url` pairs separated by commas in a variable.
+ * @example innerCallUrls('profile=http://10.0.0.5:8000', 'CLOUDFN_INNER_CALL_URLS') // { profile: 'http://10.0.0.5:8000' }
+ */
+export const innerCallUrls: Parse<Readonly<Record<string, string>>> = described(
+  (raw, where) => {
+    // A variable may hold the config's JSON object as well as `id=url` pairs.
+    if (typeof raw === 'string' && raw.trim().startsWith('{')) {
+      try {
+        raw = JSON.parse(raw);
+      } catch {
+        fail(
+          where,
+          `is not JSON: ${JSON.stringify(raw)}; write {"profile":"http://10.0.0.5:8000"} or profile=http://10.0.0.5:8000`,
+        );
+      }
+    }
+    const entries =
+      typeof raw === 'string'
+        ? raw
+            .split(',')
+            .filter((item) => item.trim() !== '')
+            .map((item) => {
+              const at = item.indexOf('=');
+              return [item.slice(0, at).trim(), at === -1 ? undefined : item.slice(at + 1).trim()];
+            })
+        : raw !== null && typeof raw === 'object' && !Array.isArray(raw)
+          ? Object.entries(raw)
+          : undefined;
+    if (entries === undefined)
+      fail(
+        where,
+        `must map service ids to base URLs, such as { "profile": "http://10.0.0.5:8000" }, got ${JSON.stringify(raw)}`,
+      );
+    const out: Record<string, string> = {};
+    for (const [id, url] of entries) {
+      if (typeof id !== 'string' || !SERVICE_ID.test(id))
+        fail(where, `has the service id ${JSON.stringify(id)}; an id is lower-case letters, digits and inner hyphens`);
+      let parsed: URL | undefined;
+      try {
+        parsed = typeof url === 'string' ? new URL(url) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed === undefined || parsed.protocol !== 'http:' || (parsed.pathname !== '/' && parsed.pathname !== ''))
+        fail(
+          where,
+          `maps ${id} to ${JSON.stringify(url)}; give an http:// base URL with no path, such as "http://10.0.0.5:8000" (inner calls are HTTP only)`,
+        );
+      out[id] = `http://${parsed.host}`;
+    }
+    return out;
+  },
+  { type: 'object', additionalProperties: { type: 'string', pattern: '^http://' } },
+);

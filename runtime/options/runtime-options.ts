@@ -140,4 +140,10 @@ export interface RuntimeOptions {
    * that made them (`CLOUDFN_CAPTURE_CONSOLE`). @default true
    */
   captureConsole: boolean;
+  /**
+   * Where the other services of a self-hosted fleet listen, by service id (`http://host:port`),
+   * for calls to `http://{SERVICE_ID}-{id}.inner-call.dyc.ivolces.com` (docs/services.md).
+   * `CLOUDFN_INNER_CALL_<ID>` variables add to it. @default {} (on the platform, its DNS answers)
+   */
+  innerCallUrls: Readonly<Record<string, string>>;
 }

@@ -133,6 +133,27 @@ function declaredLength(x: Exchange): number | undefined | null {
 }
 
 /**
+ * The message of a thrown value and of the errors that caused it (`fetch failed`'s
+ * `getaddrinfo ENOTFOUND ws-push.example`), up to three deep: the line names why, not only what.
+ * @example withCauses(new TypeError('fetch failed', { cause })) // 'fetch failed (cause: getaddrinfo ENOTFOUND a.b [ENOTFOUND])'
+ */
+export function withCauses(error: unknown): string {
+  return error instanceof Error ? `${error.message}${causes(error)}` : String(error);
+}
+
+function causes(error: Error): string {
+  let out = '';
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 3 && cause !== undefined && cause !== null; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    out += ` (cause: ${message}${typeof code === 'string' && !message.includes(code) ? ` [${code}]` : ''})`;
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return out;
+}
+
+/**
  * Answers an error: a `CloudfnError` keeps its status and (below 500) its message; anything
  * else is a 500 whose message stays in the log unless `exposeErrors` is on (dev).
  */
@@ -147,12 +168,13 @@ export function sendError(x: Exchange, error: unknown): void {
   let message = known?.expose ? known.message : createError('CLOUDFN_HANDLER_ERROR').message;
   if (!known?.expose) {
     // A crash: its message and stack go to the log, never to the client (unless in dev).
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = withCauses(error);
     x.line('error', `the function failed: ${detail}`, {
       code,
       stack: error instanceof Error ? error.stack : undefined,
     });
-    if (x.host.options.exposeErrors) message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    if (x.host.options.exposeErrors)
+      message = error instanceof Error ? `${error.stack ?? error.message}${causes(error)}` : String(error);
   }
   const issues = known?.issues;
   const body = errorBody(code, message, x.logid, issues);

@@ -107,7 +107,12 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   const before: BeforeHook[] = [];
   const metricsHook = await startMetrics(app, logger, options.metricsWhenInstalled === true);
   if (metricsHook !== undefined) before.push(metricsHook);
-  const extensions = options.extensions ?? [];
+  // A self-hosted fleet's inner calls: the hook is imported only when a map is given.
+  const innerCalls =
+    Object.keys(app.options.innerCallUrls).length === 0
+      ? undefined
+      : (await import('../intranet/fleet.js')).fleetInnerCalls(app.options.innerCallUrls, options.env ?? process.env);
+  const extensions = [...(innerCalls === undefined ? [] : [innerCalls]), ...(options.extensions ?? [])];
   for (const extension of extensions) await extension.prepare?.(app);
   for (const extension of extensions) before.push(...(extension.hooks?.(app) ?? []));
   const server = createHttpServer(app, { before });

@@ -5,8 +5,9 @@
 import { resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { startDevPlatform, startDevServer } from '../dev/index.js';
+import { startDevSession } from '../dev/session.js';
 import { PlatformError } from '../platform/index.js';
-import { readPlatformEnv } from '../platform/media-api/platform-options.js';
+import { PLATFORM_ENV_VARS, readPlatformEnv } from '../platform/media-api/platform-options.js';
 import { prepareDevStore } from '../platform/sdk/database/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { type CommandHelp, formatHelp } from './help.js';
@@ -14,7 +15,7 @@ import { type CommandHelp, formatHelp } from './help.js';
 export const HELP: CommandHelp = {
   name: 'dev',
   usage: [
-    'dev [root] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]',
+    'dev [root...] [--port 8000] [--host 127.0.0.1] [--inspect[=[host:]port]] [--platform [--platform-port 4000]',
     '    [--platform-callback-url <url>]] [--no-typecheck] [--functions-dir functions] [--client <file>.ts]',
     '    [--seed <file>.json] [--ephemeral]',
   ],
@@ -23,7 +24,10 @@ when its files change, with readable logs and the debug console at /_cloudfn/. L
 (the real environment wins). Colours are off when NO_COLOR is set or the output is not a
 terminal. Types are checked beside the server with the project's TypeScript (tsc --watch) and
 errors shown here and on the console page. The functions' OpenAPI document is served at
-/_cloudfn/openapi.json.`,
+/_cloudfn/openapi.json. Several folders are the services of one app (docs/services.md): each runs
+as its own service (SERVICE_ID from serviceId, else the folder's name) on --port and the ports
+that follow, calling the others at http://{from}-{to}.inner-call.dyc.ivolces.com, with the app's
+components started once for all.`,
   options: [
     ['-p, --port <n>', 'port to listen on (PORT, default 8000)'],
     ['--host <h>', 'address to listen on (HOST, default 127.0.0.1)'],
@@ -55,9 +59,10 @@ errors shown here and on the console page. The functions' OpenAPI document is se
     ['dev --inspect --port 3000', 'with the debugger, on port 3000'],
     ['dev --client ../miniapp/src/api.ts', 'keep the typed client of the functions up to date'],
     ['dev --seed seed.json', 'start from known data'],
+    ['dev game profile', 'two services of one app, on ports 8000 and 8001'],
     ['dev --ephemeral --seed seed.json', 'start from known data each time, and leave no trace'],
   ],
-  pages: ['dev.md', 'platform.md', 'platform-projects.md'],
+  pages: ['dev.md', 'services.md', 'platform.md', 'platform-projects.md'],
 };
 
 /** `--inspect=9230` is Node's spelling; parseArgs wants the value as its own option. */
@@ -91,9 +96,19 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
-  if (positionals.length > 1)
-    throw new OptionsError(`dev takes one project folder, got ${positionals.length}: ${positionals.join(' ')}`);
-  const root = resolve(positionals[0] ?? '.');
+  if (positionals.length > 1) {
+    for (const [flag, given] of [
+      ['--inspect', split.inspect !== undefined],
+      ['--client', values.client !== undefined],
+      ['--functions-dir', values['functions-dir'] !== undefined],
+    ] as const)
+      if (given)
+        throw new OptionsError(
+          `${flag} goes with one folder, got ${positionals.length} (${positionals.join(' ')}); run that service alone with cloudfn dev <folder> ${flag}`,
+        );
+  }
+  const roots = (positionals.length === 0 ? ['.'] : positionals).map((folder) => resolve(folder));
+  const root = roots[0]!;
   let platformPort: number | undefined;
   if (values['platform-port'] !== undefined) {
     platformPort = Number(values['platform-port']);
@@ -131,6 +146,13 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(
         `database: seeded ${store.seeded.collections.map((c) => `${c.name} (${c.count})`).join(', ') || 'no collections'} from ${values.seed}\n`,
       );
+    if (roots.length > 1)
+      // One dySDK.database() store for the app: the first folder's.
+      return await runSession(roots, values, {
+        ...platform?.env,
+        ...store.env,
+        [PLATFORM_ENV_VARS.dataDir]: store.dataDir,
+      });
     await startDevServer({
       root,
       env: { ...platform?.env, ...store.env },
@@ -154,4 +176,32 @@ export async function run(argv: string[]): Promise<number> {
   }
   // The server keeps the process alive; a signal ends it with exit code 0.
   return 0;
+}
+
+/** Several folders: one `cloudfn dev` per service (src/dev/session.ts), until a signal or every one exits. */
+async function runSession(
+  roots: string[],
+  values: { port?: string | undefined; host?: string | undefined; 'no-typecheck'?: boolean | undefined },
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535 - roots.length + 1)
+      throw new OptionsError(
+        `--port must be an integer from 0 to ${65535 - roots.length + 1} (the services take the ports that follow it), got ${JSON.stringify(values.port)}`,
+      );
+  }
+  const session = await startDevSession({
+    roots,
+    ...(port === undefined ? {} : { port }),
+    ...(values.host === undefined ? {} : { host: values.host }),
+    args: values['no-typecheck'] === true ? ['--no-typecheck'] : [],
+    env: Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+  });
+  const stop = (): void => void session.close();
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
+  const codes = await session.exited;
+  await session.close();
+  return codes.every((code) => code === 0) ? 0 : 1;
 }

@@ -31,7 +31,7 @@ templates: ${listTemplates().join(', ')}
       ['--name <package name>', 'the package name (default: from the folder name)'],
       [
         '--layout <functions|platform>',
-        'platform puts each function file at the project root, as the platform\'s own templates\ndo, with "functionsDir": "." in cloudfn.config.json (docs/platform-projects.md)',
+        'platform puts each function file at the project root, as the platform\'s own templates\ndo, with "functionsDir": "." in cloudfn.config.json, and _platform-env.ts, which reads\nCLOUD_ENV and SERVICE_ID (docs/platform-projects.md)',
       ],
     ],
     examples: [

@@ -112,6 +112,29 @@ export function configSchema(): JsonSchema {
         },
       },
     },
+    serviceId: {
+      type: 'string',
+      pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$',
+      description:
+        "This service's id, as the platform's SERVICE_ID and in inner-call hosts ({from}-{to}.inner-call.dyc.ivolces.com). Default: the folder's name (docs/services.md).",
+    },
+    innerCall: {
+      type: 'array',
+      items: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' },
+      description:
+        'The service ids this service may call at http://{SERVICE_ID}-{id}.inner-call.dyc.ivolces.com, as the platform enables targets on the source service (docs/services.md).',
+    },
+    components: {
+      type: 'object',
+      additionalProperties: false,
+      description:
+        'The components cloudfn dev injects as REDIS_*, MYSQL_*, MONGO_*: true starts a local server, a URL points at a running one (docs/services.md#components).',
+      properties: {
+        redis: { anyOf: [{ type: 'boolean' }, { type: 'string', pattern: '^(redis://|[^/]+:\\d+$)' }] },
+        mysql: { anyOf: [{ type: 'boolean' }, { type: 'string', pattern: '^(mysql://|[^/]+:\\d+$)' }] },
+        mongo: { type: 'string', pattern: '^mongodb://' },
+      },
+    },
     checkRequests: {
       type: 'object',
       description:

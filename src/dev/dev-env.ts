@@ -37,6 +37,23 @@ export class DevEnvironment {
     this.#report(this.#dotenv.load().problems);
   }
 
+  /**
+   * Sets variables that win over `.env` (a local service's: `SERVICE_ID`, a component's
+   * address) until `restore()`; call it before the functions load.
+   */
+  set(vars: Readonly<Record<string, string>>): void {
+    for (const [key, value] of Object.entries(vars)) {
+      const fromDotenv = this.#dotenv.release(key);
+      if (!this.#previous.has(key)) this.#previous.set(key, fromDotenv ? undefined : process.env[key]);
+      process.env[key] = value;
+    }
+  }
+
+  /** The value `.env` gives `key`, whether or not it applies (a variable set elsewhere wins). */
+  fileValue(key: string): string | undefined {
+    return this.#dotenv.fileValue(key);
+  }
+
   /** Reads `.env` again on each save; `reload` is called when a value changed. */
   watch(reload: (file: string) => void): void {
     this.#watcher = new TreeWatcher((path) => {

@@ -91,6 +91,8 @@ export interface DevServer {
   extension<T extends Extension = Extension>(name: string): T | undefined;
   /** Resolves once the changes seen so far are applied (tests and benchmarks await it). */
   settled(): Promise<void>;
+  /** Whether a save is being applied now (seen by the watcher, not yet loaded). */
+  applying(): boolean;
   /** Stops watching, ends the console's streams, drains requests and closes the port. */
   close(): Promise<void>;
 }

@@ -7,13 +7,14 @@
  */
 import { Logger } from '../../runtime/log/logger.js';
 import { type OptionSources, resolveOptions } from '../../runtime/options.js';
-import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
+import { type LogSink, RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { Extension } from '../../runtime/serve/extension.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { startProject } from '../../runtime/serve/start.js';
 import { loadProjectConfig, toolConfigKeys } from '../build/project-config.js';
-import { LOCAL_SERVICES, startLocalServices } from '../local-services.js';
+import { LOCAL_SERVICES, serviceBus, startLocalServices } from '../local-services.js';
 import { resolveDevUser } from '../platform/gateway/dev-user.js';
+import { SESSION_VAR } from '../platform/services/setting.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { consoleExtension } from './console/extension.js';
 import { CONSOLE_PREFIX } from './console/routes.js';
@@ -37,10 +38,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   process.setSourceMapsEnabled(true);
   const { root } = options;
   const hub = new EventHub();
-  const pretty = options.sink ?? createPrettySink(options.color === undefined ? {} : { color: options.color });
-  const logger = new Logger(teeSink(pretty, hub));
+  const logger = new Logger(teeSink(options.sink ?? prettySink(options), hub));
   const env = new DevEnvironment(root, logger, options.env);
   let loop: DevLoop | undefined;
+  let started: Extension[] = [];
+  let running: Awaited<ReturnType<typeof startProject>> | undefined;
   try {
     const inspect = options.inspect;
     const inspectorUrl =
@@ -55,27 +57,20 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       ...{ root, logger, config, hub, env, loadTimeoutMs: loadTimeout },
       ...pick(options, 'debounceMs', 'typecheck', 'client'),
     }));
-    // What one service publishes, the console's pages and the other services hear.
-    const heard = new Map<string, Set<(data: unknown) => void>>();
-    const services = await startLocalServices(list, {
+    const services = (started = await startLocalServices(list, {
       ...{ root, config, logger, devUser, settings: { ...options } },
-      publish: (event, data) => {
-        hub.publish(event, data);
-        for (const listener of heard.get(event) ?? []) listener(data);
-      },
-      onPublished: (event, listener) => {
-        let listeners = heard.get(event);
-        if (listeners === undefined) heard.set(event, (listeners = new Set()));
-        listeners.add(listener as (data: unknown) => void);
-      },
+      // What one service publishes, the console's pages and the other services hear.
+      ...serviceBus((event, data) => hub.publish(event, data)),
       onFunctions: (listener) => functions.onFunctions(listener),
-    });
+      setEnv: (vars) => env.set(vars),
+      dotenvValue: (key) => env.fileValue(key),
+    }));
     const consolePanel = consoleExtension({
       ...{ root, hub, devUser, triggerHeader: DEV_TRIGGER_HEADER, extensions: () => services },
       functions: () => functions.list(),
     });
     const extensions: Extension[] = [...services, consolePanel, functions.extension()];
-    const running = await startProject(root, {
+    running = await startProject(root, {
       ...{ functions, config, configKeys, flags, env: process.env, logger, extensions },
       overrides: DEV_OVERRIDES,
       // The console's metrics panel reads /_cloudfn/metrics when prom-client (an optional peer) is
@@ -85,8 +80,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       handleSignals: false,
       startLine: false,
     });
+    const project = running;
     const close = stopOnSignals(options.handleSignals === true, logger, () =>
-      running.close().finally(() => env.restore()),
+      project.close().finally(() => env.restore()),
     );
     // Announced only once the signals are handled: a parent that reads this line and sends
     // SIGHUP at once must not meet node's default action (exit by the signal).
@@ -97,13 +93,22 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       functions: () => functions.list(),
       extension: <T extends Extension>(name: string) => extensions.find((e) => e.name === name) as T | undefined,
       settled: () => functions.settled(),
+      applying: () => functions.pending !== undefined,
       close,
     };
   } catch (error) {
     await loop?.close();
+    // Failed after the services were made (a port in use): stop what they started (a component).
+    if (running === undefined) for (const extension of started.reverse()) await extension.close?.();
     env.restore();
     throw error;
   }
+}
+
+/** The terminal's lines; in a session of several services they show each request's trace, so an inner call reads as one. */
+function prettySink(options: DevServerOptions): LogSink {
+  const trace = process.env[SESSION_VAR] !== undefined;
+  return createPrettySink({ trace, ...(options.color === undefined ? {} : { color: options.color }) });
 }
 
 /** The flags dev passes on: its port and host (127.0.0.1 unless HOST is set), the functions' folder. */

@@ -110,7 +110,9 @@ export class DotenvLayer {
   readonly file: string;
   readonly #env: NodeJS.ProcessEnv;
   /** Keys present before this layer (real environment and injected values): never overwritten. */
-  readonly #protected: ReadonlySet<string>;
+  readonly #protected: Set<string>;
+  /** The values of the file's last read. */
+  #values: Readonly<Record<string, string>> = {};
   /** Keys this layer set, with the value it set. */
   readonly #owned = new Map<string, string>();
 
@@ -138,6 +140,7 @@ export class DotenvLayer {
         return { problems: [`cannot read: ${(error as Error).message}`], changed: [], skipped: [] };
     }
     const { values, problems } = parseDotenv(text);
+    this.#values = values;
     const changed: string[] = [];
     const skipped: string[] = [];
     for (const [key, value] of this.#owned) {
@@ -161,6 +164,20 @@ export class DotenvLayer {
   }
 
   /** Removes every key this layer set (when the dev server closes). */
+  /** The value the file gave `key` at its last read, applied or not. */
+  fileValue(key: string): string | undefined {
+    return this.#values[key];
+  }
+
+  /**
+   * Hands `key` to another layer that sets it later and wins: this layer stops owning it and
+   * never writes it again. Returns true when this layer had set it (so nothing was there before).
+   */
+  release(key: string): boolean {
+    this.#protected.add(key);
+    return this.#owned.delete(key);
+  }
+
   unload(): void {
     for (const [key, value] of this.#owned) if (this.#env[key] === value) delete this.#env[key];
     this.#owned.clear();

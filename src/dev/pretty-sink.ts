@@ -58,12 +58,14 @@ function statusStyle(status: number): Style {
   return status >= 500 ? 'red' : status >= 400 ? 'yellow' : status >= 300 ? 'cyan' : 'green';
 }
 
-function formatRequest(record: LogRecord, paint: Paint): string {
+function formatRequest(record: LogRecord, paint: Paint, trace: boolean): string {
   const status = record['status'] as number;
   const head = `${paint('bold', String(record['method']))} ${String(record['path'])} ${paint(statusStyle(status), String(status))} ${String(record['durationMs'])} ms ${String(record['bytes'])} B`;
   const error = typeof record['error'] === 'string' ? ' ' + paint('dim', firstLine(record['error'], 160)) : '';
   const trigger = record['trigger'] === 'console_debug' ? ' ' + paint('dim', 'from console') : '';
-  return `${head} ${paint('dim', 'logid=' + record.logid)}${trigger}${error}`;
+  const traced =
+    trace && typeof record['trace_id'] === 'string' ? ' ' + paint('dim', `trace=${record['trace_id']}`) : '';
+  return `${head} ${paint('dim', 'logid=' + record.logid)}${traced}${trigger}${error}`;
 }
 
 function firstLine(text: string, max: number): string {
@@ -89,9 +91,9 @@ function formatFields(record: LogRecord, color: boolean): string {
  * Formats one record as the terminal shows it (without the trailing newline).
  * @example formatRecord({ level: 'info', logid: 'a1', function: 'hello', time: 0, msg: 'hi' }, false) // 'hello info  hi logid=a1'
  */
-export function formatRecord(record: LogRecord, color: boolean): string {
+export function formatRecord(record: LogRecord, color: boolean, trace = false): string {
   const paint = color ? ansi : plain;
-  if (isRequestLine(record)) return formatRequest(record, paint);
+  if (isRequestLine(record)) return formatRequest(record, paint, trace);
   const level = record.level;
   const style = LEVEL_STYLE[level] ?? 'blue';
   const runtime = record.function === RUNTIME_FUNCTION || record.function === '';
@@ -137,6 +139,11 @@ export interface PrettySinkOptions {
   write?: (text: string) => void;
   /** Colour the output. @default shouldColor(process.stdout) */
   color?: boolean;
+  /**
+   * Show each request line's trace id (`trace=…`), so that a call between services reads as
+   * one trace in both services' lines. @default false (on in a session of several services)
+   */
+  trace?: boolean;
 }
 
 /**
@@ -147,5 +154,6 @@ export interface PrettySinkOptions {
 export function createPrettySink(options: PrettySinkOptions = {}): LogSink {
   const write = options.write ?? writeStdout;
   const color = options.color ?? shouldColor(process.stdout);
-  return { write: (record) => write(formatRecord(record, color) + '\n') };
+  const trace = options.trace === true;
+  return { write: (record) => write(formatRecord(record, color, trace) + '\n') };
 }

@@ -1,9 +1,11 @@
 /**
  * The dev server's wait for a save (docs/dev.md#reload): while a change is being applied, a
  * request to a function the change rebuilds waits for that function, so it runs the saved code;
- * a request to any other function goes ahead at once. The wait is bounded by the `loadTimeout`
+ * a request to any other function goes ahead at once. The load is bounded by the `loadTimeout`
  * option: a function whose module never finishes loading is marked failed by then
- * (load-bound.ts), and the request gets its error rather than hanging.
+ * (load-bound.ts), and the request gets its error rather than hanging. The wait itself is bounded
+ * by twice that: the load's bound starts only once the build before it is done, so a request
+ * made the instant a new file is saved must not give up first (it would meet no function: 404).
  */
 import type { App } from '../../runtime/app.js';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
@@ -17,7 +19,7 @@ import type { Reloader } from './reloader.js';
 export function waitForTargetHook(app: App, loader: Reloader): BeforeHook {
   return (req, res) => {
     if (!loader.busy) return false;
-    void atMost(loader.ready(targetOf(app, req.url ?? '/')), loader.loadTimeoutMs).then(() => app.handle(req, res));
+    void atMost(loader.ready(targetOf(app, req.url ?? '/')), 2 * loader.loadTimeoutMs).then(() => app.handle(req, res));
     return true;
   };
 }

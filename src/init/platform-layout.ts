@@ -7,11 +7,20 @@
  * platform's server SDK (`@open-dy/node-server-sdk`, not on the public registry) with cloudfn's
  * stand-in, so `tsc`, the editor and `cloudfn dev` check SDK imports alike, and sets `sdk`
  * explicitly (the stand-in, so the image builds as scaffolded), with a README section on when to
- * switch.
+ * switch. And `_platform-env.ts` with its test and a README section (platform-env-files.ts):
+ * how to read the `CLOUD_ENV` and `SERVICE_ID` the platform injects, and the config's
+ * `serviceId`, `innerCall` and `components`.
  */
-import { existsSync, readFileSync, readdirSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createError } from '../../runtime/errors.js';
+import {
+  PLATFORM_ENV_FILE,
+  PLATFORM_ENV_README_TEXT,
+  PLATFORM_ENV_TEST_FILE,
+  PLATFORM_ENV_TEST_TEXT,
+  PLATFORM_ENV_TEXT,
+} from './platform-env-files.js';
 
 /** The declaration file that types the server SDK in a platform project. */
 export const SDK_ENV_FILE = 'cloudfn-env.d.ts';
@@ -89,6 +98,15 @@ export function toPlatformLayout(dir: string): void {
   rewrite(join(dir, 'README.md'), (text) => (text.includes('"sdk"') ? text : text + SDK_README_TEXT));
   rewrite(join(dir, 'tsconfig.json'), (text) => text.replace('"functions"', '"*.ts", "*/**/*.ts"'));
   if (!existsSync(join(dir, SDK_ENV_FILE))) writeFileSync(join(dir, SDK_ENV_FILE), SDK_ENV_TEXT);
+  for (const [file, text] of [
+    [PLATFORM_ENV_FILE, PLATFORM_ENV_TEXT],
+    [PLATFORM_ENV_TEST_FILE, PLATFORM_ENV_TEST_TEXT],
+  ] as const)
+    if (!existsSync(join(dir, file))) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    }
+  rewrite(join(dir, 'README.md'), (text) => (text.includes('"innerCall"') ? text : text + PLATFORM_ENV_README_TEXT));
   const configFile = join(dir, 'cloudfn.config.json');
   const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, 'utf8')) as object) : {};
   writeFileSync(configFile, JSON.stringify({ functionsDir: '.', sdk: 'stand-in', ...config }, null, 2) + '\n');

@@ -80,9 +80,8 @@ export async function loadTarget(
   root?: string,
 ): Promise<{ spec: FunctionSpec; root: string }> {
   const file = resolve(cwd, path);
-  let stat;
   try {
-    stat = statSync(file);
+    statSync(file);
   } catch {
     throw createError(
       'CLOUDFN_BAD_CONFIG',
@@ -93,14 +92,24 @@ export async function loadTarget(
   const projectRoot = root ?? findProjectRoot(dirname(file));
   const config = await loadConfigFile(projectRoot, { configKeys: TOOL_CONFIG_KEYS });
   const name = functionNameOf(projectRoot, file, resolveOptions({ env: process.env, config }).functionsDir);
-  const key = `${file}\0${stat.mtimeMs}\0${stat.size}`;
+  return { spec: await loadFunctionFile(file, name, projectRoot), root: projectRoot };
+}
+
+/**
+ * Loads one function file of the project at `root` under `name`, as `invoke` does: TypeScript
+ * compiled by esbuild into `<root>/.cloudfn/testing/`, each version of a file once per process.
+ * @example const spec = await loadFunctionFile('/srv/app/functions/hello.ts', 'hello', '/srv/app')
+ */
+export async function loadFunctionFile(file: string, name: string, root: string): Promise<FunctionSpec> {
+  const stat = statSync(file);
+  const key = `${file}\0${name}\0${stat.mtimeMs}\0${stat.size}`;
   let loading = cache.get(key);
   if (loading === undefined) {
-    loading = load(file, name, relative(projectRoot, file) || file, projectRoot, stat.mtimeMs);
+    loading = load(file, name, relative(root, file) || file, root, stat.mtimeMs);
     cache.set(key, loading);
     loading.catch(() => cache.delete(key));
   }
-  return { spec: await loading, root: projectRoot };
+  return loading;
 }
 
 async function load(file: string, name: string, where: string, root: string, version: number): Promise<FunctionSpec> {

@@ -2,7 +2,8 @@
  * The console page imports the shapes the dev server sends from the protocol modules (the
  * console's core in src/dev/console/protocol.ts, each panel's beside its extension) that the
  * server imports too. A type test (vitest's typecheck):
- * it fails when a server module's type drifts from the protocol's.
+ * it fails when a server module's type drifts from the protocol's (the services answer is
+ * declared in services/service.ts and again in services/protocol.ts until service.ts imports it).
  */
 import { expectTypeOf, it } from 'vitest';
 import type { RequestInfo } from '../../runtime/types.js';

@@ -23,7 +23,8 @@ describe('cloudfn dev with a module that never finishes loading', () => {
     const failed = project.next(failure('zz_hang'), BOUND_MS * 4);
     const started = Date.now();
     project.write('zz_hang.ts', HANG);
-    await new Promise((r) => setTimeout(r, 50));
+    // Once the watcher has seen the save (under load its event can take longer than any sleep).
+    await expect.poll(() => project.dev.applying(), { interval: 5, timeout: BOUND_MS }).toBe(true);
     // The save is being applied: a request elsewhere does not wait for the hanging module.
     const other = await project.get('/get_open_id');
     expect(other.status).toBe(200);

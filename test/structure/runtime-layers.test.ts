@@ -15,7 +15,8 @@ const RUNTIME = resolve(import.meta.dirname, '..', '..', 'runtime');
 const LAYERS: readonly (readonly string[])[] = [
   ['index.ts'],
   ['serve/'],
-  ['metrics/', 'function-service/'],
+  // intranet/: the hook answering the platform's intranet hosts (issue 40), below serve/ which installs it.
+  ['metrics/', 'function-service/', 'intranet/'],
   ['app.ts'],
   // admission/: the memory budget, the connection limit and shedding under overload (issue 39).
   ['admission/'],

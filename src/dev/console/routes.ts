@@ -11,7 +11,7 @@
  * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions`, `typecheck` and the panels' (`ws`) |
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
- * | `/_cloudfn/api/<name>` | a panel's answer: `database` (the SDK stand-in; its writes under `/_cloudfn/api/database/` are the SDK service's own hook), `connections` (the WebSocket gateway) |
+ * | `/_cloudfn/api/<name>` | a panel's answer: `database` (the SDK stand-in; its writes under `/_cloudfn/api/database/` are the SDK service's own hook), `connections` (the WebSocket gateway), `services` and `components` (the app's services; `services` is readable by the console of another local service, cors.ts) |
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
@@ -20,6 +20,7 @@ import type { ExtensionPanel } from '../../../runtime/serve/extension.js';
 import { sendJson, sendJsonError } from '../../../runtime/serve/hook-io.js';
 import type { DevUser } from '../../../runtime/shapes.js';
 import type { ConsoleAssets } from './assets.js';
+import { crossOriginHeaders } from './cors.js';
 import type { EventHub } from './event-hub.js';
 import type { ConsoleMeta, FunctionStatus, LogsAnswer } from './protocol.js';
 
@@ -139,10 +140,14 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
       case '/api/events':
         return ctx.hub.subscribe(req, res);
       default: {
-        const answer = sub.startsWith('/api/') ? panelAnswer(ctx.panels ?? [], sub.slice('/api/'.length)) : undefined;
+        const name = sub.slice('/api/'.length);
+        const answer = sub.startsWith('/api/') ? panelAnswer(ctx.panels ?? [], name) : undefined;
         if (answer === undefined) return sendFailure(res, createDevError('CLOUDFN_DEV_CONSOLE_NOT_FOUND', path));
         try {
-          return sendJson(res, 200, answer(url.searchParams), { head });
+          return sendJson(res, 200, answer(url.searchParams), {
+            head,
+            headers: crossOriginHeaders(name, req.headers.origin),
+          });
         } catch (error) {
           return sendFailure(res, error);
         }

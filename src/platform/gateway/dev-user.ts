@@ -17,6 +17,7 @@ import type { OptionSources } from '../../../runtime/options.js';
 import type { DevUser } from '../../../runtime/shapes.js';
 import { callerHeaders, hasGatewayHeaders } from '../../../runtime/request/caller.js';
 import type { BeforeHook } from '../../../runtime/serve/http-server.js';
+import { isInnerCallHost } from '../../../runtime/intranet/hosts.js';
 
 /**
  * A field of the dev user: a non-empty string without control characters (the nickname is
@@ -105,6 +106,8 @@ export function devUserHook(user: DevUser): BeforeHook {
   const forwarded = headers['x-forwarded-for']!;
   delete headers['x-forwarded-for'];
   return (req: IncomingMessage) => {
+    // A call from another service of the app (an inner call) does not pass the gateway: no caller.
+    if (isInnerCallHost(req.headers.host)) return false;
     // The gateway sets X-Forwarded-For on every call; locally the client is this machine.
     req.headers['x-forwarded-for'] ??= forwarded;
     if (hasGatewayHeaders(req.headers)) {

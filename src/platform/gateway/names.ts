@@ -73,8 +73,8 @@ export const PUSH_PATHS = {
 /** At most this many ids in `X-TT-WS-SESSIONIDS` or `X-TT-WS-OPENIDS`. */
 export const MAX_PUSH_IDS = 5;
 
-/** The hosts a function calls for the push API on the platform. */
-export const PUSH_HOSTS: readonly string[] = ['ws-push.dyc.ivolces.com', 'ws-push.dycloud-api.service'];
+/** The hosts a function calls for the push API on the platform (runtime/intranet/hosts.ts owns them). */
+export { PUSH_HOSTS } from '../../../runtime/intranet/hosts.js';
 
 /** Where the dev server serves the push API: `http://127.0.0.1:8000/_cloudfn/ws-push/ws/push_data`. */
 export const PUSH_MOUNT = '/_cloudfn/ws-push';

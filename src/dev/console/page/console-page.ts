@@ -18,6 +18,7 @@ import { clearHistory, remember, settle, type HistoryEntry } from './history.js'
 import { renderHistory } from './history-view.js';
 import { startLivePanel } from './live-panel.js';
 import { startConnectionsPanel } from './connections-panel.js';
+import { startServicesPanel } from './services-panel.js';
 import { LogFilter } from './log-filter.js';
 import { LogsView } from './logs-view.js';
 import { schedulesOf, startObservePanel } from './observe-panel.js';
@@ -253,6 +254,7 @@ export class ConsolePage {
     const database = startDatabasePanel();
     const live = startLivePanel(meta.devUser.appid);
     startConnectionsPanel(meta.functions.map((fn) => fn.path));
+    startServicesPanel();
     openFeed({
       status: (connected) => this.#setConnected(connected),
       typecheck: (info) => renderTypeErrors(store, info, (name) => this.#select(name)),

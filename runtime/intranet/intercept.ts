@@ -7,11 +7,23 @@
  * refuses fails as a connection error whose message says why. Every other request takes the
  * original path after one `endsWith` test per connection (fetch: per request), so code that
  * calls no such host pays nothing measurable.
+ *
+ * A routed request made while a request of this process runs (inside the pipeline's request
+ * context) carries that request's trace as `traceparent`, with a span id of its own, unless the
+ * caller set one: the callee's request line then shows the same trace.
  */
-import http from 'node:http';
-import https from 'node:https';
-import net, { type Socket } from 'node:net';
+import type { Agent, ClientRequest } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { requestContext } from '../log/console-capture.js';
+import { ids } from '../trace/ids.js';
+import { formatTraceparent } from '../trace/traceparent.js';
 import { maybeIntranet } from './hosts.js';
+
+// Builtins through process.getBuiltinModule rather than ESM imports, as in serve/http-server.ts:
+// on node 24 the namespace of node:http loads undici and the web streams.
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
+const net = process.getBuiltinModule('node:net');
 
 /** Where an intranet request goes: a local address, or a refusal and its reason. */
 export type IntranetRoute = { readonly host: string; readonly port: number } | { readonly refuse: string };
@@ -34,6 +46,12 @@ interface Dispatcher {
   dispatch(options: { origin?: string | URL; headers?: unknown; [key: string]: unknown }, handler: unknown): boolean;
 }
 
+/** What the hook tells its installer. */
+export interface InterceptHooks {
+  /** A request was refused (once per request, with the router's reason); e.g. a log line. @default nothing */
+  onRefused?(reason: string, target: Parameters<IntranetRouter>[0]): void;
+}
+
 /** The error a refused request fails with (as a connection error, e.g. fetch's `cause`). */
 export class IntranetRefusedError extends Error {
   readonly code = 'CLOUDFN_INTRANET_REFUSED';
@@ -48,7 +66,7 @@ async function globalDispatchers(): Promise<Array<[symbol, Dispatcher]>> {
     const server = http.createServer((_req, res) => res.end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const { port } = server.address() as net.AddressInfo;
+      const { port } = server.address() as AddressInfo;
       await (await fetch(`http://127.0.0.1:${port}/`, { headers: { connection: 'close' } })).arrayBuffer();
     } finally {
       server.close();
@@ -60,19 +78,37 @@ async function globalDispatchers(): Promise<Array<[symbol, Dispatcher]>> {
   });
 }
 
+/** The `traceparent` of a call made now: a child of the running request's span, or undefined outside one. */
+function currentTraceparent(): string | undefined {
+  const x = requestContext.getStore();
+  return x === undefined ? undefined : formatTraceparent(x.traceId, ids.spanId(), (x.traceFlags & 1) === 1);
+}
+
+/** `headers` with `host` set, and `traceparent` added when there is one and the caller set none. */
 function withHost(headers: unknown, host: string): unknown {
-  if (headers === undefined || headers === null) return { host };
+  const traceparent = currentTraceparent();
+  if (headers === undefined || headers === null) return traceparent === undefined ? { host } : { host, traceparent };
   if (Array.isArray(headers)) {
     const out: unknown[] = [];
-    for (let i = 0; i + 1 < headers.length; i += 2)
-      if (String(headers[i]).toLowerCase() !== 'host') out.push(headers[i], headers[i + 1]);
-    return [...out, 'host', host];
+    let traced = false;
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      const name = String(headers[i]).toLowerCase();
+      if (name === 'traceparent') traced = true;
+      if (name !== 'host') out.push(headers[i], headers[i + 1]);
+    }
+    return [...out, 'host', host, ...(traced || traceparent === undefined ? [] : ['traceparent', traceparent])];
   }
   const entries =
     typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function'
       ? [...(headers as Iterable<[string, string]>)]
       : Object.entries(headers as Record<string, string>);
-  return { ...Object.fromEntries(entries.filter(([name]) => name.toLowerCase() !== 'host')), host };
+  const kept = entries.filter(([name]) => name.toLowerCase() !== 'host');
+  const traced = kept.some(([name]) => name.toLowerCase() === 'traceparent');
+  return {
+    ...Object.fromEntries(kept),
+    host,
+    ...(traced || traceparent === undefined ? {} : { traceparent }),
+  };
 }
 
 function refusedSocket(reason: string): Socket {
@@ -81,7 +117,16 @@ function refusedSocket(reason: string): Socket {
   return socket;
 }
 
-type CreateConnection = (this: http.Agent, options: Record<string, unknown>, callback?: unknown) => Socket;
+type CreateConnection = (this: Agent, options: Record<string, unknown>, callback?: unknown) => Socket;
+type AddRequest = (this: Agent, req: ClientRequest, options: Record<string, unknown>) => void;
+
+/** Adds the running request's `traceparent` to an outgoing request whose head is not yet written. */
+function addTraceparent(req: ClientRequest): void {
+  if (req.headersSent || (req as unknown as { _header: unknown })._header) return;
+  if (req.getHeader('traceparent') !== undefined) return;
+  const traceparent = currentTraceparent();
+  if (traceparent !== undefined) req.setHeader('traceparent', traceparent);
+}
 
 /**
  * Turns the hook on; returns the function that turns it off (restoring exactly what was there).
@@ -89,7 +134,8 @@ type CreateConnection = (this: http.Agent, options: Record<string, unknown>, cal
  * const off = await interceptIntranet(({ hostname }) =>
  *   hostname === 'ws-push.dyc.ivolces.com' ? { host: '127.0.0.1', port: 8000 } : undefined);
  */
-export async function interceptIntranet(router: IntranetRouter): Promise<() => void> {
+export async function interceptIntranet(router: IntranetRouter, hooks: InterceptHooks = {}): Promise<() => void> {
+  const refuse = (reason: string, target: Parameters<IntranetRouter>[0]): void => hooks.onRefused?.(reason, target);
   const wrapped = (await globalDispatchers()).map(([key, original]) => {
     const wrapper = Object.create(original) as Dispatcher;
     wrapper.dispatch = (options, handler) => {
@@ -100,7 +146,10 @@ export async function interceptIntranet(router: IntranetRouter): Promise<() => v
       const route = router({ protocol, hostname: origin.hostname, port });
       if (route === undefined) return original.dispatch(options, handler);
       // Thrown from dispatch, fetch rejects with TypeError('fetch failed', { cause }) on every Node.
-      if ('refuse' in route) throw new IntranetRefusedError(route.refuse);
+      if ('refuse' in route) {
+        refuse(route.refuse, { protocol, hostname: origin.hostname, port });
+        throw new IntranetRefusedError(route.refuse);
+      }
       return original.dispatch(
         { ...options, origin: `http://${route.host}:${route.port}`, headers: withHost(options.headers, origin.host) },
         handler,
@@ -110,20 +159,35 @@ export async function interceptIntranet(router: IntranetRouter): Promise<() => v
     return { key, original, wrapper };
   });
 
-  const patched: Array<[typeof http.Agent.prototype, CreateConnection]> = [];
+  const patched: Array<[Agent, CreateConnection, AddRequest]> = [];
   for (const [agent, protocol] of [
     [http.Agent.prototype, 'http:'],
     [https.Agent.prototype, 'https:'],
   ] as const) {
-    const create = (agent as unknown as { createConnection: CreateConnection }).createConnection;
-    patched.push([agent, create]);
+    const slots = agent as unknown as { createConnection: CreateConnection; addRequest: AddRequest };
+    const create = slots.createConnection;
+    const add = slots.addRequest;
+    patched.push([agent, create, add]);
+    // The request itself is seen only here, before its socket is made: where its trace is added.
+    slots.addRequest = function (req, options) {
+      const hostname = String(options['host'] ?? options['hostname'] ?? '');
+      if (maybeIntranet(hostname)) {
+        const port = Number(options['port'] ?? (protocol === 'https:' ? 443 : 80));
+        const route = router({ protocol, hostname, port });
+        if (route !== undefined && !('refuse' in route)) addTraceparent(req);
+      }
+      return add.call(this, req, options);
+    };
     (agent as unknown as { createConnection: CreateConnection }).createConnection = function (options, callback) {
       const hostname = String(options['host'] ?? options['hostname'] ?? '');
       if (!maybeIntranet(hostname)) return create.call(this, options, callback);
       const port = Number(options['port'] ?? (protocol === 'https:' ? 443 : 80));
       const route = router({ protocol, hostname, port });
       if (route === undefined) return create.call(this, options, callback);
-      if ('refuse' in route) return refusedSocket(route.refuse);
+      if ('refuse' in route) {
+        refuse(route.refuse, { protocol, hostname, port });
+        return refusedSocket(route.refuse);
+      }
       // Plain TCP to the stand-in, also for an https agent's request the router takes.
       return net.createConnection({ host: route.host, port: route.port });
     };
@@ -131,7 +195,6 @@ export async function interceptIntranet(router: IntranetRouter): Promise<() => v
   return () => {
     for (const { key, original, wrapper } of wrapped)
       if (slot(key) === wrapper) (globalThis as Record<symbol, unknown>)[key] = original;
-    for (const [agent, create] of patched)
-      (agent as unknown as { createConnection: CreateConnection }).createConnection = create;
+    for (const [agent, create, add] of patched) Object.assign(agent, { createConnection: create, addRequest: add });
   };
 }

@@ -5,10 +5,14 @@
  * `ws-push.dycloud-api.service`), and the live-room OpenAPI without an access token
  * (`webcast-bytedance-com.openapi.dyc.ivolces.com`).
  */
-import { PUSH_HOSTS } from '../gateway/names.js';
+/** The hosts a function calls for the push API on the platform (the gateway's push API). */
+export const PUSH_HOSTS: readonly string[] = ['ws-push.dyc.ivolces.com', 'ws-push.dycloud-api.service'];
 
 /** The live-room OpenAPI's intranet host, answered without an access token. */
 export const WEBCAST_INTRANET_HOST = 'webcast-bytedance-com.openapi.dyc.ivolces.com';
+
+/** The live-room OpenAPI's public host, which the SDK stand-in also answers locally. */
+export const WEBCAST_PUBLIC_HOST = 'webcast.bytedance.com';
 
 /** The suffixes of a service-to-service host, newest first. */
 export const INNER_CALL_SUFFIXES: readonly string[] = ['.inner-call.dyc.ivolces.com', '.dycloud.service'];
@@ -23,7 +27,16 @@ export type IntranetHost =
  * host can be an intranet one at all (every one ends with one of these).
  */
 export function maybeIntranet(hostname: string): boolean {
-  return hostname.endsWith('.ivolces.com') || hostname.endsWith('.service');
+  return hostname.endsWith('.ivolces.com') || hostname.endsWith('.service') || hostname === WEBCAST_PUBLIC_HOST;
+}
+
+/**
+ * Whether a request's `Host` header names a service-to-service host (an inner call reached
+ * this server).
+ * @example isInnerCallHost('game-profile.inner-call.dyc.ivolces.com:80') // true
+ */
+export function isInnerCallHost(host: string | undefined): boolean {
+  return host !== undefined && classifyHost(host.replace(/:\d+$/, ''))?.kind === 'inner-call';
 }
 
 /**
@@ -34,7 +47,7 @@ export function classifyHost(hostname: string): IntranetHost | undefined {
   const host = hostname.toLowerCase().replace(/\.$/, '');
   if (!maybeIntranet(host)) return undefined;
   if (PUSH_HOSTS.includes(host)) return { kind: 'ws-push' };
-  if (host === WEBCAST_INTRANET_HOST) return { kind: 'webcast' };
+  if (host === WEBCAST_INTRANET_HOST || host === WEBCAST_PUBLIC_HOST) return { kind: 'webcast' };
   for (const suffix of INNER_CALL_SUFFIXES) {
     if (!host.endsWith(suffix)) continue;
     const pair = host.slice(0, -suffix.length);

@@ -10,7 +10,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import axios from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyHost, interceptIntranet, type IntranetRouter } from '../../src/platform/intranet/index.js';
+import { classifyHost } from '../../runtime/intranet/hosts.js';
+import { interceptIntranet, type IntranetRouter } from '../../runtime/intranet/intercept.js';
 
 interface Seen {
   method: string;

@@ -1,0 +1,17 @@
+/**
+ * What the components extension (service.ts) answers the dev console at `GET
+ * /_cloudfn/api/components`. Types only, with no Node types: the console page's browser build
+ * imports them too.
+ */
+
+/** `GET /_cloudfn/api/components`: each component the config names. */
+export interface ComponentsAnswer {
+  components: Array<{
+    /** `redis`, `mysql` or `mongo`. */
+    name: string;
+    /** What `<NAME>_ADDRESS` holds: `host:port` (Mongo: a comma list). */
+    address: string;
+    /** Where a server this dev server started keeps its data; undefined for a given URL or a shared server. */
+    dir: string | undefined;
+  }>;
+}

@@ -1,0 +1,117 @@
+/**
+ * The app's services as a local service of `cloudfn dev` (its extension): the environment the
+ * platform injects (`SERVICE_ID`, `CLOUD_ENV=DEV`, set before any function loads; a `.env`
+ * asking for `PROD` is warned about once and overruled), and the platform's intranet hosts
+ * answered for unchanged code: another service of the session for
+ * `{SERVICE_ID}-{to}.inner-call.dyc.ivolces.com` (checked as the platform checks: HTTP only,
+ * the caller's own id, a target it enabled in `innerCall`), and this dev server's push API and
+ * live-room simulator for the `ws-push` and webcast hosts. The console lists the services.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { App } from '../../../runtime/app.js';
+import { classifyHost } from '../../../runtime/intranet/hosts.js';
+import {
+  addressOf,
+  type InnerCallTable,
+  type ServiceAddress,
+  innerCallRoute,
+} from '../../../runtime/intranet/inner-call.js';
+import { type IntranetRouter, interceptIntranet } from '../../../runtime/intranet/intercept.js';
+import { requestContext } from '../../../runtime/log/console-capture.js';
+import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
+import type { Extension } from '../../../runtime/serve/extension.js';
+import type { BeforeHook } from '../../../runtime/serve/http-server.js';
+import type { ServiceContext } from '../../local-service.js';
+import { PUSH_MOUNT } from '../gateway/names.js';
+import { LIVE_PREFIX } from '../live/dev-routes.js';
+import type { ServicesAnswer } from './protocol.js';
+import { readServiceSetting, readSessionMap, SERVICE_CONFIG_KEYS, type SessionMap } from './setting.js';
+
+/** The hook that gives a request to an intranet host to the part of this server that answers it. */
+function intranetHostHook(): BeforeHook {
+  return (req: IncomingMessage) => {
+    const host = req.headers.host;
+    if (host === undefined) return false;
+    const kind = classifyHost(host.replace(/:\d+$/, ''))?.kind;
+    if (kind === 'ws-push') req.url = `${PUSH_MOUNT}${req.url ?? '/'}`;
+    else if (kind === 'webcast') req.url = `${LIVE_PREFIX}${req.url ?? '/'}`;
+    return false;
+  };
+}
+
+/** Makes the extension; sets the platform's variables at once (before the functions load). */
+export function servicesService(context: ServiceContext): Extension {
+  const { root, config, logger } = context;
+  const setting = readServiceSetting(root, config);
+  const session: SessionMap | undefined = readSessionMap(process.env);
+  const asked = context.dotenvValue('CLOUD_ENV') ?? process.env['CLOUD_ENV'];
+  context.setEnv({ SERVICE_ID: setting.id, CLOUD_ENV: 'DEV' });
+  if (asked !== undefined && asked !== 'DEV')
+    logger.line(
+      'warn',
+      '',
+      RUNTIME_FUNCTION,
+      `CLOUD_ENV=${asked} is ignored: cloudfn dev always runs as CLOUD_ENV=DEV, as the platform's test environment does; code that branches on PROD runs only when deployed`,
+    );
+  let app: App | undefined;
+  let selfUrl: string | undefined;
+  let off: (() => void) | undefined;
+  const services = new Map<string, ServiceAddress>();
+  for (const [id, url] of Object.entries(session ?? {})) services.set(id, addressOf(url));
+  const table: InnerCallTable = {
+    self: setting.id,
+    services,
+    enabled: setting.innerCall,
+    enableWhere: setting.innerCallWhere,
+  };
+  const router: IntranetRouter = ({ protocol, hostname }) => {
+    // Another dev server of this process (a test's) answers for its own requests.
+    const running = requestContext.getStore();
+    if (running !== undefined && running.host !== app) return undefined;
+    const host = classifyHost(hostname);
+    if (host === undefined) return undefined;
+    if (host.kind === 'inner-call') return innerCallRoute(table, protocol, host.pair);
+    return selfUrl === undefined ? undefined : addressOf(selfUrl);
+  };
+  return {
+    name: 'services',
+    configKeys: SERVICE_CONFIG_KEYS,
+    prepare: async (made) => {
+      app = made;
+      off = await interceptIntranet(router, {
+        onRefused: (reason) => {
+          const x = requestContext.getStore();
+          logger.line('warn', x?.logid ?? '', x?.fn?.name ?? RUNTIME_FUNCTION, reason);
+        },
+      });
+    },
+    hooks: () => [intranetHostHook()],
+    env: (url) => {
+      selfUrl = url;
+      if (!services.has(setting.id)) services.set(setting.id, addressOf(url));
+      return {};
+    },
+    panel: {
+      api: {
+        services: (): ServicesAnswer => {
+          const all = {
+            ...session,
+            ...(selfUrl === undefined ? {} : { [setting.id]: session?.[setting.id] ?? selfUrl }),
+          };
+          return {
+            self: setting.id,
+            innerCall: setting.innerCall,
+            services: Object.entries(all).map(([id, url]) => ({
+              id,
+              url,
+              console: `${url}/_cloudfn/`,
+              self: id === setting.id,
+              enabled: setting.innerCall.includes(id),
+            })),
+          };
+        },
+      },
+    },
+    close: () => off?.(),
+  };
+}
