@@ -89,8 +89,10 @@ const load = values.load;
 if (load !== 'wrk' && load !== 'autocannon') fail(`--load must be wrk or autocannon, got ${load}`);
 // wrk counts whole seconds; autocannon (the harness test's) takes fractions.
 const whole = (n) => load === 'autocannon' || Number.isInteger(n);
-if (!(seconds > 0) || !whole(seconds)) fail(`--seconds must be a positive number (whole with wrk), got ${values.seconds}`);
-if (!(warmup >= 0) || !whole(warmup)) fail(`--warmup must be zero or more seconds (whole with wrk), got ${values.warmup}`);
+if (!(seconds > 0) || !whole(seconds))
+  fail(`--seconds must be a positive number (whole with wrk), got ${values.seconds}`);
+if (!(warmup >= 0) || !whole(warmup))
+  fail(`--warmup must be zero or more seconds (whole with wrk), got ${values.warmup}`);
 const requests = values.requests.split(',').map((r) => r.trim());
 for (const r of requests) if (!(r in REQUESTS)) fail(`--requests takes get, json; got ${r}`);
 const parts = values.parts.split(',').map((p) => p.trim());
