@@ -15,11 +15,12 @@ import { ConnectionLimit } from './admission/connection-limit.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { cookieCodec } from './request/cookie-codec.js';
 import { handle } from './request/handle.js';
-import { hasContract, withContract } from './contract/validate.js';
+import { contracted } from './contract/lazy-contract.js';
 import { MemoryBudget } from './admission/memory-budget.js';
 import { Overload } from './admission/overload.js';
 import { Router } from './request/router.js';
 import { loadOpenTelemetry } from './trace/otel.js';
+import { ablation } from './bench-ablation.js';
 import type { FunctionConfig, FunctionSpec, Handler, Limits, LoadedFunction, RequestInfo } from './types.js';
 
 export interface AppInit {
@@ -157,8 +158,9 @@ export class App implements Host {
   requestFinished(x: Exchange, status: number, durationMs: number): void {
     this.#inflight--;
     if (x.heldBytes > 0) this.memory.give(x.heldBytes);
-    if (this.#metrics !== undefined) this.#metrics.finished(x.functionName(), status, durationMs, x.abortReason);
-    if (this.observers.size > 0) {
+    if (this.#metrics !== undefined && !ablation.metrics)
+      this.#metrics.finished(x.functionName(), status, durationMs, x.abortReason);
+    if (this.observers.size > 0 && !ablation.metrics) {
       const info: RequestInfo = {
         logid: x.logid,
         traceId: x.traceId,
@@ -241,9 +243,8 @@ export function resolveFunction(options: RuntimeOptions, fn: FunctionToResolve):
     name: fn.name,
     file: fn.file,
     // Wrapped once here, so a function without a schema runs its own handler, at no cost.
-    handler: hasContract(config)
-      ? withContract(fn.handler, config, { file: fn.file, badResult: options.exposeErrors ? 'answer' : 'log' })
-      : fn.handler,
+    // The contract's code loads when a function declares one (contract/lazy-contract.ts).
+    handler: contracted(fn.handler, config, { file: fn.file, badResult: options.exposeErrors ? 'answer' : 'log' }),
     config,
     limits,
     limitSources,

@@ -4,36 +4,25 @@
  * servers' headers, keep-alive and send timeouts are shortened, so the clients that hold
  * resources without using them (header drippers, silent and idle connections, readers that
  * stall) give them back sooner. It also counts every shedding action (connection-limit.ts,
- * memory-budget.ts) for the metrics, and logs each kind once per episode, not once per request.
+ * memory-budget.ts) for the metrics, and logs each kind once per episode, not once per request:
+ * the lines are overload-lines.ts, imported the first time there is one to write.
  */
 import type { Server } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import type { RuntimeOptions } from '../options.js';
+import { LazyImport } from '../lazy-import.js';
+import type { OverloadAction, OverloadLines } from './overload-lines.js';
 
-/** The actions taken under load, each counted and logged once per episode. */
-export type OverloadAction =
-  | 'idleShed'
-  | 'headlessShed'
-  | 'connectionRefused'
-  | 'stalledCut'
-  | 'bodyWaited'
-  | 'memoryRefused';
-
-/** What each action's first line of an episode says (the summary adds the count). */
-const SAYS: Record<OverloadAction, string> = {
-  idleShed: 'an idle keep-alive connection was closed to admit a new one (maxConnections)',
-  headlessShed: 'a connection that had not sent a whole request head was closed to admit a new one (maxConnections)',
-  connectionRefused: 'a request was refused 503 CLOUDFN_TOO_MANY_CONNECTIONS: no connection could be shed',
-  stalledCut: 'an answer its client did not read was cut to free the memory budget for a new request',
-  bodyWaited: 'a request body waited, unread, for the memory budget to free (memoryWaitTimeout)',
-  memoryRefused: 'a request was refused 503 CLOUDFN_OVERLOADED: the memory budget did not free in time',
-};
-
-/** An episode of one action ends after this long without it; its summary line is then logged. */
-const EPISODE_QUIET_MS = 10_000;
+export type { OverloadAction } from './overload-lines.js';
 
 /** Points below the threshold at which pressure ends, so that it does not flap at the edge. */
 const HYSTERESIS = 10;
+
+/**
+ * The log lines of overload (overload-lines.ts), imported the first time there is something to
+ * say: a process never under load never reads them.
+ */
+const linesModule = new LazyImport(() => import('./overload-lines.js'));
 
 /** The options the overload state reads. */
 type OverloadOptions = Pick<
@@ -49,13 +38,6 @@ type OverloadOptions = Pick<
   | 'overloadSendTimeout'
 >;
 
-interface Episode {
-  count: number;
-  since: number;
-  last: number;
-  timer: NodeJS.Timeout | undefined;
-}
-
 /** Pressure, shortened timeouts, and the count of every shedding action. */
 export class Overload {
   readonly #options: OverloadOptions;
@@ -69,7 +51,9 @@ export class Overload {
     bodyWaited: 0,
     memoryRefused: 0,
   };
-  readonly #episodes = new Map<OverloadAction, Episode>();
+  #lines: OverloadLines | undefined = undefined;
+  /** What to say once the lines are loaded, in order. */
+  readonly #unsaid: ((lines: OverloadLines) => void)[] = [];
   #active = false;
   #since = 0;
   #episodesOfPressure = 0;
@@ -136,55 +120,27 @@ export class Overload {
   note(action: OverloadAction, fields?: Record<string, unknown>): void {
     this.#counts[action]++;
     const now = Date.now();
-    const episode = this.#episodes.get(action);
-    if (episode !== undefined) {
-      episode.count++;
-      episode.last = now;
-      return;
-    }
-    this.#episodes.set(action, { count: 1, since: now, last: now, timer: this.#watch(action) });
-    this.#logger.line(
-      'warn',
-      '',
-      '',
-      `overload: ${SAYS[action]}; the next ones are counted, not logged, until ${EPISODE_QUIET_MS / 1000} s pass without one`,
-      {
-        action,
-        ...fields,
-      },
-    );
+    this.#say((lines) => lines.note(action, now, fields));
   }
 
   /** Logs the summaries of open episodes and stops their timers (the app shut down). */
   close(): void {
-    for (const action of [...this.#episodes.keys()]) this.#endEpisode(action);
+    if (this.#lines !== undefined || this.#unsaid.length > 0) this.#say((lines) => lines.close());
   }
 
-  #watch(action: OverloadAction): NodeJS.Timeout {
-    return setTimeout(() => this.#recheck(action), EPISODE_QUIET_MS).unref();
-  }
-
-  #recheck(action: OverloadAction): void {
-    const episode = this.#episodes.get(action);
-    if (episode === undefined) return;
-    const quiet = Date.now() - episode.last;
-    if (quiet >= EPISODE_QUIET_MS) this.#endEpisode(action);
-    else episode.timer = setTimeout(() => this.#recheck(action), EPISODE_QUIET_MS - quiet).unref();
-  }
-
-  #endEpisode(action: OverloadAction): void {
-    const episode = this.#episodes.get(action);
-    if (episode === undefined) return;
-    clearTimeout(episode.timer);
-    this.#episodes.delete(action);
-    this.#logger.line(
-      'info',
-      '',
-      '',
-      `overload: ${episode.count} times in ${((episode.last - episode.since) / 1000).toFixed(1)} s: ${SAYS[action]}`,
-      {
-        action,
-        count: episode.count,
+  /** Says it now when the lines are loaded, else once they are, after what came before. */
+  #say(say: (lines: OverloadLines) => void): void {
+    if (this.#lines !== undefined) return say(this.#lines);
+    this.#unsaid.push(say);
+    if (this.#unsaid.length > 1) return;
+    linesModule.load().then(
+      (module) => {
+        const lines = (this.#lines ??= new module.OverloadLines(this.#logger));
+        for (const unsaid of this.#unsaid.splice(0)) unsaid(lines);
+      },
+      (error: unknown) => {
+        this.#unsaid.length = 0;
+        process.stderr.write(`cloudfn: the overload log lines failed to load: ${String(error)}\n`);
       },
     );
   }
@@ -196,13 +152,17 @@ export class Overload {
     for (const server of this.#servers) this.#apply(server);
     for (const listener of this.onChange) listener(true);
     const o = this.#options;
-    this.#logger.line(
-      'warn',
-      '',
-      '',
-      `overload: ${open} connections open (maxConnections ${o.maxConnections}), ${held} bytes held (memoryBudget ${o.memoryBudget}), past overloadThreshold ${o.overloadThreshold}%: timeouts shortened (headers ${shorter(o.headersTimeout, o.overloadHeadersTimeout)} ms, keep-alive ${this.keepAliveTimeout} ms, send ${this.sendTimeout} ms) until the load falls`,
-      { connections: open, heldBytes: held },
-    );
+    const facts = {
+      open,
+      held,
+      maxConnections: o.maxConnections,
+      memoryBudget: o.memoryBudget,
+      overloadThreshold: o.overloadThreshold,
+      headersTimeout: shorter(o.headersTimeout, o.overloadHeadersTimeout),
+      keepAliveTimeout: this.keepAliveTimeout,
+      sendTimeout: this.sendTimeout,
+    };
+    this.#say((lines) => lines.begun(facts));
   }
 
   #end(open: number, held: number): void {
@@ -213,13 +173,8 @@ export class Overload {
       server.keepAliveTimeout = o.keepAliveTimeout;
     }
     for (const listener of this.onChange) listener(false);
-    this.#logger.line(
-      'info',
-      '',
-      '',
-      `overload ended after ${((Date.now() - this.#since) / 1000).toFixed(1)} s: ${open} connections open, ${held} bytes held; timeouts restored`,
-      { connections: open, heldBytes: held },
-    );
+    const ms = Date.now() - this.#since;
+    this.#say((lines) => lines.ended(open, held, ms));
   }
 
   #apply(server: Server): void {

@@ -7,6 +7,7 @@
  */
 import { CloudfnError, createError, errorMessage, runtimeErrors } from '../errors.js';
 import type { FunctionConfig, Handler, Service } from '../types.js';
+import { hasContract } from './has-contract.js';
 import { issuesText, toIssues } from './pointer.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 
@@ -21,10 +22,7 @@ export interface ContractOptions {
   badResult: 'answer' | 'log';
 }
 
-/** True when a function declares a contract, so its handler needs wrapping. */
-export function hasContract(config: FunctionConfig | undefined): boolean {
-  return config !== undefined && (config.params !== undefined || config.result !== undefined);
-}
+export { hasContract } from './has-contract.js';
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';

@@ -22,6 +22,7 @@ import type { MemoryBudget } from '../admission/memory-budget.js';
 import { type RetryAfterError, sendError, sendResult } from './response.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
+import { ablation } from '../bench-ablation.js';
 
 const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', 'console_debug', 'timer']);
 
@@ -38,9 +39,11 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
     host,
     req,
     res,
-    options.trustGatewayHeaders
-      ? pickGatewayLogid(req.headers, options.logidHeader)
-      : pickLogid(req.headers[options.logidHeader]),
+    ablation.logid
+      ? ABLATED_LOGID
+      : options.trustGatewayHeaders
+        ? pickGatewayLogid(req.headers, options.logidHeader)
+        : pickLogid(req.headers[options.logidHeader]),
   );
   // With no OpenTelemetry SDK registered, this one read of a global is all a request pays.
   if (otelRegistered()) startTelemetry(x);
@@ -57,7 +60,7 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   x.rawPath = q === -1 ? url : url.slice(0, q);
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);
   if (host.refusing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
-  if (socket !== null && host.connections?.refuses(socket) === true) {
+  if (socket !== null && !ablation.admission && host.connections?.refuses(socket) === true) {
     x.closeConnection = true;
     return sendError(x, createError('CLOUDFN_TOO_MANY_CONNECTIONS', host.connections.limit));
   }
@@ -74,14 +77,14 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
     if (decoded === undefined) return;
     path = decoded;
   }
-  const found = host.router.match(x.rawPath, path);
+  const found = ablation.router ? lastMatch(host, x.rawPath, path) : host.router.match(x.rawPath, path);
   if (found === undefined) return sendError(x, createError('CLOUDFN_NOT_FOUND', x.rawPath));
   x.fn = found.fn;
   if (found.params !== undefined) x.routeParams = found.params;
 
   const method = x.method;
   if (method !== 'GET' && method !== 'POST') return sendError(x, createError('CLOUDFN_METHOD_NOT_ALLOWED', method));
-  const memory = host.memory;
+  const memory = ablation.admission ? undefined : host.memory;
   if (memory !== undefined) {
     const need = method === 'POST' ? bodyReservation(req, found.fn.limits.maxBodySize) : 0;
     if (!memory.take(need, found.fn)) {
@@ -104,7 +107,7 @@ function admitted(x: Exchange): void {
   const fn = x.fn!;
   const method = x.method;
   const triggerHeader = options.triggerHeader;
-  if (triggerHeader !== undefined) {
+  if (triggerHeader !== undefined && !ablation.parse) {
     const claimed = req.headers[triggerHeader];
     if (typeof claimed === 'string' && TRIGGERS.has(claimed)) x.trigger = claimed as Trigger;
   }
@@ -116,7 +119,7 @@ function admitted(x: Exchange): void {
   if (method === 'GET') {
     let query: QueryParams;
     try {
-      query = parseQuery(x.rawQuery, fn.limits.maxParams, fn.limitSources?.maxParams);
+      query = ablation.parse ? NO_QUERY : parseQuery(x.rawQuery, fn.limits.maxParams, fn.limitSources?.maxParams);
     } catch (error) {
       return sendError(x, error);
     }
@@ -322,9 +325,13 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined, body:
   // Not behind the gateway: a client's X-TT-* (and live-data) headers claim a user, a room or
   // a connection nobody vouched for. A request this process wrote itself on a marked in-memory
   // connection (a timer's firing, with its x-tt-logid) is no client's, so it keeps them.
-  if (!options.trustGatewayHeaders && (x.req.socket as TriggerSocket | null)?.[SOCKET_TRIGGER] === undefined)
+  if (
+    !ablation.strip &&
+    !options.trustGatewayHeaders &&
+    (x.req.socket as TriggerSocket | null)?.[SOCKET_TRIGGER] === undefined
+  )
     stripGatewayHeaders(x.req.headers);
-  const service = new RequestService(x, query, body);
+  const service = ablation.exchange ? (NO_SERVICE as RequestService) : new RequestService(x, query, body);
   let result: unknown;
   try {
     // Inside the request's context, console.* calls of the handler carry its logid
@@ -350,7 +357,7 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined, body:
   // request (timers insert, unenroll, toggleTimerRef, the close listener and their garbage).
   // A reaction on a settled Promise rather than queueMicrotask, which also makes an
   // AsyncResource and a bound function per call (40 instead of 70-110 ns).
-  SETTLED.then(() => watch(x));
+  if (!ablation.admission) SETTLED.then(() => watch(x));
 }
 
 /** Calls the handler; in the span's context, spans it starts (or its libraries do) are children of it. */
@@ -366,6 +373,22 @@ function watch(x: Exchange): void {
   if (x.done) return;
   x.timer = setTimeout(onTimeout, x.fn!.timeout, x);
   x.res.once('close', () => onClose(x));
+}
+
+/** Bench only (bench-ablation.ts): what the ablated parts put in place of their work. */
+const ABLATED_LOGID = '0000000000000000ablated0';
+const NO_QUERY: QueryParams = Object.freeze(Object.create(null) as QueryParams);
+const NO_SERVICE = Object.freeze({});
+let lastPath: string | undefined;
+let lastFound: ReturnType<Host['router']['match']>;
+
+/** Bench only, the router turned off: the last match, reused while the path repeats. */
+function lastMatch(host: Host, rawPath: string, path: string): ReturnType<Host['router']['match']> {
+  if (rawPath !== lastPath) {
+    lastPath = rawPath;
+    lastFound = host.router.match(rawPath, path);
+  }
+  return lastFound;
 }
 
 function onTimeout(x: Exchange): void {

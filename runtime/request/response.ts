@@ -1,7 +1,8 @@
 /**
  * From what a handler returned (or threw) to the HTTP response: the body mapping of
  * docs/handlers.md, the JSON error shape, the logid header on every response, and one
- * request line in the log per request.
+ * request line in the log per request. The head of an answer and the writing of a whole one
+ * are response-head.ts; a returned stream is sent by stream-answer.ts, imported on the first.
  *
  * It keeps one invariant for every response it writes (docs/architecture.md#the-response-invariant):
  * - one framing: the runtime owns Transfer-Encoding and Content-Length, so a response never
@@ -14,146 +15,26 @@
  *   request's own ServerResponse, which node queues behind the responses before it, and the
  *   connection-level errors of serve/http-server.ts wait for those to finish.
  */
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import type { TransformCallback } from 'node:stream';
 import { CloudfnError, createError } from '../errors.js';
+import { LazyImport } from '../lazy-import.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
-import { lingerClose, lingerOnClose } from './linger.js';
+import { lingerOnClose } from './linger.js';
 import { errorBody } from './error-body.js';
 import { issuesText } from '../contract/pointer.js';
+import { ablation } from '../bench-ablation.js';
+import { BINARY, byteLength, end, endHeadOnly, headersFor, JSON_TYPE, NO_HEADERS, TEXT } from './response-head.js';
+import type { ReadableLike } from './stream-answer.js';
 
-// A builtin through process.getBuiltinModule rather than an ESM import, which builds a namespace
-// from every export of the module: node:util, node:buffer and node:stream imported that way cost
-// 0.7 ms of each cold start (node 20, after node:http), taken this way 0.1 ms.
-const { Transform } = process.getBuiltinModule('node:stream');
-
-const TEXT = 'text/plain; charset=utf-8';
-const JSON_TYPE = 'application/json; charset=utf-8';
-const BINARY = 'application/octet-stream';
-
-interface ReadableLike {
-  pipe<T extends NodeJS.WritableStream>(destination: T): T;
-  unpipe?(destination: NodeJS.WritableStream): unknown;
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
-  destroy?(error?: Error): unknown;
-}
+/** Sending a returned stream (stream-answer.ts), imported on the first one. */
+const streamAnswer = new LazyImport(() => import('./stream-answer.js'));
 
 function isReadable(value: object): value is ReadableLike {
   return typeof (value as ReadableLike).pipe === 'function' && typeof (value as ReadableLike).on === 'function';
 }
 
-/** Response headers as node's writeHead takes them flat: name, value, name, value. */
-type HeaderList = (string | number | readonly string[])[];
-
-/** What `headersFor` adds to or keeps from the handler's headers. */
-interface HeaderPlan {
-  /** The default Content-Type (a handler's own wins). */
-  contentType: string | undefined;
-  /**
-   * The Content-Length to send; `stream` keeps the handler's as the declared length of a
-   * stream; `none` sends none (204, 304).
-   */
-  length: number | 'stream' | 'none';
-  /** Send the headers and cookies the handler set (answers and HttpErrors do, runtime errors not). */
-  handlerHeaders: boolean;
-  /** Add `connection: close`. */
-  close: boolean;
-  /** Add `allow: GET, POST` (a 405). */
-  allow: boolean;
-  /** Add `retry-after` with these seconds (a 503 for load, not for shutdown). */
-  retryAfter?: number | undefined;
-}
-
 /** A load refusal that knows how long the client should wait (memory-budget.ts); 1 s when unset. */
 export type RetryAfterError = CloudfnError & { retryAfter?: number };
-
-/**
- * Builds the response headers: the handler's, its cookies, the default content type, the
- * length, the logid, and the runtime's own `connection: close` and `allow`, which replace a
- * handler's header of the same name. A flat array rather than an object: writeHead walks it
- * without for-in and hasOwn, and the common GET builds one small array (part of the 0.3 µs
- * per request measured for this file's changes, with the single-pass byte count below).
- */
-function headersFor(x: Exchange, plan: HeaderPlan): HeaderList {
-  const { contentType, length, close, allow } = plan;
-  const out: HeaderList = [];
-  let hasType = false;
-  if (plan.handlerHeaders) {
-    let cookies: readonly string[] | undefined = x.cookies;
-    const own = x.headers;
-    if (own !== undefined) {
-      for (const key in own) {
-        const [name, value] = own[key]!;
-        if (key === 'content-type') hasType = true;
-        else if (key === 'set-cookie' && cookies !== undefined) {
-          // The handler's Set-Cookie header and its setCookie calls go out together, its header first.
-          cookies = [...(Array.isArray(value) ? value : [value as string]), ...cookies];
-          continue;
-        } else if (
-          key === 'transfer-encoding' ||
-          (key === 'content-length' && length !== 'stream') ||
-          (key === 'connection' && close) ||
-          (key === 'allow' && allow)
-        )
-          continue;
-        out.push(name, value);
-      }
-    }
-    if (cookies !== undefined) out.push('set-cookie', cookies);
-  }
-  if (!hasType && contentType !== undefined) out.push('content-type', contentType);
-  if (typeof length === 'number') out.push('content-length', length);
-  out.push(x.host.options.logidHeader, x.logid);
-  if (allow) out.push('allow', 'GET, POST');
-  if (close) out.push('connection', 'close');
-  if (plan.retryAfter !== undefined) out.push('retry-after', String(plan.retryAfter));
-  return out;
-}
-
-/** The byte length of a body. */
-function byteLength(body: string | Buffer | undefined): number {
-  return body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-}
-
-/** Writes a whole response; the caller has claimed the exchange. */
-function end(x: Exchange, status: number, headers: HeaderList, body: string | Buffer | undefined): void {
-  const res = x.res;
-  res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
-  res.end(body);
-  // Most answers leave at once; one still in node's buffers waits for a client that reads.
-  if (res.writableLength > 0) stuckAnswer(x, res.writableLength);
-}
-
-/**
- * An answer the client has not read yet: its bytes count against the memory budget until they
- * are sent, and the connection is closed when the client reads nothing for `sendTimeout`
- * (node's idle timeout of the socket, which a write that makes progress renews; node sets the
- * keep-alive timeout in its place once the answer is sent).
- */
-function stuckAnswer(x: Exchange, pending: number): void {
-  const host = x.host;
-  host.memory?.holdAnswer(x.res, pending, x.fn);
-  const socket = x.res.socket;
-  // Shortened while the app is under pressure (overload.ts).
-  const ms = host.overload?.sendTimeout ?? host.options.sendTimeout;
-  if (ms > 0 && socket != null) {
-    socket.setTimeout(ms);
-    // Sent at last: node's own 'finish' listener ran first and set the keep-alive timeout,
-    // unless keepAliveTimeout is 0; then the idle socket must not keep this one.
-    x.res.once('finish', () => {
-      if (socket.timeout === ms) socket.setTimeout(0);
-    });
-    x.res.once('timeout', () => {
-      host.connections?.sendTimedOut();
-      x.line('warn', `the client did not read the answer for ${ms} ms (sendTimeout); the connection was closed`, {
-        sendTimeout: ms,
-      });
-      socket.destroy();
-    });
-  }
-}
 
 /**
  * Sends a handler's return value: nothing for undefined/null, text for strings, bytes for
@@ -202,25 +83,15 @@ export function sendResult(x: Exchange, result: unknown): void {
   end(
     x,
     status,
-    headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }),
+    ablation.headers
+      ? NO_HEADERS
+      : headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }),
     body,
   );
   finish(x, status, bytes);
 }
 
-/** Answers 204 or 304: these end at their head, so no body and no length (the exchange is claimed). */
-function endHeadOnly(x: Exchange, status: number): void {
-  const headers = headersFor(x, {
-    contentType: undefined,
-    length: 'none',
-    handlerHeaders: true,
-    close: x.host.closing,
-    allow: false,
-  });
-  end(x, status, headers, undefined);
-  finish(x, status, 0);
-}
-
+/** Checks the status and the declared length of a stream answer, then sends it (stream-answer.ts). */
 function sendStream(x: Exchange, stream: ReadableLike): void {
   const status = x.status;
   if (status < 200) {
@@ -239,77 +110,15 @@ function sendStream(x: Exchange, stream: ReadableLike): void {
     );
     return;
   }
-  if (!x.claim()) return;
-  const res = x.res;
-  if (status === 204 || status === 304) {
-    stream.destroy?.();
-    endHeadOnly(x, status);
-    return;
-  }
-  let bytes = 0;
-  const headers = headersFor(x, {
-    contentType: BINARY,
-    length: 'stream',
-    handlerHeaders: true,
-    close: x.host.closing,
-    allow: false,
-  });
-  res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
-  // A stream answer waits on I/O anyway, so its listeners are closures: the sync path has none.
-  stream.on('data', (chunk: unknown) => {
-    bytes += (chunk as Buffer).length;
-  });
-  stream.on('error', (error: unknown) => {
-    // The status line is gone: ending normally would pass a truncated body off as whole.
-    x.line('error', `the returned stream failed after ${bytes} bytes: ${String(error)}`, {
-      stack: (error as Error)?.stack,
-    });
-    res.destroy(error as Error);
-  });
-  let cut: string | undefined;
-  let ended = false;
-  // A response queued behind a pipelined one that closed the connection never gets a socket,
-  // so never a 'close' of its own: the connection's close ends it (else it stays in flight).
-  const socket = x.req.socket;
-  const settle = (): void => {
-    if (ended) return;
-    ended = true;
-    socket?.off('close', settle);
-    finish(x, x.status, bytes, cut);
-  };
-  res.once('close', settle);
-  socket?.once('close', settle);
-  if (declared === undefined) {
-    stream.pipe(res);
-    return;
-  }
-  // A declared length is checked before bytes reach the socket: the chunk that would pass it is
-  // never written, and a stream that ends short never ends the response, so the client always
-  // sees a cut body, never a whole one followed by stray bytes.
-  const check = new LengthCheck(declared);
-  check.on('error', (error: Error) => {
-    cut = `CLOUDFN_BAD_RESPONSE_LENGTH: ${error.message}`;
-    x.line('error', `the response was cut: ${error.message}`, {
-      code: 'CLOUDFN_BAD_RESPONSE_LENGTH',
-    });
-    stream.destroy?.();
-    stream.unpipe?.(check);
-    cutResponse(res);
-  });
-  stream.pipe(check).pipe(res);
-}
-
-/**
- * Ends the connection of a response whose body cannot be completed: what was written goes out,
- * then a FIN, so the client sees a body shorter than its length. A lingering close rather than
- * `res.destroy()`: destroying with the client's pipelined requests unread sends a reset, and a
- * reset makes the client's kernel drop the earlier, complete responses it had not read yet.
- */
-function cutResponse(res: ServerResponse): void {
-  const socket = res.socket;
-  if (socket !== null) return lingerClose(socket);
-  // Queued behind another response: node flushes what was written when the socket comes.
-  res.once('socket', (assigned: Socket) => setImmediate(lingerClose, assigned));
+  const loaded = streamAnswer.value;
+  if (loaded !== undefined) return loaded.sendStreamAnswer(x, stream, declared);
+  streamAnswer.load().then(
+    (module) => module.sendStreamAnswer(x, stream, declared),
+    (error: unknown) => {
+      stream.destroy?.();
+      sendError(x, error);
+    },
+  );
 }
 
 /**
@@ -321,27 +130,6 @@ function declaredLength(x: Exchange): number | undefined | null {
   if (header === undefined) return undefined;
   const text = String(header[1]).trim();
   return /^\d{1,15}$/.test(text) ? Number(text) : null;
-}
-
-/** Passes bytes through while they fit the declared length; errors on the first that does not, or at an early end. */
-class LengthCheck extends Transform {
-  readonly #declared: number;
-  #seen = 0;
-  constructor(declared: number) {
-    super();
-    this.#declared = declared;
-  }
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.#seen += chunk.length;
-    if (this.#seen > this.#declared)
-      return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, `more than ${this.#declared}`));
-    callback(null, chunk);
-  }
-  override _flush(callback: TransformCallback): void {
-    if (this.#seen !== this.#declared)
-      return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, String(this.#seen)));
-    callback();
-  }
 }
 
 /**

@@ -396,3 +396,58 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
     expect(results.peerTable).toContain('| peer | request |');
   }, 45_000);
 });
+
+describe.skipIf(!built)('the ablation (a short run; needs npm run build)', () => {
+  it('measures cloudfn with each part off beside fastify and raw, every answer a 2xx', async () => {
+    const out = join(dir, 'ablation.json');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        join(ROOT, 'test/bench/ablation.mjs'),
+        ...['--load', 'autocannon', '--rounds', '3', '--seconds', '0.2', '--warmup', '0'],
+        ...['--parts', 'all', '--node-flags=--max-semi-space-size=16', '--out', out, '--quiet'],
+      ],
+      { timeout: 90_000 },
+    );
+    expect(stdout).toContain('| all of the above at once |');
+    expect(stdout).toContain('| node --max-semi-space-size=16 (not a part: a flag, left out of the sum) |');
+    const results = JSON.parse(readFileSync(out, 'utf8')) as {
+      requests: Record<
+        string,
+        {
+          problems: number;
+          fastify: { median: number };
+          raw: { median: number };
+          parts: Record<string, { problems: number; on: { median: number }; off: { median: number } }>;
+        }
+      >;
+    };
+    expect(Object.keys(results.requests)).toEqual(['get', 'json']);
+    for (const row of Object.values(results.requests)) {
+      // A server with every part off still answers every request with a 2xx.
+      expect(row.problems).toBe(0);
+      expect(row.fastify.median).toBeGreaterThan(0);
+      expect(row.raw.median).toBeGreaterThan(0);
+      expect(Object.keys(row.parts)).toEqual(['all', '@--max-semi-space-size=16']);
+      for (const part of Object.values(row.parts)) {
+        expect(part.problems).toBe(0);
+        expect(part.on.median).toBeGreaterThan(0);
+        expect(part.off.median).toBeGreaterThan(0);
+      }
+    }
+  }, 120_000);
+
+  it('measures the parts in process, in nanoseconds per request', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        join(ROOT, 'test/bench/request-path.mjs'),
+        ...['--parts', 'log,all', '--batches', '2', '--requests-per-batch', '200'],
+      ],
+      { timeout: 60_000 },
+    );
+    for (const request of ['GET /hello?name=a', 'POST /echo, JSON 1 KB']) expect(stdout).toContain(`**${request}**`);
+    expect(stdout).toMatch(/^\| log \| \d+ \| -?\d+ \(-?\d+ to -?\d+\) \|$/m);
+    expect(stdout).toMatch(/^\| all \| \d+ \| -?\d+ \(-?\d+ to -?\d+\) \|$/m);
+  }, 90_000);
+});

@@ -11,7 +11,7 @@ import { median } from './stats.mjs';
 
 /**
  * Runs `rounds` rounds over `kinds`, each loaded by the same request.
- * Resolves with, per kind, one `{ rps, requests, maxRss, cpuMicrosPerRequest, p99Ms, non2xx, socketErrors }`
+ * Resolves with, per kind, one `{ rps, requests, maxRss, cpuMicrosPerRequest, userMicrosPerRequest, p99Ms, non2xx, socketErrors }`
  * per round.
  * @param {object} o
  * @param {string[]} o.kinds e.g. ['raw', 'cloudfn']
@@ -47,7 +47,10 @@ export async function measureKinds({
     try {
       for (const kind of kinds) servers[kind] = await startServer(kind, logFile);
       const totals = Object.fromEntries(
-        kinds.map((kind) => [kind, { requests: 0, seconds: 0, cpuMicros: 0, p99s: [], non2xx: 0, socketErrors: 0 }]),
+        kinds.map((kind) => [
+          kind,
+          { requests: 0, seconds: 0, cpuMicros: 0, userMicros: 0, p99s: [], non2xx: 0, socketErrors: 0 },
+        ]),
       );
       if (warmup > 0)
         for (const kind of kinds)
@@ -63,6 +66,7 @@ export async function measureKinds({
           total.requests += run.requests;
           total.seconds += run.requests / run.rps;
           total.cpuMicros += after.cpuMicros - before.cpuMicros;
+          total.userMicros += after.userMicros - before.userMicros;
           total.p99s.push(run.p99Ms);
           total.non2xx += run.non2xx;
           total.socketErrors += run.socketErrors;
@@ -77,6 +81,8 @@ export async function measureKinds({
           maxRss: stats.maxRss,
           // CPU time per request moves far less than req/s when other processes share the machine.
           cpuMicrosPerRequest: total.cpuMicros / total.requests,
+          // Its user-space part: the code's own work, without the kernel's socket time.
+          userMicrosPerRequest: total.userMicros / total.requests,
           // The p99 latency of a round is the median of its turns' p99s. Each turn's p99 comes
           // from its own wrk run (percentiles of separate runs cannot be merged without their
           // histograms); the median keeps one turn hit by a burst of other work from setting

@@ -11,15 +11,23 @@ const SCRIPT = fileURLToPath(new URL('../servers/http-server.mjs', import.meta.u
 
 /**
  * Starts `node servers/http-server.mjs <kind>`; stdout (cloudfn's log lines) goes to `logFile`.
+ * A kind `cloudfn~log,trace` is cloudfn with those parts of its request path turned off
+ * (`CLOUDFN_BENCH_ABLATE`, runtime/bench-ablation.ts; test/bench/ablation.mjs), and a kind
+ * `cloudfn@--max-semi-space-size=16` runs node with that flag (several: `@a@b`).
  * Resolves once it listens, with its port, a `stats()` and a `stop()`.
  */
 export function startServer(kind, logFile) {
+  const [spec, ...nodeFlags] = kind.split('@');
+  const [base, ablate] = spec.split('~');
   const out = openSync(logFile, 'a');
-  const [command, args] = pinned('server', process.execPath, [SCRIPT, kind]);
+  const [command, args] = pinned('server', process.execPath, [...nodeFlags, SCRIPT, base]);
+  const env = { ...process.env, NODE_ENV: 'production', BENCH_LOG_FILE: logFile };
+  delete env.CLOUDFN_BENCH_ABLATE;
+  if (ablate !== undefined) env.CLOUDFN_BENCH_ABLATE = ablate;
   const child = spawn(command, args, {
     stdio: ['ignore', out, 'pipe', 'ipc'],
     // BENCH_LOG_FILE: where a peer with its logger on (fastify-log) writes its lines.
-    env: { ...process.env, NODE_ENV: 'production', BENCH_LOG_FILE: logFile },
+    env,
   });
   closeSync(out);
   let stderr = '';

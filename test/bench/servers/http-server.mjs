@@ -71,6 +71,7 @@ process.on('message', (message) => {
       heapTotal: memory.heapTotal,
       maxRss: process.resourceUsage().maxRSS * 1024,
       cpuMicros: cpu.user + cpu.system,
+      userMicros: cpu.user,
     });
   }
 });
