@@ -13,6 +13,7 @@ import { pickGatewayLogid, pickLogid } from '../log/logid.js';
 import { otelBridge, otelRegistered } from '../trace/otel.js';
 import type { QueryParams, Trigger } from '../types.js';
 import { cookieCodec } from './cookie-codec.js';
+import { decodePath } from './decode-path.js';
 import { Exchange, type Host } from './exchange.js';
 import { finish } from './finish.js';
 import { closesAfterAnswer } from './linger.js';
@@ -221,52 +222,6 @@ function nonOriginTarget(x: Exchange, url: string): string | undefined {
   }
   const rest = url.slice(scheme[0].length);
   return rest.charCodeAt(0) === 47 ? rest : `/${rest}`;
-}
-
-/**
- * The path a function name is read from. Escapes are decoded, so `/%65cho` runs `echo` (RFC
- * 3986 §6.2.2.2: an escaped unreserved character is the character, and a gateway that
- * normalizes sees the same name; the request line keeps the path as sent). Refused with 400,
- * because a gateway would see another path than the function: an escaped '/' (`%2F`, one
- * segment to a gateway, two here) and '.' or '..' segments (a gateway resolves them). See
- * docs/decisions.md. Returns undefined once answered.
- */
-function decodePath(x: Exchange, raw: string): string | undefined {
-  let path = raw;
-  if (raw.includes('%')) {
-    if (/%2f/i.test(raw)) {
-      sendError(
-        x,
-        createError(
-          'CLOUDFN_BAD_PATH',
-          raw,
-          "escapes a '/' as %2F, which a gateway reads as part of one segment; send the '/' itself",
-        ),
-      );
-      return undefined;
-    }
-    try {
-      path = decodeURIComponent(raw);
-    } catch {
-      sendError(x, createError('CLOUDFN_BAD_PATH', raw, "has a bad percent-escape; encode '%' as %25"));
-      return undefined;
-    }
-  }
-  if (path.includes('/.')) {
-    const segments = path.split('/');
-    if (segments.includes('.') || segments.includes('..')) {
-      sendError(
-        x,
-        createError(
-          'CLOUDFN_BAD_PATH',
-          raw,
-          "has a '.' or '..' segment, which a gateway resolves before routing; send the resolved path",
-        ),
-      );
-      return undefined;
-    }
-  }
-  return path;
 }
 
 /**
