@@ -11,6 +11,7 @@
  *   node test/bench/ablation.mjs [--node 24] [--requests get,json] [--parts log,trace,...]
  *                                [--rounds 3] [--seconds 2] [--warmup 1] [--out <file>]
  *                                [--node-flags=--max-semi-space-size=16] [--load wrk|autocannon]
+ *                                [--against /path/to/an/earlier/built/checkout]
  *
  * --node: `current` (default), a major version (installed as `npm run bench` does) or a path:
  * the script runs itself again on that Node, so the servers run on it.
@@ -58,6 +59,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     'node-flags': { type: 'string' },
+    against: { type: 'string' },
     load: { type: 'string', default: 'wrk' },
   },
 });
@@ -130,23 +132,34 @@ try {
       parts: {},
     };
     // --node-flags: one more pair, cloudfn against cloudfn run with those node flags.
-    const variants = values['node-flags'] === undefined ? parts : [...parts, `@${values['node-flags']}`];
+    // --against: one more pair, the other checkout's cloudfn (before) against this one (after).
+    const variants = [
+      ...parts,
+      ...(values['node-flags'] === undefined ? [] : [`@${values['node-flags']}`]),
+      ...(values.against === undefined ? [] : [`#${values.against}`]),
+    ];
     for (const part of variants) {
       const flags = part.startsWith('@') ? part.slice(1).split(/\s+/).join('@') : undefined;
+      const against = part.startsWith('#') ? part.slice(1) : undefined;
       log(
-        `${label}: cloudfn against cloudfn ${flags === undefined ? `without ${PART_LABELS[part]}` : `with ${part.slice(1)}`}`,
+        against !== undefined
+          ? `${label}: cloudfn of ${against} (before) against this checkout's (after)`
+          : `${label}: cloudfn against cloudfn ${flags === undefined ? `without ${PART_LABELS[part]}` : `with ${part.slice(1)}`}`,
       );
-      const off = flags === undefined ? `cloudfn~${part}` : `cloudfn@${flags}`;
-      const r = await measureKinds({ ...http, kinds: ['cloudfn', off], path, request, progress: log });
+      const [on, off] =
+        against !== undefined
+          ? [`cloudfn#${against}`, 'cloudfn']
+          : ['cloudfn', flags === undefined ? `cloudfn~${part}` : `cloudfn@${flags}`];
+      const r = await measureKinds({ ...http, kinds: [on, off], path, request, progress: log });
       row.parts[part] = {
-        on: spread(cpu(r.cloudfn)),
+        on: spread(cpu(r[on])),
         off: spread(cpu(r[off])),
-        saved: spread(diffs(cpu(r.cloudfn), cpu(r[off]))),
+        saved: spread(diffs(cpu(r[on]), cpu(r[off]))),
         // User time alone: the part's own code, without the kernel's share, which moves with load.
-        savedUser: spread(diffs(user(r.cloudfn), user(r[off]))),
+        savedUser: spread(diffs(user(r[on]), user(r[off]))),
         // The same difference as a share of the pair's own cloudfn, to carry over to other rounds.
-        savedShare: spread(cpu(r.cloudfn).map((on, i) => (on - cpu(r[off])[i]) / on)),
-        problems: problems([...r.cloudfn, ...r[off]]),
+        savedShare: spread(cpu(r[on]).map((v, i) => (v - cpu(r[off])[i]) / v)),
+        problems: problems([...r[on], ...r[off]]),
       };
     }
     results.requests[key] = row;
@@ -173,7 +186,7 @@ for (const [key, row] of Object.entries(results.requests)) {
     const carried = p.savedShare.median * row.cloudfn.median;
     if (part in PART_LABELS && part !== 'all') sum += carried;
     lines.push(
-      `| ${PART_LABELS[part] ?? `node ${part.slice(1)} (not a part: a flag, left out of the sum)`} | ${us(p.on)} | ${us(p.off)} | ${us(p.saved)} | ${us(p.savedUser)} | ${pct(p.savedShare.median)} (${pct(p.savedShare.min)} to ${pct(p.savedShare.max)}) | ${pct(carried / row.gap.median)}${p.problems ? ` (${p.problems} errors)` : ''} |`,
+      `| ${PART_LABELS[part] ?? (part.startsWith('#') ? `before (${part.slice(1)}) → after (this checkout), not a part: left out of the sum` : `node ${part.slice(1)} (not a part: a flag, left out of the sum)`)} | ${us(p.on)} | ${us(p.off)} | ${us(p.saved)} | ${us(p.savedUser)} | ${pct(p.savedShare.median)} (${pct(p.savedShare.min)} to ${pct(p.savedShare.max)}) | ${pct(carried / row.gap.median)}${p.problems ? ` (${p.problems} errors)` : ''} |`,
     );
   }
   row.sumOfParts = sum;

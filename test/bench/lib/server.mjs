@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinned } from './cpu.mjs';
 
@@ -13,14 +14,18 @@ const SCRIPT = fileURLToPath(new URL('../servers/http-server.mjs', import.meta.u
  * Starts `node servers/http-server.mjs <kind>`; stdout (cloudfn's log lines) goes to `logFile`.
  * A kind `cloudfn~log,trace` is cloudfn with those parts of its request path turned off
  * (`CLOUDFN_BENCH_ABLATE`, runtime/bench-ablation.ts; test/bench/ablation.mjs), and a kind
- * `cloudfn@--max-semi-space-size=16` runs node with that flag (several: `@a@b`).
+ * `cloudfn@--max-semi-space-size=16` runs node with that flag (several: `@a@b`), and a kind
+ * `cloudfn#/path/to/checkout` runs the server of another built checkout (a before/after pair;
+ * the path may hold neither `@` nor `~`).
  * Resolves once it listens, with its port, a `stats()` and a `stop()`.
  */
 export function startServer(kind, logFile) {
-  const [spec, ...nodeFlags] = kind.split('@');
+  const [treeSpec, ...nodeFlags] = kind.split('@');
+  const [spec, tree] = treeSpec.split('#');
   const [base, ablate] = spec.split('~');
+  const script = tree === undefined ? SCRIPT : join(tree, 'test/bench/servers/http-server.mjs');
   const out = openSync(logFile, 'a');
-  const [command, args] = pinned('server', process.execPath, [...nodeFlags, SCRIPT, base]);
+  const [command, args] = pinned('server', process.execPath, [...nodeFlags, script, base]);
   const env = { ...process.env, NODE_ENV: 'production', BENCH_LOG_FILE: logFile };
   delete env.CLOUDFN_BENCH_ABLATE;
   if (ablate !== undefined) env.CLOUDFN_BENCH_ABLATE = ablate;
