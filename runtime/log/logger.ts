@@ -4,6 +4,7 @@
  */
 import { MAX_LINE_LENGTH, toRecord, type LogLevel, type LogRecord, type LogSink, type TraceIds } from './record.js';
 import { RequestLineText, requestRecord, type RequestLine } from './request-line.js';
+import { RequestLineBytes } from './request-line-bytes.js';
 
 /**
  * The logger shared by the runtime and every service: one sink, records built by `toRecord`
@@ -14,6 +15,8 @@ export class Logger {
   #sinkFailed = false;
   /** The texts of the last request line, per logger so two apps never share them. */
   readonly #lines = new RequestLineText();
+  /** The same line as bytes, for sinks that take them. */
+  readonly #bytes = new RequestLineBytes();
   constructor(sink: LogSink) {
     this.sink = sink;
   }
@@ -54,6 +57,16 @@ export class Logger {
    */
   request(facts: RequestLine): void {
     const sink = this.sink;
+    if (sink.writeEncoded !== undefined) {
+      // Straight into the sink's bytes (request-line-bytes.ts); the text form for what it leaves.
+      const bound = this.#bytes.bound(facts);
+      try {
+        if (bound >= 0 && sink.writeEncoded(bound, this.#bytes, facts)) return;
+      } catch (failure) {
+        this.#reportSinkFailure(failure);
+        return;
+      }
+    }
     if (sink.writeLine !== undefined) {
       const line = this.#lines.format(facts);
       if (line.length <= MAX_LINE_LENGTH) {

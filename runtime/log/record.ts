@@ -20,7 +20,20 @@ export interface LogSink {
    * JSON text offer it so the request line can be built as text, without a record object.
    */
   writeLine?(line: string): void;
+  /**
+   * Takes a line as bytes the encoder writes straight into the sink's buffer, with room for
+   * `maxBytes` (the newline is the sink's). False when the sink has no room for that many bytes
+   * at once or the encoder gave up (`encode` returned -1): nothing was kept, and the caller
+   * writes the line another way.
+   */
+  writeEncoded?<T>(maxBytes: number, encoder: LineEncoder<T>, value: T): boolean;
   flush?(): void;
+}
+
+/** Writes one line's bytes for `LogSink.writeEncoded`. */
+export interface LineEncoder<T> {
+  /** Writes `value` at `at`; returns the end, or -1 to write nothing. */
+  encode(buffer: Buffer, at: number, value: T): number;
 }
 
 /** The trace ids a request's lines carry; the request's Exchange has them. */

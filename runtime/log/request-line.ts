@@ -25,6 +25,8 @@ export interface RequestLine {
   traceId?: string | undefined;
   /** The request's span id, 16 lower-case hex digits (given with traceId). */
   spanId?: string | undefined;
+  /** Both ids as one string, the trace id's 32 digits then the span id's 16, in place of the two. */
+  traceSpan?: string | undefined;
 }
 
 /**
@@ -37,7 +39,10 @@ export function requestRecord(facts: RequestLine): LogRecord {
   const record: Record<string, unknown> = { level, time: Date.now(), method, path, status, durationMs, bytes, trigger };
   if (error !== undefined) record['error'] = error;
   record['logid'] = facts.logid;
-  if (facts.traceId !== undefined) {
+  if (facts.traceSpan !== undefined) {
+    record['trace_id'] = facts.traceSpan.slice(0, 32);
+    record['span_id'] = facts.traceSpan.slice(32);
+  } else if (facts.traceId !== undefined) {
     record['trace_id'] = facts.traceId;
     record['span_id'] = facts.spanId;
   }
@@ -105,7 +110,11 @@ export class RequestLineText {
       (error === undefined ? this.#triggerLogid : `${this.#triggerOnly},"error":${JSON.stringify(error)},"logid":`) +
       JSON.stringify(facts.logid) +
       // Both ids are lower-case hex (checked when read, made here, or an SDK's): no escaping.
-      (facts.traceId === undefined ? '' : `,"trace_id":"${facts.traceId}","span_id":"${facts.spanId}"`) +
+      (facts.traceSpan !== undefined
+        ? `,"trace_id":"${facts.traceSpan.slice(0, 32)}","span_id":"${facts.traceSpan.slice(32)}"`
+        : facts.traceId === undefined
+          ? ''
+          : `,"trace_id":"${facts.traceId}","span_id":"${facts.spanId}"`) +
       this.#functionMsg +
       status +
       ' ' +

@@ -3,7 +3,7 @@
  * bytes to stdout), or an array in memory for tests. The records themselves are built in
  * record.ts.
  */
-import { serializeRecord, type LogRecord, type LogSink } from './record.js';
+import { serializeRecord, type LineEncoder, type LogRecord, type LogSink } from './record.js';
 
 /**
  * A sink writing JSON lines. Lines are batched and written once per turn of the event loop:
@@ -82,7 +82,7 @@ export interface StdoutSinkOptions {
  */
 export function createStdoutSink(
   options: StdoutSinkOptions = {},
-): LogSink & { writeLine(line: string): void; flush(): void } {
+): LogSink & { writeLine(line: string): void; writeEncoded: NonNullable<LogSink['writeEncoded']>; flush(): void } {
   const stream = options.stream ?? (() => process.stdout);
   const size = options.batchBytes ?? 64 * 1024;
   let batch = Buffer.allocUnsafeSlow(size);
@@ -124,9 +124,20 @@ export function createStdoutSink(
     batch[used++] = 0x0a;
     schedule();
   };
+  const writeEncoded = <T>(maxBytes: number, encoder: LineEncoder<T>, value: T): boolean => {
+    if (maxBytes + 1 > size) return false;
+    if (used + maxBytes + 1 > size) flush();
+    const end = encoder.encode(batch, used, value);
+    if (end < 0) return false;
+    used = end;
+    batch[used++] = 0x0a;
+    schedule();
+    return true;
+  };
   return {
     write: (record) => writeLine(serializeRecord(record)),
     writeLine,
+    writeEncoded,
     flush,
   };
 }
