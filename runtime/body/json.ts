@@ -1,11 +1,18 @@
 /**
  * JSON bodies: decoded by charset, parsed with JSON.parse, errors located by line and
  * column, and keys that could reach a prototype (`__proto__`, `constructor.prototype`)
- * refused or removed.
+ * refused or removed. The locator of errors (json-error.ts) is imported on the first body that
+ * fails to parse: in a bundle it is a chunk read then, not at start-up (issue 44).
  */
-import { createError } from '../errors.js';
+import { type CloudfnError, createError } from '../errors.js';
+import { LazyImport } from '../lazy-import.js';
 import { charsetName, decodeText } from './decode-text.js';
-import { describeJsonError } from './json-error.js';
+
+/**
+ * The locator of JSON syntax errors, imported on the first body that does not parse; the
+ * bodies that fail after it loaded are refused synchronously.
+ */
+export const jsonErrorLocator = new LazyImport(() => import('./json-error.js'));
 
 /**
  * What to do with a `__proto__` or `constructor.prototype` key: `'error'` refuses the body
@@ -16,8 +23,10 @@ export type ProtoAction = 'error' | 'remove';
 
 /**
  * Parses a JSON body. An empty (or whitespace-only) body gives `{}`. Malformed JSON throws
- * CLOUDFN_BAD_JSON (400) saying where; bytes invalid in the charset throw CLOUDFN_BAD_JSON;
- * an unknown charset throws CLOUDFN_BAD_CHARSET (415).
+ * CLOUDFN_BAD_JSON (400) saying where, or, while the locator of errors is not loaded yet,
+ * returns a Promise rejected with that error once it is (`parseBody` may return a Promise);
+ * bytes invalid in the charset throw CLOUDFN_BAD_JSON; an unknown charset throws
+ * CLOUDFN_BAD_CHARSET (415).
  * @example parseJson(Buffer.from('{"a":1}'), undefined, 'error') // { a: 1 }
  */
 export function parseJson(body: Buffer, charset: string | undefined, protoAction: ProtoAction): unknown {
@@ -35,7 +44,13 @@ export function parseJson(body: Buffer, charset: string | undefined, protoAction
     value = JSON.parse(text);
   } catch (error) {
     if (text.trim() === '') return {};
-    throw createError('CLOUDFN_BAD_JSON', describeJsonError(text) ?? (error as Error).message);
+    const locator = jsonErrorLocator.value;
+    if (locator !== undefined) throw badJson(locator, text, error);
+    // A locator that cannot load (a chunk missing from a deployed folder) leaves V8's message.
+    return jsonErrorLocator.load().then(
+      (loaded) => Promise.reject(badJson(loaded, text, error)),
+      () => Promise.reject(badJson(undefined, text, error)),
+    );
   }
   // Walking the value costs as much as parsing it, so it runs only when the text could
   // hold a poisoned key: spelled out, or hidden behind a \u escape.
@@ -44,6 +59,11 @@ export function parseJson(body: Buffer, charset: string | undefined, protoAction
     if (key !== undefined) throw createError('CLOUDFN_POISONED_JSON', key);
   }
   return value;
+}
+
+/** CLOUDFN_BAD_JSON for `text`, saying where it goes wrong (else V8's own message). */
+function badJson(locator: typeof import('./json-error.js') | undefined, text: string, error: unknown): CloudfnError {
+  return createError('CLOUDFN_BAD_JSON', locator?.describeJsonError(text) ?? (error as Error).message);
 }
 
 function mayHoldPoison(text: string): boolean {

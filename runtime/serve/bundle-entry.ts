@@ -1,6 +1,7 @@
 /**
  * The code at the start of every bundle `cloudfn build` writes: it takes the functions the
- * bundle imported, checks them with the loader's rules, and serves them with `serve`
+ * bundle imported, checks them with the loader's rules (load.ts, imported only for a module
+ * that exports more than a handler, or no handler), and serves them with `serve`
  * (options from flags' absence: env vars, then the config baked in at build time, then
  * defaults; the health path among them).
  */
@@ -8,9 +9,9 @@ import { CloudfnError } from '../errors.js';
 import type { FunctionSpec } from '../types.js';
 import type { ConfigFile } from './config-file.js';
 import { compileCacheWarning, enableCompileCache } from './compile-cache.js';
-import { functionFromModule } from './load.js';
+import { plainFunction } from './find-handler.js';
 import { EVERY_PATH } from '../request/router.js';
-import { serve, type RunningServer } from './start.js';
+import { serve, type RunningServer } from './serve.js';
 
 /** A function as a bundle carries it: the module it imported and where it came from. */
 export interface BundledFunction {
@@ -42,7 +43,13 @@ export async function startBundle(init: BundleInit): Promise<RunningServer | und
   if (warning !== undefined) process.stderr.write(warning);
   let specs: FunctionSpec[];
   try {
-    specs = init.functions.map((fn) => functionFromModule(fn.module, fn.name, fn.where));
+    const plain = init.functions.map((fn) => plainFunction(fn.module, fn.name, fn.where));
+    // A handler with a config (or no handler) is checked by the loader's rules, imported for it.
+    if (plain.every((spec) => spec !== undefined)) specs = plain;
+    else {
+      const { functionFromModule } = await import('./load.js');
+      specs = init.functions.map((fn) => functionFromModule(fn.module, fn.name, fn.where));
+    }
   } catch (error) {
     process.stderr.write(`cloudfn: ${(error as Error).message}\n`);
     process.exitCode = 1;

@@ -1,12 +1,14 @@
 /**
  * Imports a function module (ESM, CommonJS, or TypeScript through a compile hook) and checks
  * its shape: a default export (or `module.exports`) that is a function, and an optional
- * `config` whose keys and values are validated with a message naming the file.
+ * `config` whose keys and values are validated with a message naming the file. A bundle
+ * imports this file only for a module that is not a plain handler (find-handler.ts).
  */
 import { pathToFileURL } from 'node:url';
 import { createError } from '../errors.js';
 import { LIMIT_KEYS } from '../options.js';
 import { isStandardSchema } from '../contract/standard-schema.js';
+import { findExports } from './find-handler.js';
 import type { FunctionConfig, FunctionSpec, Handler, ScheduleSpec } from '../types.js';
 
 /** Turns a source file into a file Node can import (cloudfn start passes esbuild's). */
@@ -126,21 +128,11 @@ function describeValue(value: unknown): string {
 }
 
 /**
- * Finds the handler and config in an imported module: `export default fn` (ESM, TypeScript),
- * `module.exports = fn` (CommonJS), or a CommonJS `exports.default = fn` from a compiler.
+ * Finds the handler and config in an imported module (find-handler.ts) and checks them: a
+ * default export that is a function, and a valid config.
  */
 export function functionFromModule(mod: Record<string, unknown>, name: string, where: string): FunctionSpec {
-  let handler = mod['default'] as unknown;
-  // ESM compiled to CommonJS (esbuild, tsc) marks its exports object with __esModule: its own
-  // `default` is the default export, missing when the source had none.
-  if (
-    typeof handler === 'object' &&
-    handler !== null &&
-    ((handler as { __esModule?: unknown }).__esModule === true ||
-      typeof (handler as { default?: unknown }).default === 'function')
-  ) {
-    handler = (handler as { default: unknown }).default;
-  }
+  const { handler, config } = findExports(mod);
   // A WeChat cloud function (`exports.main = async (event, context) => ...`): its own message,
   // since the fix is one line. `main` is on the namespace (ESM, or CommonJS through node's
   // export lexer) or on module.exports, which is the default of an imported CommonJS module.
@@ -153,10 +145,6 @@ export function functionFromModule(mod: Record<string, unknown>, name: string, w
   if (handler === undefined) throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
   if (typeof handler !== 'function')
     throw createError('CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', where, describeValue(handler));
-  const config =
-    mod['config'] ??
-    (mod['default'] as { config?: unknown } | undefined)?.config ??
-    (handler as { config?: unknown }).config;
   return { name, file: where, handler: handler as Handler, config: validateConfig(config, where) };
 }
 

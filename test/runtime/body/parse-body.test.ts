@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
 import { contentTypeParam, mediaType } from '../../../runtime/body/content-type.js';
+import { jsonErrorLocator } from '../../../runtime/body/json.js';
 import { parseBody } from '../../../runtime/body/parse-body.js';
 import type { Limits } from '../../../runtime/types.js';
 
@@ -59,7 +60,36 @@ describe('mediaType and contentTypeParam', () => {
   );
 });
 
+describe('parseBody: malformed JSON before its locator has loaded', () => {
+  it('rejects the first bad body with the same located error, then throws synchronously', async () => {
+    // A fresh copy of the modules: the locator of JSON errors not imported yet.
+    vi.resetModules();
+    const fresh = await import('../../../runtime/body/parse-body.js');
+    const { CloudfnError: FreshError } = await import('../../../runtime/errors.js');
+    const first = fresh.parseBody('application/json', Buffer.from('{"a":}'), limits, strict);
+    expect(first).toBeInstanceOf(Promise);
+    const error = await (first as Promise<unknown>).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(FreshError);
+    expect([(error as CloudfnError).code, (error as CloudfnError).status]).toEqual(['CLOUDFN_BAD_JSON', 400]);
+    expect((error as Error).message).toBe(
+      "the body is not valid JSON: unexpected '}' at line 1, column 6 (position 5)",
+    );
+    // Loaded now: the next bad body throws at once, with the same words.
+    expect(() => fresh.parseBody('application/json', Buffer.from('[1,]'), limits, strict)).toThrow(
+      "the body is not valid JSON: unexpected ']' at line 1, column 4 (position 3)",
+    );
+    // A body that parses never waits for the locator.
+    expect(fresh.parseBody('application/json', Buffer.from('{"b":2}'), limits, strict)).toStrictEqual({ b: 2 });
+  });
+});
+
 describe('parseBody: JSON', () => {
+  // The synchronous refusals below come once the locator of JSON errors has loaded.
+  beforeAll(() => jsonErrorLocator.load());
+
   it.each<[string, Buffer | string, unknown]>([
     ['application/json', '{"a":1,"b":[true,null,"x"]}', { a: 1, b: [true, null, 'x'] }],
     ['application/json; charset=utf-8', '[1,2]', [1, 2]],
