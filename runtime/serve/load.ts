@@ -10,6 +10,7 @@ import { LIMIT_KEYS } from '../options.js';
 import { isStandardSchema } from '../contract/standard-schema.js';
 import { findExports } from './find-handler.js';
 import type { FunctionConfig, FunctionSpec, Handler, ScheduleSpec } from '../types.js';
+import { createModuleError } from './module-errors.js';
 
 /** Turns a source file into a file Node can import (cloudfn start passes esbuild's). */
 export type CompileHook = (file: string, name: string) => Promise<string>;
@@ -141,10 +142,10 @@ export function functionFromModule(mod: Record<string, unknown>, name: string, w
     (typeof mod['main'] === 'function' ||
       typeof (handler as { main?: unknown } | null | undefined)?.main === 'function')
   )
-    throw createError('CLOUDFN_WECHAT_MAIN_EXPORT', where);
-  if (handler === undefined) throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+    throw createModuleError('CLOUDFN_WECHAT_MAIN_EXPORT', where);
+  if (handler === undefined) throw createModuleError('CLOUDFN_NO_DEFAULT_EXPORT', where);
   if (typeof handler !== 'function')
-    throw createError('CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', where, describeValue(handler));
+    throw createModuleError('CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', where, describeValue(handler));
   return { name, file: where, handler: handler as Handler, config: validateConfig(config, where) };
 }
 
