@@ -15,6 +15,7 @@ import { ConnectionLimit } from './admission/connection-limit.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { cookieCodec } from './request/cookie-codec.js';
 import { handle } from './request/handle.js';
+import { loadErrorAnswer } from './request/response.js';
 import { contracted } from './contract/lazy-contract.js';
 import { MemoryBudget } from './admission/memory-budget.js';
 import { Overload } from './admission/overload.js';
@@ -91,6 +92,8 @@ export class App implements Host {
     // loads on the first body (read-body.ts), so a process that only answers GET never holds
     // it (about 8 MB of RSS under node with its dependencies, measured on node 20).
     cookieCodec.load().catch(() => undefined);
+    // The writing of error answers (response.ts), likewise: an error that comes first waits.
+    loadErrorAnswer();
     // An SDK already registered: load the bridge now, so the first requests have their spans.
     void loadOpenTelemetry();
   }
