@@ -4,7 +4,8 @@
  * `createError(code, ...)`. The runtime's codes that only code loaded on first need raises have
  * their tables beside it, so a bundle's start code does not carry their messages (issue 44):
  * a function module's (serve/module-errors.ts), a contract's (contract/errors.ts), a multipart
- * body's (body/multipart-errors.ts); `runtimeErrors` (all-errors.ts) is the four together.
+ * body's (body/multipart-errors.ts), the metrics' (metrics/errors.ts); `runtimeErrors`
+ * (all-errors.ts) is them all together.
  * `test/errors-doc.test.ts` checks that every code of every table has an anchor in
  * `docs/errors.md`.
  */
@@ -109,11 +110,6 @@ const table = {
       `the server already has ${limit} open connections (maxConnections); retry after the Retry-After seconds on a new connection, or raise CLOUDFN_MAX_CONNECTIONS`,
   },
   CLOUDFN_BAD_CONFIG: { status: 500, message: (where: string, detail: string) => `${where}: ${detail}` },
-  CLOUDFN_METRICS_UNAVAILABLE: {
-    status: 500,
-    message: (detail: string) =>
-      `metrics are on but cannot be loaded (${detail}); install prom-client beside cloudfn, or deploy the whole bundle folder with its _chunks`,
-  },
   CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
 } satisfies Record<string, ErrorSpec>;
 

@@ -2,16 +2,20 @@
  * The answer to an error, after `sendError` (response.ts) claimed the request: the message the
  * client may read, the log line of a crash with its stack and causes, the JSON error body
  * (error-body.ts) with its headers (`Allow` on a 405, `Retry-After` on a refusal under load),
- * and the request line's `error`. Rarely needed at start, so a bundle loads it as a chunk when
- * the app is created, off the start-up path (issue 44).
+ * and the request line's `error`; and the line of a request left unrun behind a closing answer.
+ * Rarely needed at start, so a bundle loads it as a chunk when the app is created, off the
+ * start-up path (issue 44).
  */
 import { CloudfnError, createError } from '../errors.js';
 import { issuesText } from '../contract/pointer.js';
-import type { Exchange } from './exchange.js';
+import type { IncomingMessage } from 'node:http';
+import type { Exchange, Host } from './exchange.js';
 import { errorBody } from './error-body.js';
 import { finish } from './finish.js';
-import type { RetryAfterError } from './response.js';
 import { end, headersFor, JSON_TYPE } from './response-head.js';
+
+/** A load refusal that knows how long the client should wait (memory-budget.ts); 1 s when unset. */
+export type RetryAfterError = CloudfnError & { retryAfter?: number };
 
 /**
  * The message of a thrown value and of the errors that caused it (`fetch failed`'s
@@ -75,4 +79,17 @@ export function answerError(x: Exchange, error: unknown): void {
 /** The request line's `error`: `CODE: message`, and every issue of a refusal of params. */
 function errorNote(code: string, message: string, issues: CloudfnError['issues']): string {
   return issues === undefined ? `${code}: ${message}` : `${code}: ${message} [issues: ${issuesText(issues)}]`;
+}
+
+/**
+ * The line of a request left unrun because it was pipelined behind an answer that closes the
+ * connection (handle.ts): it could never be answered, so it is not run at all.
+ */
+export function logNotRun(host: Host, req: IncomingMessage, logid: string): void {
+  host.logger.line(
+    'warn',
+    logid,
+    '',
+    `${req.method ?? ''} ${req.url ?? ''} was not run: it was pipelined behind an answer that closes the connection; send it again on a new connection`,
+  );
 }

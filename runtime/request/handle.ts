@@ -20,7 +20,7 @@ import { closesAfterAnswer } from './linger.js';
 import { consoleCaptured, requestContext } from '../log/console-capture.js';
 import { stripGatewayHeaders } from './gateway-headers.js';
 import type { MemoryBudget } from '../admission/memory-budget.js';
-import { type RetryAfterError, sendError, sendResult } from './response.js';
+import { type RetryAfterError, sendError, sendResult, withErrorAnswer } from './response.js';
 import { RequestService } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
 import { ablation } from '../bench-ablation.js';
@@ -183,15 +183,12 @@ function bodyReservation(req: IncomingMessage, limit: number): number {
 
 /**
  * Leaves a request pipelined behind a closing answer unrun and unanswered (its answer could
- * not be written: the connection ends after the one before), with a line saying so.
+ * not be written: the connection ends after the one before), with a line saying so, written by
+ * error-answer.ts (loaded when the app is created).
  */
 function notRun(host: Host, req: IncomingMessage): void {
-  host.logger.line(
-    'warn',
-    pickLogid(req.headers[host.options.logidHeader]),
-    '',
-    `${req.method ?? ''} ${req.url ?? ''} was not run: it was pipelined behind an answer that closes the connection; send it again on a new connection`,
-  );
+  const logid = pickLogid(req.headers[host.options.logidHeader]);
+  withErrorAnswer((module) => module.logNotRun(host, req, logid));
 }
 
 /** Starts the request's span and duration once the bridge is loaded (the first requests after an SDK registers go without). */

@@ -2,7 +2,8 @@
  * From what a handler returned (or threw) to the HTTP response: the body mapping of
  * docs/handlers.md, the JSON error shape, the logid header on every response, and one
  * request line in the log per request. The head of an answer and the writing of a whole one
- * are response-head.ts; a returned stream is sent by stream-answer.ts, imported on the first,
+ * are response-head.ts; a returned stream is checked and sent by stream-answer.ts, imported on
+ * the first,
  * and an error answer written by error-answer.ts, loaded when the app is created.
  *
  * It keeps one invariant for every response it writes (docs/architecture.md#the-response-invariant):
@@ -16,7 +17,6 @@
  *   request's own ServerResponse, which node queues behind the responses before it, and the
  *   connection-level errors of serve/http-server.ts wait for those to finish.
  */
-import type { CloudfnError } from '../errors.js';
 import { LazyImport } from '../lazy-import.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
@@ -35,8 +35,7 @@ function isReadable(value: object): value is ReadableLike {
   return typeof (value as ReadableLike).pipe === 'function' && typeof (value as ReadableLike).on === 'function';
 }
 
-/** A load refusal that knows how long the client should wait (memory-budget.ts); 1 s when unset. */
-export type RetryAfterError = CloudfnError & { retryAfter?: number };
+export type { RetryAfterError } from './error-answer.js';
 
 /**
  * Sends a handler's return value: nothing for undefined/null, text for strings, bytes for
@@ -93,45 +92,18 @@ export function sendResult(x: Exchange, result: unknown): void {
   finish(x, status, bytes);
 }
 
-/** Checks the status and the declared length of a stream answer, then sends it (stream-answer.ts). */
+/** Sends a returned stream (stream-answer.ts, imported on the first one), or answers why not. */
 function sendStream(x: Exchange, stream: ReadableLike): void {
-  const status = x.status;
-  if (status < 200) {
-    stream.destroy?.();
-    sendError(x, new TypeError(`status ${status} cannot be a final response; use service.status() with 200-599`));
-    return;
-  }
-  const declared = declaredLength(x);
-  if (declared === null) {
-    stream.destroy?.();
-    sendError(
-      x,
-      new TypeError(
-        `Content-Length ${JSON.stringify(x.headers!['content-length']![1])} is not a byte count; set a whole number, or none for a stream`,
-      ),
-    );
-    return;
-  }
+  const send = (module: typeof import('./stream-answer.js')): void => {
+    const failure = module.sendStream(x, stream);
+    if (failure !== undefined) sendError(x, failure);
+  };
   const loaded = streamAnswer.value;
-  if (loaded !== undefined) return loaded.sendStreamAnswer(x, stream, declared);
-  streamAnswer.load().then(
-    (module) => module.sendStreamAnswer(x, stream, declared),
-    (error: unknown) => {
-      stream.destroy?.();
-      sendError(x, error);
-    },
-  );
-}
-
-/**
- * The handler's Content-Length for a stream: undefined when it set none, null when it is not a
- * byte count.
- */
-function declaredLength(x: Exchange): number | undefined | null {
-  const header = x.headers?.['content-length'];
-  if (header === undefined) return undefined;
-  const text = String(header[1]).trim();
-  return /^\d{1,15}$/.test(text) ? Number(text) : null;
+  if (loaded !== undefined) return send(loaded);
+  streamAnswer.load().then(send, (error: unknown) => {
+    stream.destroy?.();
+    sendError(x, error);
+  });
 }
 
 /**
@@ -161,6 +133,18 @@ export function sendError(x: Exchange, error: unknown): void {
       finish(x, 500, 0);
     },
   );
+}
+
+/**
+ * Runs `then` with error-answer.ts, at once when it has loaded, else once it has; a load that
+ * fails is reported on stderr (the chunk is missing from a deployed folder).
+ */
+export function withErrorAnswer(then: (module: typeof import('./error-answer.js')) => void): void {
+  const loaded = errorAnswer.value;
+  if (loaded !== undefined) return then(loaded);
+  errorAnswer.load().then(then, (error: unknown) => {
+    process.stderr.write(`cloudfn: the error answers failed to load: ${String(error)}\n`);
+  });
 }
 
 /**

@@ -1,16 +1,24 @@
 /**
  * The answer to a connection error that never reached the app (serve/http-server.ts): a JSON
  * error with a fresh logid and a warning line, written once the answers already on the socket
- * are finished, then a lingering close. Imported on the first such error: a bundle's start-up
- * does not read it (issue 44).
+ * are finished, then a lingering close; and a CONNECT, answered 405 through the pipeline.
+ * Imported on the first of either: a bundle's start-up does not read it (issue 44).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { App } from '../app.js';
 import type { CloudfnError } from '../errors.js';
 import { generateLogid } from '../log/logid.js';
 import { lingerClose } from '../request/linger.js';
+
+const http = process.getBuiltinModule('node:http');
 import { errorBody } from '../request/error-body.js';
-import type { HttpSocket } from './http-server.js';
+
+/** The socket's response in flight, and its parser's request (node's own fields). */
+export type HttpSocket = Socket & {
+  _httpMessage?: ServerResponse | null;
+  parser?: { incoming?: IncomingMessage | null } | null;
+};
 
 /** Runs `then` once no response is in flight on the socket (node queues pipelined ones). */
 export function whenIdle(socket: HttpSocket, then: () => void): void {
@@ -49,4 +57,16 @@ export function answerClientError(app: App, failure: CloudfnError, socket: Socke
     status: failure.status,
     code: failure.code,
   });
+}
+
+/** CONNECT: answered 405 through the pipeline (logid, log line), then the tunnel is closed. */
+export function onConnect(app: App, req: IncomingMessage, socket: Socket): void {
+  const res = new http.ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.once('finish', () => {
+    res.detachSocket(socket);
+    lingerClose(socket);
+  });
+  app.handle(req, res);
 }

@@ -12,6 +12,7 @@ import { createError } from '../errors.js';
 import { LazyImport } from '../lazy-import.js';
 import { checkTimeouts } from '../options.js';
 import { isLingering, lingerClose } from '../request/linger.js';
+import type { HttpSocket } from './client-error.js';
 import { healthHook } from './health.js';
 import { ablation } from '../bench-ablation.js';
 
@@ -85,27 +86,15 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
   // With a listener, node leaves `Expect: 100-continue` to the app (handle.ts sends the 100 only
   // when it reads the body) and hands CONNECT over instead of closing the socket silently.
   server.on('checkContinue', listener);
-  server.on('connect', (req: IncomingMessage, socket: Socket) => onConnect(app, req, socket));
+  // CONNECT: answered 405 through the pipeline (client-error.ts), then the tunnel is closed.
+  server.on('connect', (req: IncomingMessage, socket: Socket) =>
+    afterAnswers(socket, (module) => {
+      // A client gone while the module loaded: no request to answer.
+      if (!socket.destroyed) module.onConnect(app, req, socket);
+    }),
+  );
   return server;
 }
-
-/** CONNECT: answered 405 through the pipeline (logid, log line), then the tunnel is closed. */
-function onConnect(app: App, req: IncomingMessage, socket: Socket): void {
-  const res = new http.ServerResponse(req);
-  res.shouldKeepAlive = false;
-  res.assignSocket(socket);
-  res.once('finish', () => {
-    res.detachSocket(socket);
-    lingerClose(socket);
-  });
-  app.handle(req, res);
-}
-
-/** The socket's response in flight, and its parser's request (node's own fields). */
-export type HttpSocket = Socket & {
-  _httpMessage?: ServerResponse | null;
-  parser?: { incoming?: IncomingMessage | null } | null;
-};
 
 const ANSWERING = Symbol('cloudfn.answeringClientError');
 
@@ -154,8 +143,8 @@ function onClientError(app: App, error: NodeJS.ErrnoException, socket: Socket): 
 }
 
 /**
- * Runs `then` with the answer to connection errors (client-error.ts), imported on the first
- * such error. When it cannot load (a chunk missing from a deployed folder) the socket is closed.
+ * Runs `then` with the answers of client-error.ts, imported on the first connection error or
+ * CONNECT. When it cannot load (a chunk missing from a deployed folder) the socket is closed.
  */
 function afterAnswers(socket: Socket, then: (module: typeof import('./client-error.js')) => void): void {
   const loaded = clientErrorAnswer.value;

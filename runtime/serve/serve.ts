@@ -18,7 +18,6 @@ import type { FunctionSpec } from '../types.js';
 import type { ConfigFile } from './config-file.js';
 import { loadOpenTelemetry } from '../trace/otel.js';
 import { type BeforeHook, createHttpServer, listen } from './http-server.js';
-import { importMetrics } from './import-metrics.js';
 import type { ShutdownOptions } from './drain.js';
 import type { Extension } from './extension.js';
 import type { InjectRequest, InjectResponse } from './inject.js';
@@ -103,7 +102,12 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     logger,
   });
   const before: BeforeHook[] = [];
-  const metricsHook = await startMetrics(app, logger, options.metricsWhenInstalled === true);
+  // Imported only when on (or wanted when installed): a server without metrics loads none of it.
+  const whenInstalled = options.metricsWhenInstalled === true;
+  const metricsHook =
+    app.options.metrics || whenInstalled
+      ? await (await import('./import-metrics.js')).startMetrics(app, logger, whenInstalled)
+      : undefined;
   if (metricsHook !== undefined) before.push(metricsHook);
   // A self-hosted fleet's inner calls: the hook is imported only when a map is given.
   const innerCalls =
@@ -194,26 +198,4 @@ function setEnv(layers: readonly Readonly<Record<string, string>>[]): () => void
       else process.env[key] = value;
     }
   };
-}
-
-/**
- * Loads the metrics (and prom-client) when they are on, and then refuses a route under
- * `/_cloudfn/`, where the metrics path is answered before routing; with `whenInstalled`, also
- * when off, and a missing prom-client only warns. Resolves with the metrics path's hook.
- */
-async function startMetrics(app: App, logger: Logger, whenInstalled: boolean): Promise<BeforeHook | undefined> {
-  if (!app.options.metrics && !whenInstalled) return undefined;
-  let metrics: Awaited<ReturnType<typeof importMetrics>>;
-  try {
-    // Imported only when on: a server without metrics loads none of it.
-    metrics = await importMetrics();
-  } catch (error) {
-    if (!whenInstalled) throw error;
-    if (app.options.metrics)
-      logger.line('warn', '', RUNTIME_FUNCTION, `metrics panel off: ${(error as Error).message}`);
-    return undefined;
-  }
-  if (app.options.metrics) metrics.checkMetricsPath(app.router.routes());
-  app.useMetrics(metrics.loadMetrics(app));
-  return metrics.metricsHook(app.metrics!);
 }
