@@ -4,8 +4,8 @@
  * `createError(code, ...)`. The runtime's codes that only code loaded on first need raises have
  * their tables beside it, so a bundle's start code does not carry their messages (issue 44):
  * a function module's (serve/module-errors.ts), a contract's (contract/errors.ts), a multipart
- * body's (body/multipart-errors.ts), the metrics' (metrics/errors.ts); `runtimeErrors`
- * (all-errors.ts) is them all together.
+ * body's (body/multipart-errors.ts), the metrics' (metrics/errors.ts), an answer's that went
+ * wrong (request/answer-errors.ts); `runtimeErrors` (all-errors.ts) is them all together.
  * `test/errors-doc.test.ts` checks that every code of every table has an anchor in
  * `docs/errors.md`.
  */
@@ -84,15 +84,6 @@ const table = {
   CLOUDFN_CHUNK_EXTENSIONS_TOO_LARGE: {
     status: 413,
     message: () => `a chunk of the body carries extensions over node's limit of 16 KiB; send chunks without extensions`,
-  },
-  CLOUDFN_BAD_RESPONSE_LENGTH: {
-    status: 500,
-    message: (declared: number, sent: string) =>
-      `the function declared Content-Length ${declared} but its stream sent ${sent} bytes; send exactly that many bytes, or set no Content-Length on a stream`,
-  },
-  CLOUDFN_HANDLER_ERROR: {
-    status: 500,
-    message: () => `the function failed; look up this logid in the function's logs`,
   },
   CLOUDFN_TIMEOUT: {
     status: 504,

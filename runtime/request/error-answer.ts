@@ -6,7 +6,8 @@
  * Rarely needed at start, so a bundle loads it as a chunk when the app is created, off the
  * start-up path (issue 44).
  */
-import { CloudfnError, createError } from '../errors.js';
+import { CloudfnError } from '../errors.js';
+import { createAnswerError } from './answer-errors.js';
 import { issuesText } from '../contract/pointer.js';
 import type { IncomingMessage } from 'node:http';
 import type { Exchange, Host } from './exchange.js';
@@ -47,7 +48,7 @@ export function answerError(x: Exchange, error: unknown): void {
   const known = error instanceof CloudfnError ? error : undefined;
   const status = known?.status ?? 500;
   const code = known?.code ?? 'CLOUDFN_HANDLER_ERROR';
-  let message = known?.expose ? known.message : createError('CLOUDFN_HANDLER_ERROR').message;
+  let message = known?.expose ? known.message : createAnswerError('CLOUDFN_HANDLER_ERROR').message;
   if (!known?.expose) {
     // A crash: its message and stack go to the log, never to the client (unless in dev).
     const detail = withCauses(error);

@@ -8,7 +8,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TransformCallback } from 'node:stream';
-import { createError } from '../errors.js';
+import { createAnswerError } from './answer-errors.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
 import { lingerClose } from './linger.js';
@@ -150,12 +150,12 @@ class LengthCheck extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.#seen += chunk.length;
     if (this.#seen > this.#declared)
-      return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, `more than ${this.#declared}`));
+      return callback(createAnswerError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, `more than ${this.#declared}`));
     callback(null, chunk);
   }
   override _flush(callback: TransformCallback): void {
     if (this.#seen !== this.#declared)
-      return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, String(this.#seen)));
+      return callback(createAnswerError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, String(this.#seen)));
     callback();
   }
 }

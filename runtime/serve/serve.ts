@@ -123,7 +123,9 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   // the first request, so that request has its span. Without an SDK this loads nothing.
   await loadOpenTelemetry();
   const bound = await listen(server, app.options.port, app.options.host);
-  const restoreEnv = setEnv(extensions.map((extension) => extension.env?.(bound.url) ?? {}));
+  // The extensions' variables (extension.ts, imported only when there are extensions).
+  const restoreEnv =
+    extensions.length === 0 ? undefined : (await import('./extension.js')).setExtensionEnv(extensions, bound.url);
   // Installed once the port is open, so a start-up that fails leaves console as it was.
   const restoreConsole = app.options.captureConsole ? captureConsole(logger) : undefined;
   // performance.now() counts from the process start: the cold start, up to the open port.
@@ -167,13 +169,13 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
       for (const remove of removers) remove?.();
       await shutdown();
       restoreConsole?.();
-      restoreEnv();
+      restoreEnv?.();
     },
     async drain() {
       await closeExtensions(extensions);
       for (const remove of removers) remove?.();
       await shutdown({ drainDelay: app.options.drainDelay });
-      restoreEnv();
+      restoreEnv?.();
     },
     inject: async (request) => (await import('./inject.js')).inject(server, request),
   };
@@ -182,20 +184,4 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
 /** Closes the extensions, the last first. */
 async function closeExtensions(extensions: readonly Extension[]): Promise<void> {
   for (const extension of [...extensions].reverse()) await extension.close?.();
-}
-
-/** Sets the extensions' variables and returns how to put the old values back. */
-function setEnv(layers: readonly Readonly<Record<string, string>>[]): () => void {
-  const previous = new Map<string, string | undefined>();
-  for (const values of layers)
-    for (const [key, value] of Object.entries(values)) {
-      if (!previous.has(key)) previous.set(key, process.env[key]);
-      process.env[key] = value;
-    }
-  return () => {
-    for (const [key, value] of previous) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  };
 }

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
 import { contentTypeParam, mediaType } from '../../../runtime/body/content-type.js';
-import { jsonErrorLocator } from '../../../runtime/body/json.js';
+import { jsonErrorLocator, poisonWalk } from '../../../runtime/body/json.js';
 import { parseBody } from '../../../runtime/body/parse-body.js';
 import type { Limits } from '../../../runtime/types.js';
 
@@ -84,11 +84,47 @@ describe('parseBody: malformed JSON before its locator has loaded', () => {
     // A body that parses never waits for the locator.
     expect(fresh.parseBody('application/json', Buffer.from('{"b":2}'), limits, strict)).toStrictEqual({ b: 2 });
   });
+
+  it('checks the first body that may hold a poisoned key once the walk has loaded, then at once', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../runtime/body/parse-body.js');
+    const body = (text: string): Buffer => Buffer.from(text);
+    const refused = fresh.parseBody('application/json', body('{"__proto__":{"admin":true}}'), limits, strict);
+    expect(refused).toBeInstanceOf(Promise);
+    const error = await (refused as Promise<unknown>).then(
+      () => undefined,
+      (reason: unknown) => reason as CloudfnError,
+    );
+    expect([error?.code, error?.status]).toEqual(['CLOUDFN_POISONED_JSON', 400]);
+    expect(error?.message).toContain('"__proto__"');
+    // Loaded now: refused, stripped and kept synchronously.
+    expect(() => fresh.parseBody('application/json', body('{"constructor":{"prototype":1}}'), limits, strict)).toThrow(
+      '"constructor.prototype"',
+    );
+    expect(fresh.parseBody('application/json', body('{"a":1,"__proto__":1}'), limits, lenient)).toStrictEqual({
+      a: 1,
+    });
+    expect(fresh.parseBody('application/json', body('{"\\u00e9":1}'), limits, strict)).toStrictEqual({ é: 1 });
+  });
+
+  it('strips the keys of the first body with protoAction remove once the walk has loaded', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../runtime/body/parse-body.js');
+    const first = fresh.parseBody(
+      'application/json',
+      Buffer.from('{"a":{"__proto__":{"x":1}},"b":2}'),
+      limits,
+      lenient,
+    );
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toStrictEqual({ a: {}, b: 2 });
+  });
 });
 
 describe('parseBody: JSON', () => {
-  // The synchronous refusals below come once the locator of JSON errors has loaded.
-  beforeAll(() => jsonErrorLocator.load());
+  // The synchronous answers below come once the locator of JSON errors and the walk for
+  // poisoned keys have loaded (the describe before this one shows what comes first).
+  beforeAll(() => Promise.all([jsonErrorLocator.load(), poisonWalk.load()]));
 
   it.each<[string, Buffer | string, unknown]>([
     ['application/json', '{"a":1,"b":[true,null,"x"]}', { a: 1, b: [true, null, 'x'] }],

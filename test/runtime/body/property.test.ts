@@ -4,7 +4,7 @@ import { CloudfnError } from '../../../runtime/errors.js';
 import { parseBody } from '../../../runtime/body/parse-body.js';
 import { parseQuery } from '../../../runtime/body/query.js';
 import { findJsonError } from '../../../runtime/body/json-error.js';
-import { jsonErrorLocator } from '../../../runtime/body/json.js';
+import { jsonErrorLocator, poisonWalk } from '../../../runtime/body/json.js';
 import type { Limits } from '../../../runtime/types.js';
 
 const limits: Limits = {
@@ -65,8 +65,8 @@ const jsonish = fc.oneof(
 );
 
 describe('parseBody never crashes', () => {
-  // Malformed JSON is refused synchronously once the locator of JSON errors has loaded.
-  beforeAll(() => jsonErrorLocator.load());
+  // Malformed and poisoned JSON are answered synchronously once their modules have loaded.
+  beforeAll(() => Promise.all([jsonErrorLocator.load(), poisonWalk.load()]));
 
   it('answers random bytes of any type with a value or a 400/413/415', async () => {
     await fc.assert(

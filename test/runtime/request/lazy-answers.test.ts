@@ -107,6 +107,36 @@ describe('an error before its answer has loaded', () => {
   });
 });
 
+describe('a target that needs decoding before decode-path.ts has loaded', () => {
+  /** One request handled in the same turn as createApp, to its end. */
+  async function first(method: string, url: string) {
+    vi.resetModules();
+    const { app } = await freshApp();
+    const request = memoryRequest(method, url);
+    app.handle(request.req, request.res);
+    // decode-path.ts is imported on the first such target: the request waits for it.
+    expect(request.res.writableEnded).toBe(false);
+    await new Promise((resolve) => request.res.once('finish', resolve));
+    return request.wire();
+  }
+
+  it('runs the function a percent-escaped path names', async () => {
+    const wire = await first('GET', '/h%65llo');
+    expect(wire).toMatch(/^HTTP\/1\.1 200 /);
+    expect(wire).toContain('{"hello":"world"}');
+  });
+
+  it('routes an absolute-form target by its path', async () => {
+    expect(await first('GET', 'http://test/hello?x=1')).toContain('{"hello":"world"}');
+  });
+
+  it('refuses an escaped slash and a dot segment with 400, and `*` with 405', async () => {
+    expect(await first('GET', '/a%2Fb')).toMatch(/^HTTP\/1\.1 400 [^]*escapes a '\/' as %2F/);
+    expect(await first('GET', '/x/../hello')).toMatch(/^HTTP\/1\.1 400 [^]*has a '\.' or '\.\.' segment/);
+    expect(await first('OPTIONS', '*')).toMatch(/^HTTP\/1\.1 405 /);
+  });
+});
+
 describe('a connection error before its answer has loaded', () => {
   it('answers a 431 with the JSON error and a warning line', async () => {
     const { app, sink } = await freshApp();
