@@ -21,7 +21,7 @@ import { consoleCaptured, requestContext } from '../log/console-capture.js';
 import { stripGatewayHeaders } from './gateway-headers.js';
 import type { MemoryBudget } from '../admission/memory-budget.js';
 import { type RetryAfterError, sendError, sendResult, withErrorAnswer } from './response.js';
-import { RequestService } from './service.js';
+import { RequestService, serviceParts } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
 import { ablation } from '../bench-ablation.js';
 
@@ -267,9 +267,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 function run(x: Exchange, params: unknown, query: QueryParams | undefined, body: Buffer): void {
-  // The app started loading the cookie codec; only a request that beats it waits.
-  if (cookieCodec.value === undefined) {
-    cookieCodec.load().then(
+  // The app started loading the cookie codec and the service's parts; only a request that beats
+  // them waits.
+  if (cookieCodec.value === undefined || serviceParts.value === undefined) {
+    Promise.all([cookieCodec.load(), serviceParts.load()]).then(
       () => run(x, params, query, body),
       (error: unknown) => sendError(x, error),
     );

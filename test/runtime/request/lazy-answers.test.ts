@@ -34,7 +34,7 @@ function memoryRequest(method: string, url: string): { req: Incoming; res: Respo
 }
 
 /** An app made from fresh modules, its log kept in memory. */
-async function freshApp() {
+async function freshApp(options: { trustGatewayHeaders?: boolean } = {}) {
   const { createApp } = await import('../../../runtime/app.js');
   const { Logger } = await import('../../../runtime/log/logger.js');
   const { createMemorySink } = await import('../../../runtime/log/sinks.js');
@@ -43,6 +43,14 @@ async function freshApp() {
     functions: [
       { name: 'hello', handler: () => ({ hello: 'world' }) },
       {
+        name: 'parts',
+        handler: (_params: unknown, service: import('../../../runtime/types.js').Service) => {
+          service.set('x-kind', 'parts').setCookie('seen', 'yes', { httpOnly: true });
+          service.clearCookie('old');
+          return { caller: service.caller?.openid ?? null, sampled: typeof service.trace.sampled };
+        },
+      },
+      {
         name: 'crash',
         handler: () => {
           throw new Error('disk full', { cause: new Error('ENOSPC') });
@@ -50,6 +58,7 @@ async function freshApp() {
       },
     ],
     logger: new Logger(sink),
+    options,
   });
   return { app, sink };
 }
@@ -134,6 +143,24 @@ describe('a target that needs decoding before decode-path.ts has loaded', () => 
     expect(await first('GET', '/a%2Fb')).toMatch(/^HTTP\/1\.1 400 [^]*escapes a '\/' as %2F/);
     expect(await first('GET', '/x/../hello')).toMatch(/^HTTP\/1\.1 400 [^]*has a '\.' or '\.\.' segment/);
     expect(await first('OPTIONS', '*')).toMatch(/^HTTP\/1\.1 405 /);
+  });
+});
+
+describe('a handler that runs before the service parts have loaded', () => {
+  it('waits for them, then sets its header and cookies and reads its caller and trace', async () => {
+    // Behind the gateway: its caller headers are kept and read.
+    const { app } = await freshApp({ trustGatewayHeaders: true });
+    const request = memoryRequest('GET', '/parts');
+    request.req.headers['x-tt-openid'] = 'ann';
+    app.handle(request.req, request.res);
+    expect(request.res.writableEnded).toBe(false);
+    await new Promise((resolve) => request.res.once('finish', resolve));
+    const wire = request.wire();
+    expect(wire).toMatch(/^HTTP\/1\.1 200 /);
+    expect(wire).toContain('x-kind: parts');
+    expect(wire).toContain('set-cookie: seen=yes; HttpOnly');
+    expect(wire).toContain('set-cookie: old=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT');
+    expect(wire).toContain('{"caller":"ann","sampled":"boolean"}');
   });
 });
 
