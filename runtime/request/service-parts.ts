@@ -1,14 +1,16 @@
 /**
  * The parts of the service (service.ts) a handler uses now and then: the checks of a header it
- * sets, the Set-Cookie lines of `setCookie` and `clearCookie`, the trace context and the caller.
+ * sets, the cookies it reads and the Set-Cookie lines of `setCookie` and `clearCookie`, the trace
+ * context, the caller, `waitUntil` and what `console.log(service)` shows.
  * The app loads this file after start, with the cookie codec, and handle.ts waits for both before
  * the first handler runs, so the service calls it synchronously; a bundle's start-up does not
  * read it (issue 44).
  */
+import { isPoisonKey } from '../body/poison.js';
 import { formatTraceparent } from '../trace/traceparent.js';
-import type { CookieOptions, TraceContext } from '../types.js';
+import type { CookieOptions, LogMethod, Service, TraceContext } from '../types.js';
 import { loadedCodec } from './cookie-codec.js';
-import type { Exchange } from './exchange.js';
+import type { Exchange, Host } from './exchange.js';
 
 export { readCaller } from './caller.js';
 
@@ -97,4 +99,35 @@ export function traceContext(x: Exchange): TraceContext {
 export function clearingCookieLine(name: string, options: CookieOptions | undefined): string {
   const { maxAge: _ignored, ...rest } = options ?? {};
   return cookieLine(name, '', { path: '/', ...rest, expires: new Date(0) });
+}
+
+/** The cookies of a request's Cookie header, without the keys that could reach a prototype. */
+export function readCookies(header: string | string[] | undefined): Record<string, string | undefined> {
+  const parsed = typeof header === 'string' ? loadedCodec().parse(header) : Object.create(null);
+  for (const key of Object.keys(parsed)) if (isPoisonKey(key)) delete parsed[key];
+  return parsed as Record<string, string | undefined>;
+}
+
+/**
+ * `service.waitUntil`: the work counts as in flight (a drain waits for it) until it settles; a
+ * failure is logged with the request's logid by `error`.
+ */
+export function waitUntil(host: Host, promise: PromiseLike<unknown>, error: LogMethod): void {
+  host.backgroundStarted();
+  Promise.resolve(promise)
+    .then(undefined, (failure: unknown) => error('service.waitUntil: the work failed', failure))
+    .finally(() => host.backgroundFinished());
+}
+
+/** What `console.log(service)` shows: the request, not the internals. */
+export function describe(service: Service, traceId: string): Record<string, unknown> {
+  return {
+    httpMethod: service.httpMethod,
+    url: service.url,
+    path: service.path,
+    trigger: service.trigger,
+    logid: service.logid,
+    functionName: service.functionName,
+    traceId,
+  };
 }

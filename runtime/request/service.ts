@@ -2,14 +2,12 @@
  * The service object (docs/platform-contract.md#service): a view of one request for the
  * handler, and the setters of its response. What it reads is parsed only when read
  * (cookies, the query of a POST, the abort signal), so a request pays for what it uses. The
- * parts a handler uses now and then (header checks, Set-Cookie lines, the trace context, the
- * caller) are service-parts.ts, loaded after start and before the first handler runs.
+ * parts a handler uses now and then (header checks, cookies, the trace context, the caller,
+ * `waitUntil`, `toJSON`) are service-parts.ts, loaded after start and before the first handler runs.
  */
-import { isPoisonKey } from '../body/poison.js';
 import { parseQuery } from '../body/query.js';
 import { LazyImport } from '../lazy-import.js';
 import type { Caller, CookieOptions, LogMethod, QueryParams, Service, TraceContext, Trigger } from '../types.js';
-import { loadedCodec } from './cookie-codec.js';
 import type { Exchange } from './exchange.js';
 
 /**
@@ -67,11 +65,7 @@ export class RequestService implements Service {
   }
 
   waitUntil(promise: PromiseLike<unknown>): void {
-    const host = this.#x.host;
-    host.backgroundStarted();
-    Promise.resolve(promise)
-      .then(undefined, (error: unknown) => this.error('service.waitUntil: the work failed', error))
-      .finally(() => host.backgroundFinished());
+    parts().waitUntil(this.#x.host, promise, this.error);
   }
 
   get query(): QueryParams {
@@ -79,13 +73,7 @@ export class RequestService implements Service {
   }
 
   get cookies(): Record<string, string | undefined> {
-    if (this.#cookies === undefined) {
-      const header = this.headers.cookie;
-      const parsed = typeof header === 'string' ? loadedCodec().parse(header) : Object.create(null);
-      for (const key of Object.keys(parsed)) if (isPoisonKey(key)) delete parsed[key];
-      this.#cookies = parsed as Record<string, string | undefined>;
-    }
-    return this.#cookies;
+    return (this.#cookies ??= parts().readCookies(this.headers.cookie));
   }
 
   /** Built on first read: a request that never reads it allocates nothing for it. */
@@ -151,14 +139,6 @@ export class RequestService implements Service {
 
   /** What `console.log(service)` shows: the request, not the internals. */
   toJSON(): Record<string, unknown> {
-    return {
-      httpMethod: this.httpMethod,
-      url: this.url,
-      path: this.path,
-      trigger: this.trigger,
-      logid: this.logid,
-      functionName: this.functionName,
-      traceId: this.#x.traceId,
-    };
+    return parts().describe(this, this.#x.traceId);
   }
 }

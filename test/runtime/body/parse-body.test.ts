@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
 import { contentTypeParam, mediaType } from '../../../runtime/body/content-type.js';
 import { jsonErrorLocator, poisonWalk } from '../../../runtime/body/json.js';
-import { parseBody } from '../../../runtime/body/parse-body.js';
+import { formParser, parseBody } from '../../../runtime/body/parse-body.js';
 import type { Limits } from '../../../runtime/types.js';
 
 const limits: Limits = {
@@ -37,6 +37,12 @@ function thrown(fn: () => unknown): CloudfnError {
 }
 
 const utf16le = (text: string): Buffer => Buffer.from(text, 'utf16le');
+
+// The modules parseBody imports on first need (the JSON error locator, the poison walk, the
+// urlencoded parser), loaded before any case runs: the cases below that take fresh copies of
+// the modules show what comes before, and a load after them would give these modules' own
+// imports fresh copies too (another CloudfnError class).
+beforeAll(() => Promise.all([jsonErrorLocator.load(), poisonWalk.load(), formParser.load()]));
 
 describe('mediaType and contentTypeParam', () => {
   it.each([
@@ -122,10 +128,6 @@ describe('parseBody: malformed JSON before its locator has loaded', () => {
 });
 
 describe('parseBody: JSON', () => {
-  // The synchronous answers below come once the locator of JSON errors and the walk for
-  // poisoned keys have loaded (the describe before this one shows what comes first).
-  beforeAll(() => Promise.all([jsonErrorLocator.load(), poisonWalk.load()]));
-
   it.each<[string, Buffer | string, unknown]>([
     ['application/json', '{"a":1,"b":[true,null,"x"]}', { a: 1, b: [true, null, 'x'] }],
     ['application/json; charset=utf-8', '[1,2]', [1, 2]],
@@ -224,6 +226,18 @@ describe('parseBody: JSON', () => {
 });
 
 describe('parseBody: urlencoded, text and everything else', () => {
+  it('answers the first urlencoded body of a process with a Promise of its params', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../runtime/body/parse-body.js');
+    const first = fresh.parseBody('application/x-www-form-urlencoded', Buffer.from('a=1&a=2'), limits, strict);
+    expect(first).toBeInstanceOf(Promise);
+    expect({ ...((await first) as object) }).toStrictEqual({ a: ['1', '2'] });
+    // Loaded now: the next body is refused at once.
+    expect(() => fresh.parseBody('application/x-www-form-urlencoded', Buffer.from('a=%zz'), limits, strict)).toThrow(
+      expect.objectContaining({ code: 'CLOUDFN_BAD_FORM', status: 400 }),
+    );
+  });
+
   it.each<[string | undefined, Buffer | string, unknown]>([
     ['application/x-www-form-urlencoded', 'a=1&a=2&b=x+y', { a: ['1', '2'], b: 'x y' }],
     ['application/x-www-form-urlencoded; charset=UTF-8', 'name=%E4%BD%A0', { name: '你' }],
