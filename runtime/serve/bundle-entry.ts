@@ -6,10 +6,9 @@
  * defaults; the health path among them).
  */
 import { CloudfnError } from '../errors.js';
-import type { FunctionSpec } from '../types.js';
+import type { FunctionSpec, Handler } from '../types.js';
 import type { ConfigFile } from './config-file.js';
 import { compileCacheWarning, enableCompileCache } from './compile-cache.js';
-import { plainFunction } from './find-handler.js';
 import { EVERY_PATH } from '../request/router.js';
 import { serve, type RunningServer } from './serve.js';
 
@@ -43,9 +42,15 @@ export async function startBundle(init: BundleInit): Promise<RunningServer | und
   if (warning !== undefined) process.stderr.write(warning);
   let specs: FunctionSpec[];
   try {
-    const plain = init.functions.map((fn) => plainFunction(fn.module, fn.name, fn.where));
-    // A handler with a config (or no handler) is checked by the loader's rules, imported for it.
-    if (plain.every((spec) => spec !== undefined)) specs = plain;
+    // A module that exports a handler and no config needs no check. Any other (a config, a
+    // CommonJS or compiled module, no handler) is read by the loader's rules, imported for it.
+    if (init.functions.every((fn) => isPlainHandler(fn.module)))
+      specs = init.functions.map((fn) => ({
+        name: fn.name,
+        file: fn.where,
+        handler: fn.module['default'] as Handler,
+        config: {},
+      }));
     else {
       const { functionFromModule } = await import('./load.js');
       specs = init.functions.map((fn) => functionFromModule(fn.module, fn.name, fn.where));
@@ -69,4 +74,17 @@ export async function startBundle(init: BundleInit): Promise<RunningServer | und
     return undefined;
   }
   return running;
+}
+
+/**
+ * True for a module whose default export is a function and which exports no config, on it or
+ * beside it: `functionFromModule` (load.ts) would take it as it is, with the config `{}`.
+ */
+function isPlainHandler(module: Record<string, unknown>): boolean {
+  const handler = module['default'];
+  return (
+    typeof handler === 'function' &&
+    module['config'] === undefined &&
+    (handler as { config?: unknown }).config === undefined
+  );
 }

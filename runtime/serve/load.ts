@@ -2,13 +2,12 @@
  * Imports a function module (ESM, CommonJS, or TypeScript through a compile hook) and checks
  * its shape: a default export (or `module.exports`) that is a function, and an optional
  * `config` whose keys and values are validated with a message naming the file. A bundle
- * imports this file only for a module that is not a plain handler (find-handler.ts).
+ * imports this file only for a module that is not a plain handler (bundle-entry.ts).
  */
 import { pathToFileURL } from 'node:url';
 import { createError } from '../errors.js';
 import { LIMIT_KEYS } from '../options.js';
 import { isStandardSchema } from '../contract/standard-schema.js';
-import { findExports } from './find-handler.js';
 import type { FunctionConfig, FunctionSpec, Handler, ScheduleSpec } from '../types.js';
 import { createModuleError } from './module-errors.js';
 
@@ -128,8 +127,37 @@ function describeValue(value: unknown): string {
   return `the ${typeof value} ${String(value)}`;
 }
 
+/** The handler and the config a module exports, not yet checked. */
+export interface FoundExports {
+  handler: unknown;
+  config: unknown;
+}
+
 /**
- * Finds the handler and config in an imported module (find-handler.ts) and checks them: a
+ * The handler and config of an imported module, as it exports them.
+ * @example findExports(await import('./hello.mjs')) // { handler: [Function hello], config: undefined }
+ */
+export function findExports(mod: Record<string, unknown>): FoundExports {
+  let handler = mod['default'] as unknown;
+  // ESM compiled to CommonJS (esbuild, tsc) marks its exports object with __esModule: its own
+  // `default` is the default export, missing when the source had none.
+  if (
+    typeof handler === 'object' &&
+    handler !== null &&
+    ((handler as { __esModule?: unknown }).__esModule === true ||
+      typeof (handler as { default?: unknown }).default === 'function')
+  ) {
+    handler = (handler as { default: unknown }).default;
+  }
+  const config =
+    mod['config'] ??
+    (mod['default'] as { config?: unknown } | undefined)?.config ??
+    (handler as { config?: unknown } | null | undefined)?.config;
+  return { handler, config };
+}
+
+/**
+ * Finds the handler and config in an imported module (`findExports`) and checks them: a
  * default export that is a function, and a valid config.
  */
 export function functionFromModule(mod: Record<string, unknown>, name: string, where: string): FunctionSpec {
