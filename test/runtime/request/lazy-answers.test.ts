@@ -140,8 +140,8 @@ describe('a target that needs decoding before decode-path.ts has loaded', () => 
   });
 
   it('refuses an escaped slash and a dot segment with 400, and `*` with 405', async () => {
-    expect(await first('GET', '/a%2Fb')).toMatch(/^HTTP\/1\.1 400 [^]*escapes a '\/' as %2F/);
-    expect(await first('GET', '/x/../hello')).toMatch(/^HTTP\/1\.1 400 [^]*has a '\.' or '\.\.' segment/);
+    expect(await first('GET', '/a%2Fb')).toMatch(/^HTTP\/1\.1 400 [\s\S]*escapes a '\/' as %2F/);
+    expect(await first('GET', '/x/../hello')).toMatch(/^HTTP\/1\.1 400 [\s\S]*has a '\.' or '\.\.' segment/);
     expect(await first('OPTIONS', '*')).toMatch(/^HTTP\/1\.1 405 /);
   });
 });
