@@ -15,6 +15,8 @@ import { ConnectionLimit } from './admission/connection-limit.js';
 import type { Exchange, Host } from './request/exchange.js';
 import { cookieCodec } from './request/cookie-codec.js';
 import { handle } from './request/handle.js';
+import { loadErrorAnswer } from './request/response.js';
+import { serviceParts } from './request/service.js';
 import { contracted } from './contract/lazy-contract.js';
 import { MemoryBudget } from './admission/memory-budget.js';
 import { Overload } from './admission/overload.js';
@@ -86,11 +88,15 @@ export class App implements Host {
     );
     this.router.check();
     this.handle = (req, res) => handle(this, req, res);
-    // Off the start-up path (lazy-import.ts); a request that comes first waits. A failure to
+    // Off the start-up path (lazy-import.ts), with the parts of the service a handler uses now
+    // and then (request/service-parts.ts); a request that comes first waits. A failure to
     // load is answered there, per request, with the error. raw-body is not started here: it
     // loads on the first body (read-body.ts), so a process that only answers GET never holds
     // it (about 8 MB of RSS under node with its dependencies, measured on node 20).
     cookieCodec.load().catch(() => undefined);
+    serviceParts.load().catch(() => undefined);
+    // The writing of error answers (response.ts), likewise: an error that comes first waits.
+    loadErrorAnswer();
     // An SDK already registered: load the bridge now, so the first requests have their spans.
     void loadOpenTelemetry();
   }

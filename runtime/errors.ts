@@ -1,8 +1,13 @@
 /**
- * The runtime's table of error codes: one row per code with its HTTP status and a
- * message that names the bad value and the fix. Call sites throw `createError(code, ...)`;
- * `test/errors-doc.test.ts` checks that every code of every table (this one, `src/sign`,
- * `src/media`, `src/platform`) has an anchor in `docs/errors.md`.
+ * The runtime's table of error codes for serving requests: one row per code with its HTTP
+ * status and a message that names the bad value and the fix. Call sites throw
+ * `createError(code, ...)`. The runtime's codes that only code loaded on first need raises have
+ * their tables beside it, so a bundle's start code does not carry their messages (issue 44):
+ * a function module's (serve/module-errors.ts), a contract's (contract/errors.ts), a multipart
+ * body's (body/multipart-errors.ts), the metrics' (metrics/errors.ts), an answer's that went
+ * wrong (request/answer-errors.ts); `runtimeErrors` (all-errors.ts) is them all together.
+ * `test/errors-doc.test.ts` checks that every code of every table has an anchor in
+ * `docs/errors.md`.
  */
 import type { ParamsIssue } from './contract/pointer.js';
 import { defineErrorTable, type CreateError, type ErrorSpec } from './error-table.js';
@@ -47,7 +52,6 @@ const table = {
     message: (charset: string) =>
       `the text/plain body is not valid ${charset}; send ${charset} or name the body's charset in Content-Type`,
   },
-  CLOUDFN_BAD_MULTIPART: { status: 400, message: (detail: string) => `the multipart body is malformed: ${detail}` },
   CLOUDFN_BAD_CHARSET: { status: 415, message: (charset: string) => `charset ${charset} is not supported; send utf-8` },
   CLOUDFN_UNSUPPORTED_ENCODING: {
     status: 415,
@@ -58,11 +62,6 @@ const table = {
     status: 413,
     message: (limit: number, source: string) =>
       `the body is larger than ${limit} bytes, the limit set by ${source}; send less, or raise that limit`,
-  },
-  CLOUDFN_MULTIPART_LIMIT: {
-    status: 413,
-    message: (limit: string, value: number, source: string) =>
-      `the multipart body exceeds ${limit} (${value}), the limit set by ${source}; send less, or raise that limit`,
   },
   CLOUDFN_HEADERS_TOO_LARGE: {
     status: 431,
@@ -86,15 +85,6 @@ const table = {
     status: 413,
     message: () => `a chunk of the body carries extensions over node's limit of 16 KiB; send chunks without extensions`,
   },
-  CLOUDFN_BAD_RESPONSE_LENGTH: {
-    status: 500,
-    message: (declared: number, sent: string) =>
-      `the function declared Content-Length ${declared} but its stream sent ${sent} bytes; send exactly that many bytes, or set no Content-Length on a stream`,
-  },
-  CLOUDFN_HANDLER_ERROR: {
-    status: 500,
-    message: () => `the function failed; look up this logid in the function's logs`,
-  },
   CLOUDFN_TIMEOUT: {
     status: 504,
     message: (ms: number) => `the function timed out after ${ms} ms; make it faster or raise config.timeout`,
@@ -110,55 +100,12 @@ const table = {
     message: (limit: number) =>
       `the server already has ${limit} open connections (maxConnections); retry after the Retry-After seconds on a new connection, or raise CLOUDFN_MAX_CONNECTIONS`,
   },
-  CLOUDFN_COMPILE_ERROR: {
-    status: 500,
-    message: (file: string) => `${file} failed to compile; fix the error shown in the terminal`,
-  },
-  CLOUDFN_NO_DEFAULT_EXPORT: {
-    status: 500,
-    message: (file: string) =>
-      `${file} has no default export: export default async function (params, service) { ... } (or module.exports = async (params, service) => { ... })`,
-  },
-  CLOUDFN_WECHAT_MAIN_EXPORT: {
-    status: 500,
-    message: (file: string) =>
-      `${file} exports main (event, context), the form of a WeChat cloud function; cloudfn calls the default export with (params, service): change the one line exports.main = async (event, context) => to module.exports = async (event, context) => (or export const main = to export default)`,
-  },
-  CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION: {
-    status: 500,
-    message: (file: string, got: string) =>
-      `${file}: its default export (or module.exports) is ${got}, not a function: export default async function (params, service) { return ...; }`,
-  },
-  CLOUDFN_SDK_NOT_INSTALLED: {
-    status: 500,
-    message: (files: string) =>
-      `${files} import @open-dy/node-server-sdk, which is not installed here, so the bundles would stop at start (ERR_MODULE_NOT_FOUND); for an image that runs outside the platform set "sdk": "stand-in" in cloudfn.config.json (or pass --sdk stand-in) to bundle cloudfn's stand-in, or for an image the platform builds install the package from its registry`,
-  },
-  CLOUDFN_BAD_PARAMS: {
-    status: 400,
-    message: (path: string, detail: string, count: number) =>
-      `the params ${path === '' ? '' : `at ${path} `}do not fit the function's config.params: ${detail}; send ${path === '' ? 'params of that shape' : 'a value that fits there'}${count > 1 ? ` (${count - 1} more issue${count > 2 ? 's' : ''} in issues)` : ''}`,
-  },
-  CLOUDFN_SCHEMA_FAILED: {
-    status: 500,
-    message: (file: string, which: string, detail: string) =>
-      `the ${which} schema of ${file} (its config.${which}) threw instead of returning issues: ${detail}; fix the schema (a refinement that throws, an async check that rejects)`,
-  },
-  CLOUDFN_BAD_RESULT: {
-    status: 500,
-    message: (file: string, issues: string) =>
-      `the function's result does not fit config.result of ${file}: ${issues}; fix the handler or the result schema`,
-  },
   CLOUDFN_BAD_CONFIG: { status: 500, message: (where: string, detail: string) => `${where}: ${detail}` },
-  CLOUDFN_METRICS_UNAVAILABLE: {
-    status: 500,
-    message: (detail: string) =>
-      `metrics are on but cannot be loaded (${detail}); install prom-client beside cloudfn, or deploy the whole bundle folder with its _chunks`,
-  },
   CLOUDFN_OPTIONS: { status: 500, message: (name: string, detail: string) => `option ${name} is invalid: ${detail}` },
 } satisfies Record<string, ErrorSpec>;
 
-export type RuntimeErrorCode = keyof typeof table;
+/** The codes of this table (`RuntimeErrorCode`, in all-errors.ts, is every runtime code). */
+export type RequestErrorCode = keyof typeof table;
 
 /**
  * An error the runtime raises on purpose: it carries a stable `code` and the HTTP `status`
@@ -194,8 +141,8 @@ export function exposedError(code: string, message: string, row: ErrorSpec): Clo
 // The runtime's own messages describe the request, never internals, so clients may read them.
 const errors = /* @__PURE__ */ defineErrorTable(table, exposedError);
 
-/** The runtime's error table, exported for the documentation test. */
-export const runtimeErrors: Readonly<Record<RuntimeErrorCode, ErrorSpec>> = errors.rows;
+/** The rows of this table (all-errors.ts joins them with the other runtime tables). */
+export const requestErrors: Readonly<Record<RequestErrorCode, ErrorSpec>> = errors.rows;
 
 /**
  * Builds the error for `code` from the runtime table.

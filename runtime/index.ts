@@ -17,8 +17,9 @@ routePatterns.provide(match);
 
 export { App, createApp } from './app.js';
 export type { AppInit } from './app.js';
-export { CloudfnError, HttpError, createError, runtimeErrors } from './errors.js';
-export type { ErrorSpec, RuntimeErrorCode } from './errors.js';
+export { CloudfnError, HttpError, createError } from './errors.js';
+export type { ErrorSpec } from './errors.js';
+export { runtimeErrors, type RuntimeErrorCode } from './all-errors.js';
 export { Logger } from './log/logger.js';
 export { RUNTIME_FUNCTION } from './log/record.js';
 export type { LogLevel, LogRecord, LogSink } from './log/record.js';

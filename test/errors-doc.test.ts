@@ -3,7 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runtimeErrors } from '../runtime/errors.js';
+import { runtimeErrors } from '../runtime/all-errors.js';
 import { buildErrors } from '../src/build/errors.js';
 import { clientErrors } from '../src/client/errors.js';
 import { componentErrors } from '../src/platform/components/errors.js';

@@ -16,9 +16,10 @@
  * (see multipart.ts).
  */
 import busboyUtils from 'busboy/lib/utils.js';
-import { type CloudfnError, createError } from '../errors.js';
+import type { CloudfnError } from '../errors.js';
 import { limitSource } from './limit-sources.js';
 import type { Limits, LimitSources } from '../types.js';
+import { createMultipartError } from './multipart-errors.js';
 
 const CRLF = Buffer.from('\r\n');
 /** busboy refuses a part header block longer than this (node's default header size). */
@@ -71,13 +72,18 @@ export function scanMultipart(body: Buffer, boundary: string, limits: Limits, so
       parts++;
       if (parts > limits.maxParts)
         return {
-          error: createError('CLOUDFN_MULTIPART_LIMIT', 'maxParts', limits.maxParts, limitSource(sources, 'maxParts')),
+          error: createMultipartError(
+            'CLOUDFN_MULTIPART_LIMIT',
+            'maxParts',
+            limits.maxParts,
+            limitSource(sources, 'maxParts'),
+          ),
         };
       const end = Math.min(next === -1 ? body.length : next, pos + 2 + MAX_HEADER_BYTES);
       const header = readHeaderBlock(body, pos + 2, end);
       if (header.lines > limits.maxPartHeaderPairs) {
         return {
-          error: createError(
+          error: createMultipartError(
             'CLOUDFN_MULTIPART_LIMIT',
             'maxPartHeaderPairs',
             limits.maxPartHeaderPairs,
@@ -113,7 +119,7 @@ function checkPartHeaders(
   if (encoding !== undefined) {
     const value = body.toString('latin1', encoding.start, encoding.end).trim();
     if (!IDENTITY_ENCODINGS.has(value.toLowerCase()))
-      return createError(
+      return createMultipartError(
         'CLOUDFN_BAD_MULTIPART',
         `part ${part} has Content-Transfer-Encoding: ${JSON.stringify(value)}, which multipart/form-data does not use (RFC 7578 §4.7); send the part's bytes as they are, without the header`,
       );
@@ -124,7 +130,7 @@ function checkPartHeaders(
   const value = body.toString('latin1', disposition.start, disposition.end);
   const parsed = busboyUtils.parseDisposition(value.trim(), paramDecoder);
   if (parsed === undefined || parsed.type !== 'form-data')
-    return createError(
+    return createMultipartError(
       'CLOUDFN_BAD_MULTIPART',
       `part ${part} has a Content-Disposition that cannot be read: ${JSON.stringify(value.trim().slice(0, 200))}; send form-data; name="<field>"; filename="<file>" with '"' in a name written as %22`,
     );

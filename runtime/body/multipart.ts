@@ -16,13 +16,14 @@ import { randomBytes } from 'node:crypto';
 import busboy from 'busboy';
 import type { FileInfo, FieldInfo } from 'busboy';
 import type { Readable } from 'node:stream';
-import { type CloudfnError, createError } from '../errors.js';
+import type { CloudfnError } from '../errors.js';
 import { limitSource } from './limit-sources.js';
 import type { Limits, MultipartParams, UploadFile, LimitSources } from '../types.js';
 import { contentTypeParam } from './content-type.js';
 import { scanMultipart, type PartRange } from './multipart-scan.js';
 import { nullObject } from './null-object.js';
 import { isPoisonKey, showValue } from './poison.js';
+import { createMultipartError } from './multipart-errors.js';
 
 /**
  * Parses a multipart/form-data body into a null-prototype object: plain fields are strings
@@ -66,7 +67,7 @@ export function parseMultipartWith(
   const boundary = contentTypeParam(contentType, 'boundary');
   if (boundary === undefined || boundary === '') {
     return Promise.reject(
-      createError(
+      createMultipartError(
         'CLOUDFN_BAD_MULTIPART',
         'the Content-Type has no boundary; send multipart/form-data; boundary=<the delimiter used in the body>',
       ),
@@ -191,7 +192,7 @@ class MultipartReader {
         defParamCharset: 'utf8',
       });
     } catch (error) {
-      this.fail(createError('CLOUDFN_BAD_MULTIPART', (error as Error).message));
+      this.fail(createMultipartError('CLOUDFN_BAD_MULTIPART', (error as Error).message));
       return;
     }
     parser.on('field', (name: string | undefined, value: unknown, info: FieldInfo) => this.onField(name, value, info));
@@ -199,7 +200,7 @@ class MultipartReader {
     parser.on('filesLimit', () => this.failLimit('maxFiles', limits.maxFiles));
     parser.on('fieldsLimit', () => this.failLimit('maxFields', limits.maxFields));
     parser.on('partsLimit', () => this.failLimit('maxParts', limits.maxParts));
-    parser.on('error', (error: Error) => this.fail(createError('CLOUDFN_BAD_MULTIPART', error.message)));
+    parser.on('error', (error: Error) => this.fail(createMultipartError('CLOUDFN_BAD_MULTIPART', error.message)));
     // 'close' follows 'finish', which busboy delays until every file stream has ended.
     parser.on('close', () => this.done());
     parser.end(body);
@@ -209,7 +210,9 @@ class MultipartReader {
     // The error (and its stack) is made only then: a parse that ended needs none.
     setImmediate(() => {
       if (!this.settled)
-        this.fail(createError('CLOUDFN_BAD_MULTIPART', 'the parts could not be read to the end; check the delimiters'));
+        this.fail(
+          createMultipartError('CLOUDFN_BAD_MULTIPART', 'the parts could not be read to the end; check the delimiters'),
+        );
     });
   }
 
@@ -219,7 +222,7 @@ class MultipartReader {
     if (typeof value !== 'string') {
       // busboy gives undefined for a part charset it cannot decode.
       return this.fail(
-        createError(
+        createMultipartError(
           'CLOUDFN_BAD_MULTIPART',
           `the field ${showValue(name ?? '')} has a charset that cannot be decoded; send it as utf-8`,
         ),
@@ -239,7 +242,7 @@ class MultipartReader {
     const chunks: Buffer[] = [];
     let size = 0;
     // Without an 'error' listener, a stream error (a body cut inside a file) kills the process.
-    stream.on('error', (error: Error) => this.fail(createError('CLOUDFN_BAD_MULTIPART', error.message)));
+    stream.on('error', (error: Error) => this.fail(createMultipartError('CLOUDFN_BAD_MULTIPART', error.message)));
     stream.on('limit', () => this.failLimit('maxFileSize', this.limits.maxFileSize));
     // Reading continues after a failure so that busboy can finish and release the body.
     stream.on('data', (chunk: Buffer) => {
@@ -265,7 +268,7 @@ class MultipartReader {
   }
 
   private failLimit(limit: keyof Limits, value: number): void {
-    this.fail(createError('CLOUDFN_MULTIPART_LIMIT', limit, value, limitSource(this.sources, limit)));
+    this.fail(createMultipartError('CLOUDFN_MULTIPART_LIMIT', limit, value, limitSource(this.sources, limit)));
   }
 
   private fail(error: CloudfnError): void {

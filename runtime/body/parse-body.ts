@@ -1,9 +1,11 @@
 /**
  * From a body and its Content-Type to params (docs/platform-contract.md#params).
- * JSON, urlencoded and text answer synchronously so the hot path pays no microtask;
- * only multipart returns a Promise. The multipart parser (and busboy under it) is imported
- * on the first multipart body: in a bundle it is a chunk read then, not at start-up (about
- * 28 kB of the 81 kB the minified hello bundle compiled at start before).
+ * JSON, urlencoded and text answer synchronously so the hot path pays no microtask; multipart
+ * returns a Promise, and so do the first urlencoded body (form.ts is imported then), the first
+ * malformed JSON body and the first that may hold a poisoned key (json.ts). The multipart
+ * parser (and busboy under it) is imported on the first multipart body: in a bundle it is a
+ * chunk read then, not at start-up (about 28 kB of the 81 kB the minified hello bundle
+ * compiled at start before).
  */
 import type { Limits, QueryParams, LimitSources } from '../types.js';
 import { createError } from '../errors.js';
@@ -12,7 +14,6 @@ import { contentTypeParam, mediaType } from './content-type.js';
 import { charsetName, decodeText } from './decode-text.js';
 import { parseJson, type ProtoAction } from './json.js';
 import { nullObject } from './null-object.js';
-import { parseForm } from './query.js';
 
 /**
  * The multipart parser, imported on the first multipart body and read synchronously after:
@@ -20,6 +21,9 @@ import { parseForm } from './query.js';
  * in a profile of the 8 MiB upload (package scope lookups, a Promise and a tick per body).
  */
 const multipart = new LazyImport(() => import('./multipart.js'));
+
+/** The urlencoded body's parser (form.ts), imported on the first such body and read synchronously after. */
+export const formParser = new LazyImport(() => import('./form.js'));
 
 /** Options of `parseBody`. */
 export interface ParseBodyOptions {
@@ -47,7 +51,8 @@ export class BodyParser {
    * `text/plain` → a string decoded by its charset (`''` when empty);
    * `multipart/form-data` → a Promise of fields and `UploadFile`s;
    * anything else, or no Content-Type → the Buffer itself.
-   * Throws (or rejects with) a CloudfnError whose status is 400, 413 or 415.
+   * Throws (or rejects with) a CloudfnError whose status is 400, 413 or 415: malformed JSON
+   * rejects, rather than throws, while the locator of JSON errors is still loading (json.ts).
    * @example const params = await new BodyParser().parse(req.headers['content-type'], body, limits, { protoAction: 'error' });
    */
   parse(
@@ -67,7 +72,10 @@ export class BodyParser {
       return parseJson(body, this.#charsetOf(contentType), options.protoAction);
     }
     if (type === 'application/x-www-form-urlencoded') {
-      return body.length === 0 ? nullObject<QueryParams>() : parseForm(body, limits.maxParams, limitSources?.maxParams);
+      if (body.length === 0) return nullObject<QueryParams>();
+      const loaded = formParser.value;
+      if (loaded !== undefined) return loaded.parseForm(body, limits.maxParams, limitSources?.maxParams);
+      return formParser.load().then((m) => m.parseForm(body, limits.maxParams, limitSources?.maxParams));
     }
     if (type === 'text/plain') return parseText(body, this.#charsetOf(contentType));
     if (type === 'multipart/form-data') {

@@ -2,19 +2,15 @@
  * Query strings and urlencoded bodies (WHATWG application/x-www-form-urlencoded): pairs
  * split on '&', key and value split on the first '=', '+' is a space, percent-escapes are
  * UTF-8. Unlike URLSearchParams, a bad escape is refused instead of kept as typed, so a
- * handler never sees a half-decoded value.
+ * handler never sees a half-decoded value. A body's own checks (its bytes, its pair count before
+ * decoding) are form.ts's, imported on the first urlencoded body.
  */
 import { createError } from '../errors.js';
 import type { QueryParams } from '../types.js';
 import { nullObject } from './null-object.js';
 import { isPoisonKey, showValue } from './poison.js';
 
-// A builtin through process.getBuiltinModule rather than an ESM import, which builds a namespace
-// from every export of the module: node:util, node:buffer and node:stream imported that way cost
-// 0.7 ms of each cold start (node 20, after node:http), taken this way 0.1 ms.
-const { isUtf8 } = process.getBuiltinModule('node:buffer');
-
-const AMP = 0x26;
+export const AMP = 0x26;
 const EQ = 0x3d;
 const PLUS = 0x2b;
 const PERCENT = 0x25;
@@ -23,10 +19,10 @@ const PERCENT = 0x25;
 const HAS_PLUS = 1;
 const HAS_PERCENT = 2;
 
-type BadCode = 'CLOUDFN_BAD_QUERY' | 'CLOUDFN_BAD_FORM';
+export type BadCode = 'CLOUDFN_BAD_QUERY' | 'CLOUDFN_BAD_FORM';
 
 /** The default of `maxParams` (options.ts's limits table), for direct callers that give none. */
-const MAX_PARAMS = 1000;
+export const MAX_PARAMS = 1000;
 
 /**
  * Parses a query string (without the leading `?`) into a null-prototype object; a repeated
@@ -45,53 +41,11 @@ export function parseQuery(
   return parsePairs(qs, 'CLOUDFN_BAD_QUERY', maxParams, from);
 }
 
-/**
- * Parses an application/x-www-form-urlencoded body with the rules of `parseQuery`; errors
- * are CLOUDFN_BAD_FORM (400), including raw bytes that are not UTF-8, and CLOUDFN_TOO_MANY_PARAMS
- * (413) past `maxParams` pairs.
- * @example parseForm(Buffer.from('name=J%C3%BCrgen')) // { name: 'Jürgen' }
- */
-export function parseForm(
-  body: Buffer | string,
-  maxParams: number = MAX_PARAMS,
-  from = 'the global option limits.maxParams',
-): QueryParams {
-  if (typeof body === 'string') return parsePairs(body, 'CLOUDFN_BAD_FORM', maxParams, from);
-  // Past the limit only the pairs before it are decoded (their errors come first, as in a
-  // string): a body of a million pairs costs a scan for '&', not a string of its whole size.
-  const over = overflowAt(body, maxParams);
-  const head = over === -1 ? body : body.subarray(0, over);
-  const text = head.toString('utf8');
-  // toString would silently turn bytes that are not UTF-8 into U+FFFD.
-  if (!isUtf8(head)) throw createError('CLOUDFN_BAD_FORM', showValue(firstPairWithReplacement(text)));
-  const params = parsePairs(text, 'CLOUDFN_BAD_FORM', maxParams, from);
-  if (over !== -1) throw tooMany('CLOUDFN_BAD_FORM', maxParams, from);
-  return params;
-}
-
-/**
- * The byte offset where the pair after the first `maxParams` begins, or -1 when the body holds
- * no more than that (empty pairs, `&&`, do not count, as in `parsePairs`). One native search per
- * pair: '&' never occurs inside a UTF-8 sequence, so the bytes split where the text would.
- */
-function overflowAt(body: Buffer, maxParams: number): number {
-  const n = body.length;
-  let pairs = 0;
-  let start = 0;
-  while (start < n) {
-    let amp = body.indexOf(AMP, start);
-    if (amp === -1) amp = n;
-    if (amp > start && ++pairs > maxParams) return start;
-    start = amp + 1;
-  }
-  return -1;
-}
-
 // One pass over the characters, remembering per key and per value whether it holds '+'
 // or '%': most pairs hold neither and are sliced without calling decodeURIComponent,
 // which is what keeps this close to node's querystring on the GET hot path.
 // The pair count is checked before a pair is decoded: past the limit, parsing stops at once.
-function parsePairs(qs: string, code: BadCode, maxParams: number, from: string): QueryParams {
+export function parsePairs(qs: string, code: BadCode, maxParams: number, from: string): QueryParams {
   const out = nullObject<QueryParams>();
   const n = qs.length;
   let start = 0;
@@ -127,7 +81,7 @@ function parsePairs(qs: string, code: BadCode, maxParams: number, from: string):
   return out;
 }
 
-function tooMany(code: BadCode, maxParams: number, from: string): Error {
+export function tooMany(code: BadCode, maxParams: number, from: string): Error {
   return createError(
     'CLOUDFN_TOO_MANY_PARAMS',
     code === 'CLOUDFN_BAD_QUERY' ? 'query string' : 'urlencoded body',
@@ -167,11 +121,4 @@ function decode(part: string, flags: number, qs: string, start: number, end: num
     // decodeURIComponent throws URIError for '%zz', a lone '%' and escapes that do not form UTF-8.
     throw createError(code, showValue(qs.slice(start, end)));
   }
-}
-
-function firstPairWithReplacement(text: string): string {
-  const at = text.indexOf('\uFFFD');
-  const from = text.lastIndexOf('&', at) + 1;
-  const to = text.indexOf('&', at);
-  return text.slice(from, to === -1 ? text.length : to);
 }

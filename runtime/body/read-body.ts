@@ -13,11 +13,17 @@ import { createError } from '../errors.js';
 import { commonJs, LazyImport } from '../lazy-import.js';
 
 /**
- * raw-body, imported on the first body read (../lazy-import.ts): a function that only answers
- * GET never loads it. In a bundle it is a chunk (about 16 kB minified with http-errors, and
- * without the 490 kB of iconv-lite, see src/build/lean-deps.ts).
+ * raw-body, imported on the first body read (../lazy-import.ts) with its errors' translation
+ * (raw-body-errors.ts): a function that only answers GET never loads them. In a bundle they
+ * are a chunk (about 16 kB minified with http-errors, and without the 490 kB of iconv-lite,
+ * see src/build/lean-deps.ts).
  */
-export const rawBody = new LazyImport(() => import('raw-body').then((m) => commonJs<typeof getRawBody>(m)));
+export const rawBody = new LazyImport(() =>
+  Promise.all([import('raw-body'), import('./raw-body-errors.js')]).then(([m, errors]) => ({
+    read: commonJs<typeof getRawBody>(m),
+    translate: errors.translateRawBodyError,
+  })),
+);
 
 /** Shared by every bodiless request: a zero-length Buffer cannot be written to. */
 export const EMPTY_BODY = Buffer.alloc(0);
@@ -102,12 +108,12 @@ export function readBodyThen<C>(
   req.on('close', onClose);
   // raw-body checks the bytes against the declared length (400 when they differ).
   const options = { length: chunked ? null : length, limit };
-  const read = rawBody.value;
-  if (read !== undefined) read(req, options, reader.callback);
+  const loaded = rawBody.value;
+  if (loaded !== undefined) loaded.read(req, options, reader.callback);
   else
     rawBody.load().then(
-      (loaded) => {
-        if (!reader.settled) loaded(req, options, reader.callback);
+      (raw) => {
+        if (!reader.settled) raw.read(req, options, reader.callback);
       },
       (error: Error) => reader.finish(error),
     );
@@ -177,29 +183,9 @@ class BodyReader<C> {
     this.#failed = failed;
     this.callback = (error, body) => {
       if (error == null) this.finish(undefined, body);
-      else this.finish(this.#translate(error));
+      // raw-body called back, so its error translation (raw-body-errors.ts) loaded with it.
+      else this.finish(rawBody.value!.translate(error, this, clientAbort));
     };
-  }
-
-  /** raw-body's errors in the runtime's terms. */
-  #translate(error: RawBodyError): Error {
-    switch (error.type) {
-      case 'entity.too.large':
-        return this.tooLarge();
-      case 'request.aborted':
-        return clientAbort(error);
-      case 'request.size.invalid':
-        return createError(
-          'CLOUDFN_BAD_REQUEST',
-          `the body has ${error.received} bytes but Content-Length says ${error.expected}; send the length of the body sent`,
-        );
-      case 'stream.not.readable':
-        // The connection closed while raw-body was being loaded.
-        return clientAbort(error);
-      default:
-        // A stream error (node's 'aborted' ECONNRESET, a socket error) is the client going away.
-        return typeof error.type === 'string' ? error : clientAbort(error);
-    }
   }
 
   /** CLOUDFN_BODY_TOO_LARGE (413) for this read's limit. */

@@ -5,11 +5,12 @@
  * is called as it always was and pays nothing per request. Any Standard Schema v1 validator
  * works; no library is special-cased.
  */
-import { CloudfnError, createError, errorMessage, runtimeErrors } from '../errors.js';
+import { CloudfnError, errorMessage } from '../errors.js';
 import type { FunctionConfig, Handler, Service } from '../types.js';
 import { hasContract } from './has-contract.js';
 import { issuesText, toIssues } from './pointer.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
+import { contractErrors, createContractError } from './errors.js';
 
 /** How a contract is enforced. */
 export interface ContractOptions {
@@ -35,7 +36,7 @@ function schemaFailed(file: string, which: 'params' | 'result', error: unknown):
   const failure = new CloudfnError(
     'CLOUDFN_SCHEMA_FAILED',
     500,
-    errorMessage(runtimeErrors, 'CLOUDFN_SCHEMA_FAILED', [file, which, detail] as never),
+    errorMessage(contractErrors, 'CLOUDFN_SCHEMA_FAILED', [file, which, detail] as never),
     { cause: error },
   );
   if (error instanceof Error && error.stack !== undefined) failure.stack = error.stack;
@@ -46,7 +47,7 @@ function schemaFailed(file: string, which: 'params' | 'result', error: unknown):
 export function badParams(issues: ReadonlyArray<StandardSchemaV1.Issue>): CloudfnError {
   const list = toIssues(issues);
   const first = list[0] ?? { path: '', message: 'invalid' };
-  const error = createError('CLOUDFN_BAD_PARAMS', first.path, first.message, list.length);
+  const error = createContractError('CLOUDFN_BAD_PARAMS', first.path, first.message, list.length);
   error.issues = list;
   return error;
 }
@@ -76,7 +77,7 @@ export function withContract(handler: Handler, config: FunctionConfig, options: 
             if (outcome.issues === undefined) return outcome.value;
             const issues = toIssues(outcome.issues);
             if (badResult === 'answer') {
-              const error = createError('CLOUDFN_BAD_RESULT', file, issuesText(issues));
+              const error = createContractError('CLOUDFN_BAD_RESULT', file, issuesText(issues));
               error.issues = issues;
               throw error;
             }

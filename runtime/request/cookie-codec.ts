@@ -11,3 +11,14 @@ export type CookieCodec = Pick<typeof Cookie, 'parse' | 'serialize'>;
 
 /** The codec of this process. */
 export const cookieCodec = new LazyImport(() => import('cookie').then((m) => commonJs<CookieCodec>(m)));
+
+/**
+ * The codec once loaded, for the service's synchronous reads and writes: the pipeline waits for
+ * it before a handler runs; a service made outside it provides it first (fake-service.ts).
+ */
+export function loadedCodec(): CookieCodec {
+  const loaded = cookieCodec.value;
+  if (loaded === undefined)
+    throw new Error('cloudfn: the cookie codec is not loaded yet; await cookieCodec.load() first');
+  return loaded;
+}

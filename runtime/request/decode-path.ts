@@ -1,7 +1,9 @@
 /**
- * Reading the function's name from a request path: escapes decoded, and the paths a gateway
- * would route elsewhere refused with 400 (CLOUDFN_BAD_PATH). Split from handle.ts, the request
- * path's driver, which calls it once per request.
+ * The request targets that need more than a slice: a path with escapes or dot segments, decoded
+ * or, when a gateway would route it elsewhere, refused with 400 (CLOUDFN_BAD_PATH); and a target
+ * that is not a path (the absolute form, `*`, CONNECT's authority). handle.ts, the request
+ * path's driver, imports this file on the first such request: a plain `/hello` never needs it,
+ * so a bundle's start-up does not read it (issue 44).
  */
 import { createError } from '../errors.js';
 import type { Exchange } from './exchange.js';
@@ -51,4 +53,28 @@ export function decodePath(x: Exchange, raw: string): string | undefined {
     }
   }
   return path;
+}
+
+/**
+ * The targets that are not a path (RFC 9112 §3.2): the absolute form (`http://host/echo`) is
+ * routed by its path; `*` (OPTIONS) and CONNECT's `host:port` name no function, so 405; the
+ * rest is a bad path. Returns the origin-form target, or undefined once answered.
+ */
+export function nonOriginTarget(x: Exchange, url: string): string | undefined {
+  x.rawPath = url;
+  if (x.method === 'CONNECT' || url === '*') {
+    x.closeConnection = x.method === 'CONNECT';
+    sendError(x, createError('CLOUDFN_METHOD_NOT_ALLOWED', x.method));
+    return undefined;
+  }
+  const scheme = /^https?:\/\/[^/?#]*/i.exec(url);
+  if (scheme === null) {
+    sendError(
+      x,
+      createError('CLOUDFN_BAD_PATH', JSON.stringify(url), "is not a path; send a target that starts with '/'"),
+    );
+    return undefined;
+  }
+  const rest = url.slice(scheme[0].length);
+  return rest.charCodeAt(0) === 47 ? rest : `/${rest}`;
 }

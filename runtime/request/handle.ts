@@ -13,17 +13,20 @@ import { pickGatewayLogid, pickLogid } from '../log/logid.js';
 import { otelBridge, otelRegistered } from '../trace/otel.js';
 import type { QueryParams, Trigger } from '../types.js';
 import { cookieCodec } from './cookie-codec.js';
-import { decodePath } from './decode-path.js';
+import { LazyImport } from '../lazy-import.js';
 import { Exchange, type Host } from './exchange.js';
 import { finish } from './finish.js';
 import { closesAfterAnswer } from './linger.js';
 import { consoleCaptured, requestContext } from '../log/console-capture.js';
 import { stripGatewayHeaders } from './gateway-headers.js';
 import type { MemoryBudget } from '../admission/memory-budget.js';
-import { type RetryAfterError, sendError, sendResult } from './response.js';
-import { RequestService } from './service.js';
+import { type RetryAfterError, sendError, sendResult, withErrorAnswer } from './response.js';
+import { RequestService, serviceParts } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
 import { ablation } from '../bench-ablation.js';
+
+/** The targets that are not a plain path, and the paths to decode (decode-path.ts), loaded on the first. */
+const oddPaths = new LazyImport(() => import('./decode-path.js'));
 
 const TRIGGERS: ReadonlySet<string> = new Set<Trigger>(['online', 'ide_debug', 'console_debug', 'timer']);
 
@@ -49,14 +52,21 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
   // With no OpenTelemetry SDK registered, this one read of a global is all a request pays.
   if (otelRegistered()) startTelemetry(x);
   host.requestStarted();
-  let url = req.url ?? '/';
+  const url = req.url ?? '/';
   // One comparison on the hot path: origin-form targets start with '/'; the others (absolute
-  // form, `*`, CONNECT's authority) take the slow path.
-  if (url.charCodeAt(0) !== 47 /* / */) {
-    const target = nonOriginTarget(x, url);
-    if (target === undefined) return;
-    url = target;
-  }
+  // form, `*`, CONNECT's authority) take the slow path, in decode-path.ts (loaded on first need).
+  if (url.charCodeAt(0) !== 47 /* / */)
+    return withOddPaths(x, (module) => {
+      const target = module.nonOriginTarget(x, url);
+      if (target !== undefined) targeted(x, target);
+    });
+  targeted(x, url);
+}
+
+/** Goes on with a request from its origin-form target (`/path?query`): admission, then routing. */
+function targeted(x: Exchange, url: string): void {
+  const { host, req } = x;
+  const socket = req.socket;
   const q = url.indexOf('?');
   x.rawPath = q === -1 ? url : url.slice(0, q);
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);
@@ -70,14 +80,30 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
     x.closeConnection = true;
     return sendError(x, createError('CLOUDFN_MISSING_HOST'));
   }
+  const path = x.rawPath;
+  // Two scans of a short string on the hot path; only paths with an escape or a dot pay more,
+  // and their decoding (decode-path.ts) loads on the first of them.
+  if (path.includes('%') || path.includes('/.'))
+    return withOddPaths(x, (module) => {
+      const decoded = module.decodePath(x, path);
+      if (decoded !== undefined) routed(x, decoded);
+    });
+  routed(x, path);
+}
 
-  let path = x.rawPath;
-  // Two scans of a short string on the hot path; only paths with an escape or a dot pay more.
-  if (path.includes('%') || path.includes('/.')) {
-    const decoded = decodePath(x, path);
-    if (decoded === undefined) return;
-    path = decoded;
-  }
+/**
+ * Runs `then` with decode-path.ts: at once when it has loaded, else once it has (the request
+ * waits); a load that fails is answered with its error.
+ */
+function withOddPaths(x: Exchange, then: (module: typeof import('./decode-path.js')) => void): void {
+  const loaded = oddPaths.value;
+  if (loaded !== undefined) return then(loaded);
+  oddPaths.load().then(then, (error: unknown) => sendError(x, error));
+}
+
+/** Routes a request by its decoded path, checks its method, and admits it against the memory budget. */
+function routed(x: Exchange, path: string): void {
+  const { host, req } = x;
   const found = ablation.router ? lastMatch(host, x.rawPath, path) : host.router.match(x.rawPath, path);
   if (found === undefined) return sendError(x, createError('CLOUDFN_NOT_FOUND', x.rawPath));
   x.fn = found.fn;
@@ -183,45 +209,18 @@ function bodyReservation(req: IncomingMessage, limit: number): number {
 
 /**
  * Leaves a request pipelined behind a closing answer unrun and unanswered (its answer could
- * not be written: the connection ends after the one before), with a line saying so.
+ * not be written: the connection ends after the one before), with a line saying so, written by
+ * error-answer.ts (loaded when the app is created).
  */
 function notRun(host: Host, req: IncomingMessage): void {
-  host.logger.line(
-    'warn',
-    pickLogid(req.headers[host.options.logidHeader]),
-    '',
-    `${req.method ?? ''} ${req.url ?? ''} was not run: it was pipelined behind an answer that closes the connection; send it again on a new connection`,
-  );
+  const logid = pickLogid(req.headers[host.options.logidHeader]);
+  withErrorAnswer((module) => module.logNotRun(host, req, logid));
 }
 
 /** Starts the request's span and duration once the bridge is loaded (the first requests after an SDK registers go without). */
 function startTelemetry(x: Exchange): void {
   const bridge = otelBridge();
   if (bridge !== undefined) x.otel = bridge.startServer(x);
-}
-
-/**
- * The targets that are not a path (RFC 9112 §3.2): the absolute form (`http://host/echo`) is
- * routed by its path; `*` (OPTIONS) and CONNECT's `host:port` name no function, so 405; the
- * rest is a bad path. Returns the origin-form target, or undefined once answered.
- */
-function nonOriginTarget(x: Exchange, url: string): string | undefined {
-  x.rawPath = url;
-  if (x.method === 'CONNECT' || url === '*') {
-    x.closeConnection = x.method === 'CONNECT';
-    sendError(x, createError('CLOUDFN_METHOD_NOT_ALLOWED', x.method));
-    return undefined;
-  }
-  const scheme = /^https?:\/\/[^/?#]*/i.exec(url);
-  if (scheme === null) {
-    sendError(
-      x,
-      createError('CLOUDFN_BAD_PATH', JSON.stringify(url), "is not a path; send a target that starts with '/'"),
-    );
-    return undefined;
-  }
-  const rest = url.slice(scheme[0].length);
-  return rest.charCodeAt(0) === 47 ? rest : `/${rest}`;
 }
 
 /**
@@ -268,9 +267,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 function run(x: Exchange, params: unknown, query: QueryParams | undefined, body: Buffer): void {
-  // The app started loading the cookie codec; only a request that beats it waits.
-  if (cookieCodec.value === undefined) {
-    cookieCodec.load().then(
+  // The app started loading the cookie codec and the service's parts; only a request that beats
+  // them waits.
+  if (cookieCodec.value === undefined || serviceParts.value === undefined) {
+    Promise.all([cookieCodec.load(), serviceParts.load()]).then(
       () => run(x, params, query, body),
       (error: unknown) => sendError(x, error),
     );

@@ -2,7 +2,9 @@
  * From what a handler returned (or threw) to the HTTP response: the body mapping of
  * docs/handlers.md, the JSON error shape, the logid header on every response, and one
  * request line in the log per request. The head of an answer and the writing of a whole one
- * are response-head.ts; a returned stream is sent by stream-answer.ts, imported on the first.
+ * are response-head.ts; a returned stream is checked and sent by stream-answer.ts, imported on
+ * the first,
+ * and an error answer written by error-answer.ts, loaded when the app is created.
  *
  * It keeps one invariant for every response it writes (docs/architecture.md#the-response-invariant):
  * - one framing: the runtime owns Transfer-Encoding and Content-Length, so a response never
@@ -15,16 +17,16 @@
  *   request's own ServerResponse, which node queues behind the responses before it, and the
  *   connection-level errors of serve/http-server.ts wait for those to finish.
  */
-import { CloudfnError, createError } from '../errors.js';
 import { LazyImport } from '../lazy-import.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
 import { lingerOnClose } from './linger.js';
-import { errorBody } from './error-body.js';
-import { issuesText } from '../contract/pointer.js';
 import { ablation } from '../bench-ablation.js';
 import { BINARY, byteLength, end, endHeadOnly, headersFor, JSON_TYPE, NO_HEADERS, TEXT } from './response-head.js';
 import type { ReadableLike } from './stream-answer.js';
+
+/** Writing an error answer (error-answer.ts), loaded when the app is created. */
+const errorAnswer = new LazyImport(() => import('./error-answer.js'));
 
 /** Sending a returned stream (stream-answer.ts), imported on the first one. */
 const streamAnswer = new LazyImport(() => import('./stream-answer.js'));
@@ -33,8 +35,7 @@ function isReadable(value: object): value is ReadableLike {
   return typeof (value as ReadableLike).pipe === 'function' && typeof (value as ReadableLike).on === 'function';
 }
 
-/** A load refusal that knows how long the client should wait (memory-budget.ts); 1 s when unset. */
-export type RetryAfterError = CloudfnError & { retryAfter?: number };
+export type { RetryAfterError } from './error-answer.js';
 
 /**
  * Sends a handler's return value: nothing for undefined/null, text for strings, bytes for
@@ -91,113 +92,65 @@ export function sendResult(x: Exchange, result: unknown): void {
   finish(x, status, bytes);
 }
 
-/** Checks the status and the declared length of a stream answer, then sends it (stream-answer.ts). */
+/** Sends a returned stream (stream-answer.ts, imported on the first one), or answers why not. */
 function sendStream(x: Exchange, stream: ReadableLike): void {
-  const status = x.status;
-  if (status < 200) {
-    stream.destroy?.();
-    sendError(x, new TypeError(`status ${status} cannot be a final response; use service.status() with 200-599`));
-    return;
-  }
-  const declared = declaredLength(x);
-  if (declared === null) {
-    stream.destroy?.();
-    sendError(
-      x,
-      new TypeError(
-        `Content-Length ${JSON.stringify(x.headers!['content-length']![1])} is not a byte count; set a whole number, or none for a stream`,
-      ),
-    );
-    return;
-  }
+  const send = (module: typeof import('./stream-answer.js')): void => {
+    const failure = module.sendStream(x, stream);
+    if (failure !== undefined) sendError(x, failure);
+  };
   const loaded = streamAnswer.value;
-  if (loaded !== undefined) return loaded.sendStreamAnswer(x, stream, declared);
-  streamAnswer.load().then(
-    (module) => module.sendStreamAnswer(x, stream, declared),
-    (error: unknown) => {
-      stream.destroy?.();
-      sendError(x, error);
-    },
-  );
-}
-
-/**
- * The handler's Content-Length for a stream: undefined when it set none, null when it is not a
- * byte count.
- */
-function declaredLength(x: Exchange): number | undefined | null {
-  const header = x.headers?.['content-length'];
-  if (header === undefined) return undefined;
-  const text = String(header[1]).trim();
-  return /^\d{1,15}$/.test(text) ? Number(text) : null;
-}
-
-/**
- * The message of a thrown value and of the errors that caused it (`fetch failed`'s
- * `getaddrinfo ENOTFOUND ws-push.example`), up to three deep: the line names why, not only what.
- * @example withCauses(new TypeError('fetch failed', { cause })) // 'fetch failed (cause: getaddrinfo ENOTFOUND a.b [ENOTFOUND])'
- */
-export function withCauses(error: unknown): string {
-  return error instanceof Error ? `${error.message}${causes(error)}` : String(error);
-}
-
-function causes(error: Error): string {
-  let out = '';
-  let cause: unknown = error.cause;
-  for (let depth = 0; depth < 3 && cause !== undefined && cause !== null; depth++) {
-    const code = (cause as { code?: unknown }).code;
-    const message = cause instanceof Error ? cause.message : String(cause);
-    out += ` (cause: ${message}${typeof code === 'string' && !message.includes(code) ? ` [${code}]` : ''})`;
-    cause = cause instanceof Error ? cause.cause : undefined;
-  }
-  return out;
+  if (loaded !== undefined) return send(loaded);
+  streamAnswer.load().then(send, (error: unknown) => {
+    stream.destroy?.();
+    sendError(x, error);
+  });
 }
 
 /**
  * Answers an error: a `CloudfnError` keeps its status and (below 500) its message; anything
- * else is a 500 whose message stays in the log unless `exposeErrors` is on (dev).
+ * else is a 500 whose message stays in the log unless `exposeErrors` is on (dev). The request is
+ * claimed here, and a connection that closes after the answer marked, so nothing else answers it
+ * and no request pipelined behind it runs; the answer itself is written by error-answer.ts,
+ * loaded when the app is created (`loadErrorAnswer`): an error that comes first waits for it.
  */
 export function sendError(x: Exchange, error: unknown): void {
   if (!x.claim()) {
     if (x.res.headersSent && !x.res.writableEnded) x.res.destroy(error as Error);
     return;
   }
-  const known = error instanceof CloudfnError ? error : undefined;
-  const status = known?.status ?? 500;
-  const code = known?.code ?? 'CLOUDFN_HANDLER_ERROR';
-  let message = known?.expose ? known.message : createError('CLOUDFN_HANDLER_ERROR').message;
-  if (!known?.expose) {
-    // A crash: its message and stack go to the log, never to the client (unless in dev).
-    const detail = withCauses(error);
-    x.line('error', `the function failed: ${detail}`, {
-      code,
-      stack: error instanceof Error ? error.stack : undefined,
-    });
-    if (x.host.options.exposeErrors)
-      message = error instanceof Error ? `${error.stack ?? error.message}${causes(error)}` : String(error);
-  }
-  const issues = known?.issues;
-  const body = errorBody(code, message, x.logid, issues);
-  const bytes = Buffer.byteLength(body);
   // A body we stopped reading (413, 415, 408) cannot be drained safely: close the connection,
   // lingering so that the client reads this answer rather than a reset (linger.ts).
   if (x.closeConnection && x.req.socket !== null) lingerOnClose(x.req.socket);
-  const headers = headersFor(x, {
-    contentType: JSON_TYPE,
-    length: bytes,
-    handlerHeaders: known?.name === 'HttpError',
-    close: x.host.closing || x.closeConnection,
-    allow: status === 405,
-    retryAfter:
-      code === 'CLOUDFN_OVERLOADED' || code === 'CLOUDFN_TOO_MANY_CONNECTIONS'
-        ? ((known as RetryAfterError).retryAfter ?? 1)
-        : undefined,
-  });
-  end(x, status, headers, body);
-  finish(x, status, bytes, known === undefined ? undefined : errorNote(code, known.message, issues));
+  const loaded = errorAnswer.value;
+  if (loaded !== undefined) return loaded.answerError(x, error);
+  errorAnswer.load().then(
+    (module) => module.answerError(x, error),
+    (loadError: unknown) => {
+      // The chunk is missing from a deployed folder: a bare 500, and both errors in the log.
+      x.line('error', `the function failed: ${String(error)}; its error answer could not load: ${String(loadError)}`);
+      x.res.statusCode = 500;
+      x.res.end();
+      finish(x, 500, 0);
+    },
+  );
 }
 
-/** The request line's `error`: `CODE: message`, and every issue of a refusal of params. */
-function errorNote(code: string, message: string, issues: CloudfnError['issues']): string {
-  return issues === undefined ? `${code}: ${message}` : `${code}: ${message} [issues: ${issuesText(issues)}]`;
+/**
+ * Runs `then` with error-answer.ts, at once when it has loaded, else once it has; a load that
+ * fails is reported on stderr (the chunk is missing from a deployed folder).
+ */
+export function withErrorAnswer(then: (module: typeof import('./error-answer.js')) => void): void {
+  const loaded = errorAnswer.value;
+  if (loaded !== undefined) return then(loaded);
+  errorAnswer.load().then(then, (error: unknown) => {
+    process.stderr.write(`cloudfn: the error answers failed to load: ${String(error)}\n`);
+  });
+}
+
+/**
+ * Starts loading the error answer (error-answer.ts) off the start-up path: the app calls it
+ * when it is created. In a bundle it is a chunk that start-up does not read.
+ */
+export function loadErrorAnswer(): void {
+  errorAnswer.load().catch(() => undefined);
 }

@@ -1,87 +1,27 @@
 /**
  * The service object (docs/platform-contract.md#service): a view of one request for the
  * handler, and the setters of its response. What it reads is parsed only when read
- * (cookies, the query of a POST, the abort signal), so a request pays for what it uses.
+ * (cookies, the query of a POST, the abort signal), so a request pays for what it uses. The
+ * parts a handler uses now and then (header checks, cookies, the trace context, the caller,
+ * `waitUntil`, `toJSON`) are service-parts.ts, loaded after start and before the first handler runs.
  */
-import { isPoisonKey } from '../body/poison.js';
 import { parseQuery } from '../body/query.js';
-import { formatTraceparent } from '../trace/traceparent.js';
+import { LazyImport } from '../lazy-import.js';
 import type { Caller, CookieOptions, LogMethod, QueryParams, Service, TraceContext, Trigger } from '../types.js';
-import { readCaller } from './caller.js';
-import { cookieCodec, type CookieCodec } from './cookie-codec.js';
 import type { Exchange } from './exchange.js';
 
-// A builtin through process.getBuiltinModule rather than an ESM import: on node 24 the namespace
-// of node:http reads its WebSocket, CloseEvent and MessageEvent getters, which load undici, the
-// web streams and node:crypto (113 modules against 47, issue 33).
-const { validateHeaderName } = process.getBuiltinModule('node:http');
+/**
+ * The parts of the service a handler uses now and then (service-parts.ts), loaded after start
+ * and before the first handler runs: handle.ts waits for them as for the cookie codec.
+ */
+export const serviceParts = new LazyImport(() => import('./service-parts.js'));
 
-/** A header value may not hold CR, LF, NUL or other control characters but tab. */
-const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-
-function checkHeader(field: string, value: string): void {
-  try {
-    validateHeaderName(field);
-  } catch {
-    throw new TypeError(
-      `header name ${JSON.stringify(field)} is not a valid HTTP token; use letters, digits and - only`,
-    );
-  }
-  if (BAD_HEADER_VALUE.test(value)) {
-    throw new TypeError(
-      `header ${field} has an invalid character in its value ${JSON.stringify(value)}; remove CR, LF and other control characters`,
-    );
-  }
-}
-
-function headerValue(field: string, value: unknown): string | string[] {
-  if (typeof value === 'string' || typeof value === 'number') {
-    const text = String(value);
-    checkHeader(field, text);
-    return text;
-  }
-  if (Array.isArray(value)) {
-    return value.map((item: unknown) => {
-      if (typeof item !== 'string') throw new TypeError(`header ${field} values must be strings, got ${typeof item}`);
-      checkHeader(field, item);
-      return item;
-    });
-  }
-  throw new TypeError(
-    `header ${field} must be a string, number or array of strings, got ${value === null ? 'null' : typeof value}`,
-  );
-}
-
-function cookie(name: string, value: string, options: CookieOptions | undefined): string {
-  try {
-    return codec().serialize(name, value, options);
-  } catch (error) {
-    throw new TypeError(
-      `setCookie(${JSON.stringify(name)}): ${(error as Error).message}; see the options of cookie.serialize`,
-    );
-  }
-}
-
-/** The cookie codec, loaded before any handler runs (request/cookie-codec.ts). */
-function codec(): CookieCodec {
-  const loaded = cookieCodec.value;
+/** The loaded parts; a service made outside the pipeline provides them first (fake-service.ts). */
+function parts(): typeof import('./service-parts.js') {
+  const loaded = serviceParts.value;
   if (loaded === undefined)
-    throw new Error('cloudfn: the cookie codec is not loaded yet; await cookieCodec.load() first');
+    throw new Error('cloudfn: the service parts are not loaded yet; await serviceParts.load() first');
   return loaded;
-}
-
-function traceContext(x: Exchange): TraceContext {
-  const sampled = (x.traceFlags & 1) === 1;
-  const trace: { -readonly [K in keyof TraceContext]: TraceContext[K] } = {
-    traceId: x.traceId,
-    spanId: x.spanId,
-    sampled,
-    traceparent: formatTraceparent(x.traceId, x.spanId, sampled),
-  };
-  if (x.parentSpanId !== undefined) trace.parentSpanId = x.parentSpanId;
-  const state = x.tracestate;
-  if (state !== undefined) trace.tracestate = state;
-  return Object.freeze(trace);
 }
 
 /** The service of one request. Created by the pipeline; handlers receive it as their second argument. */
@@ -125,11 +65,7 @@ export class RequestService implements Service {
   }
 
   waitUntil(promise: PromiseLike<unknown>): void {
-    const host = this.#x.host;
-    host.backgroundStarted();
-    Promise.resolve(promise)
-      .then(undefined, (error: unknown) => this.error('service.waitUntil: the work failed', error))
-      .finally(() => host.backgroundFinished());
+    parts().waitUntil(this.#x.host, promise, this.error);
   }
 
   get query(): QueryParams {
@@ -137,23 +73,17 @@ export class RequestService implements Service {
   }
 
   get cookies(): Record<string, string | undefined> {
-    if (this.#cookies === undefined) {
-      const header = this.headers.cookie;
-      const parsed = typeof header === 'string' ? codec().parse(header) : Object.create(null);
-      for (const key of Object.keys(parsed)) if (isPoisonKey(key)) delete parsed[key];
-      this.#cookies = parsed as Record<string, string | undefined>;
-    }
-    return this.#cookies;
+    return (this.#cookies ??= parts().readCookies(this.headers.cookie));
   }
 
   /** Built on first read: a request that never reads it allocates nothing for it. */
   get trace(): TraceContext {
-    return (this.#trace ??= traceContext(this.#x));
+    return (this.#trace ??= parts().traceContext(this.#x));
   }
 
   /** Read from the headers on first use (null: not read yet). */
   get caller(): Caller | undefined {
-    if (this.#caller === null) this.#caller = readCaller(this.headers);
+    if (this.#caller === null) this.#caller = parts().readCaller(this.headers);
     return this.#caller;
   }
 
@@ -162,7 +92,7 @@ export class RequestService implements Service {
   }
 
   set(field: string, value: string | number | readonly string[]): this {
-    this.#x.setHeader(field, headerValue(field, value));
+    this.#x.setHeader(field, parts().headerValue(field, value));
     return this;
   }
 
@@ -172,13 +102,12 @@ export class RequestService implements Service {
   }
 
   setCookie(name: string, value: string, options?: CookieOptions): this {
-    this.#x.addCookie(cookie(name, String(value), options));
+    this.#x.addCookie(parts().cookieLine(name, String(value), options));
     return this;
   }
 
   clearCookie(name: string, options?: CookieOptions): this {
-    const { maxAge: _ignored, ...rest } = options ?? {};
-    this.#x.addCookie(cookie(name, '', { path: '/', ...rest, expires: new Date(0) }));
+    this.#x.addCookie(parts().clearingCookieLine(name, options));
     return this;
   }
 
@@ -210,14 +139,6 @@ export class RequestService implements Service {
 
   /** What `console.log(service)` shows: the request, not the internals. */
   toJSON(): Record<string, unknown> {
-    return {
-      httpMethod: this.httpMethod,
-      url: this.url,
-      path: this.path,
-      trigger: this.trigger,
-      logid: this.logid,
-      functionName: this.functionName,
-      traceId: this.#x.traceId,
-    };
+    return parts().describe(this, this.#x.traceId);
   }
 }

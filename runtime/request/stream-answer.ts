@@ -2,12 +2,13 @@
  * A stream a handler returned, sent as the answer: its head, the stream piped, a declared
  * Content-Length held to, and the request line once it ends. Imported by response.ts on the
  * first stream answer, so a function that never returns one never loads it (in a bundle, a
- * chunk; issue 44, item 4). response.ts has checked the status and the declared length.
+ * chunk; issue 44, item 4). A stream with a status below 200 or a Content-Length that is not a
+ * byte count is destroyed, and response.ts answers it 500 (`sendStream`).
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TransformCallback } from 'node:stream';
-import { createError } from '../errors.js';
+import { createAnswerError } from './answer-errors.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
 import { lingerClose } from './linger.js';
@@ -24,6 +25,39 @@ export interface ReadableLike {
   unpipe?(destination: NodeJS.WritableStream): unknown;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   destroy?(error?: Error): unknown;
+}
+
+/**
+ * Checks the status and the declared length of a returned stream, then sends it. A bad one is
+ * destroyed, and the error to answer (a 500, by response.ts's `sendError`) returned.
+ * @example const failure = sendStream(x, createReadStream(file)); if (failure) sendError(x, failure)
+ */
+export function sendStream(x: Exchange, stream: ReadableLike): TypeError | undefined {
+  const status = x.status;
+  if (status < 200) {
+    stream.destroy?.();
+    return new TypeError(`status ${status} cannot be a final response; use service.status() with 200-599`);
+  }
+  const declared = declaredLength(x);
+  if (declared === null) {
+    stream.destroy?.();
+    return new TypeError(
+      `Content-Length ${JSON.stringify(x.headers!['content-length']![1])} is not a byte count; set a whole number, or none for a stream`,
+    );
+  }
+  sendStreamAnswer(x, stream, declared);
+  return undefined;
+}
+
+/**
+ * The handler's Content-Length for a stream: undefined when it set none, null when it is not a
+ * byte count.
+ */
+function declaredLength(x: Exchange): number | undefined | null {
+  const header = x.headers?.['content-length'];
+  if (header === undefined) return undefined;
+  const text = String(header[1]).trim();
+  return /^\d{1,15}$/.test(text) ? Number(text) : null;
 }
 
 /**
@@ -116,12 +150,12 @@ class LengthCheck extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.#seen += chunk.length;
     if (this.#seen > this.#declared)
-      return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, `more than ${this.#declared}`));
+      return callback(createAnswerError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, `more than ${this.#declared}`));
     callback(null, chunk);
   }
   override _flush(callback: TransformCallback): void {
     if (this.#seen !== this.#declared)
-      return callback(createError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, String(this.#seen)));
+      return callback(createAnswerError('CLOUDFN_BAD_RESPONSE_LENGTH', this.#declared, String(this.#seen)));
     callback();
   }
 }

@@ -1,16 +1,16 @@
 /**
  * The code at the start of every bundle `cloudfn build` writes: it takes the functions the
- * bundle imported, checks them with the loader's rules, and serves them with `serve`
+ * bundle imported, checks them with the loader's rules (load.ts, imported only for a module
+ * that exports more than a handler, or no handler), and serves them with `serve`
  * (options from flags' absence: env vars, then the config baked in at build time, then
  * defaults; the health path among them).
  */
 import { CloudfnError } from '../errors.js';
-import type { FunctionSpec } from '../types.js';
+import type { FunctionSpec, Handler } from '../types.js';
 import type { ConfigFile } from './config-file.js';
 import { compileCacheWarning, enableCompileCache } from './compile-cache.js';
-import { functionFromModule } from './load.js';
 import { EVERY_PATH } from '../request/router.js';
-import { serve, type RunningServer } from './start.js';
+import { serve, type RunningServer } from './serve.js';
 
 /** A function as a bundle carries it: the module it imported and where it came from. */
 export interface BundledFunction {
@@ -42,7 +42,19 @@ export async function startBundle(init: BundleInit): Promise<RunningServer | und
   if (warning !== undefined) process.stderr.write(warning);
   let specs: FunctionSpec[];
   try {
-    specs = init.functions.map((fn) => functionFromModule(fn.module, fn.name, fn.where));
+    // A module that exports a handler and no config needs no check. Any other (a config, a
+    // CommonJS or compiled module, no handler) is read by the loader's rules, imported for it.
+    if (init.functions.every((fn) => isPlainHandler(fn.module)))
+      specs = init.functions.map((fn) => ({
+        name: fn.name,
+        file: fn.where,
+        handler: fn.module['default'] as Handler,
+        config: {},
+      }));
+    else {
+      const { functionFromModule } = await import('./load.js');
+      specs = init.functions.map((fn) => functionFromModule(fn.module, fn.name, fn.where));
+    }
   } catch (error) {
     process.stderr.write(`cloudfn: ${(error as Error).message}\n`);
     process.exitCode = 1;
@@ -62,4 +74,17 @@ export async function startBundle(init: BundleInit): Promise<RunningServer | und
     return undefined;
   }
   return running;
+}
+
+/**
+ * True for a module whose default export is a function and which exports no config, on it or
+ * beside it: `functionFromModule` (load.ts) would take it as it is, with the config `{}`.
+ */
+function isPlainHandler(module: Record<string, unknown>): boolean {
+  const handler = module['default'];
+  return (
+    typeof handler === 'function' &&
+    module['config'] === undefined &&
+    (handler as { config?: unknown }).config === undefined
+  );
 }

@@ -10,7 +10,7 @@ import { Logger } from '../log/logger.js';
 import { RUNTIME_FUNCTION } from '../log/record.js';
 import { createJsonSink } from '../log/sinks.js';
 import { aggregateForWorkers } from '../metrics/cluster.js';
-import { onParentGone } from './shutdown.js';
+import { onParentGone } from './parent-gone.js';
 import type { RunningServer } from './start.js';
 import { sendToWorker } from './worker-message.js';
 

@@ -48,3 +48,23 @@ export interface Extension {
 export function extensionConfigKeys(extensions: readonly Extension[]): string[] {
   return extensions.flatMap((extension) => extension.configKeys ?? []);
 }
+
+/**
+ * Sets the variables the extensions give for the server's `url` (each one's `env`), and returns
+ * how to put the old values back.
+ * @example const restore = setExtensionEnv(extensions, 'http://localhost:8000'); restore()
+ */
+export function setExtensionEnv(extensions: readonly Extension[], url: string): () => void {
+  const previous = new Map<string, string | undefined>();
+  for (const extension of extensions)
+    for (const [key, value] of Object.entries(extension.env?.(url) ?? {})) {
+      if (!previous.has(key)) previous.set(key, process.env[key]);
+      process.env[key] = value;
+    }
+  return () => {
+    for (const [key, value] of previous) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+}

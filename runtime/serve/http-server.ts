@@ -1,17 +1,18 @@
 /**
  * The node:http server around an app: protocol limits (431, 408, 400 with the logid), the
  * requests node would answer bare (CONNECT, no Host, Expect: 100-continue), the hooks answered
- * before routing (the health path, the dev console), and listening.
+ * before routing (the health path, the dev console), and listening. The answer to a connection
+ * error is written by client-error.ts, imported on the first one.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { App } from '../app.js';
 import { abortBodyRead, clientAbort } from '../body/read-body.js';
-import { type CloudfnError, createError } from '../errors.js';
-import { generateLogid } from '../log/logid.js';
+import { createError } from '../errors.js';
+import { LazyImport } from '../lazy-import.js';
 import { checkTimeouts } from '../options.js';
 import { isLingering, lingerClose } from '../request/linger.js';
-import { errorBody } from '../request/error-body.js';
+import type { HttpSocket } from './client-error.js';
 import { healthHook } from './health.js';
 import { ablation } from '../bench-ablation.js';
 
@@ -85,29 +86,20 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
   // With a listener, node leaves `Expect: 100-continue` to the app (handle.ts sends the 100 only
   // when it reads the body) and hands CONNECT over instead of closing the socket silently.
   server.on('checkContinue', listener);
-  server.on('connect', (req: IncomingMessage, socket: Socket) => onConnect(app, req, socket));
+  // CONNECT: answered 405 through the pipeline (client-error.ts), then the tunnel is closed.
+  server.on('connect', (req: IncomingMessage, socket: Socket) =>
+    afterAnswers(socket, (module) => {
+      // A client gone while the module loaded: no request to answer.
+      if (!socket.destroyed) module.onConnect(app, req, socket);
+    }),
+  );
   return server;
 }
 
-/** CONNECT: answered 405 through the pipeline (logid, log line), then the tunnel is closed. */
-function onConnect(app: App, req: IncomingMessage, socket: Socket): void {
-  const res = new http.ServerResponse(req);
-  res.shouldKeepAlive = false;
-  res.assignSocket(socket);
-  res.once('finish', () => {
-    res.detachSocket(socket);
-    lingerClose(socket);
-  });
-  app.handle(req, res);
-}
-
-/** The socket's response in flight, and its parser's request (node's own fields). */
-type HttpSocket = Socket & {
-  _httpMessage?: ServerResponse | null;
-  parser?: { incoming?: IncomingMessage | null } | null;
-};
-
 const ANSWERING = Symbol('cloudfn.answeringClientError');
+
+/** The answer to a connection error before routing (client-error.ts), imported on the first. */
+const clientErrorAnswer = new LazyImport(() => import('./client-error.js'));
 
 /**
  * Errors node:http raises on a connection: bytes it cannot parse, headers too large or too
@@ -145,48 +137,19 @@ function onClientError(app: App, error: NodeJS.ErrnoException, socket: Socket): 
     }
     if (abortBodyRead(incoming, failure)) return;
     // The body of a request already answered (or answering itself) failed: no second answer.
-    whenIdle(s, () => lingerClose(socket));
-    return;
+    return afterAnswers(s, (module) => module.whenIdle(s, () => lingerClose(socket)));
   }
-  whenIdle(s, () => answerClientError(app, failure, socket));
+  afterAnswers(s, (module) => module.whenIdle(s, () => module.answerClientError(app, failure, socket)));
 }
 
-/** Runs `then` once no response is in flight on the socket (node queues pipelined ones). */
-function whenIdle(socket: HttpSocket, then: () => void): void {
-  const res = socket._httpMessage;
-  if (socket.destroyed) return;
-  if (res == null) return then();
-  // node's own 'finish' listener ran first and attached the next queued response, if any.
-  res.once('finish', () => whenIdle(socket, then));
-}
-
-function answerClientError(app: App, failure: CloudfnError, socket: Socket): void {
-  if (!socket.writable) {
-    // The last response closed the connection (its own lingering close has begun): no second
-    // answer. Destroying here would reset the connection, and a reset makes the client drop the
-    // answers it has not read yet (found by test/runtime/request/response-pipelining.test.ts).
-    lingerClose(socket);
-    return;
-  }
-  const logid = generateLogid();
-  const body = errorBody(failure.code, failure.message, logid);
-  const reason =
-    failure.status === 431
-      ? 'Request Header Fields Too Large'
-      : failure.status === 408
-        ? 'Request Timeout'
-        : failure.status === 413
-          ? 'Payload Too Large'
-          : 'Bad Request';
-  socket.write(
-    `HTTP/1.1 ${failure.status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `${app.options.logidHeader}: ${logid}\r\nconnection: close\r\n\r\n${body}`,
-  );
-  lingerClose(socket);
-  app.logger.line('warn', logid, '', `${failure.status} before routing: ${failure.message}`, {
-    status: failure.status,
-    code: failure.code,
-  });
+/**
+ * Runs `then` with the answers of client-error.ts, imported on the first connection error or
+ * CONNECT. When it cannot load (a chunk missing from a deployed folder) the socket is closed.
+ */
+function afterAnswers(socket: Socket, then: (module: typeof import('./client-error.js')) => void): void {
+  const loaded = clientErrorAnswer.value;
+  if (loaded !== undefined) return then(loaded);
+  clientErrorAnswer.load().then(then, () => socket.destroy());
 }
 
 /** Starts listening; resolves with the bound address (port 0 picks a free port). */

@@ -1,13 +1,15 @@
 /**
  * Imports a function module (ESM, CommonJS, or TypeScript through a compile hook) and checks
  * its shape: a default export (or `module.exports`) that is a function, and an optional
- * `config` whose keys and values are validated with a message naming the file.
+ * `config` whose keys and values are validated with a message naming the file. A bundle
+ * imports this file only for a module that is not a plain handler (bundle-entry.ts).
  */
 import { pathToFileURL } from 'node:url';
 import { createError } from '../errors.js';
 import { LIMIT_KEYS } from '../options.js';
 import { isStandardSchema } from '../contract/standard-schema.js';
 import type { FunctionConfig, FunctionSpec, Handler, ScheduleSpec } from '../types.js';
+import { createModuleError } from './module-errors.js';
 
 /** Turns a source file into a file Node can import (cloudfn start passes esbuild's). */
 export type CompileHook = (file: string, name: string) => Promise<string>;
@@ -125,11 +127,17 @@ function describeValue(value: unknown): string {
   return `the ${typeof value} ${String(value)}`;
 }
 
+/** The handler and the config a module exports, not yet checked. */
+export interface FoundExports {
+  handler: unknown;
+  config: unknown;
+}
+
 /**
- * Finds the handler and config in an imported module: `export default fn` (ESM, TypeScript),
- * `module.exports = fn` (CommonJS), or a CommonJS `exports.default = fn` from a compiler.
+ * The handler and config of an imported module, as it exports them.
+ * @example findExports(await import('./hello.mjs')) // { handler: [Function hello], config: undefined }
  */
-export function functionFromModule(mod: Record<string, unknown>, name: string, where: string): FunctionSpec {
+export function findExports(mod: Record<string, unknown>): FoundExports {
   let handler = mod['default'] as unknown;
   // ESM compiled to CommonJS (esbuild, tsc) marks its exports object with __esModule: its own
   // `default` is the default export, missing when the source had none.
@@ -141,6 +149,19 @@ export function functionFromModule(mod: Record<string, unknown>, name: string, w
   ) {
     handler = (handler as { default: unknown }).default;
   }
+  const config =
+    mod['config'] ??
+    (mod['default'] as { config?: unknown } | undefined)?.config ??
+    (handler as { config?: unknown } | null | undefined)?.config;
+  return { handler, config };
+}
+
+/**
+ * Finds the handler and config in an imported module (`findExports`) and checks them: a
+ * default export that is a function, and a valid config.
+ */
+export function functionFromModule(mod: Record<string, unknown>, name: string, where: string): FunctionSpec {
+  const { handler, config } = findExports(mod);
   // A WeChat cloud function (`exports.main = async (event, context) => ...`): its own message,
   // since the fix is one line. `main` is on the namespace (ESM, or CommonJS through node's
   // export lexer) or on module.exports, which is the default of an imported CommonJS module.
@@ -149,14 +170,10 @@ export function functionFromModule(mod: Record<string, unknown>, name: string, w
     (typeof mod['main'] === 'function' ||
       typeof (handler as { main?: unknown } | null | undefined)?.main === 'function')
   )
-    throw createError('CLOUDFN_WECHAT_MAIN_EXPORT', where);
-  if (handler === undefined) throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+    throw createModuleError('CLOUDFN_WECHAT_MAIN_EXPORT', where);
+  if (handler === undefined) throw createModuleError('CLOUDFN_NO_DEFAULT_EXPORT', where);
   if (typeof handler !== 'function')
-    throw createError('CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', where, describeValue(handler));
-  const config =
-    mod['config'] ??
-    (mod['default'] as { config?: unknown } | undefined)?.config ??
-    (handler as { config?: unknown }).config;
+    throw createModuleError('CLOUDFN_DEFAULT_EXPORT_NOT_FUNCTION', where, describeValue(handler));
   return { name, file: where, handler: handler as Handler, config: validateConfig(config, where) };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The one signal policy of every long-running command: the first SIGTERM/SIGINT/SIGHUP stops
  * gracefully (drain.ts) and exits 0, a second exits 1 at once, optionally also when the
- * parent process goes away.
+ * parent process goes away (parent-gone.ts, imported then).
  */
 import type { Logger } from '../log/logger.js';
 import { RUNTIME_FUNCTION } from '../log/record.js';
@@ -30,9 +30,6 @@ export interface SignalOptions {
   parent?: boolean;
 }
 
-/** How often the parent's pid is compared; a check costs one property read. */
-const PARENT_CHECK_MS = 500;
-
 /**
  * Stops gracefully and exits 0 on the first SIGTERM or SIGINT; a second signal exits 1 at
  * once. Returns a function that removes the handlers.
@@ -50,41 +47,27 @@ export function exitOnSignals(options: SignalOptions): () => void {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   process.on('SIGHUP', onSignal);
-  const removeParent =
-    options.parent === true
-      ? onParentGone(() => {
-          if (stopping) return;
-          stopping = true;
-          options.logger.line('info', '', RUNTIME_FUNCTION, 'the parent process exited: stopping');
-          void (options.stopWithoutParent ?? options.stop)().then(() => exit(0));
-        })
-      : undefined;
+  // The parent watch (parent-gone.ts) is imported only when asked for: a bundle never reads it.
+  // What it compares against is taken now, so a parent gone while it loads is still seen.
+  let removeParent: (() => void) | undefined;
+  let removed = false;
+  if (options.parent === true) {
+    const seen = { ppid: process.ppid, connected: process.connected };
+    void import('./parent-gone.js').then(({ onParentGone }) => {
+      if (removed) return;
+      removeParent = onParentGone(() => {
+        if (stopping) return;
+        stopping = true;
+        options.logger.line('info', '', RUNTIME_FUNCTION, 'the parent process exited: stopping');
+        void (options.stopWithoutParent ?? options.stop)().then(() => exit(0));
+      }, seen);
+    });
+  }
   return () => {
+    removed = true;
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     process.off('SIGHUP', onSignal);
     removeParent?.();
-  };
-}
-
-/**
- * Calls `gone` once the parent process is gone (its IPC channel closes, or this process is
- * re-parented); returns how to stop watching.
- * @example const stop = onParentGone(() => server.close())
- */
-export function onParentGone(gone: () => void): () => void {
-  const parent = process.ppid;
-  const onDisconnect = (): void => gone();
-  if (process.connected) process.on('disconnect', onDisconnect);
-  // A process started by init (pid 1, e.g. PID 1's child in a container) cannot tell.
-  const timer =
-    parent > 1
-      ? setInterval(() => {
-          if (process.ppid !== parent) gone();
-        }, PARENT_CHECK_MS).unref()
-      : undefined;
-  return () => {
-    clearInterval(timer);
-    process.off('disconnect', onDisconnect);
   };
 }

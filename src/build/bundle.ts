@@ -21,7 +21,6 @@ import { checkFunctionNames, type ConfigFile } from '../../runtime/serve/config-
 import { loadProjectConfig } from './project-config.js';
 import { discoverFunctions, type FoundFunction } from '../../runtime/serve/discover.js';
 import { resolveOptions } from '../../runtime/options.js';
-import { createError } from '../../runtime/errors.js';
 import { loadRoutePatterns, Router } from '../../runtime/request/router.js';
 import { checkFunctionExports } from './check-exports.js';
 import { CompileError, formatMessage } from './compile.js';
@@ -35,6 +34,7 @@ import { MANIFEST, StagedOutdir } from './outdir.js';
 import { SdkImports, type SdkMode, sdkAlias } from './sdk-alias.js';
 import { redisClient } from './redis-client.js';
 import { selfAlias } from './self-alias.js';
+import { createModuleError } from '../../runtime/serve/module-errors.js';
 
 /** Options of `buildProject`. */
 export interface BuildOptions {
@@ -310,7 +310,7 @@ async function bundleAll(
     });
   const bundles = await Promise.all(targets.map((target) => bundle(root, target, resolved, context)));
   if (context.sdk.missing.size > 0)
-    throw createError('CLOUDFN_SDK_NOT_INSTALLED', [...context.sdk.missing].sort().join(', '));
+    throw createModuleError('CLOUDFN_SDK_NOT_INSTALLED', [...context.sdk.missing].sort().join(', '));
 
   const files = [
     ...new Set(bundles.map((b) => relative(outdir, b.file).split('/')[0]!)),

@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { build, transform, type Message } from 'esbuild';
 import type { FoundFunction } from '../../runtime/serve/discover.js';
-import { createError } from '../../runtime/errors.js';
 import { CompileError, formatMessage } from './compile.js';
+import { createModuleError } from '../../runtime/serve/module-errors.js';
 
 /**
  * Throws the first problem found in `functions`: a compile error or a missing default export.
@@ -49,12 +49,15 @@ export async function checkFunctionExports(root: string, functions: readonly Fou
     const where = relative(root, fn.file);
     const exports = exportsOf.get(where) ?? exportsOf.get(fn.file);
     if (exports !== undefined && !exports.includes('default'))
-      throw createError(exports.includes('main') ? 'CLOUDFN_WECHAT_MAIN_EXPORT' : 'CLOUDFN_NO_DEFAULT_EXPORT', where);
+      throw createModuleError(
+        exports.includes('main') ? 'CLOUDFN_WECHAT_MAIN_EXPORT' : 'CLOUDFN_NO_DEFAULT_EXPORT',
+        where,
+      );
     const format = (inputs[where] ?? inputs[fn.file])?.format;
     if (format === 'cjs') {
       const assigned = await moduleExportsOf(fn.file);
-      if (assigned === 'main') throw createError('CLOUDFN_WECHAT_MAIN_EXPORT', where);
-      if (assigned === 'none') throw createError('CLOUDFN_NO_DEFAULT_EXPORT', where);
+      if (assigned === 'main') throw createModuleError('CLOUDFN_WECHAT_MAIN_EXPORT', where);
+      if (assigned === 'none') throw createModuleError('CLOUDFN_NO_DEFAULT_EXPORT', where);
     }
   }
 }

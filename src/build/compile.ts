@@ -7,10 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { build, type Message } from 'esbuild';
-import { CloudfnError, createError } from '../../runtime/errors.js';
+import { CloudfnError } from '../../runtime/errors.js';
 import type { CompileHook } from '../../runtime/serve/load.js';
 import { sdkAlias } from './sdk-alias.js';
 import { selfAlias } from './self-alias.js';
+import { createModuleError } from '../../runtime/serve/module-errors.js';
 
 /** Formats an esbuild message as `file:line:column: text` and a code frame. */
 export function formatMessage(message: Message, root: string): string {
@@ -27,7 +28,7 @@ export class CompileError extends CloudfnError {
   override name = 'CompileError';
   readonly formatted: string;
   constructor(file: string, formatted: string) {
-    super('CLOUDFN_COMPILE_ERROR', 500, `${createError('CLOUDFN_COMPILE_ERROR', file).message}\n${formatted}`);
+    super('CLOUDFN_COMPILE_ERROR', 500, `${createModuleError('CLOUDFN_COMPILE_ERROR', file).message}\n${formatted}`);
     this.formatted = formatted;
   }
 }

@@ -160,8 +160,9 @@ async function hasTopLevelAwait(code: string): Promise<boolean> {
 
 /**
  * The fold's plugin: the virtual entry (import the first pass's entry, re-export the forwarded
- * chunks' bindings), the first pass's files read without their banner, and every other import
- * (node builtins, packages left external, the lazy chunks' `import()`) kept as written.
+ * chunks' bindings), the first pass's files read without their banner, the lazy chunks'
+ * `import()` pointed from the entry's folder, and every other import (node builtins, packages
+ * left external) kept as written.
  */
 function foldPlugin(
   input: FoldInput,
@@ -183,7 +184,13 @@ function foldPlugin(
         loader: 'js',
       }));
       b.onResolve({ filter: /.*/ }, (args) => {
-        if (args.kind === 'dynamic-import') return { path: args.path, external: true };
+        // A lazy chunk stays a file of its own; imported from a folded chunk of `_chunks/`, its
+        // path is written again from the entry's folder, where that code now runs.
+        if (args.kind === 'dynamic-import')
+          return {
+            path: /^\.{1,2}\//.test(args.path) ? specifier(dir, resolve(args.resolveDir, args.path)) : args.path,
+            external: true,
+          };
         const file = resolve(args.resolveDir, args.path);
         if (/^\.{1,2}\//.test(args.path) && files.includes(file)) return { path: file };
         return { path: args.path, external: true };

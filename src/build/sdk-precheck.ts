@@ -7,11 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { createError } from '../../runtime/errors.js';
 import { resolveOptions } from '../../runtime/options.js';
 import { discoverFunctions } from '../../runtime/serve/discover.js';
 import { loadProjectConfig } from './project-config.js';
 import { installedFrom, SERVER_SDK } from './sdk-alias.js';
+import { createModuleError } from '../../runtime/serve/module-errors.js';
 
 /** A static import, re-export, `import()` or `require()` of the SDK. */
 const SDK_IMPORT = new RegExp(`(from|import|require)\\s*\\(?\\s*['"]${SERVER_SDK.replace(/[/.-]/g, '\\$&')}['"]`);
@@ -27,5 +27,5 @@ export async function precheckSdk(root: string, flags: { sdk?: string; functions
   const importers = discoverFunctions(root, functionsDir, { ignore: functionsIgnore })
     .filter((fn) => SDK_IMPORT.test(readFileSync(fn.file, 'utf8')))
     .map((fn) => relative(root, fn.file));
-  if (importers.length > 0) throw createError('CLOUDFN_SDK_NOT_INSTALLED', importers.sort().join(', '));
+  if (importers.length > 0) throw createModuleError('CLOUDFN_SDK_NOT_INSTALLED', importers.sort().join(', '));
 }

@@ -15,9 +15,10 @@ import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import { resolveOptions } from '../../runtime/options.js';
 import { cookieCodec } from '../../runtime/request/cookie-codec.js';
+import * as parts from '../../runtime/request/service-parts.js';
 import { Exchange, type Host } from '../../runtime/request/exchange.js';
 import { Router } from '../../runtime/request/router.js';
-import { RequestService } from '../../runtime/request/service.js';
+import { RequestService, serviceParts } from '../../runtime/request/service.js';
 import type { QueryParams, Service, Trigger } from '../../runtime/types.js';
 import { parseSetCookies, type ResponseCookie } from './cookies.js';
 import { nameFromPath } from './names.js';
@@ -153,6 +154,7 @@ export function createFakeService(overrides: FakeServiceOverrides = {}): FakeSer
     overrides.query === undefined ? undefined : (Object.assign(Object.create(null), overrides.query) as QueryParams);
   // The service reads cookies synchronously; a server loads the codec at start, this has it here.
   cookieCodec.provide(cookie);
+  serviceParts.provide(parts);
   const rawBody = overrides.rawBody === undefined ? Buffer.alloc(0) : Buffer.from(overrides.rawBody);
   const service = new RequestService(x, query, rawBody) as RequestService & { recorded: RecordedResponse };
 

@@ -1,8 +1,9 @@
 /**
  * One file to start (src/build/fold-chunks.ts): a bundle's entry imports no chunk statically,
  * the chunks loaded on first use share one instance of each module with it (an HttpError thrown
- * from a lazily imported module is still an HttpError to the runtime), and a function with
- * top-level await that imports lazily keeps its chunks apart and starts.
+ * from a lazily imported module is still an HttpError to the runtime), an `import()` in a folded
+ * chunk still finds its lazy chunk, and a function with top-level await that imports lazily
+ * keeps its chunks apart and starts.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,16 @@ export function boom(): never {
 export default () => ({ kind });`,
   'functions/_kind.ts': `import { HttpError } from 'cloudfn';
 export const kind = typeof HttpError;`,
+  // _shared is imported by the entry and by the lazy _user: a chunk of _chunks/ that is folded
+  // into the entry, with an import() of its own written relative to _chunks/.
+  'functions/relay.ts': `import { later } from './_shared.js';
+export default async () => ({ got: await later(), user: (await import('./_user.js')).uses() });`,
+  'functions/_shared.ts': `export async function later(): Promise<string> {
+  return (await import('./_far.js')).far;
+}`,
+  'functions/_user.ts': `import { later } from './_shared.js';
+export const uses = () => typeof later;`,
+  'functions/_far.ts': `export const far = 'far';`,
 });
 let result: BuildResult;
 
@@ -47,6 +58,17 @@ describe('cloudfn build: one file to start', () => {
     expect(readFileSync(teapot.file, 'utf8')).toContain('runtime/request/handle.');
     const forwarders = teapot.chunks.filter((file) => /from "\.\.\/index\.mjs"/.test(readFileSync(file, 'utf8')));
     expect(forwarders.length).toBeGreaterThan(0);
+  });
+
+  it('points the import() of a folded chunk from the entry folder: the lazy chunk loads', async () => {
+    const server = await spawnServer([bundleOf('relay').file], { cwd: project.root });
+    try {
+      const res = await fetch(`${server.url}/relay`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ got: 'far', user: 'function' });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
   });
 
   it('keeps one HttpError class: thrown from a lazily imported module, it answers its own status', async () => {

@@ -4,6 +4,7 @@
  * start. Checked on unminified bundles, whose comments name every source file they hold, and
  * by running a copied bundle folder that must find its chunks when a request needs them.
  */
+import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,12 @@ export default files;`,
 export default () => ({ client: typeof createMediaClient });`,
   'functions/signed.ts': `import { verifyCallback } from 'cloudfn/sign';
 export default () => ({ verify: typeof verifyCallback });`,
+  'functions/plain.ts': `export default (params: Record<string, unknown>) => {
+  if (params.crash === 'yes') throw new Error('disk full');
+  return { got: params };
+};`,
+  'functions/timed.ts': `export const config = { timeout: 5000 };
+export default () => ({ timed: true });`,
 });
 let result: BuildResult;
 
@@ -116,6 +123,90 @@ describe('cloudfn build: what loads when first needed', () => {
       expect(await server.stop()).toBe(0);
     }
   });
+
+  it('keeps what a plain function does not use out of its start code (issue 44)', () => {
+    const start = atStart(bundleOf('plain'));
+    expect(start).toContain('runtime/request/handle.');
+    for (const lazy of [
+      'runtime/serve/load.',
+      'runtime/serve/module-errors.',
+      'runtime/serve/client-error.',
+      'runtime/serve/import-metrics.',
+      'runtime/serve/parent-gone.',
+      'runtime/body/json-error.',
+      'runtime/body/json-poison.',
+      'runtime/body/form.',
+      'runtime/body/raw-body-errors.',
+      'runtime/request/error-answer.',
+      'runtime/request/decode-path.',
+      'runtime/request/service-parts.',
+      'runtime/request/caller.',
+      'runtime/contract/errors.',
+    ]) {
+      expect(start, lazy).not.toContain(lazy);
+      expect(allChunks(bundleOf('plain')), lazy).toContain(lazy);
+    }
+  });
+
+  it('answers from a copied folder what loads on first need: errors, odd paths, bad JSON, forms', async () => {
+    const alone = mkdtempSync(join(tmpdir(), 'cloudfn-lazy-'));
+    try {
+      cpSync(join(project.root, 'dist/plain'), alone, { recursive: true });
+      const server = await spawnServer(['index.mjs'], { cwd: alone });
+      try {
+        const json = (body: string) =>
+          fetch(`${server.url}/plain`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const crash = await fetch(`${server.url}/plain?crash=yes`);
+        expect(crash.status).toBe(500);
+        expect((await crash.json()).error.code).toBe('CLOUDFN_HANDLER_ERROR');
+        const bad = await json('{"a":}');
+        expect(bad.status).toBe(400);
+        expect((await bad.json()).error.message).toBe(
+          "the body is not valid JSON: unexpected '}' at line 1, column 6 (position 5)",
+        );
+        const poisoned = await json('{"__proto__":{"admin":true}}');
+        expect(poisoned.status).toBe(400);
+        expect((await poisoned.json()).error.code).toBe('CLOUDFN_POISONED_JSON');
+        const form = await fetch(`${server.url}/plain`, { method: 'POST', body: new URLSearchParams({ a: '1' }) });
+        expect(await form.json()).toEqual({ got: { a: '1' } });
+        expect(await (await fetch(`${server.url}/pl%61in?b=2`)).json()).toEqual({ got: { b: '2' } });
+        expect((await fetch(`${server.url}/a%2Fb`)).status).toBe(400);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
+  });
+
+  it('serves a function with a config, whose checks it imports at start', async () => {
+    expect(atStart(bundleOf('timed'))).not.toContain('runtime/serve/load.');
+    const server = await spawnServer([bundleOf('timed').file], { cwd: project.root });
+    try {
+      expect(await (await fetch(`${server.url}/timed`)).json()).toEqual({ timed: true });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("refuses at start a function whose config is bad, with the loader's one line", async () => {
+    const bad = tempProject({
+      'functions/bad.ts': 'export const config = { timeout: -1 };\nexport default () => 1;\n',
+    });
+    try {
+      const built = await buildProject(bad.root, { sourcemap: false, server: false });
+      const file = built.bundles.find((b) => b.name === 'bad')!.file;
+      const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((done) => {
+        const child = execFile(process.execPath, [file], { env: { ...process.env, PORT: '0' } }, (error, _out, err) =>
+          done({ code: error === null ? 0 : (child.exitCode ?? 1), stderr: err }),
+        );
+      });
+      expect(code).toBe(1);
+      expect(stderr).toBe('cloudfn: functions/bad.ts: config.timeout must be a whole number of milliseconds, got -1\n');
+    } finally {
+      bad.remove();
+    }
+  }, 30_000);
 
   it('--check imports the chunks too, and names one that cannot load', async () => {
     const files = bundleOf('files');

@@ -14,6 +14,8 @@ const RUNTIME = resolve(import.meta.dirname, '..', '..', 'runtime');
 /** Top to bottom, as the page draws them: a room imports values only from the layers after its own. */
 const LAYERS: readonly (readonly string[])[] = [
   ['index.ts'],
+  // all-errors.ts: every runtime error table joined, for cloudfn/runtime and the docs test (issue 44).
+  ['all-errors.ts'],
   ['serve/'],
   // intranet/: the hook answering the platform's intranet hosts (issue 40), below serve/ which installs it.
   ['metrics/', 'function-service/', 'intranet/'],

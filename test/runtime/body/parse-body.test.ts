@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
 import { contentTypeParam, mediaType } from '../../../runtime/body/content-type.js';
-import { parseBody } from '../../../runtime/body/parse-body.js';
+import { jsonErrorLocator, poisonWalk } from '../../../runtime/body/json.js';
+import { formParser, parseBody } from '../../../runtime/body/parse-body.js';
 import type { Limits } from '../../../runtime/types.js';
 
 const limits: Limits = {
@@ -37,6 +38,12 @@ function thrown(fn: () => unknown): CloudfnError {
 
 const utf16le = (text: string): Buffer => Buffer.from(text, 'utf16le');
 
+// The modules parseBody imports on first need (the JSON error locator, the poison walk, the
+// urlencoded parser), loaded before any case runs: the cases below that take fresh copies of
+// the modules show what comes before, and a load after them would give these modules' own
+// imports fresh copies too (another CloudfnError class).
+beforeAll(() => Promise.all([jsonErrorLocator.load(), poisonWalk.load(), formParser.load()]));
+
 describe('mediaType and contentTypeParam', () => {
   it.each([
     [undefined, ''],
@@ -57,6 +64,67 @@ describe('mediaType and contentTypeParam', () => {
   ])('contentTypeParam(%j, %j) is %j', (header, name, expected) =>
     expect(contentTypeParam(header, name)).toBe(expected),
   );
+});
+
+describe('parseBody: malformed JSON before its locator has loaded', () => {
+  it('rejects the first bad body with the same located error, then throws synchronously', async () => {
+    // A fresh copy of the modules: the locator of JSON errors not imported yet.
+    vi.resetModules();
+    const fresh = await import('../../../runtime/body/parse-body.js');
+    const { CloudfnError: FreshError } = await import('../../../runtime/errors.js');
+    const first = fresh.parseBody('application/json', Buffer.from('{"a":}'), limits, strict);
+    expect(first).toBeInstanceOf(Promise);
+    const error = await (first as Promise<unknown>).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(FreshError);
+    expect([(error as CloudfnError).code, (error as CloudfnError).status]).toEqual(['CLOUDFN_BAD_JSON', 400]);
+    expect((error as Error).message).toBe(
+      "the body is not valid JSON: unexpected '}' at line 1, column 6 (position 5)",
+    );
+    // Loaded now: the next bad body throws at once, with the same words.
+    expect(() => fresh.parseBody('application/json', Buffer.from('[1,]'), limits, strict)).toThrow(
+      "the body is not valid JSON: unexpected ']' at line 1, column 4 (position 3)",
+    );
+    // A body that parses never waits for the locator.
+    expect(fresh.parseBody('application/json', Buffer.from('{"b":2}'), limits, strict)).toStrictEqual({ b: 2 });
+  });
+
+  it('checks the first body that may hold a poisoned key once the walk has loaded, then at once', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../runtime/body/parse-body.js');
+    const body = (text: string): Buffer => Buffer.from(text);
+    const refused = fresh.parseBody('application/json', body('{"__proto__":{"admin":true}}'), limits, strict);
+    expect(refused).toBeInstanceOf(Promise);
+    const error = await (refused as Promise<unknown>).then(
+      () => undefined,
+      (reason: unknown) => reason as CloudfnError,
+    );
+    expect([error?.code, error?.status]).toEqual(['CLOUDFN_POISONED_JSON', 400]);
+    expect(error?.message).toContain('"__proto__"');
+    // Loaded now: refused, stripped and kept synchronously.
+    expect(() => fresh.parseBody('application/json', body('{"constructor":{"prototype":1}}'), limits, strict)).toThrow(
+      '"constructor.prototype"',
+    );
+    expect(fresh.parseBody('application/json', body('{"a":1,"__proto__":1}'), limits, lenient)).toStrictEqual({
+      a: 1,
+    });
+    expect(fresh.parseBody('application/json', body('{"\\u00e9":1}'), limits, strict)).toStrictEqual({ é: 1 });
+  });
+
+  it('strips the keys of the first body with protoAction remove once the walk has loaded', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../runtime/body/parse-body.js');
+    const first = fresh.parseBody(
+      'application/json',
+      Buffer.from('{"a":{"__proto__":{"x":1}},"b":2}'),
+      limits,
+      lenient,
+    );
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toStrictEqual({ a: {}, b: 2 });
+  });
 });
 
 describe('parseBody: JSON', () => {
@@ -158,6 +226,18 @@ describe('parseBody: JSON', () => {
 });
 
 describe('parseBody: urlencoded, text and everything else', () => {
+  it('answers the first urlencoded body of a process with a Promise of its params', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../runtime/body/parse-body.js');
+    const first = fresh.parseBody('application/x-www-form-urlencoded', Buffer.from('a=1&a=2'), limits, strict);
+    expect(first).toBeInstanceOf(Promise);
+    expect({ ...((await first) as object) }).toStrictEqual({ a: ['1', '2'] });
+    // Loaded now: the next body is refused at once.
+    expect(() => fresh.parseBody('application/x-www-form-urlencoded', Buffer.from('a=%zz'), limits, strict)).toThrow(
+      expect.objectContaining({ code: 'CLOUDFN_BAD_FORM', status: 400 }),
+    );
+  });
+
   it.each<[string | undefined, Buffer | string, unknown]>([
     ['application/x-www-form-urlencoded', 'a=1&a=2&b=x+y', { a: ['1', '2'], b: 'x y' }],
     ['application/x-www-form-urlencoded; charset=UTF-8', 'name=%E4%BD%A0', { name: '你' }],

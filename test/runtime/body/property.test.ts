@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
 import { parseBody } from '../../../runtime/body/parse-body.js';
 import { parseQuery } from '../../../runtime/body/query.js';
 import { findJsonError } from '../../../runtime/body/json-error.js';
+import { jsonErrorLocator, poisonWalk } from '../../../runtime/body/json.js';
 import type { Limits } from '../../../runtime/types.js';
 
 const limits: Limits = {
@@ -64,6 +65,9 @@ const jsonish = fc.oneof(
 );
 
 describe('parseBody never crashes', () => {
+  // Malformed and poisoned JSON are answered synchronously once their modules have loaded.
+  beforeAll(() => Promise.all([jsonErrorLocator.load(), poisonWalk.load()]));
+
   it('answers random bytes of any type with a value or a 400/413/415', async () => {
     await fc.assert(
       fc.asyncProperty(

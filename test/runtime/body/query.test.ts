@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CloudfnError } from '../../../runtime/errors.js';
-import { parseForm, parseQuery } from '../../../runtime/body/query.js';
+import { parseForm } from '../../../runtime/body/form.js';
+import { parseQuery } from '../../../runtime/body/query.js';
 
 const parsed: [string, Record<string, string | string[]>][] = [
   ['', {}],
