@@ -324,8 +324,10 @@ describe('row 8: a limit on parameters', () => {
     }
     // Measured on Node 20 when the bound moved to CPU time, fastest of five: the read 5-7 ms,
     // stopping at the limit 10-11 ms, and parsing all the pairs (the limit lifted) 44 ms, which
-    // this bound fails (it took 0.8 s before the parser was rewritten).
-    expect(Math.min(...parsed)).toBeLessThan(3 * Math.min(...read));
+    // this bound fails (it took 0.8 s before the parser was rewritten). 2026-11-29: 0.8-0.9× of
+    // the read alone, and once 3.1× while two whole suites shared the two cores (a collection
+    // in each parsed turn): the bound is 4×, which parsing every pair (6-8×) still fails.
+    expect(Math.min(...parsed)).toBeLessThan(4 * Math.min(...read));
   }, 60_000);
 });
 
