@@ -79,13 +79,10 @@ export class Exchange {
   closeConnection: boolean;
   /** Bytes this request took of the app's memory budget, given back when it finishes. */
   heldBytes: number;
-  /**
-   * A new trace's ids drawn together (trace/ids.ts `pair`: the trace id's 32 hex digits, then the
-   * span id's 16) while they are still the request's; the strings are cut on first read.
-   */
-  #pair: string | undefined;
-  #traceId: string | undefined;
-  #spanId: string | undefined;
+  /** The trace: the incoming `traceparent`'s, or a new one (32 hex digits). */
+  traceId: string;
+  /** This request's span (16 hex digits): new per request, or the OpenTelemetry span's. */
+  spanId: string;
   /** The caller's span from a valid incoming `traceparent`. */
   parentSpanId: string | undefined;
   /** The trace-flags byte: the caller's, or 1 (sampled) for a trace started here. */
@@ -116,53 +113,22 @@ export class Exchange {
     this.heldBytes = 0;
     // W3C Trace Context: continue the caller's trace, or start one. Without the header (most
     // requests) this is one property read and two slices of a random batch (trace/ids.ts).
-    // Both ids of a new trace are one slice, cut into two strings only when something reads them.
     const parent = ablation.trace ? undefined : parseTraceparent(req.headers.traceparent);
     if (ablation.trace) {
-      this.#pair = undefined;
-      this.#traceId = '';
-      this.#spanId = '';
+      this.traceId = '';
       this.parentSpanId = undefined;
       this.traceFlags = 1;
     } else if (parent === undefined) {
-      this.#pair = ids.pair();
-      this.#traceId = undefined;
-      this.#spanId = undefined;
+      this.traceId = ids.traceId();
       this.parentSpanId = undefined;
       this.traceFlags = 1;
     } else {
-      this.#pair = undefined;
-      this.#traceId = parent.traceId;
-      this.#spanId = ids.spanId();
+      this.traceId = parent.traceId;
       this.parentSpanId = parent.parentId;
       this.traceFlags = parent.flags;
     }
+    this.spanId = ablation.trace ? '' : ids.spanId();
     this.otel = undefined;
-  }
-
-  /** The trace: the incoming `traceparent`'s, or a new one (32 hex digits). */
-  get traceId(): string {
-    return (this.#traceId ??= this.#pair!.slice(0, 32));
-  }
-  set traceId(id: string) {
-    this.#spanId = this.spanId;
-    this.#pair = undefined;
-    this.#traceId = id;
-  }
-
-  /** This request's span (16 hex digits): new per request, or the OpenTelemetry span's. */
-  get spanId(): string {
-    return (this.#spanId ??= this.#pair!.slice(32));
-  }
-  set spanId(id: string) {
-    this.#traceId = this.traceId;
-    this.#pair = undefined;
-    this.#spanId = id;
-  }
-
-  /** Both ids as one string of 48 hex digits while they are the pair drawn for this request. */
-  get idPair(): string | undefined {
-    return this.#pair;
   }
 
   /** The incoming `tracestate`, checked, when the request continues a caller's trace. */

@@ -15,8 +15,7 @@ import { ablation } from '../bench-ablation.js';
 export function finish(x: Exchange, status: number, bytes: number, error?: string): void {
   const ms = Math.round((monotonicMs() - x.start) * 10) / 10;
   const level = status >= 500 && !isDrainRefusal(error) ? 'error' : status >= 400 ? 'warn' : 'info';
-  if (!ablation.log) {
-    const pair = ablation.trace ? undefined : x.idPair;
+  if (!ablation.log)
     x.host.logger.request({
       level,
       logid: x.logid,
@@ -28,12 +27,9 @@ export function finish(x: Exchange, status: number, bytes: number, error?: strin
       bytes,
       trigger: x.trigger,
       error,
-      // The ids drawn together go as one string; continued or replaced ids go as two.
-      traceSpan: pair,
-      traceId: pair !== undefined || ablation.trace ? undefined : x.traceId,
-      spanId: pair !== undefined || ablation.trace ? undefined : x.spanId,
+      traceId: ablation.trace ? undefined : x.traceId,
+      spanId: x.spanId,
     });
-  }
   x.otel?.end(x.functionName(), x.rawPath, status);
   x.host.requestFinished(x, status, ms);
 }

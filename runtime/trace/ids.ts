@@ -51,18 +51,6 @@ export class IdSource {
     return id.charCodeAt(0) === 48 && id === ZERO_TRACE ? this.traceId() : id;
   }
 
-  /**
-   * A trace id and a span id drawn together: 48 hex digits, the first 32 and the last 16 each
-   * not all zeros. One slice where two would be made; the request line copies all 48 at once.
-   */
-  pair(): string {
-    const both = this.#take(48);
-    return (both.charCodeAt(0) === 48 && both.startsWith(ZERO_TRACE)) ||
-      (both.charCodeAt(32) === 48 && both.endsWith(ZERO_SPAN))
-      ? this.pair()
-      : both;
-  }
-
   /** A span id: 16 hex digits, not all zeros. */
   spanId(): string {
     const id = this.#take(16);
