@@ -2,9 +2,25 @@
  * The Logger: what the runtime and every service write through. It owns the sink, the
  * per-logger cache of the request line, and the rule that a failing sink never breaks a request.
  */
-import { MAX_LINE_LENGTH, toRecord, type LogLevel, type LogRecord, type LogSink, type TraceIds } from './record.js';
-import { RequestLineText, requestRecord, type RequestLine } from './request-line.js';
-import { RequestLineBytes } from './request-line-bytes.js';
+import { toRecord, type LogLevel, type LogRecord, type LogSink, type TraceIds } from './record.js';
+import { requestRecord, type RequestLine } from './request-line.js';
+import type { RequestLineBytes } from './request-line-bytes.js';
+
+/**
+ * The request line's byte form (request-line-bytes.ts), imported when the first logger with a
+ * byte sink is made, so a bundle does not read it at start (2.2 kB minified). Until it is
+ * loaded, request lines go as records: the same bytes, made more slowly.
+ */
+let lineBytes: typeof RequestLineBytes | undefined;
+let lineBytesLoading: Promise<void> | undefined;
+
+/** Starts loading the request line's byte form (once); resolves when it can be used. */
+export function loadRequestLineBytes(): Promise<void> {
+  lineBytesLoading ??= import('./request-line-bytes.js').then((module) => {
+    lineBytes = module.RequestLineBytes;
+  });
+  return lineBytesLoading;
+}
 
 /**
  * The logger shared by the runtime and every service: one sink, records built by `toRecord`
@@ -13,12 +29,12 @@ import { RequestLineBytes } from './request-line-bytes.js';
 export class Logger {
   readonly sink: LogSink;
   #sinkFailed = false;
-  /** The texts of the last request line, per logger so two apps never share them. */
-  readonly #lines = new RequestLineText();
-  /** The same line as bytes, for sinks that take them. */
-  readonly #bytes = new RequestLineBytes();
+  /** The request line as bytes, for sinks that take them; per logger so two apps never share its pieces. */
+  #bytes: RequestLineBytes | undefined = undefined;
   constructor(sink: LogSink) {
     this.sink = sink;
+    // A chunk that fails to load leaves the record form, which writes the same bytes.
+    if (sink.writeEncoded !== undefined) loadRequestLineBytes().catch(() => undefined);
   }
   /** Writes what a handler printed; `trace` adds the request's `trace_id` and `span_id`. */
   values(level: LogLevel, logid: string, fn: string, values: readonly unknown[], trace?: TraceIds): void {
@@ -51,34 +67,28 @@ export class Logger {
   /**
    * Writes the request line, `GET /hello 200 0.3 ms 17 B`, with the same facts as fields. The
    * record is `{ level, time, method, path, status, durationMs, bytes, trigger, error?, logid,
-   * trace_id?, span_id?, function, msg }`. For a sink that takes text lines the JSON is built as text by
-   * request-line.ts, byte for byte what serializeRecord gives (test/bench/hot-path.test.ts
-   * compares them).
+   * trace_id?, span_id?, function, msg }`. For a sink that takes bytes the JSON is encoded by
+   * request-line-bytes.ts, byte for byte what serializeRecord gives
+   * (test/bench/request-line-bytes.test.ts compares them).
    */
   request(facts: RequestLine): void {
     const sink = this.sink;
-    if (sink.writeEncoded !== undefined) {
-      // Straight into the sink's bytes (request-line-bytes.ts); the text form for what it leaves.
-      const bound = this.#bytes.bound(facts);
+    const bytes = this.#bytes ?? this.#makeBytes();
+    if (bytes !== undefined && sink.writeEncoded !== undefined) {
+      // Straight into the sink's bytes (request-line-bytes.ts); what it leaves goes as a record.
+      const bound = bytes.bound(facts);
       try {
-        if (bound >= 0 && sink.writeEncoded(bound, this.#bytes, facts)) return;
+        if (bound >= 0 && sink.writeEncoded(bound, bytes, facts)) return;
       } catch (failure) {
         this.#reportSinkFailure(failure);
         return;
       }
     }
-    if (sink.writeLine !== undefined) {
-      const line = this.#lines.format(facts);
-      if (line.length <= MAX_LINE_LENGTH) {
-        try {
-          sink.writeLine(line);
-        } catch (failure) {
-          this.#reportSinkFailure(failure);
-        }
-        return;
-      }
-    }
     this.write(requestRecord(facts));
+  }
+  #makeBytes(): RequestLineBytes | undefined {
+    if (lineBytes !== undefined) this.#bytes = new lineBytes();
+    return this.#bytes;
   }
   write(record: LogRecord): void {
     try {
