@@ -44,6 +44,18 @@ export interface HeaderPlan {
  */
 export function headersFor(x: Exchange, plan: HeaderPlan): HeaderList {
   const { contentType, length, close, allow } = plan;
+  // Most answers: no header or cookie of the handler's, a type and a length, nothing of the
+  // runtime's but the logid. One literal, as the general path below would build it.
+  if (
+    x.headers === undefined &&
+    x.cookies === undefined &&
+    contentType !== undefined &&
+    typeof length === 'number' &&
+    !close &&
+    !allow &&
+    plan.retryAfter === undefined
+  )
+    return ['content-type', contentType, 'content-length', length, x.host.options.logidHeader, x.logid];
   const out: HeaderList = [];
   let hasType = false;
   if (plan.handlerHeaders) {
