@@ -33,6 +33,19 @@ function expected(f: RequestLine, line: string): string {
   return serializeRecord(record as LogRecord);
 }
 
+/** The line of a plain GET, without trace ids. */
+const COMMON: RequestLine = {
+  level: 'info',
+  logid: '021700000000000000000000',
+  fn: 'hello',
+  method: 'GET',
+  path: '/hello',
+  status: 200,
+  durationMs: 0.3,
+  bytes: 17,
+  trigger: 'online',
+};
+
 /** A small seeded generator: the same cases every run. */
 function random(seed: number): () => number {
   let s = seed;
@@ -54,19 +67,7 @@ describe('the request line before its byte form has loaded', () => {
       writeEncoded: ((...args) => (encoded++, sink.writeEncoded(...args))) as typeof sink.writeEncoded,
     };
     const logger = new Logger(counted);
-    const facts: RequestLine = {
-      level: 'info',
-      logid: '021700000000000000000000',
-      fn: 'hello',
-      method: 'GET',
-      path: '/hello',
-      status: 200,
-      durationMs: 0.3,
-      bytes: 17,
-      trigger: 'online',
-      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-      spanId: '00f067aa0ba902b7',
-    };
+    const facts: RequestLine = { ...COMMON, traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
     logger.request(facts);
     expect(encoded).toBe(0);
     await loadRequestLineBytes();
@@ -115,17 +116,7 @@ describe('the request line as bytes', () => {
   it('takes the common line and leaves what it cannot write exactly', () => {
     const bytes = new RequestLineBytes();
     const buffer = Buffer.alloc(4096);
-    const common: RequestLine = {
-      level: 'info',
-      logid: '021700000000000000000000',
-      fn: 'hello',
-      method: 'GET',
-      path: '/hello',
-      status: 200,
-      durationMs: 0.3,
-      bytes: 17,
-      trigger: 'online',
-    };
+    const common = COMMON;
     expect(bytes.bound(common)).toBeGreaterThan(0);
     expect(bytes.encode(buffer, 0, common)).toBeGreaterThan(0);
     expect(bytes.bound({ ...common, error: 'E: x' })).toBe(-1);
