@@ -73,12 +73,12 @@ export class Logger {
    */
   request(facts: RequestLine): void {
     const sink = this.sink;
-    const bytes = this.#bytes ?? this.#makeBytes();
-    if (bytes !== undefined && sink.writeEncoded !== undefined) {
+    const bytes = sink.writeEncoded === undefined ? undefined : (this.#bytes ?? this.#makeBytes());
+    if (bytes !== undefined) {
       // Straight into the sink's bytes (request-line-bytes.ts); what it leaves goes as a record.
       const bound = bytes.bound(facts);
       try {
-        if (bound >= 0 && sink.writeEncoded(bound, bytes, facts)) return;
+        if (bound >= 0 && sink.writeEncoded!(bound, bytes, facts)) return;
       } catch (failure) {
         this.#reportSinkFailure(failure);
         return;

@@ -16,8 +16,9 @@ const { format } = process.getBuiltinModule('node:util');
 export interface LogSink {
   write(record: LogRecord): void;
   /**
-   * Takes a record already serialized as one JSON line (without the newline). Sinks that write
-   * JSON text offer it so the request line can be built as text, without a record object.
+   * Takes a record already serialized as one JSON line (without the newline): for callers
+   * holding JSON text. The Logger itself writes records, and the request line through
+   * `writeEncoded`.
    */
   writeLine?(line: string): void;
   /**

@@ -47,7 +47,7 @@ export interface TestServices {
   readonly urls: Readonly<Record<string, string>>;
   /**
    * What the platform injects in the caller, for a handler that reads it: `SERVICE_ID` and
-   * `CLOUD_ENV` (`DEV`). Not set for you: the test sets it (`vi.stubEnv`, `process.env`).
+   * `CLOUD_ENV` (`DEV`). The helper leaves `process.env` alone: a test that needs them sets them (`vi.stubEnv`).
    */
   readonly env: Readonly<{ SERVICE_ID: string; CLOUD_ENV: 'DEV' }>;
   /** Each started service's log records (its request lines, `service.log`), by id, as they come. */
