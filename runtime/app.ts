@@ -22,7 +22,6 @@ import { MemoryBudget } from './admission/memory-budget.js';
 import { Overload } from './admission/overload.js';
 import { Router } from './request/router.js';
 import { loadOpenTelemetry } from './trace/otel.js';
-import { ablation } from './bench-ablation.js';
 import type { FunctionConfig, FunctionSpec, Handler, Limits, LoadedFunction, RequestInfo } from './types.js';
 
 export interface AppInit {
@@ -164,9 +163,8 @@ export class App implements Host {
   requestFinished(x: Exchange, status: number, durationMs: number): void {
     this.#inflight--;
     if (x.heldBytes > 0) this.memory.give(x.heldBytes);
-    if (this.#metrics !== undefined && !ablation.metrics)
-      this.#metrics.finished(x.functionName(), status, durationMs, x.abortReason);
-    if (this.observers.size > 0 && !ablation.metrics) {
+    if (this.#metrics !== undefined) this.#metrics.finished(x.functionName(), status, durationMs, x.abortReason);
+    if (this.observers.size > 0) {
       const info: RequestInfo = {
         logid: x.logid,
         traceId: x.traceId,

@@ -18,7 +18,6 @@ import type { MemoryBudget } from '../admission/memory-budget.js';
 import type { Overload } from '../admission/overload.js';
 import type { Router } from './router.js';
 import { monotonicMs } from './clock.js';
-import { ablation } from '../bench-ablation.js';
 
 const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
 
@@ -113,12 +112,8 @@ export class Exchange {
     this.heldBytes = 0;
     // W3C Trace Context: continue the caller's trace, or start one. Without the header (most
     // requests) this is one property read and two slices of a random batch (trace/ids.ts).
-    const parent = ablation.trace ? undefined : parseTraceparent(req.headers.traceparent);
-    if (ablation.trace) {
-      this.traceId = '';
-      this.parentSpanId = undefined;
-      this.traceFlags = 1;
-    } else if (parent === undefined) {
+    const parent = parseTraceparent(req.headers.traceparent);
+    if (parent === undefined) {
       this.traceId = ids.traceId();
       this.parentSpanId = undefined;
       this.traceFlags = 1;
@@ -127,7 +122,7 @@ export class Exchange {
       this.parentSpanId = parent.parentId;
       this.traceFlags = parent.flags;
     }
-    this.spanId = ablation.trace ? '' : ids.spanId();
+    this.spanId = ids.spanId();
     this.otel = undefined;
   }
 

@@ -6,7 +6,6 @@
  */
 import type { Exchange } from './exchange.js';
 import { monotonicMs } from './clock.js';
-import { ablation } from '../bench-ablation.js';
 
 /**
  * Writes the request line (`POST /hello 200 3.1 ms 512 B`) and reports the request finished.
@@ -15,21 +14,20 @@ import { ablation } from '../bench-ablation.js';
 export function finish(x: Exchange, status: number, bytes: number, error?: string): void {
   const ms = Math.round((monotonicMs() - x.start) * 10) / 10;
   const level = status >= 500 && !isDrainRefusal(error) ? 'error' : status >= 400 ? 'warn' : 'info';
-  if (!ablation.log)
-    x.host.logger.request({
-      level,
-      logid: x.logid,
-      fn: x.functionName(),
-      method: x.method,
-      path: x.rawPath,
-      status,
-      durationMs: ms,
-      bytes,
-      trigger: x.trigger,
-      error,
-      traceId: ablation.trace ? undefined : x.traceId,
-      spanId: x.spanId,
-    });
+  x.host.logger.request({
+    level,
+    logid: x.logid,
+    fn: x.functionName(),
+    method: x.method,
+    path: x.rawPath,
+    status,
+    durationMs: ms,
+    bytes,
+    trigger: x.trigger,
+    error,
+    traceId: x.traceId,
+    spanId: x.spanId,
+  });
   x.otel?.end(x.functionName(), x.rawPath, status);
   x.host.requestFinished(x, status, ms);
 }

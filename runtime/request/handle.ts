@@ -23,7 +23,6 @@ import type { MemoryBudget } from '../admission/memory-budget.js';
 import { type RetryAfterError, sendError, sendResult, withErrorAnswer } from './response.js';
 import { RequestService, serviceParts } from './service.js';
 import { SOCKET_TRIGGER, type TriggerSocket } from './socket-trigger.js';
-import { ablation } from '../bench-ablation.js';
 
 /** The targets that are not a plain path, and the paths to decode (decode-path.ts), loaded on the first. */
 const oddPaths = new LazyImport(() => import('./decode-path.js'));
@@ -43,11 +42,9 @@ export function handle(host: Host, req: IncomingMessage, res: ServerResponse): v
     host,
     req,
     res,
-    ablation.logid
-      ? ABLATED_LOGID
-      : options.trustGatewayHeaders
-        ? pickGatewayLogid(req.headers, options.logidHeader)
-        : pickLogid(req.headers[options.logidHeader]),
+    options.trustGatewayHeaders
+      ? pickGatewayLogid(req.headers, options.logidHeader)
+      : pickLogid(req.headers[options.logidHeader]),
   );
   // With no OpenTelemetry SDK registered, this one read of a global is all a request pays.
   if (otelRegistered()) startTelemetry(x);
@@ -71,7 +68,7 @@ function targeted(x: Exchange, url: string): void {
   x.rawPath = q === -1 ? url : url.slice(0, q);
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);
   if (host.refusing) return sendError(x, createError('CLOUDFN_SHUTTING_DOWN'));
-  if (socket !== null && !ablation.admission && host.connections?.refuses(socket) === true) {
+  if (socket !== null && host.connections?.refuses(socket) === true) {
     x.closeConnection = true;
     return sendError(x, createError('CLOUDFN_TOO_MANY_CONNECTIONS', host.connections.limit));
   }
@@ -104,14 +101,14 @@ function withOddPaths(x: Exchange, then: (module: typeof import('./decode-path.j
 /** Routes a request by its decoded path, checks its method, and admits it against the memory budget. */
 function routed(x: Exchange, path: string): void {
   const { host, req } = x;
-  const found = ablation.router ? lastMatch(host, x.rawPath, path) : host.router.match(x.rawPath, path);
+  const found = host.router.match(x.rawPath, path);
   if (found === undefined) return sendError(x, createError('CLOUDFN_NOT_FOUND', x.rawPath));
   x.fn = found.fn;
   if (found.params !== undefined) x.routeParams = found.params;
 
   const method = x.method;
   if (method !== 'GET' && method !== 'POST') return sendError(x, createError('CLOUDFN_METHOD_NOT_ALLOWED', method));
-  const memory = ablation.admission ? undefined : host.memory;
+  const memory = host.memory;
   if (memory !== undefined) {
     const need = method === 'POST' ? bodyReservation(req, found.fn.limits.maxBodySize) : 0;
     if (!memory.take(need, found.fn)) {
@@ -134,7 +131,7 @@ function admitted(x: Exchange): void {
   const fn = x.fn!;
   const method = x.method;
   const triggerHeader = options.triggerHeader;
-  if (triggerHeader !== undefined && !ablation.parse) {
+  if (triggerHeader !== undefined) {
     const claimed = req.headers[triggerHeader];
     if (typeof claimed === 'string' && TRIGGERS.has(claimed)) x.trigger = claimed as Trigger;
   }
@@ -146,7 +143,7 @@ function admitted(x: Exchange): void {
   if (method === 'GET') {
     let query: QueryParams;
     try {
-      query = ablation.parse ? NO_QUERY : parseQuery(x.rawQuery, fn.limits.maxParams, fn.limitSources?.maxParams);
+      query = parseQuery(x.rawQuery, fn.limits.maxParams, fn.limitSources?.maxParams);
     } catch (error) {
       return sendError(x, error);
     }
@@ -280,13 +277,9 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined, body:
   // Not behind the gateway: a client's X-TT-* (and live-data) headers claim a user, a room or
   // a connection nobody vouched for. A request this process wrote itself on a marked in-memory
   // connection (a timer's firing, with its x-tt-logid) is no client's, so it keeps them.
-  if (
-    !ablation.strip &&
-    !options.trustGatewayHeaders &&
-    (x.req.socket as TriggerSocket | null)?.[SOCKET_TRIGGER] === undefined
-  )
+  if (!options.trustGatewayHeaders && (x.req.socket as TriggerSocket | null)?.[SOCKET_TRIGGER] === undefined)
     stripGatewayHeaders(x.req.headers);
-  const service = ablation.exchange ? (NO_SERVICE as RequestService) : new RequestService(x, query, body);
+  const service = new RequestService(x, query, body);
   let result: unknown;
   try {
     // Inside the request's context, console.* calls of the handler carry its logid
@@ -312,7 +305,7 @@ function run(x: Exchange, params: unknown, query: QueryParams | undefined, body:
   // request (timers insert, unenroll, toggleTimerRef, the close listener and their garbage).
   // A reaction on a settled Promise rather than queueMicrotask, which also makes an
   // AsyncResource and a bound function per call (40 instead of 70-110 ns).
-  if (!ablation.admission) SETTLED.then(() => watch(x));
+  SETTLED.then(() => watch(x));
 }
 
 /** Calls the handler; in the span's context, spans it starts (or its libraries do) are children of it. */
@@ -328,22 +321,6 @@ function watch(x: Exchange): void {
   if (x.done) return;
   x.timer = setTimeout(onTimeout, x.fn!.timeout, x);
   x.res.once('close', () => onClose(x));
-}
-
-/** Bench only (bench-ablation.ts): what the ablated parts put in place of their work. */
-const ABLATED_LOGID = '0000000000000000ablated0';
-const NO_QUERY: QueryParams = Object.freeze(Object.create(null) as QueryParams);
-const NO_SERVICE = Object.freeze({});
-let lastPath: string | undefined;
-let lastFound: ReturnType<Host['router']['match']>;
-
-/** Bench only, the router turned off: the last match, reused while the path repeats. */
-function lastMatch(host: Host, rawPath: string, path: string): ReturnType<Host['router']['match']> {
-  if (rawPath !== lastPath) {
-    lastPath = rawPath;
-    lastFound = host.router.match(rawPath, path);
-  }
-  return lastFound;
 }
 
 function onTimeout(x: Exchange): void {

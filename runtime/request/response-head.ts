@@ -7,7 +7,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
-import { ablation } from '../bench-ablation.js';
 
 export const TEXT = 'text/plain; charset=utf-8';
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -90,9 +89,6 @@ export function headersFor(x: Exchange, plan: HeaderPlan): HeaderList {
   return out;
 }
 
-/** Bench only (bench-ablation.ts): the headers of an answer with the response's headers turned off. */
-export const NO_HEADERS: HeaderList = [];
-
 /** The byte length of a body. */
 export function byteLength(body: string | Buffer | undefined): number {
   return body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
@@ -101,11 +97,10 @@ export function byteLength(body: string | Buffer | undefined): number {
 /** Writes a whole response; the caller has claimed the exchange. */
 export function end(x: Exchange, status: number, headers: HeaderList, body: string | Buffer | undefined): void {
   const res = x.res;
-  if (ablation.headers) res.statusCode = status;
-  else res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
+  res.writeHead(status, headers as unknown as OutgoingHttpHeaders);
   res.end(body);
   // Most answers leave at once; one still in node's buffers waits for a client that reads.
-  if (res.writableLength > 0 && !ablation.admission) stuckAnswer(x, res.writableLength);
+  if (res.writableLength > 0) stuckAnswer(x, res.writableLength);
 }
 
 /**

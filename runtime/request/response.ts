@@ -21,8 +21,7 @@ import { LazyImport } from '../lazy-import.js';
 import type { Exchange } from './exchange.js';
 import { finish } from './finish.js';
 import { lingerOnClose } from './linger.js';
-import { ablation } from '../bench-ablation.js';
-import { BINARY, byteLength, end, endHeadOnly, headersFor, JSON_TYPE, NO_HEADERS, TEXT } from './response-head.js';
+import { BINARY, byteLength, end, endHeadOnly, headersFor, JSON_TYPE, TEXT } from './response-head.js';
 import type { ReadableLike } from './stream-answer.js';
 
 /** Writing an error answer (error-answer.ts), loaded when the app is created. */
@@ -84,9 +83,7 @@ export function sendResult(x: Exchange, result: unknown): void {
   end(
     x,
     status,
-    ablation.headers
-      ? NO_HEADERS
-      : headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }),
+    headersFor(x, { contentType: type, length: bytes, handlerHeaders: true, close: x.host.closing, allow: false }),
     body,
   );
   finish(x, status, bytes);

@@ -14,7 +14,6 @@ import { checkTimeouts } from '../options.js';
 import { isLingering, lingerClose } from '../request/linger.js';
 import type { HttpSocket } from './client-error.js';
 import { healthHook } from './health.js';
-import { ablation } from '../bench-ablation.js';
 
 // A builtin through process.getBuiltinModule rather than an ESM import: on node 24 the namespace
 // of node:http reads its WebSocket, CloseEvent and MessageEvent getters, which load undici, the
@@ -77,11 +76,9 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
   );
   // Counted from node's own listener on: the connection limit marks those over it (handle.ts).
   const connections = app.connections;
-  if (!ablation.admission) {
-    server.on('connection', (socket: Socket) => connections.opened(socket));
-    // Under pressure the app shortens this server's headers and keep-alive timeouts.
-    app.overload.attach(server);
-  }
+  server.on('connection', (socket: Socket) => connections.opened(socket));
+  // Under pressure the app shortens this server's headers and keep-alive timeouts.
+  app.overload.attach(server);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(app, error, socket));
   // With a listener, node leaves `Expect: 100-continue` to the app (handle.ts sends the 100 only
   // when it reads the body) and hands CONNECT over instead of closing the socket silently.

@@ -2,11 +2,12 @@
 /**
  * The ablation: what each part of cloudfn's request path costs, as server CPU time per request,
  * with fastify (logger off) and raw node:http on the same request beside it. For each part of
- * runtime/bench-ablation.ts (and `all` of them at once), cloudfn with everything on and cloudfn
+ * lib/ablation-variants.mjs (and `all` of them at once), cloudfn with everything on and cloudfn
  * with that part off are loaded in interleaved one-second turns (A B, B A, ...) by the harness of
  * `npm run bench` (lib/http-rows.mjs: fresh servers per round, wrk, CPU time of the whole server
  * process); the part's cost is the per-round difference. Bench only: the parts are turned off
- * through CLOUDFN_BENCH_ABLATE, which is not a user option. See docs/performance.md#the-ablation.
+ * in patched copies of dist/ that the bench makes; the served code names no switch. See
+ * docs/performance-history.md#the-ablation.
  *
  *   node test/bench/ablation.mjs [--node 24] [--requests get,json] [--parts log,trace,...]
  *                                [--rounds 3] [--seconds 2] [--warmup 1] [--out <file>]
@@ -27,22 +28,10 @@ import { machine } from './lib/cpu.mjs';
 import { measureKinds } from './lib/http-rows.mjs';
 import { resolveNode } from './lib/node-versions.mjs';
 import { median } from './lib/stats.mjs';
+import { ABLATION_PARTS, PART_LABELS, ablatedDist, partsOf } from './lib/ablation-variants.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PARTS = ['log', 'logid', 'trace', 'metrics', 'strip', 'admission', 'parse', 'exchange', 'headers', 'router'];
-const PART_LABELS = {
-  log: 'the request line and its serialization',
-  logid: 'logid generation',
-  trace: 'trace context (traceparent, ids, their fields in the line)',
-  metrics: 'metrics and observers of a finished request',
-  strip: 'the gateway-header strip',
-  admission: 'admission and limits (connections, memory, timers)',
-  parse: 'query and trigger-header parsing into params',
-  exchange: 'building the service',
-  headers: "the response's headers",
-  router: 'the router',
-  all: 'all of the above at once',
-};
+const PARTS = ABLATION_PARTS;
 const REQUESTS = {
   get: { label: 'GET /hello?name=a', path: '/hello?name=a' },
   json: { label: 'POST /echo, JSON 1 KB', path: '/echo' },
@@ -99,7 +88,14 @@ const requests = values.requests.split(',').map((r) => r.trim());
 for (const r of requests) if (!(r in REQUESTS)) fail(`--requests takes get, json; got ${r}`);
 const parts = values.parts.split(',').map((p) => p.trim());
 for (const p of parts) if (!(p in PART_LABELS)) fail(`--parts takes ${Object.keys(PART_LABELS).join(', ')}; got ${p}`);
-if (!existsSync(join(ROOT, 'dist/runtime/bench-ablation.js'))) fail('dist/ is missing or old: run npm run build first');
+if (!existsSync(join(ROOT, 'dist/runtime/index.js'))) fail('dist/ is missing: run npm run build first');
+// Every variant made (and its patches checked) before the first turn: a patch that no longer
+// matches the code fails here, in a second, not after the rows before it were measured.
+try {
+  for (const p of parts) if (PART_LABELS[p] !== undefined) ablatedDist(partsOf(p));
+} catch (error) {
+  fail(error.message);
+}
 
 const work = mkdtempSync(join(tmpdir(), 'cloudfn-ablation-'));
 const bodies = writeBodies(work);

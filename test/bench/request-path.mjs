@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * The ablation in process: what each part of runtime/bench-ablation.ts costs cloudfn's own code
+ * The ablation in process: what each part of lib/ablation-variants.mjs costs cloudfn's own code
  * on a GET `/hello?name=a` and a POST `/echo` of 1 KB of JSON, without sockets, the kernel or a
  * load generator. One worker process per variant (cloudfn with everything on, and with one part
- * off through CLOUDFN_BENCH_ABLATE) serves requests made of node's own IncomingMessage and
+ * off: a patched copy of dist/) serves requests made of node's own IncomingMessage and
  * ServerResponse on a stand-in connection that drops what is written, 64 at a time and then a
  * turn of the event loop (the request lines are written, to /dev/null, once per turn as under load); the parent
  * asks the workers for batches in alternated order, many times, and each reports the CPU time
@@ -17,27 +17,15 @@
  */
 import { fork, spawnSync } from 'node:child_process';
 import { openSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jsonBody } from './lib/bodies.mjs';
 import { resolveNode } from './lib/node-versions.mjs';
 import { median } from './lib/stats.mjs';
+import { ABLATION_PARTS, ablatedDist, partsOf } from './lib/ablation-variants.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-const PARTS = [
-  'log',
-  'logid',
-  'trace',
-  'metrics',
-  'strip',
-  'admission',
-  'parse',
-  'exchange',
-  'headers',
-  'router',
-  'all',
-];
+const PARTS = [...ABLATION_PARTS, 'all'];
 
 if (process.argv[2] === '--worker') await worker(process.argv[3]);
 else await parent();
@@ -99,7 +87,7 @@ async function parent() {
 /** A worker process serving batches on demand; `ask(n)` resolves with the CPU µs of n requests. */
 function start(ablate, request) {
   const child = fork(SELF, ['--worker', request], {
-    env: { ...process.env, CLOUDFN_BENCH_ABLATE: ablate },
+    env: { ...process.env, BENCH_CLOUDFN_DIST: ablatedDist(partsOf(ablate)) },
     stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit', 'ipc'],
   });
   return {
@@ -115,7 +103,7 @@ function start(ablate, request) {
 /** A worker: an app with the bench's functions, serving in-memory requests when asked. */
 async function worker(request) {
   const http = process.getBuiltinModule('node:http');
-  const { createApp } = await import(`${ROOT}dist/runtime/index.js`);
+  const { createApp } = await import(pathToFileURL(`${process.env.BENCH_CLOUDFN_DIST}/runtime/index.js`).href);
   const { hello, echo } = await import('./servers/functions.mjs');
   const app = createApp({
     functions: [

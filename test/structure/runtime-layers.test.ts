@@ -26,8 +26,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['body/', 'contract/', 'log/', 'trace/'],
   ['options.ts'],
   ['options/'],
-  // bench-ablation.ts: the parts test/bench/ablation.mjs turns off (bench only, issue 44).
-  ['errors.ts', 'types.ts', 'lazy-import.ts', 'closest.ts', 'bench-ablation.ts'],
+  ['errors.ts', 'types.ts', 'lazy-import.ts', 'closest.ts'],
   // option-kit.ts and error-table.ts: the option kit and the error-table helper (issue 34, item 2).
   ['shapes.ts', 'option-kit.ts', 'error-table.ts'],
 ];

@@ -7,13 +7,14 @@ import { openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinned } from './cpu.mjs';
+import { ablatedDist, partsOf } from './ablation-variants.mjs';
 
 const SCRIPT = fileURLToPath(new URL('../servers/http-server.mjs', import.meta.url));
 
 /**
  * Starts `node servers/http-server.mjs <kind>`; stdout (cloudfn's log lines) goes to `logFile`.
  * A kind `cloudfn~log,trace` is cloudfn with those parts of its request path turned off
- * (`CLOUDFN_BENCH_ABLATE`, runtime/bench-ablation.ts; test/bench/ablation.mjs), and a kind
+ * (a patched copy of dist/ made by ablation-variants.mjs; test/bench/ablation.mjs), and a kind
  * `cloudfn@--max-semi-space-size=16` runs node with that flag (several: `@a@b`), and a kind
  * `cloudfn#/path/to/checkout` runs the server of another built checkout (a before/after pair;
  * the path may hold neither `@` nor `~`).
@@ -27,8 +28,8 @@ export function startServer(kind, logFile) {
   const out = openSync(logFile, 'a');
   const [command, args] = pinned('server', process.execPath, [...nodeFlags, script, base]);
   const env = { ...process.env, NODE_ENV: 'production', BENCH_LOG_FILE: logFile };
-  delete env.CLOUDFN_BENCH_ABLATE;
-  if (ablate !== undefined) env.CLOUDFN_BENCH_ABLATE = ablate;
+  delete env.BENCH_CLOUDFN_DIST;
+  if (ablate !== undefined) env.BENCH_CLOUDFN_DIST = variant(ablate);
   const child = spawn(command, args, {
     stdio: ['ignore', out, 'pipe', 'ipc'],
     // BENCH_LOG_FILE: where a peer with its logger on (fastify-log) writes its lines.
@@ -51,6 +52,13 @@ export function startServer(kind, logFile) {
       });
     });
   });
+}
+
+/** The variants made by this process, made once each (a copy of dist/ with patches). */
+const variants = new Map();
+function variant(list) {
+  if (!variants.has(list)) variants.set(list, ablatedDist(partsOf(list)));
+  return variants.get(list);
 }
 
 function askStats(child) {

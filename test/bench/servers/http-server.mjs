@@ -10,6 +10,7 @@
  * JSON request line on stdout (the parent points stdout at a file), limits and timeouts on.
  */
 import { createServer } from 'node:http';
+import { pathToFileURL } from 'node:url';
 import { rawEcho, rawHello, rawUpload, hello, echo, upload } from './functions.mjs';
 import { makePeer, PEERS } from './peers.mjs';
 
@@ -26,7 +27,11 @@ async function makeServer() {
     });
   }
   if (kind === 'cloudfn' || kind === 'cloudfn-schemas' || kind === 'cloudfn-undeclared' || kind === 'cloudfn-trust') {
-    const { createApp, createHttpServer } = await import('../../../dist/runtime/index.js');
+    // BENCH_CLOUDFN_DIST: an ablation's patched copy of dist/ (lib/ablation-variants.mjs).
+    const dist = process.env.BENCH_CLOUDFN_DIST;
+    const { createApp, createHttpServer } = await import(
+      dist === undefined ? '../../../dist/runtime/index.js' : pathToFileURL(`${dist}/runtime/index.js`).href
+    );
     const functions = [
       { name: 'hello', handler: hello },
       { name: 'echo', handler: echo },
