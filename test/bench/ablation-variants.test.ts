@@ -7,7 +7,6 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: a bench module in plain JavaScript, without types
 import { ABLATION_PARTS, ablatedDist, PATCHES, partsOf } from './lib/ablation-variants.mjs';
 
 const ROOT = join(import.meta.dirname, '../..');

@@ -51,6 +51,8 @@ const BENCHMARKS = [
   'GET tiny function without a schema, other functions declare params',
   'POST JSON echo, 1 KB, without a schema, other functions declare params',
   'GET tiny function, trustGatewayHeaders on, no x-tt-logid sent',
+  'bytes allocated per GET tiny function (heap and outside it)',
+  'bytes allocated per POST JSON 1 KB (heap and outside it)',
 ];
 const PEERS = [
   'fastify 5, logger off',
@@ -389,6 +391,8 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       'unused-params-get',
       'unused-params-json',
       'unused-logid',
+      'alloc-get',
+      'alloc-json',
     ]) {
       expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign,bundle,console)' });
     }

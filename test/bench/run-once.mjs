@@ -32,6 +32,8 @@
  *            against capture off (no console call)
  *   gateway  the dev server's WebSocket gateway against a bare ws server: 1,000 connections
  *            opened and held, one group push reaching all of them, memory per connection
+ *   alloc    bytes allocated per GET and per POST JSON 1 KB (heap and outside it, V8's own
+ *            counters: lib/allocation.mjs) against fastify (logger off)
  * A group left out still has its rows in the tables, marked "not run".
  */
 import { execFileSync } from 'node:child_process';
@@ -49,6 +51,7 @@ import { coldStartRows } from './lib/cold-start.mjs';
 import { workersRows, WORKERS_BASELINE, WORKERS_BENCHMARK, WORKERS_CPU_BENCHMARK } from './lib/workers.mjs';
 import { PEER_LABELS, PEERS, peerVersions } from './servers/peers.mjs';
 import { reloadRow, typecheckRows } from './lib/reload.mjs';
+import { measureAllocation } from './lib/allocation-rows.mjs';
 
 const CONSOLE_CALL_BENCHMARK = 'console.log in a request, captured as a JSON line';
 const CONSOLE_REQUEST_BENCHMARK = 'GET tiny function with console capture on, no console call';
@@ -70,6 +73,8 @@ const UNUSED_LOGID_BENCHMARK = 'GET tiny function, trustGatewayHeaders on, no x-
 const UNUSED_PARAMS_BASELINE = 'the same app, the same zod schemas built but not declared';
 const UNUSED_LOGID_BASELINE = 'the same app, trustGatewayHeaders off';
 const UNUSED_NOTE = 'goal: a feature the function does not use costs nothing (>= 0.98×)';
+const ALLOC_GET_BENCHMARK = 'bytes allocated per GET tiny function (heap and outside it)';
+const ALLOC_JSON_BENCHMARK = 'bytes allocated per POST JSON 1 KB (heap and outside it)';
 const GROUPS = [
   'get',
   'json',
@@ -84,6 +89,7 @@ const GROUPS = [
   'gateway',
   'contract',
   'unused',
+  'alloc',
 ];
 
 const { values } = parseArgs({
@@ -519,12 +525,48 @@ try {
     log('dev reload with the type checker on, and save until the type error is shown');
     rows.push(...(await typecheckRows({ root: ROOT, work, rounds: Math.max(rounds, 10), progress: log })));
   }
+  if (only.includes('alloc')) {
+    log('allocation per request: cloudfn against fastify (logger off), GET and POST JSON 1 KB');
+    for (const [id, benchmark, path, request] of [
+      ['alloc-get', ALLOC_GET_BENCHMARK, '/hello?name=a', undefined],
+      ['alloc-json', ALLOC_JSON_BENCHMARK, '/echo', bodies.json],
+    ]) {
+      const measured = await measureAllocation({
+        kinds: ['cloudfn', 'fastify'],
+        path,
+        request,
+        requests: 10_000,
+        warmup: 3000,
+        rounds,
+        logFile: join(work, 'alloc.log'),
+      });
+      const total = (side) => side.heap.map((heap, i) => (heap + side.external[i]) / 1000);
+      rows.push(
+        ratioRow({
+          id,
+          benchmark,
+          baseline: PEER_LABELS.fastify,
+          unit: 'kB',
+          subject: total(measured.cloudfn),
+          base: total(measured.fastify),
+          goal: { op: '<=', value: 1 },
+          problems:
+            measured.cloudfn.problems + measured.fastify.problems > 0 ? ['requests answered with an error'] : [],
+          note: 'node test/bench/allocation.mjs gives the heap and outside it apart, and the collections per 10,000 requests',
+        }),
+      );
+    }
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
 // Groups left out by --only still get their rows, so the tables always list every benchmark.
 const NOT_RUN = {
+  alloc: [
+    ['alloc-get', ALLOC_GET_BENCHMARK, PEER_LABELS.fastify, '<= 1×'],
+    ['alloc-json', ALLOC_JSON_BENCHMARK, PEER_LABELS.fastify, '<= 1×'],
+  ],
   get: [
     ['get', 'GET tiny function', 'raw node:http', '>= 0.95×'],
     ['get-fastify', 'GET tiny function, against fastify', PEER_LABELS.fastify, '>= 1×'],
@@ -626,6 +668,8 @@ const ORDER = [
   'unused-params-get',
   'unused-params-json',
   'unused-logid',
+  'alloc-get',
+  'alloc-json',
   ...Object.keys(PEER_REQUESTS).flatMap((key) => PEERS.map((peer) => `peer-${peer}-${key}`)),
 ];
 rows.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));

@@ -18,15 +18,17 @@ const SCRIPT = fileURLToPath(new URL('../servers/http-server.mjs', import.meta.u
  * `cloudfn@--max-semi-space-size=16` runs node with that flag (several: `@a@b`), and a kind
  * `cloudfn#/path/to/checkout` runs the server of another built checkout (a before/after pair;
  * the path may hold neither `@` nor `~`).
- * Resolves once it listens, with its port, a `stats()` and a `stop()`.
+ * With `exposeGc`, node runs with `--expose-gc` (the allocation rows collect before their first mark).
+ * Resolves once it listens, with its port, a `stats()`, an `ask(message)` and a `stop()`.
  */
-export function startServer(kind, logFile) {
+export function startServer(kind, logFile, { exposeGc = false } = {}) {
   const [treeSpec, ...nodeFlags] = kind.split('@');
   const [spec, tree] = treeSpec.split('#');
   const [base, ablate] = spec.split('~');
   const script = tree === undefined ? SCRIPT : join(tree, 'test/bench/servers/http-server.mjs');
   const out = openSync(logFile, 'a');
-  const [command, args] = pinned('server', process.execPath, [...nodeFlags, script, base]);
+  const flags = exposeGc ? ['--expose-gc', ...nodeFlags] : nodeFlags;
+  const [command, args] = pinned('server', process.execPath, [...flags, script, base]);
   const env = { ...process.env, NODE_ENV: 'production', BENCH_LOG_FILE: logFile };
   delete env.BENCH_CLOUDFN_DIST;
   if (ablate !== undefined) env.BENCH_CLOUDFN_DIST = variant(ablate);
@@ -48,6 +50,7 @@ export function startServer(kind, logFile) {
         port,
         url: `http://127.0.0.1:${port}`,
         stats: () => askStats(child),
+        ask: (message) => ask(child, message),
         stop: () => stop(child),
       });
     });
@@ -62,9 +65,13 @@ function variant(list) {
 }
 
 function askStats(child) {
+  return ask(child, 'stats');
+}
+
+function ask(child, message) {
   return new Promise((resolve) => {
     child.once('message', resolve);
-    child.send('stats');
+    child.send(message);
   });
 }
 

@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { rawEcho, rawHello, rawUpload, hello, echo, upload } from './functions.mjs';
 import { makePeer, PEERS } from './peers.mjs';
+import { AllocationMeter } from '../lib/allocation.mjs';
 
 const kind = process.argv[2];
 
@@ -64,10 +65,17 @@ async function declaredFunctions(declare) {
 }
 
 const server = await makeServer();
+// 'alloc-start' and 'alloc-stop': the allocation rows' marks (lib/allocation-rows.mjs).
+const meter = new AllocationMeter();
 server.listen(0, '127.0.0.1', () => {
   process.send({ port: server.address().port });
 });
 process.on('message', (message) => {
+  if (message === 'alloc-start') {
+    meter.start();
+    process.send('started');
+  }
+  if (message === 'alloc-stop') process.send(meter.stop());
   if (message === 'stats') {
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();
