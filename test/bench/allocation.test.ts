@@ -34,6 +34,29 @@ it('counts what a piece of code allocates, on the heap and outside it', () => {
   expect(kept.length).toBe(4000);
 });
 
+it('counts short-lived Buffers once their memory is swept with the collection', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const script = `
+    import { AllocationMeter } from ${JSON.stringify(join(ROOT, 'test/bench/lib/allocation.mjs'))};
+    const meter = new AllocationMeter();
+    meter.start();
+    let last;
+    for (let i = 0; i < 50000; i++) last = Buffer.concat([Buffer.allocUnsafe(512), Buffer.allocUnsafe(512)]);
+    process.stdout.write(JSON.stringify({ ...meter.stop(), kept: last.length }));`;
+  const counted = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--expose-gc', '--no-concurrent-array-buffer-sweeping', '--input-type=module', '-e', script],
+      {
+        encoding: 'utf8',
+      },
+    ),
+  ) as { externalBytes: number; kept: number };
+  // 50,000 × (two halves and their concatenation): about 100 MB from the Buffer pool's slabs.
+  expect(counted.externalBytes).toBeGreaterThan(50_000 * 2048 * 0.9);
+  expect(counted.kept).toBe(1024);
+});
+
 describe.skipIf(!built)('per request, against fastify (needs npm run build)', () => {
   const bodies = writeBodies(work);
   const cases = [

@@ -47,7 +47,7 @@ export async function measureAllocation({ kinds, path, request, requests, warmup
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? kinds : [...kinds].reverse();
     for (const kind of order) {
-      const server = await startServer(kind, logFile, { exposeGc: true });
+      const server = await startServer(kind, logFile, { allocation: true });
       try {
         const url = `${server.url}${path}`;
         out[kind].problems += await send(url, warmup, request);

@@ -8,7 +8,10 @@
  * before and after it. What was allocated is what is in use at the end, less what was in use at
  * the start, plus what each collection freed (before less after), for the heap's used size and
  * for its external memory alike. External memory that is freed without a collection (rare on the
- * request path) is not counted.
+ * request path) is not counted. V8 frees the memory of dead ArrayBuffers (every Buffer's) on a
+ * concurrent sweeper after the collection, where the statistics do not see it: a process measured
+ * for Buffers runs with `--no-concurrent-array-buffer-sweeping` (lib/server.mjs starts the bench's
+ * servers so), else the bytes outside the heap count only what is still alive at the end.
  */
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 

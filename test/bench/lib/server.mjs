@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { pinned } from './cpu.mjs';
 import { ablatedDist, partsOf } from './ablation-variants.mjs';
 
+/** The node flags of a server measured by the allocation rows. */
+export const ALLOCATION_FLAGS = ['--expose-gc', '--no-concurrent-array-buffer-sweeping'];
+
 const SCRIPT = fileURLToPath(new URL('../servers/http-server.mjs', import.meta.url));
 
 /**
@@ -18,16 +21,18 @@ const SCRIPT = fileURLToPath(new URL('../servers/http-server.mjs', import.meta.u
  * `cloudfn@--max-semi-space-size=16` runs node with that flag (several: `@a@b`), and a kind
  * `cloudfn#/path/to/checkout` runs the server of another built checkout (a before/after pair;
  * the path may hold neither `@` nor `~`).
- * With `exposeGc`, node runs with `--expose-gc` (the allocation rows collect before their first mark).
+ * With `allocation`, node runs as the allocation rows need (lib/allocation.mjs): `--expose-gc`,
+ * to collect before the first mark, and `--no-concurrent-array-buffer-sweeping`, so that Buffers
+ * freed by a collection show in its statistics.
  * Resolves once it listens, with its port, a `stats()`, an `ask(message)` and a `stop()`.
  */
-export function startServer(kind, logFile, { exposeGc = false } = {}) {
+export function startServer(kind, logFile, { allocation = false } = {}) {
   const [treeSpec, ...nodeFlags] = kind.split('@');
   const [spec, tree] = treeSpec.split('#');
   const [base, ablate] = spec.split('~');
   const script = tree === undefined ? SCRIPT : join(tree, 'test/bench/servers/http-server.mjs');
   const out = openSync(logFile, 'a');
-  const flags = exposeGc ? ['--expose-gc', ...nodeFlags] : nodeFlags;
+  const flags = allocation ? [...ALLOCATION_FLAGS, ...nodeFlags] : nodeFlags;
   const [command, args] = pinned('server', process.execPath, [...flags, script, base]);
   const env = { ...process.env, NODE_ENV: 'production', BENCH_LOG_FILE: logFile };
   delete env.BENCH_CLOUDFN_DIST;
