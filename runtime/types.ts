@@ -229,10 +229,12 @@ export interface FunctionConfig extends Partial<Limits> {
   schedule?: string | ScheduleSpec;
   /**
    * Whether `cloudfn client` offers the function to the mini-program: `false` leaves it out,
-   * `true` keeps a function it would leave out (a timer, a callback) (docs/contracts.md).
+   * `true` keeps a function it would leave out (a timer, a callback), `'inner-call'` says only
+   * the app's other services call it, over the inner-call host, so it is left out too
+   * (docs/contracts.md, docs/client.md).
    * @default undefined (offered unless the platform calls it)
    */
-  client?: boolean;
+  client?: boolean | 'inner-call';
   /**
    * The params' schema, any Standard Schema v1 validator (zod, valibot, arktype): params are
    * validated before the handler, which gets the schema's output; invalid params are answered

@@ -53,11 +53,11 @@ export function validateConfig(config: unknown, where: string): FunctionConfig {
     }
     if (key === 'client') {
       // Read by `cloudfn client` alone (src/contract/client-functions.ts).
-      if (typeof value !== 'boolean')
+      if (typeof value !== 'boolean' && value !== 'inner-call')
         throw createError(
           'CLOUDFN_BAD_CONFIG',
           where,
-          `config.client must be true or false (false leaves the function out of cloudfn client), got ${JSON.stringify(value)}`,
+          `config.client must be true, false or 'inner-call' (false and 'inner-call' leave the function out of cloudfn client), got ${JSON.stringify(value)}`,
         );
       out[key] = value;
       continue;

@@ -52,9 +52,9 @@ function functionConfigSchema(): JsonSchema {
       };
     else if (key === 'client')
       properties[key] = {
-        type: 'boolean',
+        anyOf: [{ type: 'boolean' }, { const: 'inner-call' }],
         description:
-          'Whether cloudfn client offers the function to the mini-program: false leaves it out, true keeps a timer or callback in (docs/contracts.md).',
+          "Whether cloudfn client offers the function to the mini-program: false leaves it out, true keeps a timer or callback in, 'inner-call' says only the app's other services call it (docs/contracts.md).",
       };
     else properties[key] = limits[key] ?? {};
   }

@@ -3,7 +3,8 @@
  * calls some of them, and those are left out by default: timers (`config.schedule`), the live
  * room's data path (`liveData.path`), and callbacks (a name ending in `callback`, as the
  * platform's `websocket_callback` and `live_data_callback`). A function's `client` config
- * (`false` out, `true` in, in its module or under `functions` in cloudfn.config) overrides the
+ * (`false` out, `true` in, `'inner-call'` out as called only by the app's other services over
+ * the inner-call host, in its module or under `functions` in cloudfn.config) overrides the
  * defaults, and `--include`/`--exclude` override everything (docs/contracts.md#what-the-client-offers).
  */
 import type { FunctionConfig, FunctionSpec } from '../../runtime/types.js';
@@ -65,6 +66,7 @@ export function clientFunctions(
     if (matches(selection.exclude, fn.name)) why = '--exclude';
     else if (matches(selection.include, fn.name)) why = undefined;
     else if (merged.client === false) why = 'config.client is false';
+    else if (merged.client === 'inner-call') why = "only other services call it (config.client 'inner-call')";
     else if (merged.client !== true) why = calledByPlatform(fn, merged, liveDataPath);
     if (why === undefined) kept.push(fn);
     else left.push({ name: fn.name, why });

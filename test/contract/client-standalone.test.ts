@@ -126,4 +126,10 @@ describe('clientFunctions', () => {
     expect(kept.map((f) => f.name)).toEqual(['tick', 'hello']);
     expect(left).toEqual([{ name: 'pay_notify', why: 'config.client is false' }]);
   });
+
+  it("leaves out a function only other services call (config.client 'inner-call'), and says so", () => {
+    const { kept, left } = clientFunctions([fn('add_score', { client: 'inner-call' }), fn('top')], {});
+    expect(kept.map((f) => f.name)).toEqual(['top']);
+    expect(left).toEqual([{ name: 'add_score', why: "only other services call it (config.client 'inner-call')" }]);
+  });
 });

@@ -145,8 +145,13 @@ describe('loading', () => {
     [{ timeout: '5s' }, /config.timeout must be a whole number of milliseconds, got "5s"/],
     [{ maxBodySize: -1 }, /config.maxBodySize must be a whole number of bytes, got -1/],
     [[1], /config must be an object/],
+    [{ client: 'inner' }, /config.client must be true, false or 'inner-call' .*, got "inner"/],
   ])('validates config %j', (config, message) => {
     expect(() => validateConfig(config, 'functions/x.ts')).toThrow(message);
+  });
+
+  it("accepts config.client 'inner-call' (a function only the app's other services call)", () => {
+    expect(validateConfig({ client: 'inner-call' }, 'functions/x.ts')).toEqual({ client: 'inner-call' });
   });
 });
 
