@@ -15,7 +15,7 @@ export const LOCAL_SERVICES: readonly LocalService[] = [
   // hook hands requests to the intranet hosts to the gateway's and the live rooms' paths.
   {
     name: 'services',
-    configKeys: ['serviceId', 'innerCall'],
+    configKeys: ['serviceId', 'innerCall', 'gatewayLimits'],
     load: async () => (await import('./platform/services/service.js')).servicesService,
   },
   {

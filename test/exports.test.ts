@@ -144,7 +144,17 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
   },
   'cloudfn/client': {
     load: () => import('../src/client/index.js'),
-    names: ['ContainerCallError', 'TRIGGER_HEADER', 'callContainer', 'clientErrors', 'createContainerClient'],
+    names: [
+      'CLOUD_ERRNO',
+      'CloudCallError',
+      'ContainerCallError',
+      'GATEWAY_CODES',
+      'TRIGGER_HEADER',
+      'callContainer',
+      'clientErrors',
+      'createCloud',
+      'createContainerClient',
+    ],
   },
   'cloudfn/platform': {
     load: () => import('../src/platform/index.js'),

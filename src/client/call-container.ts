@@ -257,7 +257,7 @@ async function send(
  * swallowed: it is thrown again once complete has run, so it surfaces as an unhandled rejection
  * (a failed `expect` inside `success` fails the test) and never reaches `fail`.
  */
-function runCallbacks<R>(
+export function runCallbacks<R>(
   first: ((result: R) => void) | undefined,
   complete: ((result: R) => void) | undefined,
   result: R,

@@ -124,6 +124,17 @@ export function configSchema(): JsonSchema {
       description:
         'The service ids this service may call at http://{SERVICE_ID}-{id}.inner-call.dyc.ivolces.com, as the platform enables targets on the source service (docs/services.md).',
     },
+    gatewayLimits: {
+      type: 'object',
+      additionalProperties: false,
+      description:
+        "The limits cloudfn dev's gateway applies to createCloud calls addressed to this service, answered in the platform's envelope: maxBodySize bytes (14021), qps calls a second (14010, or 14030 with debug). Off by default (docs/client.md#the-gateways-failures).",
+      properties: {
+        maxBodySize: { type: 'integer', minimum: 1 },
+        qps: { type: 'integer', minimum: 1 },
+        debug: { type: 'boolean' },
+      },
+    },
     components: {
       type: 'object',
       additionalProperties: false,

@@ -5,7 +5,8 @@
  * answered for unchanged code: another service of the session for
  * `{SERVICE_ID}-{to}.inner-call.dyc.ivolces.com` (checked as the platform checks: HTTP only,
  * the caller's own id, a target it enabled in `innerCall`), and this dev server's push API and
- * live-room simulator for the `ws-push` and webcast hosts. The console lists the services.
+ * live-room simulator for the `ws-push` and webcast hosts; and the client gateway of
+ * `createCloud` calls (gateway.ts). The console lists the services.
  */
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../../../runtime/app.js';
@@ -25,7 +26,14 @@ import type { ServiceContext } from '../../local-service.js';
 import { PUSH_MOUNT } from '../gateway/names.js';
 import { LIVE_PREFIX } from '../live/dev-routes.js';
 import type { ServicesAnswer } from './protocol.js';
-import { readServiceSetting, readSessionMap, SERVICE_CONFIG_KEYS, type SessionMap } from './setting.js';
+import { gatewayHook } from './gateway.js';
+import {
+  readGatewayLimits,
+  readServiceSetting,
+  readSessionMap,
+  SERVICE_CONFIG_KEYS,
+  type SessionMap,
+} from './setting.js';
 
 /** The hook that gives a request to an intranet host to the part of this server that answers it. */
 function intranetHostHook(): BeforeHook {
@@ -43,6 +51,7 @@ function intranetHostHook(): BeforeHook {
 export function servicesService(context: ServiceContext): Extension {
   const { root, config, logger } = context;
   const setting = readServiceSetting(root, config);
+  const limits = readGatewayLimits(root, config);
   const session: SessionMap | undefined = readSessionMap(process.env);
   const asked = context.dotenvValue('CLOUD_ENV') ?? process.env['CLOUD_ENV'];
   context.setEnv({ SERVICE_ID: setting.id, CLOUD_ENV: 'DEV' });
@@ -85,7 +94,15 @@ export function servicesService(context: ServiceContext): Extension {
         },
       });
     },
-    hooks: () => [intranetHostHook()],
+    hooks: () => [
+      intranetHostHook(),
+      gatewayHook({
+        self: setting.id,
+        session,
+        limits,
+        warn: (logid, message) => logger.line('warn', logid, RUNTIME_FUNCTION, message),
+      }),
+    ],
     env: (url) => {
       selfUrl = url;
       if (!services.has(setting.id)) services.set(setting.id, addressOf(url));

@@ -1,7 +1,8 @@
 /**
  * What a project says of itself as a service of the app: its id (`serviceId`, else the folder's
  * name, as the platform's `SERVICE_ID`) and the services it may call (`innerCall`, as the
- * platform enables targets on the source service under 访问控制-服务间调用). And the session's
+ * platform enables targets on the source service under 访问控制-服务间调用), the limits its dev
+ * gateway applies to calls addressed to it (`gatewayLimits`). And the session's
  * map of every service of a `cloudfn dev` session, which the session hands each service in one
  * variable.
  */
@@ -10,7 +11,7 @@ import type { ConfigFile } from '../../../runtime/serve/config-file.js';
 import { createServiceError } from './errors.js';
 
 /** The config keys this room reads. */
-export const SERVICE_CONFIG_KEYS = ['serviceId', 'innerCall'] as const;
+export const SERVICE_CONFIG_KEYS = ['serviceId', 'innerCall', 'gatewayLimits'] as const;
 
 /** A service id: lower-case letters, digits and inner hyphens (it is a label of a hostname). */
 export const ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -94,4 +95,45 @@ export function readSessionMap(env: Readonly<Record<string, string | undefined>>
       'it is set by cloudfn dev <folder> <folder>…; unset it to run one service',
     );
   return parsed as SessionMap;
+}
+
+/** The limits the dev gateway applies to calls addressed to this service; none by default. */
+export interface GatewayLimits {
+  /** Bytes a call's body may have (its Content-Length); more is answered 14021. */
+  readonly maxBodySize?: number;
+  /** Calls in any one second; more are answered 14010 (14030 with `debug`). */
+  readonly qps?: number;
+  /** The calls are the platform's test requests: the QPS limit answers 14030. @default false */
+  readonly debug: boolean;
+}
+
+const LIMIT_FIX = 'write e.g. "gatewayLimits": { "maxBodySize": 102400, "qps": 10, "debug": false }';
+
+/**
+ * Reads `gatewayLimits`: each limit a positive whole number, `debug` a boolean.
+ * @example readGatewayLimits('/src/rank', { gatewayLimits: { qps: 5 } }) // { qps: 5, debug: false }
+ */
+export function readGatewayLimits(root: string, config: ConfigFile): GatewayLimits {
+  const given = config['gatewayLimits'];
+  if (given === undefined) return { debug: false };
+  if (given === null || typeof given !== 'object' || Array.isArray(given))
+    throw createServiceError('CLOUDFN_SERVICE_SETTING', where(root, 'gatewayLimits'), JSON.stringify(given), LIMIT_FIX);
+  const out: { maxBodySize?: number; qps?: number; debug: boolean } = { debug: false };
+  for (const [key, value] of Object.entries(given as Record<string, unknown>)) {
+    if (key === 'debug' && typeof value === 'boolean') out.debug = value;
+    else if ((key === 'maxBodySize' || key === 'qps') && Number.isSafeInteger(value) && (value as number) > 0)
+      out[key] = value as number;
+    else
+      throw createServiceError(
+        'CLOUDFN_SERVICE_SETTING',
+        where(root, `gatewayLimits.${key}`),
+        JSON.stringify(value),
+        key === 'debug' || key === 'maxBodySize' || key === 'qps'
+          ? key === 'debug'
+            ? 'debug is true or false'
+            : `${key} is a positive whole number`
+          : `the keys are maxBodySize, qps and debug; ${LIMIT_FIX}`,
+      );
+  }
+  return out;
 }
