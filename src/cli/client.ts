@@ -1,15 +1,18 @@
 /**
  * `cloudfn client [project] --out <file>.ts [--include <fn>]... [--exclude <fn>]... [--import-types]`:
  * write the typed client of a project's functions for the mini-program that calls them
- * (docs/contracts.md#the-typed-client).
+ * (docs/contracts.md#the-typed-client); at an app root, one client of every service
+ * (docs/client.md#one-client-for-the-app).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadProjectConfig } from '../build/project-config.js';
+import { readAppServices } from '../contract/app-root.js';
 import { clientFunctions, type LeftOut } from '../contract/client-functions.js';
 import { clientSource } from '../contract/client-source.js';
 import { inlineTypes } from '../contract/client-types.js';
 import { loadContractProject } from '../contract/project.js';
+import { writeAppClient } from '../contract/write-app-client.js';
 import { OptionsError, parseOrHelp, projectFolder, required } from './args.js';
 import type { CommandHelp } from './help.js';
 
@@ -24,7 +27,12 @@ written out in the file by the project's TypeScript: the file type-checks alone,
 none of the server's files or packages. Functions the platform calls are left out: timers
 (config.schedule), the liveData path, callbacks (names ending in callback), and those with
 config.client false; --include and --exclude decide the rest. A call answered 4xx/5xx rejects
-with a FunctionCallError carrying statusCode, code, issues and logid.`,
+with a FunctionCallError carrying statusCode, code, issues and logid.
+
+At an app root (a cloudfn.config.json with "services": [...]) it writes ONE file for the app:
+createClient(tt, { envID }) returns one entry per service (api.rank.top(...)), each service's
+calls sent through tt.createCloud({ envID, serviceID }) (cloudfn/client's createCloud in Node).
+Functions only other services call (config.client 'inner-call') are left out too.`,
   options: [
     ['--out <file>', 'the TypeScript file to write (required)'],
     ['--include <fn>', 'offer this function (a name, or a pattern with *) even if the platform calls it; repeatable'],
@@ -90,11 +98,34 @@ export async function run(argv: string[]): Promise<number> {
   const root = projectFolder(positionals, 'client', 'cloudfn client ./app --out api.ts');
   const out = resolve(required(values.out, 'out', 'src/api.ts'));
   if (!/\.[cm]?ts$/.test(out)) throw new OptionsError(`--out must name a TypeScript file (.ts), got ${values.out}`);
-  const written = await writeClient(root, out, {
+  const selection = {
     ...(values.include === undefined ? {} : { include: values.include }),
     ...(values.exclude === undefined ? {} : { exclude: values.exclude }),
     importTypes: values['import-types'] === true,
-  });
+  };
+  let folders: string[] | undefined;
+  try {
+    folders = readAppServices(root);
+  } catch (error) {
+    throw new OptionsError((error as Error).message);
+  }
+  if (folders !== undefined) {
+    const services = await writeAppClient(folders, out, selection);
+    for (const service of services)
+      if (service.fallback !== undefined)
+        process.stderr.write(
+          `cloudfn: warning: ${service.id}'s types are read from its functions' files (typeof import), not written out: ${service.fallback}\n`,
+        );
+    const counts = services.map((service) => `${service.id} ${service.count}`).join(', ');
+    const left = services
+      .flatMap((service) => service.left.map((fn) => `${service.id}/${fn.name} (${fn.why})`))
+      .join(', ');
+    process.stderr.write(
+      `wrote ${values.out}: ${services.length} services (${counts} functions)${left === '' ? '' : `; left out: ${left} (--include offers one)`}\n`,
+    );
+    return 0;
+  }
+  const written = await writeClient(root, out, selection);
   if (written.fallback !== undefined)
     process.stderr.write(
       `cloudfn: warning: the types are read from the functions' files (typeof import), not written out: ${written.fallback}\n`,

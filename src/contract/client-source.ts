@@ -38,7 +38,7 @@ export function memberName(segment: string): string {
 }
 
 /** The import specifier of a function module from the client file, with the extension Node resolves. */
-function specifier(options: ClientSourceOptions, file: string): string {
+export function specifier(options: ClientSourceOptions, file: string): string {
   let path = relative(dirname(options.out), join(options.root, file)).split(sep).join('/');
   path = path
     .replace(/\.mts$/, '.mjs')
@@ -49,13 +49,14 @@ function specifier(options: ClientSourceOptions, file: string): string {
 
 /**
  * The names of each function's types, in the order given: `leaderboard/top` →
- * `LeaderboardTop` (`LeaderboardTopParams`, `LeaderboardTopResult`); a name taken twice gets its
+ * `LeaderboardTop` (`LeaderboardTopParams`, `LeaderboardTopResult`), behind `prefix` when given
+ * (a service's id in an app's client: `RankLeaderboardTop`); a name taken twice gets its
  * position added.
  */
-function typeNames(functions: readonly ClientFunction[]): string[] {
+export function typeNames(functions: readonly ClientFunction[], prefix = ''): string[] {
   const taken = new Set<string>();
   return functions.map((fn, index) => {
-    const base = fn.name
+    const base = `${prefix}/${fn.name}`
       .split(/[^A-Za-z0-9]+/)
       .filter((part) => part !== '')
       .map((part) => part[0]!.toUpperCase() + part.slice(1))
@@ -67,15 +68,14 @@ function typeNames(functions: readonly ClientFunction[]): string[] {
   });
 }
 
-interface Node {
+export interface Node {
   fn?: { index: number; name: string; file: string; type: string };
   children: Map<string, Node>;
 }
 
 /** The tree of members: a function that is also a folder (`videos` and `videos/list`) becomes `videos.index`. */
-function tree(functions: readonly ClientFunction[]): Node {
+export function tree(functions: readonly ClientFunction[], types: readonly string[] = typeNames(functions)): Node {
   const root: Node = { children: new Map() };
-  const types = typeNames(functions);
   functions.forEach((fn, index) => {
     let node = root;
     for (const segment of fn.name.split('/').map(memberName)) {
@@ -88,7 +88,7 @@ function tree(functions: readonly ClientFunction[]): Node {
   return root;
 }
 
-function typeLines(node: Node, indent: string): string[] {
+export function typeLines(node: Node, indent: string): string[] {
   const lines: string[] = [];
   for (const [key, child] of node.children) {
     if (child.children.size === 0 && child.fn !== undefined) {
@@ -106,10 +106,11 @@ function typeLines(node: Node, indent: string): string[] {
   return lines;
 }
 
-function valueLines(node: Node, indent: string): string[] {
+/** The methods, each calling through the ContainerCaller named `cloud`. */
+export function valueLines(node: Node, indent: string, cloud = 'cloud'): string[] {
   const lines: string[] = [];
   const method = (fn: NonNullable<Node['fn']>) =>
-    `(params?: unknown, options?: CallOptions) => call(cloud, ${JSON.stringify(fn.name === 'index' ? '/' : `/${fn.name}`)}, params, options)`;
+    `(params?: unknown, options?: CallOptions) => call(${cloud}, ${JSON.stringify(fn.name === 'index' ? '/' : `/${fn.name}`)}, params, options)`;
   for (const [key, child] of node.children) {
     if (child.children.size === 0 && child.fn !== undefined) {
       lines.push(`${indent}${key}: ${method(child.fn)},`);
@@ -117,7 +118,7 @@ function valueLines(node: Node, indent: string): string[] {
     }
     lines.push(`${indent}${key}: {`);
     if (child.fn !== undefined) lines.push(`${indent}  index: ${method(child.fn)},`);
-    lines.push(...valueLines(child, `${indent}  `), `${indent}},`);
+    lines.push(...valueLines(child, `${indent}  `, cloud), `${indent}},`);
   }
   return lines;
 }
@@ -162,34 +163,10 @@ export type ClientResult<M> = ConfigOf<M> extends { result: infer S extends Sche
 `;
 
 /**
- * The client's TypeScript source.
- * @example writeFileSync(out, clientSource(project.functions, { root, out }))
+ * What every client holds beside its methods: the call's options, `ContainerCaller` (anything
+ * with the platform's `callContainer`), `FunctionCallError` and the one `call` all methods share.
  */
-export function clientSource(functions: readonly ClientFunction[], options: ClientSourceOptions): string {
-  const sorted = [...functions].sort((a, b) => a.name.localeCompare(b.name));
-  const root = tree(sorted);
-  const types = options.types;
-  const names = typeNames(sorted);
-  const head =
-    types === undefined
-      ? `// Types only come from the functions (\`typeof import\`): nothing of the server is bundled with this file,
-// and it needs no package of its own (the calling project need not install cloudfn).
-
-${sorted.map((fn, i) => `type M${i} = typeof import(${JSON.stringify(specifier(options, fn.file))});\nexport type ${names[i]}Params = ClientParams<M${i}>;\nexport type ${names[i]}Result = ClientResult<M${i}>;`).join('\n')}
-
-${TYPE_HELPERS}`
-      : `// The types are written out here: this file stands alone, with no import of the server's files or packages.
-
-${sorted
-  .map((fn, i) => {
-    const own = types.get(fn.name) ?? { params: 'unknown', result: 'unknown' };
-    return `/** What \`${fn.name}\` takes. */\nexport type ${names[i]}Params = ${own.params};\n/** What \`${fn.name}\` answers. */\nexport type ${names[i]}Result = ${own.result};`;
-  })
-  .join('\n')}
-`;
-  return `// Generated by \`cloudfn client\` from the project's functions: do not edit; run it again after a change.
-${head}
-/** The options of one call. */
+export const CALL_SOURCE = `/** The options of one call. */
 export interface CallOptions {
   /** POST sends params as a JSON body; GET sends them as the query string (text: coerce in the schema). @default 'POST' */
   method?: 'GET' | 'POST';
@@ -203,18 +180,13 @@ export interface CallOptions {
 // biome-ignore lint/complexity/noBannedTypes: {} is what an empty params object satisfies
 type Args<P> = {} extends P ? [params?: P, options?: CallOptions] : [params: P, options?: CallOptions];
 
-/** One method per function, nested by folder. */
-export interface Api {
-${typeLines(root, '  ').join('\n')}
-}
-
 /** Anything with the platform's \`callContainer(options)\`: a mini-program's cloud object, or cloudfn/client's client. */
 export interface ContainerCaller {
   callContainer(options: {
     path: string;
     init?: { method?: string; header?: Record<string, string>; body?: unknown; timeout?: number };
     success?: (response: { statusCode: number; data: unknown; header?: Record<string, string> }) => void;
-    fail?: (failure: { errMsg?: string; message?: string; code?: string }) => void;
+    fail?: (failure: { errMsg?: string; message?: string; code?: string | number }) => void;
   }): unknown;
 }
 
@@ -252,7 +224,42 @@ function call(cloud: ContainerCaller, path: string, params: unknown, options: Ca
     });
   });
 }
+`;
 
+/**
+ * The client's TypeScript source.
+ * @example writeFileSync(out, clientSource(project.functions, { root, out }))
+ */
+export function clientSource(functions: readonly ClientFunction[], options: ClientSourceOptions): string {
+  const sorted = [...functions].sort((a, b) => a.name.localeCompare(b.name));
+  const root = tree(sorted);
+  const types = options.types;
+  const names = typeNames(sorted);
+  const head =
+    types === undefined
+      ? `// Types only come from the functions (\`typeof import\`): nothing of the server is bundled with this file,
+// and it needs no package of its own (the calling project need not install cloudfn).
+
+${sorted.map((fn, i) => `type M${i} = typeof import(${JSON.stringify(specifier(options, fn.file))});\nexport type ${names[i]}Params = ClientParams<M${i}>;\nexport type ${names[i]}Result = ClientResult<M${i}>;`).join('\n')}
+
+${TYPE_HELPERS}`
+      : `// The types are written out here: this file stands alone, with no import of the server's files or packages.
+
+${sorted
+  .map((fn, i) => {
+    const own = types.get(fn.name) ?? { params: 'unknown', result: 'unknown' };
+    return `/** What \`${fn.name}\` takes. */\nexport type ${names[i]}Params = ${own.params};\n/** What \`${fn.name}\` answers. */\nexport type ${names[i]}Result = ${own.result};`;
+  })
+  .join('\n')}
+`;
+  return `// Generated by \`cloudfn client\` from the project's functions: do not edit; run it again after a change.
+${head}
+/** One method per function, nested by folder. */
+export interface Api {
+${typeLines(root, '  ').join('\n')}
+}
+
+${CALL_SOURCE}
 /**
  * The functions as methods, called through \`cloud.callContainer\`.
  * @example const api = createClient(cloud); const page = await api.videos.list({ page: 0 });
