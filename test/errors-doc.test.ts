@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runtimeErrors } from '../runtime/all-errors.js';
 import { buildErrors } from '../src/build/errors.js';
+import { cloudCodes } from '../src/client/cloud-failure.js';
 import { clientErrors } from '../src/client/errors.js';
 import { componentErrors } from '../src/platform/components/errors.js';
 import { devErrors } from '../src/dev/errors.js';
@@ -26,6 +27,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   dev: devErrors,
   build: buildErrors,
   client: clientErrors,
+  cloud: cloudCodes,
   fleet: fleetErrors,
   schedule: scheduleErrors,
   components: componentErrors,

@@ -13,6 +13,21 @@ export const CLOUD_ERRNO = {
   gatewayError: 21102,
 } as const;
 
+/**
+ * Every platform code a `createCloud` call can fail with, for the documentation test
+ * (docs/errors.md): the gateway's `status_code` (answered with HTTP 200, so `status` is 200) and
+ * the client API's `errNo` (no answer, so `status` is what a gateway would answer).
+ */
+export const cloudCodes: Readonly<Record<string, { status: number; message: string }>> = {
+  '13005': { status: 200, message: 'service not found' },
+  '14021': { status: 200, message: 'request body limited' },
+  '14010': { status: 200, message: 'request qps limited' },
+  '14030': { status: 200, message: 'debug request qps limited' },
+  '20000': { status: 400, message: 'invalid param' },
+  '21100': { status: 502, message: 'network error' },
+  '21102': { status: 200, message: 'gateway error' },
+};
+
 /** The function name errMsg starts with. */
 const FUNCTION_NAME = 'callContainer';
 
