@@ -9,7 +9,7 @@
  * and 21100 when nothing answers.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,6 +148,27 @@ export async function show(): Promise<number> {
     const card = await api.profile.get_profile({ openid: 'ada' });
     expect(card).toEqual({ service: 'profile', openid: 'ada', added: 5 });
   }, 240_000);
+});
+
+describe('an app root cloudfn client cannot read', () => {
+  it.each([
+    ['"rank"', 'services must list the app\'s service folders, e.g. ["game", "rank"], got "rank"'],
+    ['["rank", "shop"]', 'services names "shop", which is not a folder at'],
+  ])('refuses services %s in one line naming it', (services, message) => {
+    const root = mkdtempSync(join(tmpdir(), 'cloudfn-app-root-'));
+    try {
+      writeFileSync(join(root, 'cloudfn.config.json'), `{ "services": ${services} }`);
+      mkdirSync(join(root, 'rank'));
+      const run = spawnSync(process.execPath, [CLI, 'client', root, '--out', join(root, 'api.ts')], {
+        encoding: 'utf8',
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(message);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("the dev gateway's failures, in the platform's envelope and the client's fail", () => {
