@@ -67,6 +67,7 @@ export function gatewayFailure(
   };
 }
 
+/** Buffer, not atob: Node 14 (the function service) has no atob. */
 function decodeBase64(text: string): string {
-  return new TextDecoder().decode(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)));
+  return Buffer.from(text, 'base64').toString('utf8');
 }
