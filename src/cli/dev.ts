@@ -25,9 +25,9 @@ when its files change, with readable logs and the debug console at /_cloudfn/. L
 terminal. Types are checked beside the server with the project's TypeScript (tsc --watch) and
 errors shown here and on the console page. The functions' OpenAPI document is served at
 /_cloudfn/openapi.json. Several folders are the services of one app (docs/services.md): each runs
-as its own service (SERVICE_ID from serviceId, else the folder's name) on --port and the ports
-that follow, calling the others at http://{from}-{to}.inner-call.dyc.ivolces.com, with the app's
-components started once for all.`,
+as its own service (SERVICE_ID from serviceId, else made from the folder's name) on --port and
+the ports that follow, calling the others at http://{from}-{to}.inner-call.dyc.ivolces.com, with
+the app's components started once for all.`,
   options: [
     ['-p, --port <n>', 'port to listen on (PORT, default 8000)'],
     ['--host <h>', 'address to listen on (HOST, default 127.0.0.1)'],

@@ -65,6 +65,8 @@ export interface DevSession {
 interface Planned {
   id: string;
   root: string;
+  /** The folder's name, when the id was made from it. */
+  derivedFrom?: string;
   components: ComponentsSetting;
 }
 
@@ -74,15 +76,24 @@ async function plan(roots: readonly string[]): Promise<Planned[]> {
   const planned: Planned[] = [];
   for (const root of roots) {
     const config = await loadProjectConfig(root, { configKeys });
-    const { id } = readServiceSetting(root, config);
+    const { id, derivedFrom } = readServiceSetting(root, config);
     const twin = planned.find((other) => other.id === id);
-    if (twin !== undefined)
+    if (twin !== undefined) {
+      // An id made from a folder's name says so: "my app" and "my.app" are both my-app.
+      const named = (folder: string, from: string | undefined) =>
+        from === undefined ? folder : `${folder} (its folder's name made into an id)`;
       throw createServiceError(
         'CLOUDFN_SERVICE_SESSION',
-        `${twin.root} and ${root} are both the service "${id}"`,
+        `${named(twin.root, twin.derivedFrom)} and ${named(root, derivedFrom)} are both the service "${id}"`,
         'give one of them another "serviceId" in its cloudfn.config.json',
       );
-    planned.push({ id, root, components: readComponentsSetting(config['components']) });
+    }
+    planned.push({
+      id,
+      root,
+      ...(derivedFrom === undefined ? {} : { derivedFrom }),
+      components: readComponentsSetting(config['components']),
+    });
   }
   return planned;
 }

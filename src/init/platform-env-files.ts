@@ -112,7 +112,7 @@ of this project as a service of the app:
 \`\`\`
 
 - **\`serviceId\`**: this service's \`SERVICE_ID\` under \`cloudfn dev\`, as the platform shows it
-  (lower-case letters, digits and inner hyphens); the folder's name when left out.
+  (lower-case letters, digits and inner hyphens); made from the folder's name when left out.
 - **\`innerCall\`**: the services this one may call, as the platform enables them on the calling
   service (访问控制-服务间调用). A call goes to
   \`http://<SERVICE_ID>-<target>.inner-call.dyc.ivolces.com/<path>\` (\`innerCallUrl\` of

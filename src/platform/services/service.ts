@@ -1,7 +1,8 @@
 /**
  * The app's services as a local service of `cloudfn dev` (its extension): the environment the
- * platform injects (`SERVICE_ID`, `CLOUD_ENV=DEV`, set before any function loads; a `.env`
- * asking for `PROD` is warned about once and overruled), and the platform's intranet hosts
+ * platform injects (`SERVICE_ID`, `CLOUD_ENV=DEV`, set before any function loads; an id made
+ * from a folder's name that is not one is said in one line; a `.env` asking for `PROD` is
+ * warned about once and overruled), and the platform's intranet hosts
  * answered for unchanged code: another service of the session for
  * `{SERVICE_ID}-{to}.inner-call.dyc.ivolces.com` (checked as the platform checks: HTTP only,
  * the caller's own id, a target it enabled in `innerCall`), and this dev server's push API and
@@ -55,6 +56,13 @@ export function servicesService(context: ServiceContext): Extension {
   const session: SessionMap | undefined = readSessionMap(process.env);
   const asked = context.dotenvValue('CLOUD_ENV') ?? process.env['CLOUD_ENV'];
   context.setEnv({ SERVICE_ID: setting.id, CLOUD_ENV: 'DEV' });
+  if (setting.derivedFrom !== undefined)
+    logger.line(
+      'info',
+      '',
+      RUNTIME_FUNCTION,
+      `SERVICE_ID is "${setting.id}", made from the folder's name ${JSON.stringify(setting.derivedFrom)} (a service id is lower-case letters, digits and inner hyphens); set "serviceId" in cloudfn.config.json to choose it`,
+    );
   if (asked !== undefined && asked !== 'DEV')
     logger.line(
       'warn',

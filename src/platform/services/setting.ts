@@ -1,6 +1,6 @@
 /**
- * What a project says of itself as a service of the app: its id (`serviceId`, else the folder's
- * name, as the platform's `SERVICE_ID`) and the services it may call (`innerCall`, as the
+ * What a project says of itself as a service of the app: its id (`serviceId`, else made from the
+ * folder's name, as the platform's `SERVICE_ID`) and the services it may call (`innerCall`, as the
  * platform enables targets on the source service under 访问控制-服务间调用), the limits its dev
  * gateway applies to calls addressed to it (`gatewayLimits`). And the session's
  * map of every service of a `cloudfn dev` session, which the session hands each service in one
@@ -16,9 +16,33 @@ export const SERVICE_CONFIG_KEYS = ['serviceId', 'innerCall', 'gatewayLimits'] a
 /** A service id: lower-case letters, digits and inner hyphens (it is a label of a hostname). */
 export const ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
+/** The id of a folder whose name leaves nothing of an id (`中文项目`). */
+export const FALLBACK_ID = 'dev-service';
+
+/**
+ * A valid service id made from a folder's name: lower-cased, every run of other characters a
+ * hyphen, hyphens trimmed from both ends, cut to a hostname label's 63 characters, and
+ * `dev-service` when nothing is left. A name that already is an id is kept.
+ * @example serviceIdOfFolder('my.app') // 'my-app'
+ * @example serviceIdOfFolder('中文项目') // 'dev-service'
+ */
+export function serviceIdOfFolder(name: string): string {
+  const id = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 63)
+    .replace(/^-+|-+$/g, '');
+  return id === '' ? FALLBACK_ID : id;
+}
+
 /** One project as a service. */
 export interface ServiceSetting {
   readonly id: string;
+  /**
+   * The folder's name when the id was made from it because it is not an id itself (`my.app`,
+   * whose id is `my-app`); undefined when the config's `serviceId` or the name itself is the id.
+   */
+  readonly derivedFrom?: string;
   /** The targets it may call. */
   readonly innerCall: readonly string[];
   /** Where `innerCall` is written, for messages: `game/cloudfn.config.json's innerCall`. */
@@ -28,21 +52,20 @@ export interface ServiceSetting {
 const where = (root: string, key: string): string => `${join(basename(root), 'cloudfn.config.json')} ${key}`;
 
 /**
- * Reads `serviceId` and `innerCall`; the id defaults to the folder's name.
+ * Reads `serviceId` and `innerCall`; the id defaults to the folder's name, made into an id when
+ * it is not one (`serviceIdOfFolder`): a project serves whatever its folder is called, and only
+ * an explicit `serviceId` the platform would not take is refused.
  * @example readServiceSetting('/src/game', { innerCall: ['profile'] }) // { id: 'game', innerCall: ['profile'], ... }
+ * @example readServiceSetting('/tmp/my.app', {}).derivedFrom // 'my.app' (its id is 'my-app')
  */
 export function readServiceSetting(root: string, config: ConfigFile): ServiceSetting {
   const given = config['serviceId'];
   let id: string;
+  let derivedFrom: string | undefined;
   if (given === undefined) {
-    id = basename(root).toLowerCase().replaceAll('_', '-');
-    if (!ID.test(id))
-      throw createServiceError(
-        'CLOUDFN_SERVICE_SETTING',
-        'the service id of the folder',
-        JSON.stringify(basename(root)),
-        'a service id is lower-case letters, digits and inner hyphens; set "serviceId" in its cloudfn.config.json',
-      );
+    const folder = basename(root);
+    id = serviceIdOfFolder(folder);
+    if (id !== folder) derivedFrom = folder;
   } else {
     if (typeof given !== 'string' || !ID.test(given))
       throw createServiceError(
@@ -61,7 +84,12 @@ export function readServiceSetting(root: string, config: ConfigFile): ServiceSet
       JSON.stringify(list),
       'list the service ids this service may call, e.g. ["profile"]',
     );
-  return { id, innerCall: list as string[], innerCallWhere: `innerCall in ${where(root, '').trimEnd()}` };
+  return {
+    id,
+    ...(derivedFrom === undefined ? {} : { derivedFrom }),
+    innerCall: list as string[],
+    innerCallWhere: `innerCall in ${where(root, '').trimEnd()}`,
+  };
 }
 
 /** The variable through which a dev session tells each service where all of them listen. */
