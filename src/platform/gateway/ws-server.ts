@@ -15,6 +15,9 @@ import { CLIENT_HEADERS, CLIENT_QUERY, CLOSE_CODES, CONNECT_PATH, ROOM_HEADERS }
 import { upgradeProblem } from './upgrade-check.js';
 import { DEFAULT_MAX_QUEUED_BYTES } from './gateway-options.js';
 
+/** The largest message a client may send by default: 10 MiB. */
+const DEFAULT_MAX_PAYLOAD = 10 * 1024 * 1024;
+
 /** Options of the socket side. */
 export interface GatewaySocketOptions {
   gateway: Gateway;
@@ -50,6 +53,22 @@ interface Live {
   lastActive: number;
   awaitingPong: boolean;
   lastPing: number;
+  /** The close code and reason `ws` sent for a bad frame (1009 for a message over maxPayload). */
+  refused?: { code: number; reason: string };
+}
+
+/**
+ * The close code `ws` sends for each error it finds in a client's frames (its receiver's
+ * status codes, RFC 6455 7.4.1), by the error's `code`: too big 1009, bad UTF-8 1007, too many
+ * fragments 1008, anything else a protocol error 1002.
+ */
+function closeCodeOf(error: Error & { code?: unknown }): number | undefined {
+  const code = error.code;
+  if (typeof code !== 'string' || !code.startsWith('WS_ERR_')) return undefined;
+  if (code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' || code === 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH') return 1009;
+  if (code === 'WS_ERR_INVALID_UTF8') return 1007;
+  if (code === 'WS_ERR_TOO_MANY_BUFFERED_PARTS') return 1008;
+  return 1002;
 }
 
 /** The first non-empty value of a header, else of the query parameters standing for it. */
@@ -129,7 +148,7 @@ export class GatewaySocketServer {
   #server(): Promise<WebSocketServer> {
     return (this.#wss ??= import('ws').then(
       ({ WebSocketServer }) =>
-        new WebSocketServer({ noServer: true, maxPayload: this.#options.maxPayload ?? 10 * 1024 * 1024 }),
+        new WebSocketServer({ noServer: true, maxPayload: this.#options.maxPayload ?? DEFAULT_MAX_PAYLOAD }),
     ));
   }
 
@@ -238,10 +257,25 @@ export class GatewaySocketServer {
     ws.on('pong', () => {
       live.awaitingPong = false;
     });
-    ws.on('error', () => ws.terminate());
+    // A bad frame from the client (a message over maxPayload): ws has already queued the close
+    // frame with its code (1009) and ends the socket once it is written, reading no more.
+    // Terminating here destroyed the socket first, so the client saw 1006 and no code; a
+    // socket error needs nothing either, as ws destroys the socket itself.
+    ws.on('error', (error: Error) => {
+      const code = closeCodeOf(error);
+      if (code === undefined) return;
+      const max = this.#options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
+      live.refused = {
+        code,
+        reason: code === 1009 ? `a message over the ${max} bytes a client may send` : error.message,
+      };
+    });
     ws.on('close', (code: number, reason: Buffer) => {
       this.#live.delete(live);
-      void gateway.closed(sessionId, code, reason.toString('utf8'));
+      // The client's answering close frame is never read after a bad frame: the function is
+      // told the code the client was sent, not 1006.
+      const told = code === 1006 && live.refused !== undefined ? live.refused : undefined;
+      void gateway.closed(sessionId, told?.code ?? code, told?.reason ?? reason.toString('utf8'));
     });
     const bound = this.#options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     gateway.attach(sessionId, {
