@@ -1,5 +1,6 @@
 /**
- * The live rooms of the simulator: each room's anchor (the one whose calls named it), the data
+ * The live rooms of the simulator: each room's anchor (the one whose calls named it, or the
+ * anchor of a token traded for it), the data
  * tasks started for each (room, message type), as
  * the platform keeps them (one per roomid × appid × msg_type; start and stop are idempotent;
  * status 1 no such task, 2 stopped, 3 running), and sending a room's messages: whole messages
@@ -62,14 +63,17 @@ export interface LiveRoomsOptions {
   store?: { load(): RoomsSnapshot | undefined; save(snapshot: RoomsSnapshot): void };
 }
 
+/** Where a room's anchor was learnt: a call that named it, or a token traded for the room. */
+export type ClaimSource = 'start_game' | 'websocket' | 'token';
+
 /** What a store keeps of the rooms. */
 export interface RoomsSnapshot {
   tasks: LiveTask[];
-  anchors: { roomid: string; anchor: string; from: 'start_game' | 'websocket' }[];
+  anchors: { roomid: string; anchor: string; from: ClaimSource }[];
 }
 
-/** Where a room's anchor came from: a call that named it, else the config or the dev user. */
-export type AnchorSource = 'start_game' | 'websocket' | 'config' | 'dev user';
+/** Where a room's anchor came from: a call that named it or a traded token, else the config or the dev user. */
+export type AnchorSource = ClaimSource | 'config' | 'dev user';
 
 /** One room as the console lists it. */
 export interface LiveRoomInfo {
@@ -94,7 +98,7 @@ export class LiveRooms {
   readonly #ids = new MsgIds();
   readonly #listeners = new Set<(event: LiveEvent) => void>();
   /** The anchor each room's own calls named, and which call. */
-  readonly #anchors = new Map<string, { anchor: string; from: 'start_game' | 'websocket' }>();
+  readonly #anchors = new Map<string, { anchor: string; from: ClaimSource }>();
   #nextTask = 1;
 
   /** Set when the dev server closes: its last stops are not kept, so the tasks run again after a restart. */
@@ -187,11 +191,21 @@ export class LiveRooms {
    * Records the anchor of a room, as a call carrying `X-Room-ID` and `X-Anchor-OpenID` names it
    * (the start_game call that started its tasks, or the anchor's WebSocket); the latest wins.
    */
-  claim(roomid: string, anchor: string, from: 'start_game' | 'websocket'): void {
+  claim(roomid: string, anchor: string, from: ClaimSource): void {
     if (roomid === '' || anchor === '') return;
     const before = this.#anchors.get(roomid);
     this.#anchors.set(roomid, { anchor, from });
     if (before?.anchor !== anchor || before.from !== from) this.#save();
+  }
+
+  /**
+   * Records the anchor of a token traded for the room (webcastmate/info): a game that starts
+   * the room from a token, without the room's headers, pushes to that anchor. An anchor the
+   * room already has keeps where it was learnt.
+   */
+  claimFromToken(roomid: string, anchor: string): void {
+    if (this.#anchors.get(roomid)?.anchor === anchor) return;
+    this.claim(roomid, anchor, 'token');
   }
 
   /** Records the anchor a WebSocket's room headers (`x-room-id`, `x-anchor-openid`) name. */

@@ -37,7 +37,7 @@ function isAnchor(value: unknown): value is RoomsSnapshot['anchors'][number] {
     a !== null &&
     typeof a.roomid === 'string' &&
     typeof a.anchor === 'string' &&
-    (a.from === 'start_game' || a.from === 'websocket')
+    (a.from === 'start_game' || a.from === 'websocket' || a.from === 'token')
   );
 }
 

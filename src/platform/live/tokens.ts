@@ -46,6 +46,8 @@ export interface InfoAnswer {
   status: number;
   text: string;
   logid: string;
+  /** Who the token stood for, when the trade succeeded. */
+  traded?: TokenInfo;
 }
 
 function one(headers: InfoRequest['headers'], name: string): string | undefined {
@@ -126,6 +128,7 @@ export class LiveTokens {
       status: 200,
       text: `{"data":{"info":{${fields.join(',')}}},"err_no":0,"err_msg":"success","logid":${JSON.stringify(logid)}}`,
       logid,
+      traded: info,
     };
   }
 }
