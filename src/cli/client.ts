@@ -132,7 +132,7 @@ export async function run(argv: string[]): Promise<number> {
     );
   const left = written.left.map((fn) => `${fn.name} (${fn.why})`).join(', ');
   process.stderr.write(
-    `wrote ${values.out}: ${written.count} functions${left === '' ? '' : `; left out: ${left} (--include offers one)`}\n`,
+    `wrote ${values.out}: ${written.count} function${written.count === 1 ? '' : 's'}${left === '' ? '' : `; left out: ${left} (--include offers one)`}\n`,
   );
   return 0;
 }

@@ -57,7 +57,8 @@ export async function run(argv: string[]): Promise<number> {
   if (values.out === undefined) process.stdout.write(text);
   else {
     writeFileSync(resolve(values.out), text);
-    process.stderr.write(`wrote ${values.out}: ${project.functions.length} functions\n`);
+    const count = project.functions.length;
+    process.stderr.write(`wrote ${values.out}: ${count} function${count === 1 ? '' : 's'}\n`);
   }
   return 0;
 }

@@ -66,6 +66,11 @@ export function writeDevClient(
   if (existsSync(options.out) && readFileSync(options.out, 'utf8') === text) return false;
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, text);
-  options.logger.line('info', '', RUNTIME_FUNCTION, `wrote the client ${options.out} (${functions.length} functions)`);
+  options.logger.line(
+    'info',
+    '',
+    RUNTIME_FUNCTION,
+    `wrote the client ${options.out} (${functions.length} function${functions.length === 1 ? '' : 's'})`,
+  );
   return true;
 }
