@@ -2,12 +2,21 @@
 // array of one type, with the room, the type and the anchor in headers, signed with the data
 // secret. A push whose signature is wrong is refused (401). A signed one is pushed on to the
 // anchor's game client through the WebSocket gateway (live_interaction/push_data), as one
-// message whose data is the array as text; a failed push is logged, not retried.
+// message whose data is the array as text. The gateway answers which sessions (or openids) it
+// could not reach in failed_session_id_list (the anchor's client is not connected): those are
+// reported as `failed` and logged, not retried; `pushed` is true only when none failed.
 import { createHash } from 'node:crypto';
 import { dySDK } from '@open-dy/node-server-sdk';
 import { HttpError, type Service } from 'cloudfn';
 
 const PUSH_URL = 'http://ws-push.dycloud-api.service/ws/live_interaction/push_data';
+
+/** What the gateway answers a push: the sessions (or openids) it could not reach. */
+interface PushAnswer {
+  err_no?: number;
+  err_msg?: string;
+  data?: { failed_session_id_list?: (string | number)[] };
+}
 
 function header(service: Service, name: string): string {
   const value = service.headers[name];
@@ -28,17 +37,22 @@ export default async function liveDataCallback(params: { msg_id: string }[], ser
     throw new HttpError(401, 'x-signature does not match: is LIVE_DATA_SECRET the data secret of this app?');
   const anchor = header(service, 'x-anchor-openid');
   const msgType = header(service, 'x-msg-type');
-  let pushed = true;
+  let failed: string[] = [];
+  let error: string | undefined;
   try {
-    await dySDK.context(service).openApiInvoke({
+    const answer = (await dySDK.context(service).openApiInvoke({
       url: PUSH_URL,
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-TT-WS-OPENIDS': JSON.stringify([anchor]) },
       data: { msg_id: params[0]?.msg_id, msg_type: msgType, data: JSON.stringify(params) },
-    });
-  } catch (error) {
-    pushed = false;
-    service.log({ pushFailed: error instanceof Error ? error.message : String(error) });
+    })) as PushAnswer;
+    if (answer.err_no !== undefined && answer.err_no !== 0) error = answer.err_msg ?? `err_no ${answer.err_no}`;
+    failed = (answer.data?.failed_session_id_list ?? []).map(String);
+  } catch (thrown) {
+    error = thrown instanceof Error ? thrown.message : String(thrown);
   }
-  return { received: params.length, msg_type: msgType, roomid: header(service, 'x-roomid'), anchor, pushed };
+  if (error !== undefined) failed = [anchor];
+  if (failed.length > 0) service.log({ pushFailed: error ?? 'not connected', failed });
+  const roomid = header(service, 'x-roomid');
+  return { received: params.length, msg_type: msgType, roomid, anchor, pushed: failed.length === 0, failed };
 }

@@ -20,11 +20,28 @@ it("pushes a signed batch of gifts on to the anchor's game client", async () => 
     anchorOpenid: 'anchor-1',
   });
   expect(res.status).toBe(200);
-  expect(res.json).toEqual({ received: 2, msg_type: 'live_gift', roomid: '7001', anchor: 'anchor-1', pushed: true });
+  expect(res.json).toEqual({
+    received: 2,
+    msg_type: 'live_gift',
+    roomid: '7001',
+    anchor: 'anchor-1',
+    pushed: true,
+    failed: [],
+  });
   const frame = (await anchor.next()).json as { msg_type: string; data: string };
   expect(frame.msg_type).toBe('live_gift');
   expect(JSON.parse(frame.data)).toEqual(res.messages);
   await anchor.close();
+});
+
+it("reports the anchor's push as failed when its game client is not connected", async () => {
+  const res = await invokeLiveData('functions/live_data_callback.ts', {
+    msgType: 'live_comment',
+    roomid: '7002',
+    anchorOpenid: 'anchor-away',
+  });
+  expect(res.status).toBe(200);
+  expect(res.json).toMatchObject({ anchor: 'anchor-away', pushed: false, failed: ['anchor-away'] });
 });
 
 it('refuses a push signed with another secret, and pushes nothing', async () => {
