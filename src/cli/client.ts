@@ -116,12 +116,14 @@ export async function run(argv: string[]): Promise<number> {
         process.stderr.write(
           `cloudfn: warning: ${service.id}'s types are read from its functions' files (typeof import), not written out: ${service.fallback}\n`,
         );
-    const counts = services.map((service) => `${service.id} ${service.count}`).join(', ');
+    const counts = services
+      .map((service) => `${service.id}: ${service.count} function${service.count === 1 ? '' : 's'}`)
+      .join(', ');
     const left = services
       .flatMap((service) => service.left.map((fn) => `${service.id}/${fn.name} (${fn.why})`))
       .join(', ');
     process.stderr.write(
-      `wrote ${values.out}: ${services.length} services (${counts} functions)${left === '' ? '' : `; left out: ${left} (--include offers one)`}\n`,
+      `wrote ${values.out}: ${services.length} service${services.length === 1 ? '' : 's'} (${counts})${left === '' ? '' : `; left out: ${left} (--include offers one)`}\n`,
     );
     return 0;
   }

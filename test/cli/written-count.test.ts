@@ -39,4 +39,26 @@ describe('the count of functions written', () => {
       last: 'wrote openapi.json: 2 functions',
     });
   }, 120_000);
+
+  it("counts each service's functions in the client of an app root", () => {
+    const app = join(root, 'app');
+    for (const [service, names] of [
+      ['game', ['play', 'join']],
+      ['rank', ['top']],
+    ] as const) {
+      mkdirSync(join(app, service, 'functions'), { recursive: true });
+      for (const name of names)
+        writeFileSync(join(app, service, 'functions', `${name}.ts`), 'export default () => 1;\n');
+    }
+    writeFileSync(join(app, 'cloudfn.config.json'), '{ "services": ["game"] }\n');
+    expect(run(['client', 'app', '--out', 'app-api.ts'])).toEqual({
+      status: 0,
+      last: 'wrote app-api.ts: 1 service (game: 2 functions)',
+    });
+    writeFileSync(join(app, 'cloudfn.config.json'), '{ "services": ["game", "rank"] }\n');
+    expect(run(['client', 'app', '--out', 'app-api.ts'])).toEqual({
+      status: 0,
+      last: 'wrote app-api.ts: 2 services (game: 2 functions, rank: 1 function)',
+    });
+  }, 120_000);
 });
