@@ -11,6 +11,7 @@ import type { Trigger } from './types.js';
 import { LIMIT_KEYS, limitSpecs } from './options/limits.js';
 import type { JsonSchema, OptionSpec, Parse } from './option-kit.js';
 import {
+  allowedHosts,
   bool,
   headerName,
   healthPath,
@@ -28,6 +29,8 @@ export type { RuntimeOptions } from './options/runtime-options.js';
 export type { JsonSchema } from './option-kit.js';
 export type { OptionSources } from './options/pick.js';
 export { defaultLimits, LIMIT_ENV, LIMIT_KEYS } from './options/limits.js';
+/** The validator of `allowedHosts`, for `cloudfn platform`, which reads it from its own flag and variable. */
+export { allowedHosts as parseAllowedHosts } from './options/parsers.js';
 
 /** Where `--metrics` serves the Prometheus text. */
 export const METRICS_PATH = '/_cloudfn/metrics';
@@ -44,6 +47,8 @@ type Scalars = Omit<RuntimeOptions, 'limits' | 'limitSources'>;
 const specs: { [K in keyof Scalars]: OptionSpec<Scalars[K]> } = {
   port: { env: 'PORT', parse: integer(0, 65535), default: 8000 },
   host: { env: 'HOST', parse: text, default: '0.0.0.0' },
+  // Read by cloudfn dev's and cloudfn platform's Host check (src/dev/host-guard.ts), not by start.
+  allowedHosts: { env: 'CLOUDFN_ALLOWED_HOSTS', parse: allowedHosts, default: [] },
   timeout: { env: 'CLOUDFN_TIMEOUT', parse: integer(1), default: 60_000 },
   maxHeaderSize: { env: 'CLOUDFN_MAX_HEADER_SIZE', parse: integer(1024), default: 16_384 },
   headersTimeout: { env: 'CLOUDFN_HEADERS_TIMEOUT', parse: integer(1), default: 20_000 },

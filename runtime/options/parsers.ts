@@ -171,3 +171,34 @@ export const innerCallUrls: Parse<Readonly<Record<string, string>>> = described(
   },
   { type: 'object', additionalProperties: { type: 'string', pattern: '^http://' } },
 );
+
+/** A host name, an IPv4 address, or an IPv6 address in brackets; a leading dot means every subdomain. */
+const HOST_NAME = /^(?:\.?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])$/;
+
+/**
+ * The `Host` names a local server answers besides its own (`allowedHosts`): `true` for any, or
+ * host names without scheme or port, as an array in a config file or comma-separated text in a
+ * variable; lower-cased.
+ * @example allowedHosts('abc.ngrok.app, .trycloudflare.com', 'CLOUDFN_ALLOWED_HOSTS') // ['abc.ngrok.app', '.trycloudflare.com']
+ */
+export const allowedHosts: Parse<readonly string[] | true> = described(
+  (raw, where) => {
+    if (raw === true || raw === 'true') return true;
+    if (raw === false || raw === 'false') return [];
+    const items = typeof raw === 'string' ? raw.split(',').map((item) => item.trim()) : raw;
+    if (!Array.isArray(items) || items.some((item) => typeof item !== 'string'))
+      fail(
+        where,
+        `must be true or a list of host names, such as ["abc.ngrok.app", ".example.test"], got ${JSON.stringify(raw)}`,
+      );
+    const names = (items as string[]).map((item) => item.trim().toLowerCase()).filter((item) => item !== '');
+    const bad = names.find((name) => !HOST_NAME.test(name));
+    if (bad !== undefined)
+      fail(
+        where,
+        `has ${JSON.stringify(bad)}, which is not a host name; give names without scheme, port or path, such as "abc.ngrok.app" or "192.168.1.20"`,
+      );
+    return names;
+  },
+  { anyOf: [{ const: true }, { type: 'array', items: { type: 'string', pattern: HOST_NAME.source } }] },
+);

@@ -10,6 +10,14 @@ export interface RuntimeOptions {
   port: number;
   /** Address to listen on (`--host`, `HOST`). @default '0.0.0.0' */
   host: string;
+  /**
+   * Under `cloudfn dev` (and `cloudfn platform`): the `Host` names answered besides the loopback
+   * names and `host`, e.g. a tunnel's or the machine's LAN name; a leading dot takes every
+   * subdomain. `true` answers any `Host`, which opens the server to DNS rebinding
+   * (docs/dev.md#who-may-call-the-dev-server). `cloudfn start` does not read it
+   * (`CLOUDFN_ALLOWED_HOSTS`). @default []
+   */
+  allowedHosts: readonly string[] | true;
   /** Time a call may take before it is answered 504 (`CLOUDFN_TIMEOUT`). @default 60000 */
   timeout: number;
   /** Body and multipart limits, also settable per function. */

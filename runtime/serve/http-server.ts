@@ -1,11 +1,13 @@
 /**
  * The node:http server around an app: protocol limits (431, 408, 400 with the logid), the
- * requests node would answer bare (CONNECT, no Host, Expect: 100-continue), the hooks answered
- * before routing (the health path, the dev console), and listening. The answer to a connection
+ * requests node would answer bare (CONNECT, no Host, Expect: 100-continue), the guard run first on
+ * every request and upgrade from a socket, the hooks answered before routing (the health path,
+ * the dev console), and listening. The answer to a connection
  * error is written by client-error.ts, imported on the first one.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { App } from '../app.js';
 import { abortBodyRead, clientAbort } from '../body/read-body.js';
 import { createError } from '../errors.js';
@@ -26,8 +28,28 @@ const http = process.getBuiltinModule('node:http');
  */
 export type BeforeHook = (req: IncomingMessage, res: ServerResponse) => boolean;
 
+/**
+ * A check the server runs first, before the health path and every hook, on each request and
+ * each upgrade that arrives over a socket (a local server's Host and Origin policy, as
+ * `cloudfn dev` has). Each part answers what it refuses and returns true, or returns false.
+ * Requests sent through `inject` (in memory, from the process itself) skip it.
+ */
+export interface RequestGuard {
+  /** Answers a refused request (e.g. 403) and returns true; false lets it through. */
+  request(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Answers a refused upgrade on its socket and returns true; false lets the upgrade listeners have it. */
+  upgrade(req: IncomingMessage, socket: Duplex): boolean;
+}
+
+/** Whether a request came through `inject`'s in-memory connection (memory-connection.ts), not a socket. */
+function inMemory(req: IncomingMessage): boolean {
+  return (req.socket as { inMemory?: boolean }).inMemory === true;
+}
+
 /** Options of `createHttpServer`. */
 export interface HttpServerOptions {
+  /** Run before everything else on each request and upgrade from a socket. @default none */
+  guard?: RequestGuard;
   /**
    * Hooks run in order before routing, after the health path (when `options.healthPath` is
    * set). @default []
@@ -54,12 +76,20 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
     ...(options.before ?? []),
   ];
   const handle = app.handle;
-  const listener =
+  const guard = options.guard;
+  const routed =
     hooks.length === 0
       ? handle
       : (req: IncomingMessage, res: ServerResponse): void => {
           for (let i = 0; i < hooks.length; i++) if (hooks[i]!(req, res)) return;
           handle(req, res);
+        };
+  const listener =
+    guard === undefined
+      ? routed
+      : (req: IncomingMessage, res: ServerResponse): void => {
+          if (!inMemory(req) && guard.request(req, res)) return;
+          routed(req, res);
         };
   // requireHostHeader: false lets handle.ts answer a missing Host with the JSON error and a log
   // line instead of node's bare 400.
@@ -80,6 +110,7 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
   // Under pressure the app shortens this server's headers and keep-alive timeouts.
   app.overload.attach(server);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(app, error, socket));
+  if (guard !== undefined) guardUpgrades(server, guard);
   // With a listener, node leaves `Expect: 100-continue` to the app (handle.ts sends the 100 only
   // when it reads the body) and hands CONNECT over instead of closing the socket silently.
   server.on('checkContinue', listener);
@@ -91,6 +122,21 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
     }),
   );
   return server;
+}
+
+/**
+ * Runs the guard's `upgrade` before any `upgrade` listener, whoever adds one and whenever: node
+ * calls every listener of an event, so a refusal is kept from the others by not emitting it.
+ */
+function guardUpgrades(server: Server, guard: RequestGuard): void {
+  const emit = server.emit;
+  server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'upgrade') {
+      const [req, socket] = args as [IncomingMessage, Duplex];
+      if (!inMemory(req) && guard.upgrade(req, socket)) return true;
+    }
+    return Reflect.apply(emit, this, [event, ...args]) as boolean;
+  } as Server['emit'];
 }
 
 const ANSWERING = Symbol('cloudfn.answeringClientError');

@@ -15,6 +15,8 @@ class MemoryEnd extends Duplex {
   readonly localAddress = '127.0.0.1';
   readonly localPort = 0;
   readonly encrypted = false;
+  /** Marks a request that did not come over a socket: the server's guard (http-server.ts) skips it. */
+  readonly inMemory = true;
 
   override _read(): void {
     // Data is pushed by the peer's writes; nothing to pull.

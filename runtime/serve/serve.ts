@@ -17,7 +17,7 @@ import { resolveOptions, type OptionSources, type RuntimeOptions } from '../opti
 import type { FunctionSpec } from '../types.js';
 import type { ConfigFile } from './config-file.js';
 import { loadOpenTelemetry } from '../trace/otel.js';
-import { type BeforeHook, createHttpServer, listen } from './http-server.js';
+import { type BeforeHook, createHttpServer, listen, type RequestGuard } from './http-server.js';
 import type { ShutdownOptions } from './drain.js';
 import type { Extension } from './extension.js';
 import type { InjectRequest, InjectResponse } from './inject.js';
@@ -81,6 +81,12 @@ export interface ServeOptions {
   metricsWhenInstalled?: boolean;
   /** Log the `listening on ...` line (the dev server logs its own). @default true */
   startLine?: boolean;
+  /**
+   * The check run first on every request and upgrade from a socket, before the health path and
+   * every hook (http-server.ts's `RequestGuard`), made from the app's resolved options: `cloudfn
+   * dev`'s Host and Origin policy (src/dev/host-guard.ts). @default none
+   */
+  guard?: (app: App) => RequestGuard;
 }
 
 /**
@@ -117,7 +123,8 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   const extensions = [...(innerCalls === undefined ? [] : [innerCalls]), ...(options.extensions ?? [])];
   for (const extension of extensions) await extension.prepare?.(app);
   for (const extension of extensions) before.push(...(extension.hooks?.(app) ?? []));
-  const server = createHttpServer(app, { before });
+  const guard = options.guard?.(app);
+  const server = createHttpServer(app, guard === undefined ? { before } : { before, guard });
   for (const extension of extensions) extension.upgrade?.(server, app);
   // An OpenTelemetry SDK registered before start (node --import): its bridge is loaded before
   // the first request, so that request has its span. Without an SDK this loads nothing.

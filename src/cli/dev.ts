@@ -11,6 +11,7 @@ import { PLATFORM_ENV_VARS, readPlatformEnv } from '../platform/media-api/platfo
 import { prepareDevStore } from '../platform/sdk/database/index.js';
 import { OptionsError, parseCommandArgs } from './args.js';
 import { type CommandHelp, formatHelp } from './help.js';
+import { readAllowedHosts } from './platform.js';
 
 export const HELP: CommandHelp = {
   name: 'dev',
@@ -128,6 +129,7 @@ export async function run(argv: string[]): Promise<number> {
       ? await startDevPlatform(root, {
           port: platformPort ?? 4000,
           ...(callbackUrl === undefined ? {} : { callbackUrl }),
+          allowedHosts: readAllowedHosts(readPlatformEnv({}, process.env).allowedHosts),
         })
       : undefined;
     // The database's store: seeded and (for --ephemeral) created before any function loads.

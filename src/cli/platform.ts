@@ -3,11 +3,13 @@
  * `cloudfn platform keys add`: register an app public key in its data folder, and
  * `cloudfn platform keys`: list the platform key pairs (the default and one per appid).
  */
+import { hostGuard } from '../dev/host-guard.js';
 import { devAppEnv } from '../dev/with-platform.js';
 import { addAppKey, createPlatform, PlatformError, type PlatformOptions } from '../platform/index.js';
 import { DEFAULT_DATA_DIR, readPlatformEnv } from '../platform/media-api/platform-options.js';
 import { listPlatformKeys } from '../platform/media-api/keys/key-pairs.js';
 import { Logger } from '../../runtime/log/logger.js';
+import { parseAllowedHosts } from '../../runtime/options.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { OptionsError, parseCommandArgs, required } from './args.js';
 import { type CommandHelp, formatHelp } from './help.js';
@@ -25,6 +27,10 @@ export const HELP: CommandHelp = {
   options: [
     ['-p, --port <n>', 'port (env CLOUDFN_PLATFORM_PORT, default 4000)'],
     ['--host <h>', 'address (default 127.0.0.1)'],
+    [
+      '--allowed-hosts <h>',
+      'Host names answered besides loopback and --host, comma-separated, or true\nfor any (env CLOUDFN_ALLOWED_HOSTS; docs/dev.md#who-may-call-the-dev-server)',
+    ],
     ['--data <dir>', 'state, keys and media (env CLOUDFN_PLATFORM_DATA, default .cloudfn/platform)'],
     ['--reset', 'empty the data folder first (the platform key pair is kept)'],
     ['--client <key:secret>', 'accept only these client credentials (repeatable; default: any pair)'],
@@ -71,6 +77,16 @@ function clients(pairs: string[] | undefined): Record<string, string> {
   return result;
 }
 
+/** The `--allowed-hosts` flag or `CLOUDFN_ALLOWED_HOSTS`, checked as `cloudfn dev` checks `allowedHosts`. */
+export function readAllowedHosts(raw: string | undefined, flag = false): readonly string[] | true {
+  if (raw === undefined || raw.trim() === '') return [];
+  try {
+    return parseAllowedHosts(raw, flag ? '--allowed-hosts' : 'CLOUDFN_ALLOWED_HOSTS');
+  } catch (error) {
+    throw new OptionsError(`allowedHosts ${(error as Error).message}`);
+  }
+}
+
 /** Runs `cloudfn platform`. */
 export async function run(argv: string[]): Promise<number> {
   // `cloudfn platform keys add --help` is the command's help too, not an unknown flag.
@@ -78,6 +94,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
+    'allowed-hosts': { type: 'string' },
     data: { type: 'string' },
     reset: { type: 'boolean' },
     client: { type: 'string', multiple: true },
@@ -104,9 +121,13 @@ export async function run(argv: string[]): Promise<number> {
       `platform takes no positional arguments, got ${positionals.join(' ')}; did you mean cloudfn platform keys add?`,
     );
   const text = readPlatformEnv(
-    { port: values.port, dataDir: values.data, callbackUrl: values['callback-url'], faults: values.faults },
+    {
+      ...{ port: values.port, dataDir: values.data, callbackUrl: values['callback-url'], faults: values.faults },
+      allowedHosts: values['allowed-hosts'],
+    },
     process.env,
   );
+  const allowedHosts = readAllowedHosts(text.allowedHosts, values['allowed-hosts'] !== undefined);
   const options: PlatformOptions = {
     port: integer(text.port, 'port'),
     host: values.host,
@@ -125,6 +146,11 @@ export async function run(argv: string[]): Promise<number> {
     maxSourceBytes: integer(values['max-source-bytes'], 'max-source-bytes'),
     transcodePreset: values.preset,
     ffmpeg: values['no-ffmpeg'] !== true,
+    // Who may call it: its loopback names, --host and --allowed-hosts; writes only from no page.
+    guard: hostGuard({
+      ...{ host: values.host ?? '127.0.0.1', allowedHosts, setting: '--allowed-hosts or CLOUDFN_ALLOWED_HOSTS' },
+      writes: () => true,
+    }),
   };
   let platform;
   try {

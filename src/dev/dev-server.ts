@@ -2,8 +2,9 @@
  * `cloudfn dev`, an assembly: the runtime's `startProject` and `serve()` (the very assembly of
  * `cloudfn start`, so the same config gets the same verdict) with the project's `.env`
  * (dev-env.ts), the `Reloader` as the source of the functions (dev-loop.ts), readable terminal
- * logs, the options a developer wants (dev-options.ts), and one list of extensions: every local
- * service of src/local-services.ts, the console, and the loop.
+ * logs, the options a developer wants (dev-options.ts), one list of extensions (every local
+ * service of src/local-services.ts, the console, and the loop), and the guard that runs first
+ * on every request and upgrade (host-guard.ts).
  */
 import { Logger } from '../../runtime/log/logger.js';
 import { type OptionSources, resolveOptions } from '../../runtime/options.js';
@@ -17,9 +18,10 @@ import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { SESSION_VAR } from '../platform/services/setting.js';
 import { EventHub, teeSink } from './console/event-hub.js';
 import { consoleExtension } from './console/extension.js';
-import { CONSOLE_PREFIX } from './console/routes.js';
+import { CONSOLE_PREFIX, isConsolePath } from './console/routes.js';
 import { DevEnvironment } from './dev-env.js';
 import { DevLoop } from './dev-loop.js';
+import { DEV_HOSTS_SETTING, hostGuard } from './host-guard.js';
 import { DEV_OVERRIDES, DEV_TRIGGER_HEADER, type DevServer, type DevServerOptions } from './dev-options.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
@@ -79,6 +81,15 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       // Signals stop the dev server without the lame-duck period (stopOnSignals).
       handleSignals: false,
       startLine: false,
+      // Before every hook, on every request and upgrade: who may call the dev server (host-guard.ts).
+      guard: (app) =>
+        hostGuard({
+          ...{ host: app.options.host, allowedHosts: app.options.allowedHosts, setting: DEV_HOSTS_SETTING },
+          writes: isConsolePath,
+          // The console's JSON write APIs: the database's (its other API paths take no writes: 405).
+          json: (path) => path.startsWith(`${CONSOLE_PREFIX}/api/database`),
+          intranet: true,
+        }),
     });
     const project = running;
     const close = stopOnSignals(options.handleSignals === true, logger, () =>

@@ -29,6 +29,26 @@ const table = {
     message: (tried: string) =>
       `the console page sources were not found (looked in ${tried}); reinstall cloudfn, or run cloudfn dev from its checkout`,
   },
+  CLOUDFN_DEV_HOST_NOT_ALLOWED: {
+    status: 403,
+    message: (host: string, name: string, setting: string) =>
+      `Host ${host} is not allowed: this local server answers its loopback names (localhost, 127.0.0.1, [::1]) and the address it listens on, so that no web page reaches it through a DNS name pointed at this machine; if ${name} is yours (a tunnel, the machine's LAN name), add "${name}" to ${setting}`,
+  },
+  CLOUDFN_DEV_ORIGIN_NOT_ALLOWED: {
+    status: 403,
+    message: (method: string, path: string, origin: string) =>
+      `${method} ${path} from a page of ${origin} is refused: the console API and the dev routes take writes only from this server's own pages, or from clients that send no Origin (curl, the CLI, tests)`,
+  },
+  CLOUDFN_DEV_JSON_REQUIRED: {
+    status: 415,
+    message: (method: string, path: string, type: string) =>
+      `${method} ${path} takes a JSON body: send Content-Type: application/json (got ${type})`,
+  },
+  CLOUDFN_DEV_WS_ORIGIN_NOT_ALLOWED: {
+    status: 403,
+    message: (origin: string, name: string, setting: string) =>
+      `a WebSocket from a page of ${origin} is refused: this local server accepts WebSockets from clients that send no Origin, loopback pages and its own; to let pages of ${name} connect, add "${name}" to ${setting}`,
+  },
   CLOUDFN_DEV_INSPECT: {
     status: 500,
     message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}`,

@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { addAppKey, createPlatform, mediaClientEnv, type Platform } from '../platform/index.js';
 import { generateKeyPair } from '../sign/index.js';
+import { hostGuard } from './host-guard.js';
 
 /** The key version of the dev app key registered with the emulator. */
 export const DEV_KEY_VERSION = '1';
@@ -36,6 +37,8 @@ export interface DevPlatformOptions {
    * @default none: no callbacks
    */
   callbackUrl?: string;
+  /** Host names the emulator answers besides its loopback names and `host`; `true` for any. @default [] */
+  allowedHosts?: readonly string[] | true;
 }
 
 /**
@@ -94,6 +97,12 @@ export async function startDevPlatform(root: string, options: DevPlatformOptions
     dataDir,
     log,
     ...(options.callbackUrl === undefined ? {} : { callbackUrl: options.callbackUrl }),
+    // Who may call it, as for cloudfn platform (host-guard.ts): writes only from no web page.
+    guard: hostGuard({
+      ...{ host: options.host ?? '127.0.0.1', allowedHosts: options.allowedHosts ?? [] },
+      setting: 'CLOUDFN_ALLOWED_HOSTS',
+      writes: () => true,
+    }),
   });
   const env = await devAppEnv(platform, dataDir);
   const appid = env['CLOUDFN_MEDIA_APPID']!;

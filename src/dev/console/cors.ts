@@ -6,18 +6,10 @@
  * header, so the browser keeps the answer from it. No cookie or credential is allowed.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
+import { isLoopbackName } from '../host-guard.js';
 
 /** The console API answers (`/_cloudfn/api/<name>`) a page of another local origin may read. */
 export const CROSS_ORIGIN_ANSWERS: ReadonlySet<string> = new Set(['services']);
-
-/** `localhost`, a `127.x.y.z` address, or `[::1]`, as a URL's hostname spells them. */
-function isLoopbackHost(hostname: string): boolean {
-  if (hostname === 'localhost' || hostname === '[::1]') return true;
-  const parts = hostname.split('.');
-  return (
-    parts.length === 4 && parts[0] === '127' && parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) < 256)
-  );
-}
 
 /**
  * The `Origin` a page of a loopback address sends, as given; undefined for any other (a site on
@@ -36,7 +28,7 @@ export function loopbackOrigin(origin: string | undefined): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   // An origin is scheme, host and port only: anything else is not a browser's Origin header.
   if (url.origin !== origin) return undefined;
-  return isLoopbackHost(url.hostname) ? origin : undefined;
+  return isLoopbackName(url.hostname) ? origin : undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { type OptionArea, type OptionSpec, readOption, readOptions } from '../../../runtime/option-kit.js';
+import type { RequestGuard } from '../../../runtime/serve/http-server.js';
 import { RATE_LIMITED_OPERATIONS } from '../../media/types.js';
 import { platformError } from '../errors.js';
 import { parseFaults, type FaultSpec } from './http/faults.js';
@@ -78,6 +79,11 @@ export interface PlatformOptions {
   now?: () => number;
   /** Source of randomness for faults, in [0, 1). @default Math.random */
   random?: () => number;
+  /**
+   * The check run first on every request (who may call the emulator: `cloudfn platform` and
+   * `cloudfn dev --platform` give the Host and Origin policy of src/dev/host-guard.ts). @default none
+   */
+  guard?: RequestGuard;
 }
 
 /** Where state, keys and media live when neither `--data` nor `CLOUDFN_PLATFORM_DATA` says. */
@@ -89,7 +95,8 @@ export const PLATFORM_ENV_VARS = {
   dataDir: 'CLOUDFN_PLATFORM_DATA',
   callbackUrl: 'CLOUDFN_PLATFORM_CALLBACK_URL',
   faults: 'CLOUDFN_PLATFORM_FAULTS',
-} as const satisfies Partial<Record<keyof PlatformOptions, string>>;
+  allowedHosts: 'CLOUDFN_ALLOWED_HOSTS',
+} as const satisfies Partial<Record<keyof PlatformOptions | 'allowedHosts', string>>;
 
 /** The options that also read an env var, as text, the way flags give them. */
 export type PlatformEnvText = { [K in keyof typeof PLATFORM_ENV_VARS]?: string };
@@ -127,11 +134,13 @@ const envSpecs = {
   dataDir: asGiven(PLATFORM_ENV_VARS.dataDir),
   callbackUrl: asGiven(PLATFORM_ENV_VARS.callbackUrl),
   faults: asGiven(PLATFORM_ENV_VARS.faults),
+  allowedHosts: asGiven(PLATFORM_ENV_VARS.allowedHosts),
 };
 
 /** Every option with its default applied. */
-export type ResolvedPlatformOptions = Required<Omit<PlatformOptions, 'callbackUrl' | 'faults'>> & {
+export type ResolvedPlatformOptions = Required<Omit<PlatformOptions, 'callbackUrl' | 'faults' | 'guard'>> & {
   callbackUrl: string | undefined;
+  guard: RequestGuard | undefined;
   faults: FaultSpec;
 };
 
@@ -231,5 +240,6 @@ export function resolvePlatformOptions(options: PlatformOptions = {}): ResolvedP
     log: options.log ?? ((line) => process.stderr.write(`[platform] ${line}\n`)),
     now: options.now ?? Date.now,
     random: options.random ?? Math.random,
+    guard: options.guard,
   };
 }

@@ -141,7 +141,17 @@ export async function createPlatform(input: PlatformOptions = {}): Promise<Platf
     tools,
     listenHost: '',
   };
-  const server = createServer(createRequestListener(ctx, keys.publicKeyPem));
+  const listener = createRequestListener(ctx, keys.publicKeyPem);
+  const guard = options.guard;
+  // The guard first (who may call the emulator), as http-server.ts runs it for a cloudfn server.
+  const server = createServer(
+    guard === undefined
+      ? listener
+      : (req, res) => {
+          if (!guard.request(req, res)) listener(req, res);
+        },
+  );
+  if (guard !== undefined) server.on('upgrade', (req, socket) => guard.upgrade(req, socket) || socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
