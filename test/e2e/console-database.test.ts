@@ -3,9 +3,14 @@
  * and the documents of the one picked, follows writes made by functions and by another process
  * without a click, and edits the store: a document edited as JSON (refused while it is not an
  * object, or when the server refuses it), added, deleted, a collection cleared, the store
- * exported and imported.
+ * exported and imported. The page writes as the dev server's own origin, while a page of another
+ * site (evil.example, resolved to this machine by chromium) writes nothing and reads nothing:
+ * its form POST and text/plain fetch are refused 403, and so is its name rebound onto the dev
+ * server's port (issue 50).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer, startDevServer as StartDevServer } from '../../src/dev/index.js';
@@ -153,5 +158,61 @@ export default async (params: { id: string; score: string }) =>
     await page.setInputFiles('.db-import-file', saved);
     await expect.poll(() => page.locator('#database button').allTextContents()).toEqual(['scores (3)', 'visits (1)']);
     await expect.poll(() => page.textContent('.db-status')).toMatch(/^imported /);
+  });
+
+  it('keeps a page of another site from writing or reading: form POST, text/plain fetch and a rebound name get 403', async () => {
+    const before = await exportStore(dataDir());
+    const import_ = `${dev.url}/_cloudfn/api/database/import?merge=1`;
+    const collection = `${dev.url}/_cloudfn/api/database/collections/secrets`;
+    // The attacker's page: a form that posts a dump as text/plain, and a script's no-cors fetch.
+    const site: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        `<form id="f" method="post" enctype="text/plain" action="${import_}"><input name='{"secrets":[{"_id":"pwned","x":"' value='"}]}'></form>`,
+      );
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const sitePort = (site.address() as AddressInfo).port;
+    const devPort = new URL(dev.url).port;
+    const evil = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [...ARGS, '--host-resolver-rules=MAP evil.example 127.0.0.1'],
+    });
+    try {
+      const attacker = await evil.newPage();
+      attacker.setDefaultTimeout(5000);
+      await attacker.goto(`http://evil.example:${sitePort}/`);
+      const fetched = attacker.waitForResponse(collection);
+      await attacker.evaluate(
+        (url) =>
+          void fetch(url, {
+            method: 'POST',
+            mode: 'no-cors',
+            headers: { 'content-type': 'text/plain' },
+            body: '{"_id":"pwned"}',
+          }),
+        collection,
+      );
+      expect((await fetched).status()).toBe(403);
+      const [posted] = await Promise.all([
+        attacker.waitForResponse(import_),
+        attacker.evaluate(() => (document.getElementById('f') as HTMLFormElement).submit()),
+      ]);
+      expect(posted.status()).toBe(403);
+      // DNS rebinding: the same name pointed at the dev server's port sends Host evil.example.
+      const rebinder = await evil.newPage();
+      const rebound = await rebinder.goto(`http://evil.example:${devPort}/_cloudfn/api/database?collection=scores`);
+      expect(rebound?.status()).toBe(403);
+      expect(await rebound?.text()).toContain('CLOUDFN_DEV_HOST_NOT_ALLOWED');
+    } finally {
+      await evil.close();
+      site.close();
+    }
+    expect(await exportStore(dataDir())).toEqual(before);
+    // The console's own page still writes, after the refusals.
+    await page.click('#database-docs .db-add');
+    await page.fill('#database-docs .db-adder textarea', '{ "_id": "n2", "score": 2 }');
+    await page.click('#database-docs .db-adder .db-save');
+    await expect.poll(async () => (await exportStore(dataDir()))['scores']!.map((d) => d._id)).toContain('n2');
   });
 });
