@@ -38,6 +38,22 @@ describe('resolveOptions: flag, then env, then config file, then default', () =>
     expect(resolveOptions({ config: { drainDelay: 2500 } }).drainDelay).toBe(2500);
   });
 
+  it('reads allowedHosts as a list from the config file or a variable, or true; refuses a URL', () => {
+    expect(resolveOptions().allowedHosts).toEqual([]);
+    expect(resolveOptions({ config: { allowedHosts: ['Dev.Example.test', '.tunnel.test'] } }).allowedHosts).toEqual([
+      'dev.example.test',
+      '.tunnel.test',
+    ]);
+    expect(resolveOptions({ env: { CLOUDFN_ALLOWED_HOSTS: 'a.test, 192.168.1.20' } }).allowedHosts).toEqual([
+      'a.test',
+      '192.168.1.20',
+    ]);
+    expect(resolveOptions({ env: { CLOUDFN_ALLOWED_HOSTS: 'true' } }).allowedHosts).toBe(true);
+    expect(() => resolveOptions({ env: { CLOUDFN_ALLOWED_HOSTS: 'https://a.test' } })).toThrow(
+      /option allowedHosts is invalid: has "https:\/\/a\.test", which is not a host name; give names without scheme, port or path, .*\(from CLOUDFN_ALLOWED_HOSTS\)/,
+    );
+  });
+
   it('lower-cases configured header names', () => {
     expect(
       resolveOptions({ env: { CLOUDFN_LOGID_HEADER: 'X-Request-Id', CLOUDFN_TRIGGER_HEADER: 'X-Gateway-Trigger' } }),
