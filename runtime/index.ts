@@ -31,7 +31,7 @@ export { loadOpenTelemetry } from './trace/otel.js';
 export { DEFAULT_HEALTH_PATH, LIMIT_KEYS, defaultLimits, resolveOptions } from './options.js';
 export type { OptionSources, RuntimeOptions } from './options.js';
 export { createHttpServer, listen } from './serve/http-server.js';
-export type { BeforeHook, HttpServerOptions } from './serve/http-server.js';
+export type { BeforeHook, HttpServerOptions, RequestGuard } from './serve/http-server.js';
 export { shutdown } from './serve/drain.js';
 export type { ShutdownOptions } from './serve/drain.js';
 export { exitOnSignals } from './serve/shutdown.js';
