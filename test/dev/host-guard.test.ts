@@ -9,11 +9,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { DevServer, startDevServer as StartDevServer } from '../../src/dev/index.js';
+import type {
+  DevServer,
+  startDevPlatform as StartDevPlatform,
+  startDevServer as StartDevServer,
+} from '../../src/dev/index.js';
 import type { DevSession, startDevSession as StartDevSession } from '../../src/dev/session.js';
 import { ensureDist, REPO } from '../testing/ensure-dist.js';
 import { tempProject, type TempProject } from '../testing/project.js';
@@ -351,6 +355,33 @@ describe('cloudfn dev', () => {
     }
   }, 60_000);
 
+  it("answers the machine's own addresses when it listens on 0.0.0.0 (a phone on the LAN), and still refuses a name", async () => {
+    const addresses = Object.values(networkInterfaces())
+      .flat()
+      .filter((info) => info !== undefined && info.family === 'IPv4' && !info.internal)
+      .map((info) => info!.address);
+    const wide = await startDevServer({
+      root: project.root,
+      host: '0.0.0.0',
+      port: 0,
+      typecheck: false,
+      sink: { write: () => {} },
+    });
+    try {
+      const base = `http://127.0.0.1:${wide.port}`;
+      for (const address of addresses) {
+        const answer = await call(base, '/hello', { headers: { host: `${address}:${wide.port}` } });
+        note(`dev --host 0.0.0.0 GET /hello Host ${address}`, answer);
+        expect(answer.status, address).toBe(200);
+      }
+      const named = await call(base, '/hello', { headers: { host: `evil.example:${wide.port}` } });
+      note('dev --host 0.0.0.0 GET /hello Host evil.example', named);
+      expect(named.status).toBe(403);
+    } finally {
+      await wide.close();
+    }
+  });
+
   it('refuses a bad allowedHosts at start-up, naming the value and the fix', async () => {
     const bad = tempProject({
       ...FILES,
@@ -503,5 +534,39 @@ describe('cloudfn platform', () => {
     note('platform POST /oauth/client_token/ Origin evil text/plain', plain);
     expect(plain.status).toBe(403);
     expect(plain.code).toBe('CLOUDFN_DEV_ORIGIN_NOT_ALLOWED');
+  });
+
+  it('guards the emulator of cloudfn dev --platform the same way', async () => {
+    const { startDevPlatform } = (await import(`${REPO}/dist/src/dev/index.js`)) as {
+      startDevPlatform: typeof StartDevPlatform;
+    };
+    const dataDir = mkdtempSync(join(tmpdir(), 'cloudfn-guard-dev-platform-'));
+    const dev = await startDevPlatform(dataDir, { port: 0, dataDir, log: () => {} });
+    try {
+      const forged = await call(dev.platform.url, '/oauth/client_token/', {
+        method: 'POST',
+        headers: { host: 'evil.example', 'content-type': 'application/json' },
+        body: '{}',
+      });
+      note('dev --platform emulator POST /oauth/client_token/ Host evil.example', forged);
+      expect(forged.status).toBe(403);
+      const cross = await call(dev.platform.url, '/oauth/client_token/', {
+        method: 'POST',
+        headers: { origin: EVIL, 'content-type': 'text/plain' },
+        body: '{}',
+      });
+      note('dev --platform emulator POST /oauth/client_token/ Origin evil', cross);
+      expect(cross.status).toBe(403);
+      const own = await call(dev.platform.url, '/oauth/client_token/', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_key: 'k', client_secret: 's', grant_type: 'client_credential' }),
+      });
+      note('dev --platform emulator POST /oauth/client_token/ loopback, no Origin', own);
+      expect(own.status).toBe(200);
+    } finally {
+      await dev.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
