@@ -12,7 +12,7 @@
  *   or a loopback name on its port); the paths `json` names also need a JSON body, which a
  *   page of another site cannot send without asking first. No `Origin` (curl, the CLI) passes.
  * - **Origin of an upgrade** (the gateway's WebSocket): no `Origin`, a loopback page, the
- *   server's own pages, or a page of an allowed name.
+ *   server's own pages, or a page of a name `allowedHosts` lists (`true` lists none).
  */
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { networkInterfaces } from 'node:os';
@@ -112,8 +112,9 @@ function refuseUpgrade(socket: Duplex, error: CloudfnError): void {
 export function hostGuard(options: HostGuardOptions): RequestGuard {
   const any = options.allowedHosts === true;
   const named = new Set([...listenNames(options.host), ...(options.allowedHosts === true ? [] : options.allowedHosts)]);
+  /** A loopback name or one named (the listening address, allowedHosts); `true` is not a name. */
   const isNamed = (hostname: string): boolean => {
-    if (any || isLoopbackName(hostname) || named.has(hostname)) return true;
+    if (isLoopbackName(hostname) || named.has(hostname)) return true;
     for (const name of named)
       if (name.startsWith('.') && (hostname.endsWith(name) || hostname === name.slice(1))) return true;
     return false;
@@ -123,7 +124,8 @@ export function hostGuard(options: HostGuardOptions): RequestGuard {
     const host = req.headers.host;
     if (host === undefined || host === '') return undefined;
     const hostname = hostnameOf(host);
-    if (isNamed(hostname) || (options.intranet === true && classifyHost(hostname) !== undefined)) return undefined;
+    if (any || isNamed(hostname) || (options.intranet === true && classifyHost(hostname) !== undefined))
+      return undefined;
     return createDevError('CLOUDFN_DEV_HOST_NOT_ALLOWED', host, hostname, options.setting);
   };
   /** Whether the page of `origin` is one of this server's: its Host's origin, or a loopback name on its port. */

@@ -341,7 +341,10 @@ describe('cloudfn dev', () => {
       const any = await call(open.url, '/hello', { headers: { host: 'evil.example' } });
       note('dev allowedHosts true GET /hello Host evil.example', any);
       expect(any.status).toBe(200);
-      // The writes' Origin check stays on.
+      // The writes' and the WebSockets' Origin checks stay on.
+      const ws = await wsConnect(open.url, { origin: EVIL });
+      note('dev allowedHosts true ws Origin evil', ws);
+      expect(ws).toBe(403);
       const write = await call(open.url, '/_cloudfn/api/database/collections/secrets', {
         method: 'POST',
         headers: { origin: EVIL, 'content-type': 'text/plain' },
