@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadProjectConfig, toolConfigKeys } from '../build/project-config.js';
 import { LOCAL_SERVICES } from '../local-services.js';
-import { COMPONENTS_DIR, COMPONENTS_GIVEN_VAR } from '../platform/components/service.js';
+import { COMPONENT_DIRS_VAR, COMPONENTS_DIR, COMPONENTS_GIVEN_VAR } from '../platform/components/service.js';
 import {
   COMPONENT_NAMES,
   type ComponentsSetting,
@@ -132,7 +132,13 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   const local: Record<string, true> = {};
   for (const service of planned)
     for (const name of COMPONENT_NAMES) if (service.components[name] === true) local[name] = true;
-  const components = await startComponents(local as ComponentsSetting, { dir: join(planned[0]!.root, COMPONENTS_DIR) });
+  // Supervised here, for all the services: a server that ends is logged and restarted.
+  const components = await startComponents(local as ComponentsSetting, {
+    dir: join(planned[0]!.root, COMPONENTS_DIR),
+    supervise: true,
+    onEvent: (event) => out.write(`${event.message}\n`),
+  });
+  const componentDirs = Object.fromEntries(components.running.map((c) => [c.name, c.dir]));
   for (const running of components.running)
     out.write(
       `component ${running.name} on ${running.env[`${running.name.toUpperCase()}_ADDRESS`]} (data in ${running.dir})\n`,
@@ -166,6 +172,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
           ...service.env,
           [SESSION_VAR]: JSON.stringify(map),
           [COMPONENTS_GIVEN_VAR]: '1',
+          [COMPONENT_DIRS_VAR]: JSON.stringify(componentDirs),
           // The lines are read through a pipe: keep the colours the terminal would show.
           ...(process.stdout.isTTY && process.env['NO_COLOR'] === undefined ? { FORCE_COLOR: '1' } : {}),
         },

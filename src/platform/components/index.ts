@@ -9,3 +9,5 @@ export type { Components, StartComponentsOptions } from './start.js';
 export type { RunningComponent } from './running.js';
 export { COMPONENT_NAMES, componentEnv, readComponentsSetting } from './settings.js';
 export type { ComponentEnv, ComponentName, ComponentsSetting } from './settings.js';
+export { readComponentStatus } from './supervise.js';
+export type { ComponentEvent, ComponentState, ComponentStatus } from './supervise.js';

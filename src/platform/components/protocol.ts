@@ -13,5 +13,13 @@ export interface ComponentsAnswer {
     address: string;
     /** Where a server this dev server started keeps its data; undefined for a given URL or a shared server. */
     dir: string | undefined;
+    /**
+     * A local server's state under dev's supervision: `running`, `restarting` (it ended and is
+     * being started again) or `failed` (it ended too often and was given up on); undefined for a
+     * server given by URL.
+     */
+    state?: 'running' | 'restarting' | 'failed';
+    /** How often it was restarted and how it last ended, e.g. `restarted 1 time; last ended by SIGKILL`. */
+    detail?: string;
   }>;
 }

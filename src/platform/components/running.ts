@@ -2,7 +2,8 @@
  * What the local servers share: a component that runs (its URL, the platform's variables for
  * it, whether this process stops it), and the one way each is started or shared. A server that
  * another cloudfn process of the same app started is shared, not started twice; one whose
- * starter has exited is adopted (this process stops it at the end).
+ * starter has exited is adopted (this process stops it at the end). With `supervise`, a server
+ * this process owns is watched and restarted when it ends (supervise.ts).
  */
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -11,6 +12,7 @@ import { createComponentError } from './errors.js';
 import { alive, freePort, readLiveRecord, stopProcess, writeRecord } from './server-process.js';
 import { type ComponentEnv, type ComponentName, componentEnv } from './settings.js';
 import { rmSync } from 'node:fs';
+import { type ComponentEvent, type ComponentStatus, superviseServer } from './supervise.js';
 
 /** A component the session uses. */
 export interface RunningComponent {
@@ -23,6 +25,8 @@ export interface RunningComponent {
   readonly dir: string | undefined;
   /** Whether `stop` stops the server (this process started or adopted it). */
   readonly owned: boolean;
+  /** Its state when this process supervises it (running, restarting, failed); undefined otherwise. */
+  status(): ComponentStatus | undefined;
   stop(): Promise<void>;
 }
 
@@ -43,11 +47,20 @@ export interface LocalServer {
   start(dir: string, account: Account, port: number, times: ServerTimes): Promise<ChildProcess>;
 }
 
-/** Starts `server` with its data in `<root>/<name>/`, or shares the one already running there. */
+/** Whether a server this process owns is restarted when it ends, and where its events go. */
+export interface Supervision {
+  report(event: ComponentEvent): void;
+}
+
+/**
+ * Starts `server` with its data in `<root>/<name>/`, or shares the one already running there;
+ * with `supervision`, one this process owns is restarted when it ends.
+ */
 export async function startLocalServer(
   server: LocalServer,
   root: string,
   times: ServerTimes,
+  supervision?: Supervision,
 ): Promise<RunningComponent> {
   server.check();
   const dir = join(root, server.name);
@@ -57,7 +70,8 @@ export async function startLocalServer(
     // Its starter has exited: this process takes it over, and stops it at the end.
     const adopt = !alive(shared.owner);
     if (adopt) writeRecord(dir, { ...shared, owner: process.pid });
-    return running(server, dir, server.url(account, shared.port), shared.pid, adopt, times);
+    const started = { server, dir, account, port: shared.port, times };
+    return running(started, shared.pid, adopt, adopt ? supervision : undefined);
   }
   const port = await freePort(account.port);
   let child: ChildProcess;
@@ -74,26 +88,50 @@ export async function startLocalServer(
   }
   writeAccount(dir, { ...account, port });
   writeRecord(dir, { pid: child.pid!, port, owner: process.pid });
-  return running(server, dir, server.url(account, port), child.pid!, true, times);
+  return running({ server, dir, account, port, times }, child, true, supervision);
+}
+
+interface Started {
+  readonly server: LocalServer;
+  readonly dir: string;
+  readonly account: Account;
+  readonly port: number;
+  readonly times: ServerTimes;
 }
 
 function running(
-  server: LocalServer,
-  dir: string,
-  url: string,
-  pid: number,
+  started: Started,
+  serverProcess: ChildProcess | number,
   owned: boolean,
-  times: ServerTimes,
+  supervision: Supervision | undefined,
 ): RunningComponent {
+  const { server, dir, account, port, times } = started;
+  const url = server.url(account, port);
+  const supervisor =
+    supervision === undefined
+      ? undefined
+      : superviseServer(
+          {
+            ...{ name: server.name, dir, port, log: join(dir, `${server.name}.log`), stopMs: times.stopMs },
+            // The same port (the variables the functions read stay true) and the same data.
+            restart: () => server.start(dir, account, port, times),
+            started: (pid) => writeRecord(dir, { pid, port, owner: process.pid }),
+          },
+          serverProcess,
+          supervision.report,
+        );
+  const pid = typeof serverProcess === 'number' ? serverProcess : serverProcess.pid!;
   return {
     name: server.name,
     url,
     env: componentEnv(server.name, url),
     dir,
     owned,
+    status: () => supervisor?.status(),
     stop: async () => {
       if (!owned) return;
-      await stopProcess(pid, times.stopMs);
+      if (supervisor !== undefined) await supervisor.stop();
+      else await stopProcess(pid, times.stopMs);
       rmSync(join(dir, 'server.json'), { force: true });
     },
   };
@@ -101,5 +139,9 @@ function running(
 
 /** A component given by URL: nothing to start or stop. */
 export function givenComponent(name: ComponentName, url: string): RunningComponent {
-  return { name, url, env: componentEnv(name, url), dir: undefined, owned: false, stop: async () => {} };
+  return {
+    ...{ name, url, env: componentEnv(name, url), dir: undefined, owned: false },
+    status: () => undefined,
+    stop: async () => {},
+  };
 }

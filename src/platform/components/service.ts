@@ -5,7 +5,8 @@
  * server; the platform's variables (`REDIS_ADDRESS`, `MYSQL_USERNAME`, …) are set before any
  * function loads, and the servers stop with dev. In a session of several services
  * (`cloudfn dev game profile`) the session starts them once for all and injects each service's
- * own: this service then only shows them.
+ * own: this service then only shows them. A local server that ends is logged and restarted
+ * (supervise.ts), and the console shows each one's state.
  */
 import { join } from 'node:path';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
@@ -14,6 +15,7 @@ import type { ServiceContext } from '../../local-service.js';
 import type { ComponentsAnswer } from './protocol.js';
 import { COMPONENT_NAMES, readComponentsSetting } from './settings.js';
 import { startComponents } from './start.js';
+import { type ComponentStatus, readComponentStatus } from './supervise.js';
 
 /** Where a project's local component servers keep their data. */
 export const COMPONENTS_DIR = join('.cloudfn', 'components');
@@ -24,21 +26,61 @@ export const COMPONENTS_DIR = join('.cloudfn', 'components');
  */
 export const COMPONENTS_GIVEN_VAR = 'CLOUDFN_DEV_COMPONENTS_GIVEN';
 
+/**
+ * Set by a session beside `COMPONENTS_GIVEN_VAR`: JSON `{ name: dir }` of the local servers it
+ * supervises, whose `state.json` the service reads to show their state.
+ */
+export const COMPONENT_DIRS_VAR = 'CLOUDFN_DEV_COMPONENT_DIRS';
+
+/** The console's words for a status: `restarted 1 time; last ended by SIGKILL`. */
+function detail(status: ComponentStatus): string | undefined {
+  if (status.restarts === 0 && status.lastExit === undefined) return undefined;
+  const times = status.restarts === 1 ? '1 time' : `${status.restarts} times`;
+  return `restarted ${times}${status.lastExit === undefined ? '' : `; last ended by ${status.lastExit}`}`;
+}
+
+function givenDirs(): Record<string, string> {
+  try {
+    return JSON.parse(process.env[COMPONENT_DIRS_VAR] ?? '{}') as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
 /** Makes the extension, starting the project's components first (before the functions load). */
 export async function componentsService(context: ServiceContext): Promise<Extension> {
   const setting = readComponentsSetting(context.config['components']);
   const names = COMPONENT_NAMES.filter((name) => setting[name] !== undefined);
-  const shown = (dirs: Readonly<Record<string, string | undefined>>): ComponentsAnswer => ({
-    components: names.map((name) => ({
-      name,
-      address: process.env[`${name.toUpperCase()}_ADDRESS`] ?? '',
-      dir: dirs[name],
-    })),
+  const shown = (
+    dirs: Readonly<Record<string, string | undefined>>,
+    statusOf: (name: string) => ComponentStatus | undefined,
+  ): ComponentsAnswer => ({
+    components: names.map((name) => {
+      const status = statusOf(name);
+      return {
+        name,
+        address: process.env[`${name.toUpperCase()}_ADDRESS`] ?? '',
+        dir: dirs[name],
+        ...(status === undefined ? {} : { state: status.state }),
+        ...(status === undefined || detail(status) === undefined ? {} : { detail: detail(status)! }),
+      };
+    }),
   });
-  if (names.length === 0 || process.env[COMPONENTS_GIVEN_VAR] === '1')
-    return { name: 'components', panel: { api: { components: () => shown({}) } } };
+  if (names.length === 0 || process.env[COMPONENTS_GIVEN_VAR] === '1') {
+    // The session supervises them: their state is in the folders it names.
+    const session = givenDirs();
+    const status = (name: string) => {
+      const dir = setting[name as keyof typeof setting] === true ? session[name] : undefined;
+      return dir === undefined ? undefined : readComponentStatus(dir);
+    };
+    return { name: 'components', panel: { api: { components: () => shown({}, status) } } };
+  }
   const dir = join(context.root, COMPONENTS_DIR);
-  const components = await startComponents(setting, { dir });
+  const components = await startComponents(setting, {
+    dir,
+    supervise: true,
+    onEvent: (event) => context.logger.line(event.level, '', RUNTIME_FUNCTION, event.message),
+  });
   context.setEnv(components.env);
   const dirs: Record<string, string | undefined> = {};
   for (const running of components.running) {
@@ -50,5 +92,10 @@ export async function componentsService(context: ServiceContext): Promise<Extens
       `component ${running.name} on ${running.env[`${running.name.toUpperCase()}_ADDRESS`]}${running.dir === undefined ? '' : ` (data in ${running.dir})`}${running.owned ? '' : ' (shared)'}`,
     );
   }
-  return { name: 'components', panel: { api: { components: () => shown(dirs) } }, close: () => components.stop() };
+  const status = (name: string) => components.running.find((c) => c.name === name)?.status();
+  return {
+    name: 'components',
+    panel: { api: { components: () => shown(dirs, status) } },
+    close: () => components.stop(),
+  };
 }

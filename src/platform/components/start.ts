@@ -8,6 +8,7 @@ import { mysqlServer } from './mysql.js';
 import { redisServer } from './redis.js';
 import { type RunningComponent, type ServerTimes, givenComponent, startLocalServer } from './running.js';
 import { COMPONENT_NAMES, type ComponentsSetting, readComponentsSetting } from './settings.js';
+import type { ComponentEvent } from './supervise.js';
 
 /** Options of `startComponents`. */
 export interface StartComponentsOptions {
@@ -17,6 +18,14 @@ export interface StartComponentsOptions {
   readonly startTimeoutMs?: number;
   /** ms a local server gets to stop cleanly before it is killed. @default 10000 */
   readonly stopTimeoutMs?: number;
+  /**
+   * Restart a local server this process started when it ends (same port, same data, with a
+   * backoff and a limit: supervise.ts), telling `onEvent` of each exit and restart. `cloudfn dev`
+   * turns it on. @default false
+   */
+  readonly supervise?: boolean;
+  /** Hears each exit, restart and failure of a supervised server. @default nothing */
+  readonly onEvent?: (event: ComponentEvent) => void;
 }
 
 /** The components of a session. */
@@ -44,6 +53,8 @@ export async function startComponents(
   const valid = readComponentsSetting(setting);
   const times: ServerTimes = { startMs: options.startTimeoutMs ?? 30_000, stopMs: options.stopTimeoutMs ?? 10_000 };
   const running: RunningComponent[] = [];
+  const onEvent = options.onEvent ?? (() => {});
+  const supervision = options.supervise === true ? { report: onEvent } : undefined;
   const stop = async () => {
     await Promise.all(running.map((component) => component.stop()));
   };
@@ -53,7 +64,7 @@ export async function startComponents(
       if (value === undefined) continue;
       running.push(
         value === true && name !== 'mongo'
-          ? await startLocalServer(LOCAL[name], options.dir, times)
+          ? await startLocalServer(LOCAL[name], options.dir, times, supervision)
           : givenComponent(name, value as string),
       );
     }

@@ -16,6 +16,8 @@ import type { ServiceEntry, ServicesAnswer } from '../../../platform/services/pr
 const PROBE_TIMEOUT_MS = 2000;
 /** How often the services are asked again while the page is open. */
 const RECHECK_MS = 10_000;
+/** How soon a component being restarted is looked at again. */
+const RESTARTING_RECHECK_MS = 1_000;
 /** The platform's host of an inner call, as a function of `from` calls `to` (docs/services.md). */
 const innerCallHost = (from: string, to: string): string => `${from}-${to}.inner-call.dyc.ivolces.com`;
 
@@ -183,10 +185,19 @@ export function startServicesPanel(): void {
                 h('strong', { text: c.name }),
                 ' ',
                 h('span', { class: 'svc-address', text: c.address === '' ? '(no address)' : c.address }),
+                c.state === undefined
+                  ? null
+                  : h('span', {
+                      class: `comp-state comp-${c.state}`,
+                      title: c.detail ?? '',
+                      text: ` ${c.state}${c.detail === undefined ? '' : ` (${c.detail})`}`,
+                    }),
                 c.dir === undefined ? null : h('span', { class: 'muted', text: ` data in ${c.dir}` }),
               ),
             )),
       );
+      // A server being restarted is looked at again soon, until it runs or is given up on.
+      if (all.some((c) => c.state === 'restarting')) setTimeout(() => void showComponents(), RESTARTING_RECHECK_MS);
     } catch (error) {
       replace(components, h('li', { class: 'problem', text: (error as Error).message }));
     }
@@ -202,6 +213,8 @@ export function startServicesPanel(): void {
   void check();
   void showComponents();
   setInterval(() => {
-    if (document.visibilityState === 'visible') void check();
+    if (document.visibilityState !== 'visible') return;
+    void check();
+    void showComponents();
   }, RECHECK_MS);
 }
