@@ -5,7 +5,11 @@
 import { resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { startDevPlatform, startDevServer } from '../dev/index.js';
+import { superviseDevProcess } from '../dev/dev-process.js';
+import { EXIT_NOTE_VAR } from '../dev/exit-note.js';
 import { startDevSession } from '../dev/session.js';
+import { onParentGone } from '../../runtime/serve/parent-gone.js';
+import { fileURLToPath } from 'node:url';
 import { PlatformError } from '../platform/index.js';
 import { PLATFORM_ENV_VARS, readPlatformEnv } from '../platform/media-api/platform-options.js';
 import { prepareDevStore } from '../platform/sdk/database/index.js';
@@ -148,13 +152,11 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(
         `database: seeded ${store.seeded.collections.map((c) => `${c.name} (${c.count})`).join(', ') || 'no collections'} from ${values.seed}\n`,
       );
-    if (roots.length > 1)
-      // One dySDK.database() store for the app: the first folder's.
-      return await runSession(roots, values, {
-        ...platform?.env,
-        ...store.env,
-        [PLATFORM_ENV_VARS.dataDir]: store.dataDir,
-      });
+    // One dySDK.database() store for the app: the first folder's.
+    const shared = { ...platform?.env, ...store.env, [PLATFORM_ENV_VARS.dataDir]: store.dataDir };
+    if (roots.length > 1) return await runSession(roots, values, shared);
+    // The folder's server runs as a child, started again when a function ends its process.
+    if (process.env[EXIT_NOTE_VAR] === undefined) return await runSupervised(root, values, split.inspect, shared);
     await startDevServer({
       root,
       env: { ...platform?.env, ...store.env },
@@ -206,4 +208,48 @@ async function runSession(
   const codes = await session.exited;
   await session.close();
   return codes.every((code) => code === 0) ? 0 : 1;
+}
+
+/**
+ * One folder: its dev server in a child process (src/dev/dev-process.ts), started again when a
+ * function ends it; until a signal, or a first start that fails (its exit code).
+ */
+async function runSupervised(
+  root: string,
+  values: {
+    port?: string | undefined;
+    host?: string | undefined;
+    'no-typecheck'?: boolean | undefined;
+    'functions-dir'?: string | undefined;
+    client?: string | undefined;
+  },
+  inspect: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const args = [
+    ...(values.host === undefined ? [] : ['--host', values.host]),
+    ...(inspect === undefined ? [] : [inspect === '' ? '--inspect' : `--inspect=${inspect}`]),
+    ...(values['no-typecheck'] === true ? ['--no-typecheck'] : []),
+    ...(values['functions-dir'] === undefined ? [] : ['--functions-dir', values['functions-dir']]),
+    ...(values.client === undefined ? [] : ['--client', resolve(values.client)]),
+  ];
+  const dev = superviseDevProcess({
+    ...{ cli: fileURLToPath(new URL('./index.js', import.meta.url)), root, args, port: values.port },
+    env: { ...process.env, ...env },
+    output: 'inherit',
+    say: (line) => process.stdout.write(`dev server ${line}\n`),
+    firstFailureEnds: true,
+  });
+  // The server says which signal stopped it: it gets the one this process got.
+  const stop = (signal: NodeJS.Signals): void => void dev.stop(signal);
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, stop);
+  // Killing what started it (npm run dev) by its PID stops it too.
+  const removeParent = onParentGone(() => stop('SIGTERM'));
+  try {
+    return await dev.ended;
+  } finally {
+    removeParent();
+    for (const signal of signals) process.off(signal, stop);
+  }
 }

@@ -22,6 +22,7 @@ import { CONSOLE_PREFIX, isConsolePath } from './console/routes.js';
 import { DevEnvironment } from './dev-env.js';
 import { DevLoop } from './dev-loop.js';
 import { DEV_HOSTS_SETTING, hostGuard } from './host-guard.js';
+import { DEV_READY, EXIT_NOTE_VAR, type ExitWatch, RESTARTED_VAR, watchExit } from './exit-note.js';
 import { DEV_OVERRIDES, DEV_TRIGGER_HEADER, type DevServer, type DevServerOptions } from './dev-options.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
@@ -42,6 +43,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const hub = new EventHub();
   const logger = new Logger(teeSink(options.sink ?? prettySink(options), hub));
   const env = new DevEnvironment(root, logger, options.env);
+  // A function that calls process.exit ends this process: say which, and tell a supervising parent.
+  const noteFile = process.env[EXIT_NOTE_VAR] || undefined;
+  const exit = watchExit({ logger, root, noteFile });
   let loop: DevLoop | undefined;
   let started: Extension[] = [];
   let running: Awaited<ReturnType<typeof startProject>> | undefined;
@@ -92,13 +96,19 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         }),
     });
     const project = running;
-    const close = stopOnSignals(options.handleSignals === true, logger, () =>
-      project.close().finally(() => env.restore()),
-    );
+    const close = stopOnSignals(options.handleSignals === true, logger, () => {
+      ended(exit, noteFile);
+      return project.close().finally(() => env.restore());
+    });
     // Announced only once the signals are handled: a parent that reads this line and sends
     // SIGHUP at once must not meet node's default action (exit by the signal).
     const consoleUrl = `${running.url}${CONSOLE_PREFIX}/`;
     logStart(logger, running.url, consoleUrl, functions.list());
+    const restarted = process.env[RESTARTED_VAR];
+    if (restarted !== undefined && restarted !== '')
+      logger.line('warn', '', RUNTIME_FUNCTION, `restarted: ${restarted}`);
+    // The supervising parent starts it again on this port should it end.
+    if (noteFile !== undefined) process.send?.({ type: DEV_READY, port: running.port });
     return {
       ...{ url: running.url, consoleUrl, port: running.port, app: running.app, server: running.server, inspectorUrl },
       functions: () => functions.list(),
@@ -108,12 +118,19 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       close,
     };
   } catch (error) {
+    ended(exit, noteFile);
     await loop?.close();
     // Failed after the services were made (a port in use): stop what they started (a component).
     if (running === undefined) for (const extension of started.reverse()) await extension.close?.();
     env.restore();
     throw error;
   }
+}
+
+/** The process ends because it was asked to: a supervised one keeps its watch to write the note. */
+function ended(exit: ExitWatch, noteFile: string | undefined): void {
+  exit.stopping();
+  if (noteFile === undefined) exit.remove();
 }
 
 /** The terminal's lines; in a session of several services they show each request's trace, so an inner call reads as one. */

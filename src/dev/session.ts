@@ -6,12 +6,13 @@
  * folder's `.cloudfn/components/`) and gives each service the variables of those it enables,
  * gives all of them one `dySDK.database()` store (the first folder's) and the map of where
  * each service listens (`CLOUDFN_DEV_SERVICES`, which the services extension reads), prints the
- * table of services, and prefixes every line a service prints with its id.
+ * table of services, and prefixes every line a service prints with its id. A service whose
+ * process ends (a function calling `process.exit`) is started again (dev-process.ts).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { type DevProcess, superviseDevProcess } from './dev-process.js';
 import { loadProjectConfig, toolConfigKeys } from '../build/project-config.js';
 import { LOCAL_SERVICES } from '../local-services.js';
 import { COMPONENT_DIRS_VAR, COMPONENTS_DIR, COMPONENTS_GIVEN_VAR } from '../platform/components/service.js';
@@ -56,7 +57,7 @@ export interface SessionService {
 /** A running session. */
 export interface DevSession {
   readonly services: readonly SessionService[];
-  /** Resolves when every service has exited; with the exit codes. */
+  /** Resolves when every service has ended for good (each one that ends is started again until `close`); with the exit codes. */
   readonly exited: Promise<number[]>;
   /** Stops every service, then the components. */
   close(): Promise<void>;
@@ -159,48 +160,40 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     `services:\n${services.map((s) => `  ${s.id.padEnd(width)}  ${s.url}  console ${s.url}/_cloudfn/  (${s.root})`).join('\n')}\n`,
   );
   const cli = options.cli ?? fileURLToPath(new URL('../cli/index.js', import.meta.url));
-  const children: ChildProcess[] = [];
-  const exits: Promise<number>[] = [];
-  services.forEach((service, i) => {
-    const child = spawn(
-      process.execPath,
-      [cli, 'dev', service.root, '--port', String(listen[i]), '--host', host, ...(options.args ?? [])],
-      {
-        env: {
-          ...process.env,
-          ...options.env,
-          ...service.env,
-          [SESSION_VAR]: JSON.stringify(map),
-          [COMPONENTS_GIVEN_VAR]: '1',
-          [COMPONENT_DIRS_VAR]: JSON.stringify(componentDirs),
-          // The lines are read through a pipe: keep the colours the terminal would show.
-          ...(process.stdout.isTTY && process.env['NO_COLOR'] === undefined ? { FORCE_COLOR: '1' } : {}),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const label = `${service.id.padEnd(width)} │ `;
-    prefixLines(child.stdout!, label, out);
-    prefixLines(child.stderr!, label, out);
-    children.push(child);
-    exits.push(
-      new Promise<number>((resolve) =>
-        child.once('exit', (code, signal) => {
-          if (!closing)
-            out.write(`${label}stopped (${signal ?? `exit code ${code}`}); the other services keep running\n`);
-          resolve(code ?? 0);
-        }),
-      ),
-    );
-  });
   let closing = false;
-  const exited = Promise.all(exits);
+  const processes: DevProcess[] = services.map((service, i) => {
+    const label = `${service.id.padEnd(width)} │ `;
+    return superviseDevProcess({
+      ...{ cli, root: service.root, port: listen[i], args: ['--host', host, ...(options.args ?? [])] },
+      env: {
+        ...process.env,
+        ...options.env,
+        ...service.env,
+        [SESSION_VAR]: JSON.stringify(map),
+        [COMPONENTS_GIVEN_VAR]: '1',
+        [COMPONENT_DIRS_VAR]: JSON.stringify(componentDirs),
+        // The lines are read through a pipe: keep the colours the terminal would show.
+        ...(process.stdout.isTTY && process.env['NO_COLOR'] === undefined ? { FORCE_COLOR: '1' } : {}),
+      },
+      output: 'pipe',
+      onSpawn: (child) => {
+        prefixLines(child.stdout!, label, out);
+        prefixLines(child.stderr!, label, out);
+      },
+      // A service that ends is started again (dev-process.ts); the others serve on meanwhile.
+      say: (line) => {
+        if (!closing) out.write(`${label}${line}\n`);
+      },
+      firstFailureEnds: false,
+      othersNote: '; the other services keep running',
+    });
+  });
+  const exited = Promise.all(processes.map((dev) => dev.ended));
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closed ??= (async () => {
       closing = true;
-      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
+      await Promise.all(processes.map((dev) => dev.stop()));
       await components.stop();
     })());
   return { services, exited, close };
