@@ -154,9 +154,16 @@ export async function run(argv: string[]): Promise<number> {
       );
     // One dySDK.database() store for the app: the first folder's.
     const shared = { ...platform?.env, ...store.env, [PLATFORM_ENV_VARS.dataDir]: store.dataDir };
-    if (roots.length > 1) return await runSession(roots, values, shared);
-    // The folder's server runs as a child, started again when a function ends its process.
-    if (process.env[EXIT_NOTE_VAR] === undefined) return await runSupervised(root, values, split.inspect, shared);
+    // The folder's server runs as a child, started again when a function ends its process;
+    // the emulator stays here, and stops once the services have.
+    if (roots.length > 1 || process.env[EXIT_NOTE_VAR] === undefined)
+      try {
+        return roots.length > 1
+          ? await runSession(roots, values, shared)
+          : await runSupervised(root, values, split.inspect, shared);
+      } finally {
+        await platform?.close();
+      }
     await startDevServer({
       root,
       env: { ...platform?.env, ...store.env },
