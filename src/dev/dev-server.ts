@@ -71,8 +71,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       setEnv: (vars) => env.set(vars),
       dotenvValue: (key) => env.fileValue(key),
     }));
+    // Not a server's extension: only the console's meta reads it.
+    const restartNote = restartedExtension();
     const consolePanel = consoleExtension({
-      ...{ root, hub, devUser, triggerHeader: DEV_TRIGGER_HEADER, extensions: () => services },
+      ...{ root, hub, devUser, triggerHeader: DEV_TRIGGER_HEADER, extensions: () => [...services, restartNote] },
       functions: () => functions.list(),
     });
     const extensions: Extension[] = [...services, consolePanel, functions.extension()];
@@ -105,8 +107,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const consoleUrl = `${running.url}${CONSOLE_PREFIX}/`;
     logStart(logger, running.url, consoleUrl, functions.list());
     const restarted = process.env[RESTARTED_VAR];
-    if (restarted !== undefined && restarted !== '')
-      logger.line('warn', '', RUNTIME_FUNCTION, `restarted: ${restarted}`);
+    if (restarted) logger.line('warn', '', RUNTIME_FUNCTION, `restarted: ${restarted}`);
     // The supervising parent starts it again on this port should it end.
     if (noteFile !== undefined) process.send?.({ type: DEV_READY, port: running.port });
     return {
@@ -125,6 +126,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     env.restore();
     throw error;
   }
+}
+
+/** The console's note of why this server was started again (`restarted` of its meta), when it was. */
+function restartedExtension(): Extension {
+  const reason = process.env[RESTARTED_VAR];
+  const at = Date.now();
+  return { name: 'restarted', panel: { meta: () => (reason ? { restarted: { reason, at } } : {}) } };
 }
 
 /** The process ends because it was asked to: a supervised one keeps its watch to write the note. */

@@ -7,6 +7,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ConsoleMeta } from '../../src/dev/console/protocol.js';
+import { HAS_CHROMIUM, launchChromium } from '../testing/browser.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { tempProject } from '../testing/project.js';
 import { until } from '../testing/until.js';
@@ -91,6 +93,20 @@ describe('a function that calls process.exit(3) under cloudfn dev', { timeout: 1
     );
     expect(output()).toContain('dev server stopped (exit code 3); starting it again now');
     expect(output()).toMatch(/warn +restarted: function boom \(functions\/boom\.ts:2:\d+\) ended/);
+    // The console says so: its meta, and the page's header.
+    const meta = (await (await fetch(`${base}/_cloudfn/api/functions`)).json()) as ConsoleMeta;
+    expect(meta.restarted?.reason).toMatch(/^function boom \(functions\/boom\.ts:2:\d+\) ended .* exit code 3$/);
+    if (HAS_CHROMIUM) {
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${base}/_cloudfn/`);
+        await page.waitForSelector('#restarted:not([hidden])', { timeout: 20_000 });
+        expect(await page.textContent('#restarted')).toMatch(/^restarted at .*: function boom \(functions\/boom\.ts/);
+      } finally {
+        await browser.close();
+      }
+    }
     // It keeps being started again (the second time after a wait) and serves each time.
     const again = await boomThenHello(base, output);
     expect(again.next.pid).not.toBe(next.pid);

@@ -51,6 +51,12 @@ export interface ConsoleMeta {
   consoleTrigger: string;
   /** The user the dev server acts as (config devUser, CLOUDFN_DEV_*). */
   devUser: DevUser;
+  /**
+   * Why this dev server was started again by its supervising parent, when it was: the reason
+   * its predecessor ended (`function boom (functions/boom.ts:2:11) ended the dev server's
+   * process with exit code 3`) and when this one started (ms since the epoch).
+   */
+  restarted?: { reason: string; at: number };
   /** What the extensions' panels add (the timers' `schedules`: src/schedule/protocol.ts). */
   [panel: string]: unknown;
 }

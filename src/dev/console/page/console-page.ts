@@ -23,7 +23,7 @@ import { LogFilter } from './log-filter.js';
 import { LogsView } from './logs-view.js';
 import { schedulesOf, startObservePanel } from './observe-panel.js';
 import { fetchParamsSchemas, ParamsForm, type FormIssue } from './params-form.js';
-import type { ErrorAnswer, FunctionStatus, RequestInfo } from '../protocol.js';
+import type { ConsoleMeta, ErrorAnswer, FunctionStatus, RequestInfo } from '../protocol.js';
 import { RequestList } from './requests.js';
 import { renderResponse } from './response-view.js';
 import { belongs, ConsoleStore, type Exchange } from './store.js';
@@ -39,6 +39,16 @@ function issuesOf(exchange: Exchange): FormIssue[] {
   }
 }
 
+/** The header's note that the dev server was started again, and why (the meta's `restarted`). */
+function showRestarted(meta: ConsoleMeta): void {
+  const note = byId('restarted');
+  const restarted = meta.restarted;
+  note.hidden = restarted === undefined;
+  if (restarted === undefined) return;
+  const at = new Date(restarted.at).toLocaleTimeString();
+  note.textContent = `restarted at ${at}: ${restarted.reason}`;
+}
+
 /** The console page: one per document. */
 export class ConsolePage {
   readonly store = new ConsoleStore();
@@ -48,6 +58,8 @@ export class ConsolePage {
   readonly #paramsForm: ParamsForm;
   readonly #requests: RequestList;
   readonly #logs: LogsView;
+  /** Whether the feed was ever open: a later reconnect may be to a server started again. */
+  #wasConnected = false;
 
   /** Builds the parts over the page's elements. */
   constructor() {
@@ -218,6 +230,9 @@ export class ConsolePage {
   }
 
   #setConnected(value: boolean): void {
+    // Back after a break: the server may be a new process, started again after the old one ended.
+    if (value && this.#wasConnected && !this.store.connected) void fetchMeta().then(showRestarted, () => undefined);
+    if (value) this.#wasConnected = true;
     this.store.connected = value;
     const badge = byId('feed-status');
     badge.className = `feed ${value ? 'on' : 'off'}`;
@@ -246,6 +261,7 @@ export class ConsolePage {
     this.#logs.render();
     const meta = await fetchMeta();
     store.meta = meta;
+    showRestarted(meta);
     renderCallerPicker(byId('caller'), meta.devUser, (choice) => {
       store.caller = choice;
     });
