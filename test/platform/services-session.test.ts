@@ -8,7 +8,7 @@
  * counting across a restart of the session.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
@@ -293,4 +293,55 @@ describe.skipIf(!hasComponents)('components across a restart of the session', ()
       /component redis on 127\.0\.0\.1:\d+ \(data in .*game\/\.cloudfn\/components\/redis\)/,
     );
   }, 240_000);
+
+  it('restarts a killed redis-server and mariadbd on their ports, and the counts go on', async () => {
+    const session = await startSession(['game', 'profile'], 2);
+    try {
+      const counts = await get(`${session.urls['game']}/count`);
+      for (const name of ['redis', 'mysql']) {
+        const dir = join(APP, 'game', '.cloudfn', 'components', name);
+        const before = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as { pid: number; port: number };
+        const killed = Date.now();
+        process.kill(before.pid, 'SIGKILL');
+        await until(
+          () => new RegExp(`component ${name} restarted on port ${before.port} \\(pid \\d+\\)`).test(session.output()),
+          60_000,
+        );
+        console.log(`session: ${name} killed -> restarted on its port in ${Date.now() - killed} ms`);
+        expect(session.output()).toContain(
+          `component ${name} (pid ${before.pid}) ended (SIGKILL); restarting it on port ${before.port}`,
+        );
+      }
+      // The function's clients reconnect to the same addresses: nothing was lost.
+      const next = await until(async () => {
+        const answer = await fetch(`${session.urls['game']}/count`);
+        return answer.ok ? ((await answer.json()) as Record<string, any>) : undefined;
+      }, 30_000);
+      expect(next['visits']).toBe(counts['visits'] + 1);
+      expect(next['plays']).toBe(counts['plays'] + 1);
+      // The service's console shows each one's state.
+      const shown = (await get(`${session.urls['game']}/_cloudfn/api/components`))['components'] as Array<
+        Record<string, string>
+      >;
+      expect(shown.map(({ name, state, detail }) => ({ name, state, detail }))).toEqual([
+        { name: 'redis', state: 'running', detail: 'restarted 1 time; last ended by SIGKILL' },
+        { name: 'mysql', state: 'running', detail: 'restarted 1 time; last ended by SIGKILL' },
+      ]);
+    } finally {
+      expect(await session.stop()).toBe(0);
+    }
+  }, 240_000);
 });
+
+/** Polls `check` until it is truthy; throws after `timeoutMs`. */
+async function until<T>(check: () => T | Promise<T>, timeoutMs: number): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await Promise.resolve()
+      .then(check)
+      .catch(() => undefined);
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
