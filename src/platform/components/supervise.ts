@@ -168,7 +168,7 @@ export function superviseServer(
       if (alive(target)) return;
       clearInterval(poll);
       poll = undefined;
-      ended('ended while adopted; its exit status is unknown');
+      ended('unknown exit status, started by an earlier process');
     }, ADOPTED_POLL_MS);
     poll.unref();
   };
