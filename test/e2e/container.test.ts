@@ -114,7 +114,8 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
     vendorCloudfn(dir, work);
     if (!existsSync(join(dir, 'package-lock.json')))
       await run('npm', ['install', '--package-lock-only'], { cwd: dir, env, timeout: 180_000 });
-    await run('podman', ['build', '--pull=never', '-t', tag, '.'], {
+    // --format docker: podman's default OCI format drops the Dockerfile's HEALTHCHECK.
+    await run('podman', ['build', '--format', 'docker', '--pull=never', '-t', tag, '.'], {
       cwd: dir,
       env,
       timeout: 600_000,
@@ -162,6 +163,13 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
       path: '/hello',
       function: 'hello',
     });
+  });
+
+  it("keeps the Dockerfile's HEALTHCHECK in the image (built with --format docker)", () => {
+    const check = JSON.parse(podman('image', 'inspect', '--format', '{{json .Config.Healthcheck}}', tag)) as {
+      Test?: string[];
+    } | null;
+    expect(check?.Test?.join(' ')).toContain('/_cloudfn/health');
   });
 
   it('runs as an unprivileged user', () => {
