@@ -1,11 +1,13 @@
 /**
  * `cloudfn doctor`: runs the signing troubleshooting list (docs/platform-contract.md#signing) offline, one line per check,
- * ✓ or ✗ with the fix (and ! for a risk worth knowing).
+ * ✓ or ✗ with the fix (and ! for a risk worth knowing). First, when the project has a
+ * `node_modules/.bin/node`, whether it is the Node running cloudfn (project-node.ts).
  */
 import { runDoctor } from '../sign/index.js';
 import { parseCommandArgs, required } from './args.js';
 import { type CommandHelp, formatHelp } from './help.js';
 import { printJson } from './json.js';
+import { projectNodeProblem } from './project-node.js';
 import { libraryCall, readBodyOption } from './sign.js';
 
 export const HELP: CommandHelp = {
@@ -40,6 +42,18 @@ a check fails.`,
 
 const MARK = { pass: '✓', fail: '✗', warn: '!' } as const;
 
+/** The project's `node_modules/.bin/node` against the Node running cloudfn; undefined when there is none. */
+function projectNodeCheck(): { status: 'pass' | 'fail'; title: string; detail?: string } | undefined {
+  const problem = projectNodeProblem(process.cwd(), process.execPath, process.version);
+  if (problem !== undefined)
+    return {
+      status: 'fail',
+      title: "the project's node_modules/.bin/node is the Node running cloudfn",
+      detail: problem.message,
+    };
+  return undefined;
+}
+
 /** Runs `cloudfn doctor`. */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, {
@@ -59,8 +73,12 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
+  const project = projectNodeCheck();
+  // Said even when the signing checks cannot run for want of a key.
+  if (project?.status === 'fail' && values['private-key'] === undefined && values.json !== true)
+    process.stdout.write(`${MARK.fail} ${project.title}: ${project.detail}\n`);
   const body = readBodyOption(values['body-file'], values.body);
-  const checks = libraryCall(() =>
+  const signing = libraryCall(() =>
     runDoctor({
       privateKey: required(values['private-key'], 'private-key', 'app_private_key.pem'),
       ...(values['public-key'] === undefined ? {} : { publicKey: values['public-key'] }),
@@ -72,6 +90,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(values.authorization === undefined ? {} : { authorization: values.authorization }),
     }),
   );
+  const checks = [...(project === undefined ? [] : [project]), ...signing];
   const failed = checks.some((c) => c.status === 'fail');
   if (values.json === true) {
     const rows = checks.map(({ status, title, detail }) => ({ status, title, detail: detail ?? null }));
