@@ -17,6 +17,7 @@ import {
 } from '../build/index.js';
 import { MANIFEST } from '../build/outdir.js';
 import { precheckSdk } from '../build/sdk-precheck.js';
+import { checkPlatform } from '../platform/services/check-setup.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import type { CheckRequest } from '../build/function-service/check.js';
 import { formatTimerTriggers, type TimerTrigger } from '../contract/timers.js';
@@ -259,11 +260,14 @@ async function buildForFunctionService(
       formatTimerTriggers(facts.timers ?? [], manifestPath(result.outdir)),
   );
   if (!options.check) return 0;
-  const { node, checks, sdkStandIn } = await checkFunctionService(root, result.files, {
+  const { node, checks, sdkStandIn, notes } = await checkFunctionService(root, result.files, {
     sdkImporters: result.sdkImporters,
     requests: await checkRequests(root),
+    timers: facts.timers ?? [],
+    platform: await checkPlatform(root),
+    say: (line) => process.stderr.write(`cloudfn: ${line}\n`),
   });
-  process.stdout.write(`\n${formatCheckTable(node, checks, { sdkStandIn })}`);
+  process.stdout.write(`\n${formatCheckTable(node, checks, { sdkStandIn, notes })}`);
   return checks.every((check) => check.ok) ? 0 : 1;
 }
 
@@ -279,6 +283,10 @@ async function checkRequests(root: string): Promise<Record<string, CheckRequest>
     if (typeof r !== 'object' || r === null || Array.isArray(r))
       throw new OptionsError(
         `${where}.${name} must be an object such as { "method": "POST", "body": [] }, got ${JSON.stringify(r)}`,
+      );
+    if (r.trigger !== undefined && r.trigger !== 'timer')
+      throw new OptionsError(
+        `${where}.${name}.trigger must be "timer" (a firing of its timer trigger) or left out, got ${JSON.stringify(r.trigger)}`,
       );
     if (r.method !== undefined && r.method !== 'GET' && r.method !== 'POST')
       throw new OptionsError(`${where}.${name}.method must be GET or POST, got ${JSON.stringify(r.method)}`);

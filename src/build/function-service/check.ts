@@ -5,11 +5,15 @@
  * platform's console sends by default. A file passes when it loads and its handler returns
  * (an HttpError's answer counts: the function answered); a load failure or a thrown error fails.
  * A function the platform calls with a body (a live-data callback) gets the request the
- * project's `checkRequests` names. When the project imports `@open-dy/node-server-sdk` without
- * having it installed, the check loads cloudfn's stand-in in its place, built for Node 14, and
- * says so; an OpenAPI call with nowhere to go locally counts as an answer, noted, since on the
- * platform the real SDK makes that call. Any other throw fails, a bad argument to the SDK
- * included, and the table then names `checkRequests`.
+ * project's `checkRequests` names; a timer function gets its firing (`trigger: "timer"`, a POST
+ * of its schedule's params) unless `checkRequests` names another. The platform's environment is
+ * set (`SERVICE_ID`, `CLOUD_ENV`, the components' variables: `platform`, which the CLI reads with
+ * src/platform/services/check-setup.ts), and inner calls are answered (check-intranet.ts). A process that has answered and does not end within
+ * EXIT_BOUND_MS is stopped, and the row names what held it open. When the project imports
+ * `@open-dy/node-server-sdk` without having it installed, the check loads cloudfn's stand-in in
+ * its place, built for Node 14, and says so; an OpenAPI call with nowhere to go locally counts
+ * as an answer, noted, since on the platform the real SDK makes that call. Any other throw
+ * fails, a bad argument to the SDK included, and the table then names `checkRequests`.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,12 +21,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { ownFile } from '../../own-package.js';
+import { resolveOptions } from '../../../runtime/options.js';
 import { installedFrom, SERVER_SDK } from '../sdk-alias.js';
 import { optionalPeers } from '../optional-peers.js';
+import { loadProjectConfig } from '../project-config.js';
 import type { FunctionServiceFile } from './build.js';
+import { type CheckPlatform, CheckIntranet, defaultCheckPlatform } from './check-intranet.js';
 import type { ImitatedAnswer, ImitatedRequest } from './imitation.js';
-import { type CheckNode, findCheckNode } from './node14.js';
+import { type CheckNode, ensureCheckNode } from './node14.js';
 import { FUNCTION_SERVICE_TARGET } from './build.js';
+
+/** How long a process that has answered may take to end before it is stopped (ms). */
+export const EXIT_BOUND_MS = 2000;
 
 /** What the harness printed for one file. */
 export interface HarnessOutput {
@@ -31,6 +41,8 @@ export interface HarnessOutput {
   answers?: ImitatedAnswer[];
   /** Why the file did not load. */
   loadError?: string;
+  /** What held the process open after it answered, when it did not end within the bound. */
+  openHandles?: string[];
 }
 
 /**
@@ -95,27 +107,37 @@ export class ImitationRunner {
   async run(
     file: string,
     requests: readonly ImitatedRequest[],
-    options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+    options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; exitBoundMs?: number } = {},
   ): Promise<HarnessOutput> {
     const harness = await this.#harness();
+    const env = {
+      ...this.#env(options.env ?? process.env),
+      CLOUDFN_CHECK_EXIT_MS: String(options.exitBoundMs ?? EXIT_BOUND_MS),
+    };
     return new Promise((resolve) => {
       execFile(
         this.node.path,
         [harness, file, JSON.stringify(requests)],
-        {
-          timeout: options.timeoutMs ?? 30_000,
-          env: this.#env(options.env ?? process.env),
-          maxBuffer: 64 * 1024 * 1024,
-        },
+        { timeout: options.timeoutMs ?? 30_000, env, maxBuffer: 64 * 1024 * 1024 },
         (error, stdout, stderr) => {
-          const line = stdout.trim().split('\n').pop() ?? '';
-          try {
-            resolve(JSON.parse(line) as HarnessOutput);
-          } catch {
+          // The harness's lines are JSON objects marked `harness: 1`; the function may print too.
+          const output: HarnessOutput = {};
+          let found = false;
+          for (const line of stdout.split('\n')) {
+            if (!line.startsWith('{"harness":1')) continue;
+            try {
+              const { harness: _, ...rest } = JSON.parse(line) as HarnessOutput & { harness: number };
+              Object.assign(output, rest);
+              found = true;
+            } catch {
+              // A line the function printed that only looks like the harness's.
+            }
+          }
+          if (found) resolve(output);
+          else
             resolve({
               loadError: `${this.node.path} ${error === null ? 'printed no answer' : `failed (${error.message})`}: ${stderr.trim()}`,
             });
-          }
         },
       );
     });
@@ -158,6 +180,10 @@ export interface FunctionServiceCheck {
   problem?: string;
   /** Said of a file that passed: the stand-in answered one of its SDK calls with an error. */
   note?: string;
+  /** More lines of what the run met: inner calls answered, handles that held the process open. */
+  notes?: string[];
+  /** True when the file had an entry in `checkRequests` (or its timer's firing): no hint about the default GET. */
+  requested?: boolean;
   ms: number;
 }
 
@@ -170,6 +196,11 @@ export interface CheckRequest {
   headers?: Record<string, string>;
   /** JSON, sent with `Content-Type: application/json` unless the headers name another type (a string is sent as is). */
   body?: unknown;
+  /**
+   * `"timer"`: a firing of the function's timer trigger, a POST whose body is the timer's params
+   * (by default those of its `config.schedule`). @default the console's debug call
+   */
+  trigger?: 'timer';
 }
 
 /** What `checkFunctionService` says besides the rows. */
@@ -178,21 +209,38 @@ export interface FunctionServiceCheckResult {
   checks: FunctionServiceCheck[];
   /** True when the stand-in answered the server SDK's imports. */
   sdkStandIn: boolean;
+  /** Lines about the environment of the check (components with no server). */
+  notes: string[];
 }
 
-function imitatedRequest(name: string, given: CheckRequest | undefined): ImitatedRequest {
+/** A timer trigger of the project, as cloudfn-build.json's `timers` lists it (src/contract/timers.ts). */
+export interface CheckTimer {
+  function: string;
+  /** The JSON body of every firing. */
+  params: unknown;
+}
+
+function imitatedRequest(
+  name: string,
+  given: CheckRequest | undefined,
+  timer: CheckTimer | undefined,
+): ImitatedRequest {
+  // A timer function with no entry gets its firing, as the platform sends it.
+  if (given === undefined && timer !== undefined) given = { trigger: 'timer' };
   if (given === undefined) return { method: 'GET', url: `/${name}`, trigger: 'console_debug' };
+  const isTimer = given.trigger === 'timer';
+  const body = given.body ?? (isTimer ? (timer?.params ?? {}) : undefined);
   const headers: Record<string, string> = {};
   for (const [key, value] of Object.entries(given.headers ?? {})) headers[key.toLowerCase()] = String(value);
   const request: ImitatedRequest = {
-    method: (given.method ?? (given.body === undefined ? 'GET' : 'POST')).toUpperCase(),
+    method: (given.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase(),
     url: `/${name}${given.query ? `?${given.query}` : ''}`,
     headers,
-    trigger: 'console_debug',
+    trigger: isTimer ? 'timer' : 'console_debug',
   };
-  if (given.body !== undefined) {
+  if (body !== undefined) {
     headers['content-type'] ??= 'application/json';
-    request.body = typeof given.body === 'string' ? given.body : JSON.stringify(given.body);
+    request.body = typeof body === 'string' ? body : JSON.stringify(body);
   }
   return request;
 }
@@ -202,6 +250,24 @@ export function firstLine(text: string): string {
   return text.trim().split('\n')[0]!.trim();
 }
 
+/** What `checkFunctionService` is given besides the files. */
+export interface CheckOptions {
+  sdkImporters?: readonly string[];
+  requests?: Readonly<Record<string, CheckRequest>>;
+  /** The project's timers (cloudfn-build.json's `timers`): their functions get a firing. */
+  timers?: readonly CheckTimer[];
+  /** The platform around the check. @default defaultCheckPlatform(root) */
+  platform?: CheckPlatform;
+  /** @default ensureCheckNode(root), which may install Node 14 into the cache */
+  node?: CheckNode;
+  /** Where the line about installing Node 14 goes. @default nowhere */
+  say?: (line: string) => void;
+  /** @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** @default EXIT_BOUND_MS */
+  exitBoundMs?: number;
+}
+
 /**
  * Loads each file and calls its handler once; resolves with one row per file.
  * @example const { node, checks } = await checkFunctionService(root, result.files)
@@ -209,41 +275,80 @@ export function firstLine(text: string): string {
 export async function checkFunctionService(
   root: string,
   files: readonly FunctionServiceFile[],
-  options: { sdkImporters?: readonly string[]; requests?: Readonly<Record<string, CheckRequest>> } = {},
+  options: CheckOptions = {},
 ): Promise<FunctionServiceCheckResult> {
+  const shell = options.env ?? process.env;
   const sdkStandIn = (options.sdkImporters?.length ?? 0) > 0 && !installedFrom(root);
-  const runner = new ImitationRunner(findCheckNode(root), { standIn: sdkStandIn });
+  const node =
+    options.node ?? (await ensureCheckNode(root, { env: shell, ...(options.say ? { say: options.say } : {}) }));
+  const config = await loadProjectConfig(root);
+  const platform = options.platform ?? defaultCheckPlatform(root);
+  const platformEnv = platform.env;
+  const notes = [...platform.notes];
+  const runner = new ImitationRunner(node, { standIn: sdkStandIn });
+  // The sibling services' files run under the same Node, without the stand-in's search path.
+  const siblingRunner = new ImitationRunner(node);
+  const intranet = new CheckIntranet({
+    root,
+    setting: platform.service,
+    siblings: platform.siblings,
+    urls: resolveOptions({ env: shell, config }).innerCallUrls,
+    answerWithFile: async (file, request, serviceId) =>
+      (await siblingRunner.run(file, [request], { env: { ...shell, ...platformEnv, SERVICE_ID: serviceId } }))
+        .answers?.[0],
+  });
+  const env = { ...shell, ...platformEnv, CLOUDFN_CHECK_INTRANET: await intranet.listen() };
+  const timers = new Map((options.timers ?? []).map((timer) => [timer.function, timer]));
   try {
     const checks: FunctionServiceCheck[] = [];
     for (const file of files) {
       const started = performance.now();
-      const output = await runner.run(file.file, [imitatedRequest(file.name, options.requests?.[file.name])]);
+      const given = options.requests?.[file.name];
+      const timer = timers.get(file.name);
+      const output = await runner.run(file.file, [imitatedRequest(file.name, given, timer)], {
+        env,
+        ...(options.exitBoundMs === undefined ? {} : { exitBoundMs: options.exitBoundMs }),
+      });
       const ms = Math.round(performance.now() - started);
+      const events = intranet.take();
+      const extra = [...events.notes];
+      if (output.openHandles !== undefined)
+        extra.push(
+          `answered, then did not exit within ${options.exitBoundMs ?? EXIT_BOUND_MS} ms and was stopped: ${output.openHandles.length === 0 ? 'something held it open' : output.openHandles.join(', ')} (on the platform the instance stays up and these stay open between calls)`,
+        );
+      const row = {
+        path: file.path,
+        ms,
+        requested: given !== undefined || timer !== undefined,
+        ...(extra.length > 0 ? { notes: extra } : {}),
+      };
       const answer = output.answers?.[0];
+      const refused = events.refusals.length > 0 ? ` (inner call refused: ${events.refusals.join('; ')})` : '';
       if (answer === undefined)
-        checks.push({ path: file.path, ok: false, problem: firstLine(output.loadError ?? 'no answer'), ms });
+        checks.push({ ...row, ok: false, problem: firstLine(output.loadError ?? 'no answer') + refused });
       // Only an OpenAPI call with nowhere to go locally is the platform's to answer; any other
       // throw (a bad argument to the SDK included) is the function's, and fails it.
       else if (sdkStandIn && answer.thrown?.code === 'PLATFORM_SDK_NO_OPENAPI_TARGET')
         checks.push({
-          path: file.path,
+          ...row,
           ok: true,
           note: `the stand-in answered ${answer.thrown.code}: the SDK call is made on the platform, not here`,
-          ms,
         });
       else if (answer.thrown !== undefined)
         checks.push({
-          path: file.path,
+          ...row,
           ok: false,
           status: 500,
-          problem: `threw ${answer.thrown.name}${answer.thrown.code === undefined ? '' : ` ${answer.thrown.code}`}: ${firstLine(answer.thrown.message)}`,
-          ms,
+          problem: `threw ${answer.thrown.name}${answer.thrown.code === undefined ? '' : ` ${answer.thrown.code}`}: ${firstLine(answer.thrown.message)}${refused}`,
         });
-      else checks.push({ path: file.path, ok: true, status: answer.status, ms });
+      else if (refused !== '') checks.push({ ...row, ok: false, status: answer.status, problem: refused.slice(2, -1) });
+      else checks.push({ ...row, ok: true, status: answer.status });
     }
-    return { node: runner.node, checks, sdkStandIn };
+    return { node: runner.node, checks, sdkStandIn, notes };
   } finally {
+    intranet.close();
     runner.close();
+    siblingRunner.close();
   }
 }
 
@@ -254,7 +359,7 @@ export async function checkFunctionService(
 export function formatCheckTable(
   node: CheckNode,
   checks: readonly FunctionServiceCheck[],
-  options: { sdkStandIn?: boolean } = {},
+  options: { sdkStandIn?: boolean; notes?: readonly string[] } = {},
 ): string {
   const rows = [
     ['file', 'result', 'status', 'time'],
@@ -267,17 +372,22 @@ export function formatCheckTable(
       .join('  ')
       .trimEnd();
   const problems = checks.filter((c) => !c.ok).map((c) => `\n${c.path}: ${c.problem}`);
-  const notes = checks.filter((c) => c.ok && c.note !== undefined).map((c) => `\n${c.path}: ${c.note}`);
+  const notes = checks.flatMap((c) => [
+    ...(c.ok && c.note !== undefined ? [`\n${c.path}: ${c.note}`] : []),
+    ...(c.notes ?? []).map((note) => `\n${c.path}: ${note}`),
+  ]);
   const sdk = options.sdkStandIn
     ? `${SERVER_SDK} is not installed here: the check loads cloudfn's stand-in in its place (the platform installs the real one from package.json)\n`
     : '';
-  const failed = checks.find((c) => !c.ok);
+  const heading = (options.notes ?? []).map((note) => `${note}\n`).join('');
+  // The hint is for files that got the default GET: one given its own request needs another fix.
+  const failed = checks.find((c) => !c.ok && c.requested !== true);
   if (failed !== undefined) {
     const name = failed.path.replace(/\.js$/, '');
     problems.push(
-      `\nEach file got a GET of its path with no params; a function the platform calls with a body or headers (a callback, a timer's params) gets its own request from checkRequests in cloudfn.config.json, e.g. { "checkRequests": { ${JSON.stringify(name)}: { "method": "POST", "headers": { ... }, "body": { ... } } } }`,
+      `\nEach file without a checkRequests entry got a GET of its path with no params; a function the platform calls with a body or headers (a callback, a timer's params) gets its own request from checkRequests in cloudfn.config.json, e.g. { "checkRequests": { ${JSON.stringify(name)}: { "method": "POST", "headers": { ... }, "body": { ... } } } }`,
     );
   }
   const after = [...problems, ...notes];
-  return `checked under ${node.source}\n${sdk}${rows.map(line).join('\n')}\n${after.join('')}${after.length > 0 ? '\n' : ''}`;
+  return `checked under ${node.source}\n${sdk}${heading}${rows.map(line).join('\n')}\n${after.join('')}${after.length > 0 ? '\n' : ''}`;
 }
