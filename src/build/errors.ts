@@ -1,7 +1,7 @@
 /**
  * The build's table of error codes (same shape as runtime/errors.ts): what `cloudfn build`
- * refuses before it bundles anything, the type check and the platform's limits on a function
- * service. Compile errors use the runtime's `CLOUDFN_COMPILE_ERROR`.
+ * refuses before it bundles anything, the type check, the platform's limits on a function
+ * service and the Node 15+ globals a function-service file may not use. Compile errors use the runtime's `CLOUDFN_COMPILE_ERROR`.
  */
 import type { CloudfnError, CreateError, ErrorSpec } from '../../runtime/errors.js';
 import { defineErrorTable, exposedError } from '../../runtime/errors.js';
@@ -16,6 +16,11 @@ const table = {
     status: 500,
     message: (limit: string, found: string, fix: string) =>
       `the platform's function service ${limit}; this project ${found}. ${fix}`,
+  },
+  CLOUDFN_NODE14_GLOBAL: {
+    status: 500,
+    message: (where: string, name: string, fix: string) =>
+      `${where}: ${name} is not in Node 14, the function service's runtime, and cloudfn does not provide it; ${fix}`,
   },
 } satisfies Record<string, ErrorSpec>;
 

@@ -149,7 +149,7 @@ export function configSchema(): JsonSchema {
     checkRequests: {
       type: 'object',
       description:
-        'The request cloudfn build --target function-service --check sends a function, by function name, for one the platform calls with a body (a live-data callback); others get a GET with no query (docs/deploy.md).',
+        'The request cloudfn build --target function-service --check sends a function, by function name, for one the platform calls with a body (a live-data callback) or through its timer (trigger "timer"); others get a GET with no query, timer functions their firing (docs/deploy.md).',
       additionalProperties: {
         type: 'object',
         additionalProperties: false,
@@ -158,6 +158,7 @@ export function configSchema(): JsonSchema {
           query: { type: 'string' },
           headers: { type: 'object', additionalProperties: { type: 'string' } },
           body: {},
+          trigger: { enum: ['timer'] },
         },
       },
     },

@@ -46,6 +46,12 @@ export class FallbackHeaders {
   *entries(): IterableIterator<[string, string]> {
     for (const [name, list] of this.#values) yield [name, list.join(', ')];
   }
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
   [Symbol.iterator](): IterableIterator<[string, string]> {
     return this.entries();
   }

@@ -14,6 +14,7 @@ import { build, type Plugin } from 'esbuild';
 import { resolveOptions } from '../../../runtime/options.js';
 import { discoverFunctions } from '../../../runtime/serve/discover.js';
 import { compileFailure, formatBytes } from '../bundle.js';
+import { createBuildError } from '../errors.js';
 import { checkFunctionExports } from '../check-exports.js';
 import { formatMessage } from '../compile.js';
 import { leanDeps } from '../lean-deps.js';
@@ -24,6 +25,7 @@ import { SdkImports, SERVER_SDK, sdkAlias } from '../sdk-alias.js';
 import { selfAlias } from '../self-alias.js';
 import { functionServiceEntry } from './entry.js';
 import { leanFunctionService } from './lean.js';
+import { Node14Globals } from './node14-globals.js';
 import { checkLimits, type PlannedFile } from './limits.js';
 
 /** The oldest Node the function service runs, as esbuild's target. */
@@ -62,6 +64,8 @@ export interface FunctionServiceBuildResult {
   external: string[];
   /** The files (relative to the root) that import `@open-dy/node-server-sdk`. */
   sdkImporters: string[];
+  /** The project's files (relative to the root) given `fetch` and its globals for Node 14. */
+  fetchGlobals: string[];
   warnings: string[];
   ms: number;
 }
@@ -153,6 +157,7 @@ async function buildInto(
   const native = new NativeModules(root, warn);
   const external = [...(options.external ?? [])];
   const sdk = new SdkImports();
+  const globals = new Node14Globals(root);
   // Every call comes through the platform: its headers are trusted unless the project says not.
   const trustGatewayHeaders = config['trustGatewayHeaders'] !== false;
   const files = await Promise.all(
@@ -174,6 +179,8 @@ async function buildInto(
             external,
             plugins: [
               entryPlugin(root, functionServiceEntry(fn, { trustGatewayHeaders })),
+              // Before any plugin that loads the project's files: it reads each one first.
+              globals.plugin(),
               leanFunctionService(),
               selfAlias({ external: false }),
               // The platform installs its server SDK from package.json (below).
@@ -203,6 +210,8 @@ async function buildInto(
     }),
   );
 
+  const refused = globals.refused[0];
+  if (refused !== undefined) throw createBuildError('CLOUDFN_NODE14_GLOBAL', refused.where, refused.name, refused.fix);
   const names = [...new Set([...external, ...native.external, ...(sdk.importers.size > 0 ? [SERVER_SDK] : [])])].sort();
   const versions = projectVersions(root);
   const dependencies = Object.fromEntries(names.map((name) => [name, versions[name] ?? '*']));
@@ -215,7 +224,13 @@ async function buildInto(
     join(outdir, MANIFEST),
     `${JSON.stringify({ builtBy: 'cloudfn build --target function-service', functions: planned.map((fn) => fn.name), files: [...top, 'package.json'] }, null, 2)}\n`,
   );
-  return { files, external: names, sdkImporters: [...sdk.importers].sort(), warnings };
+  return {
+    files,
+    external: names,
+    sdkImporters: [...sdk.importers].sort(),
+    fetchGlobals: [...globals.provided].sort(),
+    warnings,
+  };
 }
 
 /**
