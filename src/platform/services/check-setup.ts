@@ -8,7 +8,7 @@
  * whose function-service files are built (the folders an app root one folder up lists in
  * `services`, else the folders beside this one), which answer its inner calls.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CheckPlatform } from '../../build/function-service/check-intranet.js';
 import { SERVICE_OUTDIR } from '../../build/function-service/check-intranet.js';
@@ -30,11 +30,10 @@ export async function builtSiblings(root: string): Promise<Map<string, string>> 
   const parent = dirname(root);
   let folders: string[];
   try {
-    const app = await loadProjectConfig(parent);
-    const services = app['services'];
-    folders = Array.isArray(services)
-      ? services.filter((s): s is string => typeof s === 'string').map((s) => join(parent, s))
-      : readdirSync(parent).map((name) => join(parent, name));
+    // The app root's list (src/contract/app-root.ts reads the same key); a bad one is the app
+    // root's commands' to refuse: here it means only that the folders beside are looked at.
+    const listed = readAppList(parent);
+    folders = (listed ?? readdirSync(parent)).map((name) => join(parent, name));
   } catch {
     folders = [];
   }
@@ -49,6 +48,18 @@ export async function builtSiblings(root: string): Promise<Map<string, string>> 
     }
   }
   return found;
+}
+
+/** The `services` of an app root's `cloudfn.config.json` one folder up, when it lists them. */
+function readAppList(dir: string): string[] | undefined {
+  const file = join(dir, 'cloudfn.config.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    const services = (JSON.parse(readFileSync(file, 'utf8')) as { services?: unknown } | null)?.services;
+    return Array.isArray(services) ? services.filter((s): s is string => typeof s === 'string') : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
