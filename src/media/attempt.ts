@@ -29,6 +29,8 @@ export interface AttemptRequest {
   parent: TraceParentSource | undefined;
   /** Retries made before this attempt (0 for the first). */
   retry: number;
+  /** Awaited once the request is signed, right before it is sent: the rate limit's slot. */
+  ready?: (() => Promise<void>) | undefined;
 }
 
 /** How one attempt ended. */
@@ -75,6 +77,7 @@ export async function signedAttempt(options: ResolvedMediaOptions, request: Atte
       traceparent: outgoing?.traceparent,
       tracestate: outgoing?.tracestate,
       logid: request.logid,
+      ready: request.ready,
     });
   } catch (error) {
     if (!(error instanceof ExchangeError)) {

@@ -16,10 +16,14 @@ export class TokenBucket {
   private level: number;
   private updated: number;
 
-  constructor(rate: number, clock: MediaClock) {
+  /**
+   * @param full whether it starts with `rate` tokens; a fallback from the fleet's shared limit
+   * starts empty, so it does not add a burst of its own to the fleet's last second. @default true
+   */
+  constructor(rate: number, clock: MediaClock, full = true) {
     this.rate = rate;
     this.clock = clock;
-    this.level = rate;
+    this.level = full ? rate : 0;
     this.updated = clock.now();
   }
 

@@ -80,6 +80,8 @@ export interface ExchangeRequest {
   tracestate?: string | undefined;
   /** The calling request's logid, sent as `x-platform-logid`. */
   logid?: string | undefined;
+  /** Awaited after signing, right before sending (the rate limit's slot); its rejection passes through. */
+  ready?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -112,6 +114,7 @@ export async function exchange(options: ResolvedMediaOptions, request: ExchangeR
     body = typeof signed.body === 'string' ? signed.body : request.json;
   }
 
+  if (request.ready !== undefined) await request.ready();
   if (signal?.aborted) throw aborted(label, signal, false);
   const controller = createAbortController();
   let timedOut = false;

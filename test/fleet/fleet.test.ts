@@ -5,88 +5,20 @@
  * ever sending a retired one (while a pair without Redis does); start_work_flow stays at 20 a
  * second at the emulator; Redis killed mid-run gives the documented fallbacks, and back, sharing.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatform, mediaClientEnv, type Platform } from '../../src/platform/index.js';
 import { signCallback } from '../../src/sign/index.js';
 import { hasRedis, RedisServer } from './redis-server.js';
-import { CALLBACK_FN } from './callback-function.js';
+import { fleetProject, type Instance, maxPerSecond, media, post, startInstance } from './fleet-instances.js';
 
-const cli = new URL('../../dist/src/cli/index.js', import.meta.url).pathname;
-const repo = new URL('../../', import.meta.url).pathname;
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
-const MEDIA_FN = `import { createMediaClient, MediaError } from 'cloudfn/media';
-const media = createMediaClient();
-export default async function (params: { op: string; vid?: string }) {
-  try {
-    if (params.op === 'start') await media.startWorkFlow({ vid: params.vid ?? 'v-none' });
-    else await media.getWorkFlowExecution({ run_id: 'r-none' });
-    return { status: 200 };
-  } catch (error) {
-    if (error instanceof MediaError) return { status: error.status, code: error.code };
-    throw error;
-  }
-}
-`;
-
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  stderr: () => string;
-  /** The `warn` lines on stdout, parsed. */
-  warnings: () => Record<string, unknown>[];
-}
-
-function startInstance(root: string, env: NodeJS.ProcessEnv): Promise<Instance> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'start', root, '--port', '0', '--host', '127.0.0.1'], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"url":"(http:[^"]+)"/.exec(out);
-      const warnings = (): Record<string, unknown>[] =>
-        out
-          .split('\n')
-          .filter((line) => line.includes('"level":"warn"'))
-          .map((line) => JSON.parse(line) as Record<string, unknown>);
-      if (match) resolve({ child, url: match[1]!.replace('localhost', '127.0.0.1'), stderr: () => err, warnings });
-    });
-    child.once('exit', (code) => reject(new Error(`cloudfn start exited ${code}: ${err}`)));
-  });
-}
-
-async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
-}
-
-async function media(instance: Instance, params: object): Promise<{ status: number; code?: string }> {
-  const response = await post(`${instance.url}/media`, JSON.stringify(params));
-  return (await response.json()) as { status: number; code?: string };
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Most arrivals inside any window of 1000 ms. */
-function maxPerSecond(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= 1000) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 describe.skipIf(!hasRedis)('two cloudfn start instances, the emulator and one redis-server', () => {
   const redis = new RedisServer();
@@ -144,15 +76,7 @@ describe.skipIf(!hasRedis)('two cloudfn start instances, the emulator and one re
       if (operation === 'start_work_flow') arrivals.push(Date.now());
       return take(operation, appid);
     };
-    root = mkdtempSync(join(tmpdir(), 'cloudfn-fleet-project-'));
-    mkdirSync(join(root, 'functions'));
-    mkdirSync(join(root, 'node_modules'));
-    symlinkSync(repo, join(root, 'node_modules', 'cloudfn'));
-    // As a deployment installs it in the run stage when a Redis setting is used.
-    symlinkSync(join(repo, 'node_modules', 'ioredis'), join(root, 'node_modules', 'ioredis'));
-    writeFileSync(join(root, 'package.json'), '{"type":"module"}');
-    writeFileSync(join(root, 'functions', 'callback.ts'), CALLBACK_FN);
-    writeFileSync(join(root, 'functions', 'media.ts'), MEDIA_FN);
+    root = fleetProject();
     [a, b] = await instances({
       ...mediaClientEnv(platform, { clientKey: 'tt-fleet', clientSecret: 's' }),
       CLOUDFN_MEDIA_TOKEN_REFRESH_MARGIN_MS: '1000',
@@ -215,6 +139,8 @@ describe.skipIf(!hasRedis)('two cloudfn start instances, the emulator and one re
       [a, b].flatMap((i) => Array.from({ length: 40 }, (_, n) => media(i, { op: 'start', vid: `v${n}` }))),
     );
     expect(results.filter((r) => r.status === 429)).toEqual([]);
+    const fellBack = [a, b].flatMap((i) => i.warnings().map((w) => String(w['msg'])));
+    expect(fellBack.filter((msg) => /shared rate limit/.test(msg))).toEqual([]);
     expect(count(/start_work_flow 429 /, before)).toBe(0);
     expect(arrivals).toHaveLength(80);
     const most = maxPerSecond(arrivals);
