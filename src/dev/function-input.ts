@@ -1,6 +1,7 @@
 /**
  * What a function reads, as far as the dev server can tell without running it: the console
- * page pre-selects POST (and a body type) from it for a function it has not sent to yet.
+ * page pre-selects POST (and a body type) from it for a function it has not sent to yet, and
+ * shows its Connections panel only when some function answers the WebSocket gateway.
  */
 import type { FunctionConfig } from '../../runtime/types.js';
 import type { FunctionInput } from './console/protocol.js';
@@ -27,6 +28,16 @@ export function functionInput(name: string, config: FunctionConfig | undefined):
   const last = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
   if (last.startsWith('upload') || MULTIPART_LIMITS.some((key) => config?.[key] !== undefined)) return 'multipart';
   return config?.maxBodySize === undefined ? 'query' : 'body';
+}
+
+/**
+ * A function answers the WebSocket gateway when its source reads the gateway's event header
+ * (`x-tt-event-type`: connect, uplink or disconnect, docs/gateway.md) or its name says
+ * `websocket` (the platform's examples name it `websocket_callback`).
+ * @example answersGateway('game', "const event = service.headers['x-tt-event-type'];") // true
+ */
+export function answersGateway(name: string, source: string): boolean {
+  return /websocket/i.test(name) || /x-tt-event-type/i.test(source);
 }
 
 /** Declared in the console's protocol, which the page imports too. */

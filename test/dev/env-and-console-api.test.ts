@@ -158,6 +158,28 @@ describe('the console API', () => {
     }
   });
 
+  it('keeps the recent requests, newest first, for a page that opens later', async () => {
+    await p.get('/hello?name=first', { headers: { 'x-platform-logid': 'recent-1' } });
+    await p.get('/nowhere', { headers: { 'x-platform-logid': 'recent-2' } });
+    const answer = await p.get('/_cloudfn/api/requests');
+    expect(answer.status).toBe(200);
+    const logids = answer.json.requests.map((r: { logid: string }) => r.logid);
+    expect(logids.indexOf('recent-2')).toBe(0);
+    expect(logids.indexOf('recent-1')).toBe(1);
+    expect(answer.json.requests[1]).toMatchObject({ method: 'GET', url: '/hello?name=first', status: 200 });
+  });
+
+  it('tells which functions answer the WebSocket gateway', async () => {
+    p.write(
+      'functions/socket.ts',
+      "export default (_p: unknown, s: { headers: Record<string, string> }) => ({ event: s.headers['x-tt-event-type'] });\n",
+    );
+    await p.next((r) => /socket/.test(r.msg ?? ''), 10_000).catch(() => undefined);
+    const fns = (await p.get('/_cloudfn/api/functions')).json.functions as { name: string; websocket: boolean }[];
+    expect(fns.find((fn) => fn.name === 'hello')?.websocket).toBe(false);
+    expect(fns.find((fn) => fn.name === 'socket')?.websocket).toBe(true);
+  });
+
   it('keeps the lines of recent requests for the page to fetch by logid', async () => {
     await p.get('/hello?name=kept', { headers: { 'x-platform-logid': 'kept-1' } });
     const answer = await p.get('/_cloudfn/api/logs?logid=kept-1');

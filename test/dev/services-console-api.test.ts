@@ -64,7 +64,7 @@ describe('the services and components answers of a two-service session', { timeo
     expect(await getJson(`${app.url('profile')}/env`)).toEqual({ cloudEnv: 'DEV', serviceId: 'profile' });
   });
 
-  it("lets another local service's console read the services answer, and no other page", async () => {
+  it("lets another local service's console read the services and components answers, and no other page", async () => {
     const url = `${app.url('profile')}/_cloudfn/api/services`;
     const allowed = async (origin: string, at = url): Promise<string | null> =>
       (await fetch(at, { headers: { origin } })).headers.get('access-control-allow-origin');
@@ -74,8 +74,12 @@ describe('the services and components answers of a two-service session', { timeo
     expect(await allowed('http://localhost:5173')).toBe('http://localhost:5173');
     for (const origin of ['http://evil.example', 'http://localhost.evil.example', 'null', 'http://10.0.0.8:8000'])
       expect(await allowed(origin), origin).toBeNull();
+    // The components too (each page lists the session's), to loopback pages only.
+    const components = `${app.url('profile')}/_cloudfn/api/components`;
+    expect(await allowed(game, components)).toBe(game);
+    expect(await allowed('http://evil.example', components)).toBeNull();
     // The other answers stay same-origin, whoever asks.
-    for (const name of ['components', 'functions', 'database'])
+    for (const name of ['functions', 'database', 'requests', 'logs'])
       expect(await allowed(game, `${app.url('profile')}/_cloudfn/api/${name}`), name).toBeNull();
   });
 });

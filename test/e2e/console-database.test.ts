@@ -140,6 +140,20 @@ export default async (params: { id: string; score: string }) =>
     await page.fill('#database-docs .db-adder textarea', '{ "_id": "n1", "score": 1 }');
     await page.click('#database-docs .db-adder .db-save');
     await expect.poll(() => page.locator('#database-docs .db-doc[data-id="n1"]').count()).toBe(1);
+    // Each document wraps in the narrow column without a scroll box; its links stand apart.
+    const row = page.locator('#database-docs .db-doc[data-id="a1"]');
+    expect(
+      await row.locator('pre').evaluate((pre) => ({
+        down: pre.scrollHeight - pre.clientHeight,
+        across: pre.scrollWidth - pre.clientWidth,
+      })),
+    ).toEqual({ down: 0, across: 0 });
+    expect(await row.textContent()).toContain('edit · delete');
+    const [edit, del] = await Promise.all([
+      row.locator('.db-edit').boundingBox(),
+      row.locator('.db-delete').boundingBox(),
+    ]);
+    expect(del!.x - (edit!.x + edit!.width)).toBeGreaterThanOrEqual(6);
     await page.click('#database-docs .db-doc[data-id="a1"] .db-delete');
     await expect.poll(async () => (await shown()).map((d) => (d as { _id: string })._id)).toEqual(['a2', 'f1', 'n1']);
   });

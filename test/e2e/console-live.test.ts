@@ -48,6 +48,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the console page: live room and timers',
 
   it('shows a timer with its params, and fires it showing status and body', async () => {
     expect(await page.locator('#timers li .timer-params').textContent()).toBe('{"job":"nightly"}');
+    // The next firing says its zone (the instant is its title).
+    const next = page.locator('#timers li .timer-next');
+    expect(await next.textContent()).toMatch(/^ next (\w+ \d+ )?\d\d:\d\d:\d\d (GMT|UTC)\S*$/);
+    expect(new Date((await next.getAttribute('title'))!).getTime()).toBeGreaterThan(Date.now());
     await page.click('#timers [data-timer="tick"] button.fire');
     await expect
       .poll(() => page.locator('#timers .timer-result').textContent())
@@ -68,6 +72,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the console page: live room and timers',
     await page.fill('#live input[name="gift"]', 'rose');
     await page.click('#live button.live-gift');
     await expect.poll(() => page.locator('#live .live-body').textContent()).toContain('"rose"');
+    // The answer wraps in the narrow column: no scroll box, either way.
+    expect(
+      await page.$eval('#live .live-body', (pre) => ({
+        down: pre.scrollHeight - pre.clientHeight,
+        across: pre.scrollWidth - pre.clientWidth,
+        overflow: getComputedStyle(pre).overflowY,
+      })),
+    ).toEqual({ down: 0, across: 0, overflow: 'visible' });
     await expect.poll(() => page.locator('#requests').textContent()).toMatch(/POST\/live_data_callback200/);
   });
 });

@@ -2,7 +2,8 @@
  * The console's Services panel in chromium. In a real `cloudfn dev game profile` session, each
  * service's page lists both services with their URLs and consoles, marks its own, says which
  * ones it may call (innerCall, with the inner-call host) and that both answer (the other one
- * across origins), names an enabled target the session lacks, and shows the components. A dev
+ * across origins), names an enabled target the session lacks, and shows the session's components
+ * and which service uses each (profile, which uses none, sees game's). A dev
  * server whose session names services that are stopped, silent or another program shows each
  * as such.
  */
@@ -78,10 +79,10 @@ describe.skipIf(!HAS_CHROMIUM)(
       expect(await page.locator('#services li[data-service="game"] a.svc-console').count()).toBe(0);
     });
 
-    it('shows the components game is given, with their addresses', async () => {
+    it('shows the components of the session, with their addresses and the services that use them', async () => {
       await expect
         .poll(() => page.locator('#services .svc-components li').allTextContents())
-        .toEqual(['redis 127.0.0.1:6390', 'mysql 127.0.0.1:3307']);
+        .toEqual(['redis 127.0.0.1:6390 used by game', 'mysql 127.0.0.1:3307 used by game']);
     });
 
     it("follows the console link to profile's page, where game answers but is not callable", async () => {
@@ -97,9 +98,10 @@ describe.skipIf(!HAS_CHROMIUM)(
       expect(Object.keys(shown)).toEqual(['game', 'profile']);
       expect(shown['profile']!.self).toBe(true);
       expect(shown['game']!.call).toBe("not in innerCall: profile's calls to it are refused");
+      // profile uses none, but the session runs game's: its page lists them, and whose they are.
       await expect
         .poll(() => opened.locator('#services .svc-components li').allTextContents())
-        .toEqual(['none (components in cloudfn.config.json)']);
+        .toEqual(['redis 127.0.0.1:6390 used by game', 'mysql 127.0.0.1:3307 used by game']);
       await opened.close();
     });
   },

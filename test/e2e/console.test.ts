@@ -1,7 +1,7 @@
 /**
  * The dev console page in a real browser (Debian's chromium driven by playwright-core): a JSON
  * POST and a multipart upload sent from the page, their results and live log lines read off it;
- * the live list of every request, curl both ways (checked by running the real curl), drafts
+ * the live list of every request (and on open, those answered before), curl both ways (checked by running the real curl), drafts
  * remembered per function, the path box and query rows in sync, cancelling, the log filter.
  * Set CLOUDFN_SCREENSHOTS=<folder> to keep screenshots of each step.
  */
@@ -235,6 +235,39 @@ describe.skipIf(!existsSync(CHROMIUM))('the dev console page in chromium', () =>
     });
     await expect.poll(() => replayed.count()).toBe(1);
     await shoot(page, '4-requests');
+  });
+
+  it('lists the requests answered before the page opened, on open, each once', async () => {
+    await p.get('/hello?name=before-open');
+    await p.get('/hello?name=also-before');
+    const opened = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    opened.setDefaultTimeout(5000);
+    await opened.goto(p.dev.consoleUrl);
+    await opened.waitForSelector('body[data-ready="true"]');
+    const urls = await opened.locator('#requests .request-entry .url').allTextContents();
+    expect(urls.indexOf('/hello?name=also-before')).toBeGreaterThanOrEqual(0);
+    // Newest first.
+    expect(urls.indexOf('/hello?name=also-before')).toBeLessThan(urls.indexOf('/hello?name=before-open'));
+    expect(urls.filter((url) => url === '/hello?name=before-open')).toHaveLength(1);
+    // A click shows its lines, kept by the server.
+    await opened.locator('#requests .request-entry', { hasText: '/hello?name=before-open' }).locator('.load').click();
+    await expect
+      .poll(() => visibleLogs(opened))
+      .toEqual(['greeting before-open', expect.stringMatching(/^GET \/hello 200 /)]);
+    await opened.close();
+  });
+
+  it('shows one grey line, and no error, for the Live room and Connections of a service without liveData or a WebSocket function', async () => {
+    await expect.poll(() => page.locator('#live .live-absent').isVisible()).toBe(true);
+    expect(await page.locator('#live .live-absent').textContent()).toMatch(
+      /^not a live-room service: no liveData\.path/,
+    );
+    expect(await page.locator('#live .live-controls').isVisible()).toBe(false);
+    expect(await page.locator('#live .problem').count()).toBe(0);
+    expect(await page.locator('#connections .ws-absent').isVisible()).toBe(true);
+    expect(await page.locator('#connections .ws-absent').textContent()).toMatch(/^no WebSocket function here/);
+    expect(await page.locator('#connections .ws-body').isVisible()).toBe(false);
+    expect(await page.locator('#connections .problem:visible').count()).toBe(0);
   });
 
   it('copies a request as curl that curl itself sends the same, and fills the editor from a pasted one', async () => {

@@ -1,15 +1,18 @@
 /**
  * Which console answers another page may read, and from where: the console of one service of a
  * `cloudfn dev` session asks every other service (another port, so another origin) whether it
- * answers. Only the answers named here, only for GET and HEAD, and only to a page served from a
+ * answers, and which components it uses. Only the answers named here, only for GET and HEAD, and only to a page served from a
  * loopback address (`localhost`, `127.0.0.0/8`, `[::1]`): a page from anywhere else gets no CORS
  * header, so the browser keeps the answer from it. No cookie or credential is allowed.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { isLoopbackName } from '../host-guard.js';
 
-/** The console API answers (`/_cloudfn/api/<name>`) a page of another local origin may read. */
-export const CROSS_ORIGIN_ANSWERS: ReadonlySet<string> = new Set(['services']);
+/**
+ * The console API answers (`/_cloudfn/api/<name>`) a page of another local origin may read:
+ * whether a service answers, and its components (each service's page lists the session's).
+ */
+export const CROSS_ORIGIN_ANSWERS: ReadonlySet<string> = new Set(['services', 'components']);
 
 /**
  * The `Origin` a page of a loopback address sends, as given; undefined for any other (a site on

@@ -1,7 +1,8 @@
 /**
  * The console's live feed: a log sink that keeps the recent records (so a page can ask for a
- * request's lines after the fact) and sends every record, request and function-list change to
- * the pages connected by server-sent events.
+ * request's lines after the fact) and the recent requests (so a page opened later lists them),
+ * and sends every record, request and function-list change to the pages connected by
+ * server-sent events.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serializeRecord, type LogRecord, type LogSink } from '../../../runtime/log/record.js';
@@ -16,6 +17,9 @@ interface SequencedRecord {
   record: LogRecord;
 }
 
+/** Requests kept for `/_cloudfn/api/requests`: as many as the page's list shows. */
+export const KEPT_REQUESTS = 200;
+
 /** A slow page whose unsent data passes this many bytes is dropped rather than buffered without end. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
 
@@ -23,6 +27,8 @@ const MAX_BUFFERED = 4 * 1024 * 1024;
 export class EventHub implements LogSink {
   readonly #clients = new Set<ServerResponse>();
   readonly #recent: SequencedRecord[] = [];
+  /** The last `KEPT_REQUESTS` requests, oldest first. */
+  readonly #requests: RequestInfo[] = [];
   /**
    * The number of the last record: the page de-duplicates on it (a record arrives live and again
    * from /api/logs), since time, message and level do not tell two records apart.
@@ -51,6 +57,8 @@ export class EventHub implements LogSink {
 
   /** Sends a request's summary (from `app.observers`). */
   request(info: RequestInfo): void {
+    this.#requests.push(info);
+    if (this.#requests.length > KEPT_REQUESTS) this.#requests.splice(0, this.#requests.length - KEPT_REQUESTS);
     if (this.#clients.size > 0) this.#send('request', JSON.stringify(info));
   }
 
@@ -67,6 +75,11 @@ export class EventHub implements LogSink {
     const json = JSON.stringify(data);
     if (options.keep === true) this.#kept.set(event, json);
     if (this.#clients.size > 0) this.#send(event, json);
+  }
+
+  /** The kept requests, newest first, as the page lists them. */
+  recentRequests(): RequestInfo[] {
+    return this.#requests.slice().reverse();
   }
 
   /** The kept records of one request, oldest first, each with its `seq`. */

@@ -40,6 +40,8 @@ export interface FunctionStatus {
   updatedAt: number;
   /** What it reads (`function-input.ts`): the console pre-selects POST for `body` and `multipart`. */
   input: FunctionInput;
+  /** Whether it answers the WebSocket gateway (`function-input.ts`): the Connections panel shows only then. */
+  websocket: boolean;
 }
 
 /** `GET /_cloudfn/api/functions`: the functions, the routes and the headers the page sends. */
@@ -66,6 +68,11 @@ export type ConsoleLogRecord = LogRecord & { seq: number };
 
 /** `GET /_cloudfn/api/logs?logid=…` or `?trace_id=…`: the kept lines of a request or a trace. */
 export type LogsAnswer = { records: ConsoleLogRecord[] } & ({ logid: string } | { traceId: string });
+
+/** `GET /_cloudfn/api/requests`: the requests the server answered lately, newest first. */
+export interface RequestsAnswer {
+  requests: RequestInfo[];
+}
 
 /** The `typecheck` event: the checker's state and the errors of its last check (src/dev/type-errors.ts). */
 export interface TypecheckEvent {

@@ -11,6 +11,7 @@
  * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions`, `typecheck` and the panels' (`ws`) |
  * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
  * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
+ * | `/_cloudfn/api/requests` | `{ requests }`, the last 200 requests answered, newest first (the page lists them on open) |
  * | `/_cloudfn/api/<name>` | a panel's answer: `database` (the SDK stand-in; its writes under `/_cloudfn/api/database/` are the SDK service's own hook), `connections` (the WebSocket gateway), `services` and `components` (the app's services; `services` is readable by the console of another local service, cors.ts) |
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,7 +23,7 @@ import type { DevUser } from '../../../runtime/shapes.js';
 import type { ConsoleAssets } from './assets.js';
 import { crossOriginHeaders } from './cors.js';
 import type { EventHub } from './event-hub.js';
-import type { ConsoleMeta, FunctionStatus, LogsAnswer } from './protocol.js';
+import type { ConsoleMeta, FunctionStatus, LogsAnswer, RequestsAnswer } from './protocol.js';
 
 /** Where the console lives. */
 export const CONSOLE_PREFIX = '/_cloudfn';
@@ -137,6 +138,8 @@ export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage
           head,
         });
       }
+      case '/api/requests':
+        return sendJson(res, 200, { requests: ctx.hub.recentRequests() } satisfies RequestsAnswer, { head });
       case '/api/events':
         return ctx.hub.subscribe(req, res);
       default: {

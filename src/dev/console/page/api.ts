@@ -10,6 +10,7 @@ import type {
   HubEvents,
   LogsAnswer,
   RequestInfo,
+  RequestsAnswer,
   TypecheckEvent,
 } from '../protocol.js';
 
@@ -30,6 +31,13 @@ export async function fetchLogs(id: string, options: { byTrace?: boolean } = {})
   const res = await fetch(`${API}/logs?${options.byTrace === true ? 'trace_id' : 'logid'}=${encodeURIComponent(id)}`);
   if (!res.ok) return [];
   return ((await res.json()) as LogsAnswer).records;
+}
+
+/** The requests the server answered before the page opened, newest first; none when it cannot say. */
+export async function fetchRecentRequests(): Promise<RequestInfo[]> {
+  const res = await fetch(`${API}/requests`, { cache: 'no-store' });
+  if (!res.ok) return [];
+  return ((await res.json()) as RequestsAnswer).requests;
 }
 
 export interface FeedHandlers {

@@ -3,11 +3,14 @@
  * server's WebSocket gateway (`/_cloudfn/api/connections`), every connect, uplink, push, group
  * change and disconnect as it happens (the `ws` events of `/_cloudfn/api/events`), and clients
  * of the page's own: a real browser WebSocket to `/__dycloud__/ws/connect/` (the function's path
- * and the user as query parameters), which sends uplinks as a mini-program would.
+ * and the user as query parameters), which sends uplinks as a mini-program would. A service with
+ * no function answering the gateway (`FunctionStatus.websocket`) shows one grey line instead,
+ * until a connection is made anyway.
  */
 import { API } from './api.js';
 import { byId, h, replace } from './dom.js';
 import type { ConnectionsAnswer, GatewayActivity, SessionInfo } from '../../../platform/gateway/protocol.js';
+import type { FunctionStatus } from '../protocol.js';
 
 /** The activity lines kept on the page. */
 const MAX_LINES = 300;
@@ -65,12 +68,19 @@ function describe(activity: GatewayActivity): { text: string; kind: string } {
   }
 }
 
+/** What the page tells the panel. */
+export interface ConnectionsPanel {
+  /** The function list changed: a WebSocket function may have come or gone. */
+  functionsChanged(functions: readonly FunctionStatus[]): void;
+}
+
 /**
  * Fills `#connections` and keeps it current from its own event stream.
- * @example startConnectionsPanel(['/websocket_callback'])
+ * @example startConnectionsPanel(meta.functions)
  */
-export function startConnectionsPanel(paths: readonly string[]): void {
+export function startConnectionsPanel(functions: readonly FunctionStatus[]): ConnectionsPanel {
   const root = byId('connections');
+  const paths = functions.filter((fn) => fn.websocket).map((fn) => fn.path);
   const count = h('span', { class: 'muted' });
   const list = h('ul', { class: 'fn-list connections' });
   const activity = h('ul', { class: 'logs ws-activity' });
@@ -78,7 +88,7 @@ export function startConnectionsPanel(paths: readonly string[]): void {
   const pathInput = h('input', {
     type: 'text',
     list: 'ws-paths',
-    value: paths.find((p) => p.includes('websocket')) ?? paths[0] ?? '/websocket_callback',
+    value: paths[0] ?? '/websocket_callback',
     'aria-label': 'function path (X-TT-SERVICE-PATH)',
   });
   const openidInput = h('input', { type: 'text', placeholder: 'openid (dev user when empty)', 'aria-label': 'openid' });
@@ -211,21 +221,41 @@ export function startConnectionsPanel(paths: readonly string[]): void {
     );
   };
 
+  const body = h('div', { class: 'ws-body' });
+  const absent = h('p', {
+    class: 'muted ws-absent',
+    text: 'no WebSocket function here: the gateway calls a function that reads x-tt-event-type (docs/gateway.md)',
+  });
+  /** Whether anyone connected, whatever the functions: then the panel shows, to say what happened. */
+  let seen = false;
+  const show = (): void => {
+    const applies = paths.length > 0 || seen;
+    body.hidden = !applies;
+    absent.hidden = applies;
+  };
+
   const refresh = async (): Promise<void> => {
     try {
       const res = await fetch(`${API}/connections`);
       if (!res.ok) throw new Error(`${API}/connections answered ${res.status}`);
-      renderList(((await res.json()) as ConnectionsAnswer).connections);
+      const { connections } = (await res.json()) as ConnectionsAnswer;
+      if (connections.length > 0 && !seen) {
+        seen = true;
+        show();
+      }
+      renderList(connections);
     } catch (error) {
       replace(list, h('li', { class: 'muted', text: (error as Error).message }));
     }
   };
 
+  const datalist = h('datalist', { id: 'ws-paths' });
+  const listPaths = (): void => replace(datalist, ...paths.map((p) => h('option', { value: p })));
+  listPaths();
   replace(
-    root,
-    h('h2', {}, 'Connections ', count),
+    body,
     h('p', { class: 'muted', text: 'WebSocket clients of /__dycloud__/ws/connect/ and every push (docs/gateway.md).' }),
-    h('datalist', { id: 'ws-paths' }, ...paths.map((p) => h('option', { value: p }))),
+    datalist,
     h('div', { class: 'ws-send' }, pathInput, openidInput, h('button', { text: 'Connect', onclick: connect })),
     limitNote,
     clientsBox,
@@ -233,14 +263,28 @@ export function startConnectionsPanel(paths: readonly string[]): void {
     h('h3', {}, 'Activity ', h('button', { class: 'link', text: 'clear', onclick: () => replace(activity) })),
     activity,
   );
+  replace(root, h('h2', {}, 'Connections ', count), absent, body);
+  show();
 
   const source = new EventSource(`${API}/events`);
   source.addEventListener('ws', (event) => {
     const entry = JSON.parse((event as MessageEvent<string>).data) as GatewayActivity;
+    seen = true;
+    show();
     const { text, kind } = describe(entry);
     activity.prepend(h('li', { class: `ws-${kind}`, text: `${new Date().toLocaleTimeString()} ${text}` }));
     while (activity.childElementCount > MAX_LINES) activity.lastElementChild?.remove();
     if (entry.type !== 'uplink' && entry.type !== 'push') void refresh();
   });
   void refresh();
+  return {
+    functionsChanged(list) {
+      const had = paths[0];
+      paths.splice(0, paths.length, ...list.filter((fn) => fn.websocket).map((fn) => fn.path));
+      listPaths();
+      // A path the user typed stays; the pre-filled one follows the functions.
+      if (pathInput.value === (had ?? '/websocket_callback')) pathInput.value = paths[0] ?? '/websocket_callback';
+      show();
+    },
+  };
 }

@@ -4,7 +4,7 @@
  * pasted curl command) and what the server's events say (a log line, a request that ended, the
  * function list or the type errors changed). The parts only draw; the state is the store's.
  */
-import { fetchLogs, fetchMeta, newLogid, openFeed } from './api.js';
+import { fetchLogs, fetchMeta, fetchRecentRequests, newLogid, openFeed } from './api.js';
 import { callerHeaders, renderCallerPicker } from './caller.js';
 import { toCurl } from './curl.js';
 import { CurlPanel } from './curl-panel.js';
@@ -269,9 +269,9 @@ export class ConsolePage {
     const observe = startObservePanel(schedulesOf(meta));
     const database = startDatabasePanel();
     const live = startLivePanel(meta.devUser.appid);
-    startConnectionsPanel(meta.functions.map((fn) => fn.path));
+    const connections = startConnectionsPanel(meta.functions);
     startServicesPanel();
-    openFeed({
+    const feed = openFeed({
       status: (connected) => this.#setConnected(connected),
       typecheck: (info) => renderTypeErrors(store, info, (name) => this.#select(name)),
       database: () => database.changed(),
@@ -296,8 +296,16 @@ export class ConsolePage {
         this.#updateFunctions(list);
         this.#refreshParamsForm();
         observe.functionsChanged();
+        connections.functionsChanged(list);
       },
     });
+    // Once the feed is open (or 2 s on), so that a request is live or in this answer, or both.
+    await new Promise<void>((resolve) => {
+      if (feed.readyState === EventSource.OPEN) return resolve();
+      feed.addEventListener('open', () => resolve(), { once: true });
+      setTimeout(resolve, 2000);
+    });
+    this.#requests.addEarlier(await fetchRecentRequests().catch(() => []));
     store.paramsSchemas = await fetchParamsSchemas().catch(() => new Map());
     const wanted = decodeURIComponent(location.hash.slice(1));
     const first = store.functions.find((f) => f.name === wanted) ?? store.functions[0];

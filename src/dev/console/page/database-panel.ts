@@ -134,8 +134,14 @@ export function startDatabasePanel(): DatabasePanel {
         replace(
           row,
           h('pre', { text: pretty(doc) }),
-          h('button', { class: 'link db-edit', text: 'edit', onclick: edit }),
-          h('button', { class: 'link db-delete', text: 'delete', onclick: remove }),
+          // Apart on screen and in the text (a reader or a copy gets "edit · delete").
+          h(
+            'div',
+            { class: 'db-doc-tools' },
+            h('button', { class: 'link db-edit', text: 'edit', onclick: edit }),
+            h('span', { class: 'muted', 'aria-hidden': 'true', text: ' · ' }),
+            h('button', { class: 'link db-delete', text: 'delete', onclick: remove }),
+          ),
         );
         return row;
       }),

@@ -3,7 +3,8 @@
  * data tasks with the platform's task calls, then send a comment, a gift or likes as a viewer:
  * each is one push to `liveData.path` through `POST /_cloudfn/live/<roomid>/<msg_type>`, and the
  * panel shows the function's status, logid and body (the push also shows in the request list).
- * Every room with tasks is listed with its anchor; picking one sends into that room.
+ * Every room with tasks is listed with its anchor; picking one sends into that room. A service
+ * without `liveData.path` has nowhere to push: the panel is one grey line saying so.
  */
 import { byId, h, replace } from './dom.js';
 import type { LivePushAnswer, LiveRoomsAnswer } from '../../../platform/live/protocol.js';
@@ -44,16 +45,27 @@ export function startLivePanel(appid: string): LivePanel {
   const tasks = h('ul', { class: 'live-tasks' });
   const result = h('span', { class: 'muted live-result' });
   const body = h('pre', { class: 'live-body', hidden: true });
+  const controls = h('div', { class: 'live-controls' });
+  const absent = h('p', { class: 'muted live-absent', hidden: true });
+  /** Shows the controls, or only `why` the panel does not apply. */
+  const applies = (why: string | undefined): void => {
+    controls.hidden = why !== undefined;
+    absent.hidden = why === undefined;
+    absent.textContent = why ?? '';
+  };
 
   const refresh = async (): Promise<void> => {
     try {
-      const answer = (await (await fetch(`${LIVE}/rooms`)).json()) as LiveRoomsAnswer;
+      const res = await fetch(`${LIVE}/rooms`);
+      if (res.status === 404) return applies('no live-room simulator in this dev server');
+      const answer = (await res.json()) as LiveRoomsAnswer;
+      if (answer.path === null)
+        return applies('not a live-room service: no liveData.path in its cloudfn.config.json (docs/live-room.md)');
+      applies(undefined);
       const live = answer.rooms.filter((r) => r.tasks.some((t) => t.running));
       replace(
         tasks,
-        answer.path === null
-          ? h('li', { class: 'problem' }, 'no liveData.path in cloudfn.config: pushes have nowhere to go')
-          : h('li', { class: 'muted' }, `pushes go to ${answer.path}`),
+        h('li', { class: 'muted' }, `pushes go to ${answer.path}`),
         ...(live.length === 0
           ? [h('li', { class: 'muted' }, 'no task running: start the room, or call your start_game')]
           : live.map((r) =>
@@ -69,6 +81,7 @@ export function startLivePanel(appid: string): LivePanel {
             )),
       );
     } catch (error) {
+      applies(undefined);
       replace(tasks, h('li', { class: 'problem' }, (error as Error).message));
     }
   };
@@ -130,8 +143,9 @@ export function startLivePanel(appid: string): LivePanel {
   };
   const whole = (field: HTMLInputElement): number => Math.max(0, Math.floor(Number(field.value) || 0));
 
+  replace(byId('live'), absent, controls);
   replace(
-    byId('live'),
+    controls,
     h(
       'div',
       { class: 'live-row' },

@@ -1,7 +1,7 @@
 /**
  * The live list of requests: every request the dev server finished, whatever sent it (curl, a
- * client, this page), from the server's `request` events; a click shows its log lines, a
- * button replays it.
+ * client, this page), from the ones it kept before the page opened and then its `request`
+ * events; a click shows its log lines, a button replays it.
  */
 import type { RequestInfo } from '../protocol.js';
 import { h, replace } from './dom.js';
@@ -41,6 +41,17 @@ export class RequestList {
   /** A request ended: it goes on top. */
   add(info: RequestInfo): void {
     this.#items.unshift(info);
+    if (this.#items.length > MAX_REQUESTS) this.#items.length = MAX_REQUESTS;
+    this.#render();
+  }
+
+  /**
+   * The requests answered before the page opened (newest first) go under the ones that arrived
+   * live since; a request in both is listed once.
+   */
+  addEarlier(infos: readonly RequestInfo[]): void {
+    const listed = new Set(this.#items.map((info) => info.logid));
+    this.#items.push(...infos.filter((info) => !listed.has(info.logid)));
     if (this.#items.length > MAX_REQUESTS) this.#items.length = MAX_REQUESTS;
     this.#render();
   }

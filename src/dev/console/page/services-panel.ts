@@ -2,8 +2,9 @@
  * The console's Services panel (docs/dev.md#the-services-panel): every service of the
  * `cloudfn dev` session (`/_cloudfn/api/services`) with its id, URL and console, which one this
  * page belongs to, which ones this service may call (its `innerCall`, with the inner-call host
- * it calls them at), whether each answers, and the app's components with their addresses
- * (`/_cloudfn/api/components`). Whether a service answers is one GET of its own
+ * it calls them at), whether each answers, and the session's components with their addresses and
+ * the services that use each (every service's `/_cloudfn/api/components`: a service that uses
+ * none still sees the Redis its neighbours use). Whether a service answers is one GET of its own
  * `/_cloudfn/api/services` (another port: its dev server lets a loopback page read that answer),
  * bounded by a timeout, on load, on **check** and every few seconds.
  */
@@ -67,10 +68,41 @@ async function probe(entry: ServiceEntry): Promise<Probe> {
   }
 }
 
-async function getJson<T>(name: string): Promise<T> {
-  const res = await fetch(`${API}/${name}`, { cache: 'no-store' });
-  if (!res.ok) throw new Error(`${API}/${name} answered ${res.status}`);
+async function getJson<T>(name: string, base = ''): Promise<T> {
+  const res = await fetch(`${base}${API}/${name}`, {
+    cache: 'no-store',
+    signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+  });
+  if (!res.ok) throw new Error(`${base}${API}/${name} answered ${res.status}`);
   return (await res.json()) as T;
+}
+
+/** One component of the session: a server (name, address, state) and the services given it. */
+type SessionComponent = ComponentsAnswer['components'][number] & { users: string[] };
+
+/**
+ * The components of every service of the session that answers, one entry per server: a
+ * component the session started is shared (one address, several users); one given by URL is
+ * its service's own. This service's first, then the others' in the session's order.
+ */
+async function sessionComponents(services: readonly ServiceEntry[]): Promise<SessionComponent[]> {
+  const ordered = [...services.filter((s) => s.self), ...services.filter((s) => !s.self)];
+  const answers = await Promise.all(
+    ordered.map((entry) =>
+      getJson<ComponentsAnswer>('components', entry.self ? '' : entry.url).then(
+        (answer) => ({ id: entry.id, components: answer.components }),
+        () => ({ id: entry.id, components: [] }),
+      ),
+    ),
+  );
+  const found: SessionComponent[] = [];
+  for (const { id, components } of answers)
+    for (const c of components) {
+      const same = found.find((f) => f.name === c.name && f.address === c.address);
+      if (same === undefined) found.push({ ...c, users: [id] });
+      else if (!same.users.includes(id)) same.users.push(id);
+    }
+  return found;
 }
 
 /** One row of the list: the service, its links, whether this one may call it, and its check. */
@@ -158,9 +190,11 @@ export function startServicesPanel(): void {
       answer = await getJson<ServicesAnswer>('services');
     } catch (error) {
       replace(list, h('li', { class: 'problem', text: (error as Error).message }));
+      void showComponents();
       return;
     }
     render();
+    void showComponents();
     await Promise.all(
       answer.services.map(async (entry) => {
         const result = await probe(entry);
@@ -172,35 +206,43 @@ export function startServicesPanel(): void {
   };
 
   const showComponents = async (): Promise<void> => {
-    try {
-      const { components: all } = await getJson<ComponentsAnswer>('components');
-      replace(
-        components,
-        ...(all.length === 0
-          ? [h('li', { class: 'muted', text: 'none (components in cloudfn.config.json)' })]
-          : all.map((c) =>
-              h(
-                'li',
-                { 'data-component': c.name },
-                h('strong', { text: c.name }),
-                ' ',
-                h('span', { class: 'svc-address', text: c.address === '' ? '(no address)' : c.address }),
-                c.state === undefined
-                  ? null
-                  : h('span', {
-                      class: `comp-state comp-${c.state}`,
-                      title: c.detail ?? '',
-                      text: ` ${c.state}${c.detail === undefined ? '' : ` (${c.detail})`}`,
-                    }),
-                c.dir === undefined ? null : h('span', { class: 'muted', text: ` data in ${c.dir}` }),
-              ),
-            )),
-      );
-      // A server being restarted is looked at again soon, until it runs or is given up on.
-      if (all.some((c) => c.state === 'restarting')) setTimeout(() => void showComponents(), RESTARTING_RECHECK_MS);
-    } catch (error) {
-      replace(components, h('li', { class: 'problem', text: (error as Error).message }));
-    }
+    const services = answer?.services ?? [];
+    const all = await sessionComponents(
+      services.length === 0 ? [{ id: '', url: '', console: '', self: true, enabled: false }] : services,
+    );
+    const alone = services.length <= 1;
+    replace(
+      components,
+      ...(all.length === 0
+        ? [
+            h('li', {
+              class: 'muted',
+              text: alone
+                ? 'none (components in cloudfn.config.json)'
+                : 'none in this session (components in cloudfn.config.json)',
+            }),
+          ]
+        : all.map((c) =>
+            h(
+              'li',
+              { 'data-component': c.name, 'data-users': c.users.join(' ') },
+              h('strong', { text: c.name }),
+              ' ',
+              h('span', { class: 'svc-address', text: c.address === '' ? '(no address)' : c.address }),
+              alone ? null : h('span', { class: 'svc-users', text: ` used by ${c.users.join(', ')}` }),
+              c.state === undefined
+                ? null
+                : h('span', {
+                    class: `comp-state comp-${c.state}`,
+                    title: c.detail ?? '',
+                    text: ` ${c.state}${c.detail === undefined ? '' : ` (${c.detail})`}`,
+                  }),
+              c.dir === undefined ? null : h('span', { class: 'muted', text: ` data in ${c.dir}` }),
+            ),
+          )),
+    );
+    // A server being restarted is looked at again soon, until it runs or is given up on.
+    if (all.some((c) => c.state === 'restarting')) setTimeout(() => void showComponents(), RESTARTING_RECHECK_MS);
   };
 
   replace(
@@ -211,10 +253,8 @@ export function startServicesPanel(): void {
     components,
   );
   void check();
-  void showComponents();
+  // Each check shows the components again (their states, and the neighbours that answer).
   setInterval(() => {
-    if (document.visibilityState !== 'visible') return;
-    void check();
-    void showComponents();
+    if (document.visibilityState === 'visible') void check();
   }, RECHECK_MS);
 }

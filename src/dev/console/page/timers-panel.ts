@@ -59,11 +59,26 @@ function timerItem(timer: ScheduledFunction): HTMLLIElement {
     h('strong', {}, timer.name),
     ' ',
     h('code', {}, timer.schedule),
-    timer.next === undefined ? '' : h('span', { class: 'muted' }, ` next ${new Date(timer.next).toLocaleTimeString()}`),
+    timer.next === undefined
+      ? ''
+      : h('span', { class: 'muted timer-next', title: timer.next }, ` next ${formatNext(new Date(timer.next))}`),
     h('span', { class: 'timer-params', title: 'the JSON body of every firing' }, params),
     result,
     body,
   );
+}
+
+/**
+ * A firing's time with its zone, as this page's clock reads it (`14:05:00 GMT+8`), and its
+ * date when it is not today: a bare local time reads as the server's zone, or as UTC, to
+ * whoever compares it with the schedule. The ISO instant is the element's title.
+ * @example formatNext(new Date('2026-12-06T06:05:00Z')) // '14:05:00 GMT+8' in Asia/Shanghai
+ */
+export function formatNext(at: Date, now = new Date()): string {
+  const time = at.toLocaleTimeString(undefined, { hour12: false, timeZoneName: 'short' });
+  return at.toDateString() === now.toDateString()
+    ? time
+    : `${at.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
 }
 
 /**
