@@ -90,8 +90,8 @@ export class App implements Host {
     // Off the start-up path (lazy-import.ts), with the parts of the service a handler uses now
     // and then (request/service-parts.ts); a request that comes first waits. A failure to
     // load is answered there, per request, with the error. raw-body is not started here: it
-    // loads on the first body (read-body.ts), so a process that only answers GET never holds
-    // it (about 8 MB of RSS under node with its dependencies, measured on node 20).
+    // loads on the first chunked body (read-body.ts), so a process that only answers GET or
+    // bodies with a Content-Length never holds it (about 8 MB of RSS under node with its dependencies, measured on node 20).
     cookieCodec.load().catch(() => undefined);
     serviceParts.load().catch(() => undefined);
     // The writing of error answers (response.ts), likewise: an error that comes first waits.

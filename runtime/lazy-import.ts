@@ -3,8 +3,8 @@
  * need. In a bundle (`cloudfn build`) the package then sits in a chunk beside the entry, so
  * start-up does not read or compile it. The value is kept once loaded, so the request path
  * reads it synchronously; the requests that come before a load finished wait for it. The app
- * starts the cookie codec's load when it is created; raw-body loads on the first body. One per
- * package per process, like the module system's own cache it stands in front of.
+ * starts the cookie codec's load when it is created; raw-body loads on the first chunked body.
+ * One per package per process, like the module system's own cache it stands in front of.
  */
 
 /** A lazily imported package. */

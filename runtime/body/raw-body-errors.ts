@@ -1,15 +1,15 @@
 /**
- * raw-body's errors in the runtime's terms: a body over its limit is 413, a length that does
- * not match Content-Length 400, a client gone mid-body the disconnect of the pipeline (499).
+ * raw-body's errors in the runtime's terms: a body over its limit is 413, a client gone mid-body
+ * the disconnect of the pipeline (499). raw-body reads only chunked bodies (read-body.ts reads
+ * those of known length), so it never checks a Content-Length.
  * Imported with raw-body itself (read-body.ts), so it is there whenever raw-body calls back; a
  * process that only answers GET never loads it, and a bundle's start-up does not read it.
  */
 import type { RawBodyError } from 'raw-body';
-import { createError } from '../errors.js';
 
 /**
- * The error a read ends with for raw-body's `error`: the read's own 413 (`tooLarge`), the
- * runtime's 400, or a disconnect (`abort`, read-body.ts's `clientAbort`).
+ * The error a read ends with for raw-body's `error`: the read's own 413 (`tooLarge`) or a
+ * disconnect (`abort`, read-body.ts's `clientAbort`).
  * @example translateRawBodyError(error, reader, clientAbort)
  */
 export function translateRawBodyError(
@@ -22,11 +22,6 @@ export function translateRawBodyError(
       return read.tooLarge();
     case 'request.aborted':
       return abort(error);
-    case 'request.size.invalid':
-      return createError(
-        'CLOUDFN_BAD_REQUEST',
-        `the body has ${error.received} bytes but Content-Length says ${error.expected}; send the length of the body sent`,
-      );
     case 'stream.not.readable':
       // The connection closed while raw-body was being loaded.
       return abort(error);

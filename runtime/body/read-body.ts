@@ -1,16 +1,22 @@
 /**
- * Reading a request body into one Buffer under a size limit, with raw-body: a declared
- * Content-Length over the limit is refused before a byte is read, a chunked body as soon as it
- * passes the limit, a body shorter or longer than its Content-Length is a 400, a client that
- * goes away mid-body an abort. This file owns the checks before the read (encoding, length,
- * a second read), the mapping of raw-body's errors to the runtime's, and ending a read early
- * when the connection fails under it.
+ * Reading a request body into one Buffer under a size limit: a declared Content-Length over the
+ * limit is refused before a byte is read, a chunked body as soon as it passes the limit, a body
+ * shorter or longer than its Content-Length is a 400, a client that goes away mid-body an abort.
+ * A body with a Content-Length is collected here, and one that arrives in one chunk (a JSON
+ * body of a few kB mostly does) is that chunk, not a copy of it; a chunked body is read with
+ * raw-body, whose limit counts the bytes as they come. This file owns the checks before the
+ * read (encoding, length, a second read), the collection of a body of known length, the mapping
+ * of raw-body's errors to the runtime's, and ending a read early when the connection fails
+ * under it. docs/decisions.md ("A body of known length is read without raw-body") says why.
  */
 import type { IncomingMessage } from 'node:http';
 import type getRawBody from 'raw-body';
 import type { RawBodyError } from 'raw-body';
 import { createError } from '../errors.js';
 import { commonJs, LazyImport } from '../lazy-import.js';
+
+// A builtin through process.getBuiltinModule rather than an ESM import (decode-text.ts says why).
+const { AsyncResource } = process.getBuiltinModule('node:async_hooks');
 
 /**
  * raw-body, imported on the first body read (../lazy-import.ts) with its errors' translation
@@ -106,8 +112,16 @@ export function readBodyThen<C>(
   // that closes without the 'aborted' event raw-body waits for.
   req.on('error', onError);
   req.on('close', onClose);
-  // raw-body checks the bytes against the declared length (400 when they differ).
-  const options = { length: chunked ? null : length, limit };
+  if (!chunked && req.readableEncoding === null) {
+    // A declared length at most the limit: nothing raw-body adds but a copy of the bytes
+    // (its Buffer.concat copies even a single chunk, 1 kB more per POST of 1 kB outside the
+    // heap). A stream already closed never emits 'close' again: that is a client gone.
+    if (!req.readable) reader.finish(clientAbort());
+    else reader.collect(Number(length));
+    return true;
+  }
+  // raw-body counts a chunked body against the limit as it arrives.
+  const options = { length: null, limit };
   const loaded = rawBody.value;
   if (loaded !== undefined) loaded.read(req, options, reader.callback);
   else
@@ -129,7 +143,7 @@ export function readBodyThen<C>(
 export function abortBodyRead(req: IncomingMessage, error: Error): boolean {
   const reader = (req as Reading<unknown>)[READER];
   if (reader === undefined) return false;
-  // raw-body stops collecting: no more 'data' while paused; its listeners go with 'close'.
+  // The read stops collecting: no more 'data' while paused; raw-body's listeners go with 'close'.
   req.pause();
   // Body bytes node parsed before the failure that nobody read yet (raw-body still loading, or
   // not yet handed the request): a body already past its limit is the 413 raw-body would have
@@ -154,10 +168,37 @@ function onClose(this: Reading<unknown>): void {
   // 'close' before the body was complete: the connection went away mid-body.
   this[READER]?.finish(clientAbort());
 }
+function onData(this: Reading<unknown>, chunk: Buffer): void {
+  this[READER]?.add(chunk);
+}
+function onEnd(this: Reading<unknown>): void {
+  const reader = this[READER];
+  // In the async context the read began in, as raw-body's callback is: a handler that reads an
+  // AsyncLocalStorage entered around the 'request' event (a tracer's) still finds its store.
+  if (reader !== undefined) reader.scope!.runInAsyncScope(reader.end, reader);
+}
 
-/** The state of one read: settles once, with raw-body's outcome or an earlier failure. */
+/** CLOUDFN_BAD_REQUEST (400) for a body whose bytes do not match its Content-Length. */
+function lengthMismatch(received: number, expected: number): Error {
+  return createError(
+    'CLOUDFN_BAD_REQUEST',
+    `the body has ${received} bytes but Content-Length says ${expected}; send the length of the body sent`,
+  );
+}
+
+/**
+ * The state of one read: settles once, with the body, raw-body's outcome or an earlier failure.
+ * A body of known length is collected in `#first` (its only chunk, handed on as it is) and
+ * `#rest` (the chunks after it, joined once at the end).
+ */
 class BodyReader<C> {
   settled = false;
+  #length = -1;
+  #received = 0;
+  #first: Buffer | undefined = undefined;
+  #rest: Buffer[] | undefined = undefined;
+  /** The async context of a collected read, where it ends. */
+  scope: InstanceType<typeof AsyncResource> | undefined = undefined;
   /** raw-body's callback, bound once per read. */
   readonly callback: (error: RawBodyError | null, body: Buffer) => void;
   readonly #req: Reading<C>;
@@ -193,11 +234,47 @@ class BodyReader<C> {
     return createError('CLOUDFN_BODY_TOO_LARGE', this.limit, this.#limitName);
   }
 
+  /** Starts collecting a body of `length` bytes from the request's 'data' events. */
+  collect(length: number): void {
+    this.#length = length;
+    this.scope = new AsyncResource('cloudfn.readBody');
+    const req = this.#req;
+    req.on('data', onData);
+    req.on('end', onEnd);
+  }
+
+  /** One chunk of a collected body; past the limit the read ends with a 413, as raw-body's would. */
+  add(chunk: Buffer): void {
+    this.#received += chunk.length;
+    if (this.#received > this.limit) {
+      // Halted as raw-body halts it: no more 'data' while the caller answers.
+      this.#req.pause();
+      this.finish(this.tooLarge());
+    } else if (this.#first === undefined) this.#first = chunk;
+    else (this.#rest ??= []).push(chunk);
+  }
+
+  /** The end of a collected body: its one chunk as it is, or its chunks joined. */
+  end(): void {
+    const received = this.#received;
+    if (received !== this.#length) return this.finish(lengthMismatch(received, this.#length));
+    const first = this.#first;
+    const rest = this.#rest;
+    if (rest === undefined) return this.finish(undefined, first);
+    rest.unshift(first as Buffer);
+    this.finish(undefined, Buffer.concat(rest, received));
+  }
+
   finish(error: Error | undefined, body?: Buffer): void {
     if (this.settled) return;
     this.settled = true;
     const req = this.#req;
     req.off('close', onClose);
+    if (this.#length !== -1) {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      this.#first = this.#rest = undefined;
+    }
     // The 'error' listener stays: the stream may still error once the caller answers.
     req[READER] = undefined;
     if (error === undefined) this.#done(this.#context, body ?? EMPTY_BODY);
