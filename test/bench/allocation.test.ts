@@ -19,8 +19,12 @@ const built = existsSync(join(ROOT, 'dist/runtime/index.js'));
 const work = mkdtempSync(join(tmpdir(), 'cloudfn-allocation-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** cloudfn's allocation per request may be at most this many times fastify's (about 1.1 today). */
-const BUDGET = 1.25;
+/**
+ * cloudfn's allocation per request may be at most this many times fastify's: about 1.08 per GET
+ * today, and about 1.02 per POST JSON 1 KB since a body of one chunk is no longer copied (issue
+ * 57, item 2; it was 1.14). Each bound leaves room for the noise of one short round.
+ */
+const BUDGET = { get: 1.25, postJson: 1.1 };
 
 it('counts what a piece of code allocates, on the heap and outside it', () => {
   const meter = new AllocationMeter();
@@ -60,11 +64,11 @@ it('counts short-lived Buffers once their memory is swept with the collection', 
 describe.skipIf(!built)('per request, against fastify (needs npm run build)', () => {
   const bodies = writeBodies(work);
   const cases = [
-    { label: 'GET /hello?name=a', path: '/hello?name=a', request: undefined },
-    { label: 'POST /echo, JSON 1 KB', path: '/echo', request: bodies.json },
+    { label: 'GET /hello?name=a', path: '/hello?name=a', request: undefined, budget: BUDGET.get },
+    { label: 'POST /echo, JSON 1 KB', path: '/echo', request: bodies.json, budget: BUDGET.postJson },
   ];
-  for (const { label, path, request } of cases)
-    it(`allocates at most ${BUDGET}× fastify's bytes for ${label}`, async () => {
+  for (const { label, path, request, budget } of cases)
+    it(`allocates at most ${budget}× fastify's bytes for ${label}`, async () => {
       const measured = await measureAllocation({
         kinds: ['cloudfn', 'fastify'],
         path,
@@ -79,6 +83,6 @@ describe.skipIf(!built)('per request, against fastify (needs npm run build)', ()
       expect(measured.cloudfn!.problems + measured.fastify!.problems).toBe(0);
       // Both sides allocate something per request: a meter that read nothing would pass any ratio.
       expect(fastify.total).toBeGreaterThan(1000);
-      expect(cloudfn.total / fastify.total).toBeLessThanOrEqual(BUDGET);
+      expect(cloudfn.total / fastify.total).toBeLessThanOrEqual(budget);
     }, 60_000);
 });
