@@ -115,9 +115,13 @@ export function readBodyThen<C>(
   if (!chunked && req.readableEncoding === null) {
     // A declared length at most the limit: nothing raw-body adds but a copy of the bytes
     // (its Buffer.concat copies even a single chunk, 1 kB more per POST of 1 kB outside the
-    // heap). A stream already closed never emits 'close' again: that is a client gone.
-    if (!req.readable) reader.finish(clientAbort());
-    else reader.collect(Number(length));
+    // heap). A stream already closed never emits 'close' again: that is a client gone, and
+    // the outcome is known at once.
+    if (!req.readable) {
+      reader.finish(clientAbort());
+      return false;
+    }
+    reader.collect(Number(length));
     return true;
   }
   // raw-body counts a chunked body against the limit as it arrives.

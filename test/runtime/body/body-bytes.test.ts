@@ -51,6 +51,19 @@ describe('readBody, a body of known length', () => {
   });
 });
 
+describe('readBody, a request already closed', () => {
+  it('rejects as the client gone (ECONNRESET), not waiting for a close that came before', async () => {
+    const stream = new PassThrough();
+    Object.assign(stream, { headers: { 'content-length': '5' }, complete: false });
+    stream.destroy();
+    await new Promise((resolve) => stream.once('close', resolve));
+    const error = await readBody(stream as unknown as IncomingMessage, 1024, 'maxBodySize').catch(
+      (e: Error & { code?: string }) => e,
+    );
+    expect(error).toMatchObject({ code: 'ECONNRESET' });
+  });
+});
+
 describe('service.rawBody over a socket', () => {
   let url: URL;
   let close: () => Promise<void>;
