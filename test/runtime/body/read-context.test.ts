@@ -26,8 +26,9 @@ beforeAll(async () => {
   const emit = http.emit;
   let n = 0;
   http.emit = function (this: typeof http, event: string, ...args: unknown[]) {
-    if (event === 'request') return als.run(`request ${++n}`, () => emit.call(this, event, ...args));
-    return emit.call(this, event, ...args);
+    const forward = (): boolean => Reflect.apply(emit, this, [event, ...args]) as boolean;
+    if (event === 'request') return als.run(`request ${++n}`, forward);
+    return forward();
   } as typeof emit;
   url = server.url;
   close = () => {
