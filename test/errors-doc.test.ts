@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runtimeErrors } from '../runtime/all-errors.js';
+import { appErrors } from '../src/app/errors.js';
 import { buildErrors } from '../src/build/errors.js';
 import { cloudCodes } from '../src/client/cloud-failure.js';
 import { clientErrors } from '../src/client/errors.js';
@@ -32,6 +33,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   schedule: scheduleErrors,
   components: componentErrors,
   services: serviceErrors,
+  app: appErrors,
 };
 
 describe('docs/errors.md', () => {
