@@ -6,16 +6,23 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { PlatformError } from '../platform/errors.js';
+import { CloudfnError } from '../../runtime/errors.js';
 import {
-  exportStore,
-  formatDump,
-  importStore,
-  parseDump,
-  projectDataDir,
-  resetStore,
-  type StoreChange,
-} from '../platform/sdk/database/index.js';
+  type AppDataChange,
+  type AppDataTarget,
+  appDataTarget,
+  exportAppData,
+  findAppRoot,
+  formatAppData,
+  importAppData,
+  parseAppData,
+  resetAppData,
+  strayDataWarning,
+  summarize,
+} from '../app/index.js';
+import { PlatformError } from '../platform/errors.js';
+import { componentsDirFor } from '../platform/components/service.js';
+import { projectDataDir } from '../platform/sdk/database/index.js';
 import { OptionsError, parseOrHelp } from './args.js';
 import type { CommandHelp } from './help.js';
 import { printJson } from './json.js';
@@ -55,12 +62,6 @@ that a running dev makes meanwhile is kept. The store is CLOUDFN_PLATFORM_DATA, 
 
 const ACTIONS = ['export', 'import', 'reset'] as const;
 
-/** One line: what was touched. */
-function summary(change: StoreChange): string {
-  if (change.collections.length === 0) return 'no collections';
-  return change.collections.map((c) => `${c.name} (${c.count})`).join(', ');
-}
-
 /** Asks on the terminal; false unless the answer is y or yes. */
 async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
@@ -75,26 +76,29 @@ async function act(
   action: (typeof ACTIONS)[number],
   positionals: string[],
   values: { merge?: boolean; yes?: boolean; json?: boolean },
-  dataDir: string,
+  target: AppDataTarget,
 ): Promise<number> {
   const json = values.json === true;
-  const report = (change: StoreChange, file: string | null, line: string): number => {
-    if (json) return printJson({ action, file, collections: change.collections }, 0);
+  const { dataDir } = target;
+  const report = (change: AppDataChange, file: string | null, line: string): number => {
+    if (json) return printJson({ action, file, ...change }, 0);
+    for (const note of change.notes) process.stderr.write(`${note}\n`);
     process.stderr.write(`${line}\n`);
     return 0;
   };
   if (action === 'export') {
     if (positionals.length > 1) throw new OptionsError(`db export takes at most one file, got ${positionals.length}`);
-    const dump = await exportStore(dataDir);
-    const change = { collections: Object.entries(dump).map(([name, docs]) => ({ name, count: docs.length })) };
     const file = positionals[0];
+    if (file === undefined && json)
+      throw new OptionsError('db export --json needs a file: the dump itself goes to stdout without one');
+    const { data, change } = await exportAppData(target);
     if (file === undefined) {
-      if (json) throw new OptionsError('db export --json needs a file: the dump itself goes to stdout without one');
-      process.stdout.write(formatDump(dump));
+      for (const note of change.notes) process.stderr.write(`${note}\n`);
+      process.stdout.write(formatAppData(data));
       return 0;
     }
-    writeFileSync(resolve(file), formatDump(dump));
-    return report(change, file, `exported ${summary(change)} from ${dataDir} to ${file}`);
+    writeFileSync(resolve(file), formatAppData(data));
+    return report(change, file, `exported ${summarize(change)} from ${dataDir} to ${file}`);
   }
   if (action === 'import') {
     if (positionals.length !== 1)
@@ -106,23 +110,30 @@ async function act(
     } catch (error) {
       throw new OptionsError(`${file} cannot be read: ${(error as Error).message}`);
     }
-    const change = await importStore(dataDir, parseDump(text, file), { merge: values.merge === true });
-    return report(change, file, `imported ${summary(change)} into ${dataDir}${values.merge ? ' (merged by _id)' : ''}`);
+    const change = await importAppData(target, parseAppData(text, file), { merge: values.merge === true }, file);
+    return report(change, file, `imported ${summarize(change)} into ${dataDir}${values.merge ? ' (merged)' : ''}`);
   }
   if (positionals.length > 0) throw new OptionsError(`db reset takes no file, got ${positionals.join(' ')}`);
+  const what = `every collection in ${dataDir}${target.local.map((name) => ` and every ${name === 'redis' ? 'Redis key' : 'MySQL database'} of the local ${name}`).join('')}`;
   if (values.yes !== true) {
     if (!process.stdin.isTTY)
-      throw new OptionsError(
-        `db reset would remove every collection in ${dataDir}; pass --yes to do it without asking`,
-      );
-    if (!(await confirm(`Remove every collection in ${dataDir}? [y/N] `))) {
+      throw new OptionsError(`db reset would remove ${what}; pass --yes to do it without asking`);
+    if (!(await confirm(`Remove ${what}? [y/N] `))) {
       process.stderr.write('nothing was removed\n');
       return 1;
     }
   }
-  const change = await resetStore(dataDir);
+  const change = await resetAppData(target);
   const names = change.collections.map((c) => c.name).join(', ');
-  return report(change, null, `${names === '' ? 'nothing to remove' : `removed ${names}`} from ${dataDir}`);
+  const components = summarize({ ...change, collections: [] })
+    .split('; ')
+    .slice(1)
+    .join('; ');
+  return report(
+    change,
+    null,
+    `${names === '' ? 'nothing to remove' : `removed ${names}`} from ${dataDir}${components === '' ? '' : `; ${components} removed`}`,
+  );
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -143,12 +154,17 @@ export async function run(argv: string[]): Promise<number> {
       `db takes export, import or reset${action === undefined ? '' : `, got ${JSON.stringify(action)}`}; e.g. cloudfn db export out.json`,
     );
   if (args.values.merge === true && action !== 'import') throw new OptionsError('--merge goes with db import');
-  const dataDir = projectDataDir(resolve(args.values.root ?? '.'), process.env);
   try {
-    return await act(action as (typeof ACTIONS)[number], rest, args.values, dataDir);
+    const root = resolve(args.values.root ?? '.');
+    // Run in the app root, a service folder or below: the app's one data home.
+    const app = findAppRoot(root);
+    const warning = app === undefined ? undefined : strayDataWarning(app);
+    if (warning !== undefined) process.stderr.write(`${warning}\n`);
+    const target = await appDataTarget(root, projectDataDir(root, process.env), componentsDirFor(root));
+    return await act(action as (typeof ACTIONS)[number], rest, args.values, target);
   } catch (error) {
-    // A bad file, a locked or corrupt store: one line naming it.
-    if (error instanceof PlatformError) throw new OptionsError(error.message);
+    // A bad file, a locked or corrupt store, a component that cannot start: one line naming it.
+    if (error instanceof PlatformError || error instanceof CloudfnError) throw new OptionsError(error.message);
     throw error;
   }
 }

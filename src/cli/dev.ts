@@ -2,14 +2,25 @@
  * `cloudfn dev [root] --port <n> --host <h> --inspect[=[host:]port]`: serve a project with
  * reload, readable logs and the debug console.
  */
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
+import {
+  type AppData,
+  appDataTarget,
+  findAppRoot,
+  importAppData,
+  parseAppData,
+  strayDataWarning,
+  summarize,
+} from '../app/index.js';
 import { startDevPlatform, startDevServer } from '../dev/index.js';
 import { superviseDevProcess } from '../dev/dev-process.js';
 import { EXIT_NOTE_VAR } from '../dev/exit-note.js';
 import { startDevSession } from '../dev/session.js';
 import { onParentGone } from '../../runtime/serve/parent-gone.js';
 import { fileURLToPath } from 'node:url';
+import { COMPONENTS_DATA_VAR, componentsDirFor } from '../platform/components/service.js';
 import { PlatformError } from '../platform/index.js';
 import { PLATFORM_ENV_VARS, readPlatformEnv } from '../platform/media-api/platform-options.js';
 import { prepareDevStore } from '../platform/sdk/database/index.js';
@@ -101,7 +112,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(formatHelp(HELP) + '\n');
     return 0;
   }
-  if (positionals.length > 1) {
+  const roots = serviceRoots(positionals);
+  if (roots.length > 1) {
     for (const [flag, given] of [
       ['--inspect', split.inspect !== undefined],
       ['--client', values.client !== undefined],
@@ -109,10 +121,9 @@ export async function run(argv: string[]): Promise<number> {
     ] as const)
       if (given)
         throw new OptionsError(
-          `${flag} goes with one folder, got ${positionals.length} (${positionals.join(' ')}); run that service alone with cloudfn dev <folder> ${flag}`,
+          `${flag} goes with one folder, got ${roots.length} (${positionals.join(' ') || 'the services of the app root'}); run that service alone with cloudfn dev <folder> ${flag}`,
         );
   }
-  const roots = (positionals.length === 0 ? ['.'] : positionals).map((folder) => resolve(folder));
   const root = roots[0]!;
   let platformPort: number | undefined;
   if (values['platform-port'] !== undefined) {
@@ -136,14 +147,38 @@ export async function run(argv: string[]): Promise<number> {
           allowedHosts: readAllowedHosts(readPlatformEnv({}, process.env).allowedHosts),
         })
       : undefined;
+    // The seed, checked whole before anything is written (documents and each component's data).
+    const seed = values.seed === undefined ? undefined : readSeed(values.seed);
     // The database's store: seeded and (for --ephemeral) created before any function loads.
     const store = await prepareDevStore({
       root,
       env: { ...process.env, ...platform?.env },
-      ...(values.seed === undefined ? {} : { seed: values.seed }),
+      ...(seed === undefined ? {} : { seed: values.seed!, seedDump: seed.documents }),
       ephemeral: values.ephemeral === true,
     });
     process.once('exit', () => store.dispose());
+    // --ephemeral: the components' servers keep their data beside the store, removed with it.
+    const componentsEnv: Record<string, string> =
+      values.ephemeral === true ? { [COMPONENTS_DATA_VAR]: join(store.dataDir, 'components') } : {};
+    const app = findAppRoot(root);
+    const warning = app === undefined || values.ephemeral === true ? undefined : strayDataWarning(app);
+    if (warning !== undefined) process.stdout.write(`${warning}\n`);
+    if (seed !== undefined && (seed.redis !== undefined || seed.mysql !== undefined)) {
+      const target = await appDataTarget(
+        root,
+        store.dataDir,
+        componentsEnv[COMPONENTS_DATA_VAR] ?? componentsDirFor(root),
+      );
+      const change = await importAppData(
+        target,
+        { documents: {}, ...withoutDocuments(seed) },
+        { merge: false },
+        values.seed!,
+      );
+      process.stdout.write(
+        `components: seeded ${summarize(change).split('; ').slice(1).join('; ')} from ${values.seed}\n`,
+      );
+    }
     if (values.ephemeral === true)
       process.stdout.write(
         `database: an ephemeral store in ${store.dataDir}, removed at exit (cloudfn db reaches it with CLOUDFN_PLATFORM_DATA=${store.dataDir})\n`,
@@ -152,8 +187,8 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(
         `database: seeded ${store.seeded.collections.map((c) => `${c.name} (${c.count})`).join(', ') || 'no collections'} from ${values.seed}\n`,
       );
-    // One dySDK.database() store for the app: the first folder's.
-    const shared = { ...platform?.env, ...store.env, [PLATFORM_ENV_VARS.dataDir]: store.dataDir };
+    // One dySDK.database() store for the app: its data home's.
+    const shared = { ...platform?.env, ...store.env, ...componentsEnv, [PLATFORM_ENV_VARS.dataDir]: store.dataDir };
     // The folder's server runs as a child, started again when a function ends its process;
     // the emulator stays here, and stops once the services have.
     if (roots.length > 1 || process.env[EXIT_NOTE_VAR] === undefined)
@@ -166,7 +201,7 @@ export async function run(argv: string[]): Promise<number> {
       }
     await startDevServer({
       root,
-      env: { ...platform?.env, ...store.env },
+      env: { ...platform?.env, ...store.env, ...componentsEnv },
       ...(values.port === undefined ? {} : { port: values.port }),
       ...(values.host === undefined ? {} : { host: values.host }),
       ...(split.inspect === undefined ? {} : { inspect: split.inspect === '' ? true : split.inspect }),
@@ -188,6 +223,40 @@ export async function run(argv: string[]): Promise<number> {
   // The server keeps the process alive; a signal ends it with exit code 0.
   return 0;
 }
+
+/**
+ * The folders to serve: those named (a name that is no folder here may be a service of the app:
+ * `cloudfn dev rank game` inside `profile/`); without any, every service of the app when run at
+ * its root, else this folder (a single project, or one service with the app's data).
+ */
+function serviceRoots(positionals: readonly string[]): string[] {
+  let app: ReturnType<typeof findAppRoot>;
+  try {
+    app = findAppRoot(process.cwd());
+  } catch (error) {
+    if (error instanceof CloudfnError) throw new OptionsError(error.message);
+    throw error;
+  }
+  if (positionals.length === 0)
+    return app !== undefined && app.current === undefined ? app.services.map((service) => service.dir) : [resolve('.')];
+  return positionals.map((folder) => {
+    const named = app?.services.find((service) => service.name === folder.replace(/\/+$/, ''));
+    return existsSync(folder) || named === undefined ? resolve(folder) : named.dir;
+  });
+}
+
+/** Reads and checks a seed file; a bad one is refused whole before anything is written. */
+function readSeed(file: string): AppData {
+  let text: string;
+  try {
+    text = readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    throw new OptionsError(`${file} cannot be read (${(error as Error).message}); nothing was written`);
+  }
+  return parseAppData(text, file);
+}
+
+const withoutDocuments = ({ documents: _documents, ...rest }: AppData): Omit<AppData, 'documents'> => rest;
 
 /** Several folders: one `cloudfn dev` per service (src/dev/session.ts), until a signal or every one exits. */
 async function runSession(

@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import type { Logger } from '../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
-import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../platform/media-api/platform-options.js';
+import { dataHomeFor } from '../app/app-root.js';
+import { PLATFORM_ENV_VARS } from '../platform/media-api/platform-options.js';
 import { DotenvLayer } from './dotenv.js';
 import { TreeWatcher } from './watch-tree.js';
 
@@ -25,10 +26,11 @@ export class DevEnvironment {
     given: Readonly<Record<string, string>> = {},
   ) {
     this.#logger = logger;
-    // The server SDK stand-in keeps its database in the project's emulator data folder.
+    // The server SDK stand-in keeps its database and live rooms in the app's data home: the
+    // same folder whichever service runs, alone or with others.
     const dataDir = process.env[PLATFORM_ENV_VARS.dataDir]
       ? {}
-      : { [PLATFORM_ENV_VARS.dataDir]: join(root, DEFAULT_DATA_DIR) };
+      : { [PLATFORM_ENV_VARS.dataDir]: join(dataHomeFor(root), 'platform') };
     for (const [key, value] of Object.entries({ ...dataDir, ...given })) {
       this.#previous.set(key, process.env[key]);
       process.env[key] = value;

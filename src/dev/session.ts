@@ -2,20 +2,24 @@
  * `cloudfn dev <folder> <folder>…`: the services of one app in one session, as the platform runs
  * them. Each folder is a service with its own process (its functions, config, `.env` and
  * `SERVICE_ID` stay its own, and one failing does not stop the others), on `--port` and the
- * ports that follow. The session starts the app's components once for all (data in the first
- * folder's `.cloudfn/components/`) and gives each service the variables of those it enables,
- * gives all of them one `dySDK.database()` store (the first folder's) and the map of where
+ * ports that follow. The session starts the app's components once for all (data in the app's
+ * data home, `<app root>/.cloudfn/components/`, or the first folder's when there is no app root) and gives each service the variables of those it enables,
+ * gives all of them one `dySDK.database()` store (the data home's) and the map of where
  * each service listens (`CLOUDFN_DEV_SERVICES`, which the services extension reads), prints the
  * table of services, and prefixes every line a service prints with its id. A service whose
  * process ends (a function calling `process.exit`) is started again (dev-process.ts).
  */
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type DevProcess, superviseDevProcess } from './dev-process.js';
 import { loadProjectConfig, toolConfigKeys } from '../build/project-config.js';
 import { LOCAL_SERVICES } from '../local-services.js';
-import { COMPONENT_DIRS_VAR, COMPONENTS_DIR, COMPONENTS_GIVEN_VAR } from '../platform/components/service.js';
+import {
+  COMPONENT_DIRS_VAR,
+  COMPONENTS_DATA_VAR,
+  COMPONENTS_GIVEN_VAR,
+  componentsDirFor,
+} from '../platform/components/service.js';
 import {
   COMPONENT_NAMES,
   type ComponentsSetting,
@@ -135,7 +139,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     for (const name of COMPONENT_NAMES) if (service.components[name] === true) local[name] = true;
   // Supervised here, for all the services: a server that ends is logged and restarted.
   const components = await startComponents(local as ComponentsSetting, {
-    dir: join(planned[0]!.root, COMPONENTS_DIR),
+    dir: options.env?.[COMPONENTS_DATA_VAR] || componentsDirFor(planned[0]!.root),
     supervise: true,
     onEvent: (event) => out.write(`${event.message}\n`),
   });

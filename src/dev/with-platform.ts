@@ -7,6 +7,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dataHomeFor } from '../app/app-root.js';
 import { addAppKey, createPlatform, mediaClientEnv, type Platform } from '../platform/index.js';
 import { generateKeyPair } from '../sign/index.js';
 import { hostGuard } from './host-guard.js';
@@ -27,7 +28,7 @@ export interface DevPlatformOptions {
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
-  /** The emulator's data folder. @default `<root>/.cloudfn/platform` */
+  /** The emulator's data folder. @default `platform/` of the data home (the app root's `.cloudfn/`, else `<root>/.cloudfn/`) */
   dataDir?: string;
   /** Where the emulator's lines go. @default stdout, prefixed `platform:` */
   log?: (line: string) => void;
@@ -89,7 +90,7 @@ export async function devAppEnv(
  * await startDevServer({ root, env: dev.env });
  */
 export async function startDevPlatform(root: string, options: DevPlatformOptions = {}): Promise<DevPlatform> {
-  const dataDir = options.dataDir ?? join(root, '.cloudfn', 'platform');
+  const dataDir = options.dataDir ?? join(dataHomeFor(root), 'platform');
   const log = options.log ?? ((line: string) => void process.stdout.write(`platform: ${line}\n`));
   const platform = await createPlatform({
     port: options.port ?? 4000,

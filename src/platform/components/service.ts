@@ -1,7 +1,7 @@
 /**
  * The app's components as a local service of `cloudfn dev` (its extension): each `true` of the
  * config's `components` becomes a real server for the session, with its data in
- * `<project>/.cloudfn/components/<name>/` (kept across restarts), each string an existing
+ * `<data home>/components/<name>/` (the app root's `.cloudfn/`, or the project's; kept across restarts), each string an existing
  * server; the platform's variables (`REDIS_ADDRESS`, `MYSQL_USERNAME`, …) are set before any
  * function loads, and the servers stop with dev. In a session of several services
  * (`cloudfn dev game profile`) the session starts them once for all and injects each service's
@@ -9,6 +9,7 @@
  * (supervise.ts), and the console shows each one's state.
  */
 import { join } from 'node:path';
+import { dataHomeFor } from '../../app/app-root.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
 import type { Extension } from '../../../runtime/serve/extension.js';
 import type { ServiceContext } from '../../local-service.js';
@@ -17,8 +18,22 @@ import { COMPONENT_NAMES, readComponentsSetting } from './settings.js';
 import { startComponents } from './start.js';
 import { type ComponentStatus, readComponentStatus } from './supervise.js';
 
-/** Where a project's local component servers keep their data. */
+/** Where a project's local component servers keep their data, under its data home. */
 export const COMPONENTS_DIR = join('.cloudfn', 'components');
+
+/**
+ * Set by `cloudfn dev --ephemeral`: the folder of the component servers' data (a temporary one,
+ * removed at exit) instead of the data home's `components/`.
+ */
+export const COMPONENTS_DATA_VAR = 'CLOUDFN_DEV_COMPONENTS_DATA';
+
+/** The components' folder of the project at `root`: its app's data home's, as every service sees it. */
+export function componentsDirFor(
+  root: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  return env[COMPONENTS_DATA_VAR] || join(dataHomeFor(root), 'components');
+}
 
 /**
  * Set by a session of several services, which started the components itself and injected each
@@ -75,7 +90,7 @@ export async function componentsService(context: ServiceContext): Promise<Extens
     };
     return { name: 'components', panel: { api: { components: () => shown({}, status) } } };
   }
-  const dir = join(context.root, COMPONENTS_DIR);
+  const dir = componentsDirFor(context.root);
   const components = await startComponents(setting, {
     dir,
     supervise: true,

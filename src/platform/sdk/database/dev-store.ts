@@ -6,18 +6,20 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../../media-api/platform-options.js';
-import { importStore, parseDump, type StoreChange } from './dump.js';
+import { dataHomeFor } from '../../../app/app-root.js';
+import { PLATFORM_ENV_VARS } from '../../media-api/platform-options.js';
+import { importStore, parseDump, type StoreChange, type StoreDump } from './dump.js';
 import { platformError } from '../../errors.js';
 
 /**
  * The data folder of the project at `root`: CLOUDFN_PLATFORM_DATA (relative to the working
- * folder, as the stand-in reads it), else `<root>/.cloudfn/platform`, as `cloudfn dev` sets it.
+ * folder, as the stand-in reads it), else `platform/` of its data home (its app root's
+ * `.cloudfn/`, or its own: src/app/app-root.ts), as `cloudfn dev` sets it.
  * @example projectDataDir('.', process.env) // '/srv/app/.cloudfn/platform'
  */
 export function projectDataDir(root: string, env: Record<string, string | undefined>): string {
   const given = env[PLATFORM_ENV_VARS.dataDir]?.trim();
-  return given ? resolve(given) : resolve(root, DEFAULT_DATA_DIR);
+  return given ? resolve(given) : join(dataHomeFor(root), 'platform');
 }
 
 /** What `cloudfn dev` asks of its store. */
@@ -27,6 +29,8 @@ export interface DevStoreOptions {
   env: Record<string, string | undefined>;
   /** A dump file written into the store at start (its collections replaced). @default none */
   seed?: string;
+  /** The seed's documents, already read and checked (the file is then not read again). @default read from `seed` */
+  seedDump?: StoreDump;
   /** Start from an empty store in a temporary folder, removed by `dispose`. @default false */
   ephemeral?: boolean;
 }
@@ -50,14 +54,14 @@ export interface DevStore {
  */
 export async function prepareDevStore(options: DevStoreOptions): Promise<DevStore> {
   let text: string | undefined;
-  if (options.seed !== undefined) {
+  if (options.seed !== undefined && options.seedDump === undefined) {
     try {
       text = readFileSync(resolve(options.seed), 'utf8');
     } catch (error) {
       throw platformError('PLATFORM_DB_BAD_DUMP', options.seed, `cannot be read (${(error as Error).message})`);
     }
   }
-  const dump = text === undefined ? undefined : parseDump(text, options.seed!);
+  const dump = options.seedDump ?? (text === undefined ? undefined : parseDump(text, options.seed!));
   const dataDir =
     options.ephemeral === true
       ? mkdtempSync(join(tmpdir(), 'cloudfn-ephemeral-'))
