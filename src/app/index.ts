@@ -19,3 +19,4 @@ export {
 export { checkAppData, formatAppData, parseAppData, type AppData } from './data/data-file.js';
 export type { MysqlData } from './data/mysql-data.js';
 export type { RedisKey } from './data/redis-data.js';
+export { buildApp, formatAppBuild, type BuildAppOptions, type ServiceBuild } from './build-app.js';

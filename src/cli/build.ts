@@ -15,6 +15,7 @@ import {
   formatFunctionServiceTable,
   checkProjectLock,
 } from '../build/index.js';
+import { type AppRoot, buildApp, findAppRoot, formatAppBuild } from '../app/index.js';
 import { MANIFEST } from '../build/outdir.js';
 import { precheckSdk } from '../build/sdk-precheck.js';
 import { checkPlatform } from '../platform/services/check-setup.js';
@@ -53,7 +54,9 @@ function at every path on PORT, default 8000), and all of them into <outdir>/ser
 route, for containers), and the functions' OpenAPI document into <outdir>/openapi.json.
 Both targets write the timer triggers of config.schedule (function, cron, params, timeout)
 into cloudfn-build.json and print them: the list to create on the platform. First it reads package-lock.json, and warns in one line of each package that npm ci (an image's
-build stage) will refuse the lock for, with the fix (docs/deploy.md).`,
+build stage) will refuse the lock for, with the fix (docs/deploy.md). At an app root (a
+cloudfn.config.json with "services", docs/apps.md) it builds every service, each by its own
+cloudfn build with the same flags into its own <service>/<outdir>, and prints one table.`,
   options: [
     [
       '--target <t>',
@@ -79,6 +82,7 @@ build stage) will refuse the lock for, with the fix (docs/deploy.md).`,
     ['build', 'type check and bundle this folder into ./dist'],
     ['build --minify --check', 'minified, and start each bundle once to be sure it serves'],
     ['build --target function-service --check', 'CommonJS files for the function service, run once under Node 14'],
+    ['build --check   (at an app root)', 'every service, each into its own dist/, one table'],
     ['build --json > build.json', 'the sizes as JSON, for a script or CI'],
   ],
   json: `{
@@ -91,7 +95,7 @@ build stage) will refuse the lock for, with the fix (docs/deploy.md).`,
   "timers": [{ "function": string, "cron": string, "params": any, "timeout": number }] | null,
   "checks": [{ "file": string, "ok": boolean, "ms": number, "problem": string | null }] | null
 }`,
-  pages: ['build.md', 'deploy.md', 'cli.md'],
+  pages: ['build.md', 'deploy.md', 'apps.md', 'cli.md'],
 };
 
 export async function run(argv: string[]): Promise<number> {
@@ -129,6 +133,18 @@ export async function run(argv: string[]): Promise<number> {
       '--sdk applies to the server bundles only; on the function service the platform installs @open-dy/node-server-sdk from package.json',
     );
   const root = resolve(positionals[0] ?? '.');
+  const app = appRootAt(root);
+  if (app !== undefined) {
+    if (values.json === true)
+      throw new OptionsError(
+        `--json goes with one service; at the app root run cloudfn build <service> --json (services: ${app.services.map((s) => s.name).join(', ')})`,
+      );
+    return buildEveryService(
+      app,
+      argv.filter((arg) => arg !== positionals[0]),
+      values.outdir,
+    );
+  }
   const json = values.json === true;
   // Before the type check, so it shows even when that fails: what `npm ci` (the image's build
   // stage) will refuse in the lock. The build itself goes on; it needs no `npm ci`.
@@ -225,6 +241,28 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   return failed === 0 ? 0 : 1;
+}
+
+/** The app root at exactly `root` (a service folder, or a single project, is built as before). */
+function appRootAt(root: string): AppRoot | undefined {
+  try {
+    const app = findAppRoot(root);
+    return app?.root === root ? app : undefined;
+  } catch (error) {
+    if (error instanceof CloudfnError) throw new OptionsError(error.message);
+    throw error;
+  }
+}
+
+/** At the app root: every service by its own `cloudfn build`, then one table. */
+async function buildEveryService(app: AppRoot, args: string[], outdir: string | undefined): Promise<number> {
+  const builds = await buildApp(app, {
+    args,
+    ...(outdir === undefined ? {} : { outdir }),
+    onStart: (service) => process.stderr.write(`building ${service}…\n`),
+  });
+  process.stdout.write(formatAppBuild(app, builds));
+  return builds.every((b) => b.ok) ? 0 : 1;
 }
 
 /** `--target function-service`: the files, their table, and with `--check` the Node 14 run. */

@@ -34,19 +34,31 @@ export const HELP: CommandHelp = {
     'db import <file> [--merge] [--root <dir>] [--json]',
     'db reset [--yes] [--root <dir>] [--json]',
   ],
-  description: `Manages the local store of dySDK.database() (the server SDK stand-in), whether or not
-cloudfn dev is running: each command holds the store's lock while it reads or writes, so a write
-that a running dev makes meanwhile is kept. The store is CLOUDFN_PLATFORM_DATA, else
-<root>/.cloudfn/platform (its database/ folder), as cloudfn dev reads it.
-  export   writes every collection to <file> (stdout without one) as one JSON object,
-           collection -> documents, dates as MongoDB extended JSON {"$date": "<ISO time>"}
-  import   replaces the collections <file> names (others are kept); --merge upserts by _id
-           instead. A bad file is refused in one line naming the collection and document at
-           fault, and nothing is imported
-  reset    removes every collection, after asking (--yes does not ask)`,
+  description: `Manages the app's local data: the store of dySDK.database() (the server SDK stand-in) and
+the data of each component cloudfn runs locally ("components": { "redis": true, "mysql": true }
+in any service of the app), whether or not cloudfn dev is running (the store's lock keeps a
+running dev's writes; the component servers are shared with it, or started for the command).
+Run in the app root, a service folder or below, it works on the app's one data home,
+<app root>/.cloudfn/ (a single project's own .cloudfn/); the store is CLOUDFN_PLATFORM_DATA when
+set. A component given by URL (mongo, or redis/mysql as a URL) is your own server: left alone,
+and said so (docs/apps.md).
+  export   writes everything to <file> (stdout without one) as one JSON object: the documents
+           (dates as {"$date": "<ISO time>"}), every Redis key with its type, value and ttlMs,
+           and the MySQL databases the app made as mariadb-dump's SQL. A project without local
+           components writes the documents alone, as before (collection -> documents)
+  import   writes <file>: replaces the collections it names (--merge: upserts by _id), the
+           Redis keys it names, and the MySQL databases it names (--merge: creates missing
+           tables, replaces rows by primary key). A file of documents alone still imports. A
+           bad file is refused in one line naming what is wrong, and nothing is written
+  reset    removes every collection, Redis key and MySQL database of the app, after asking
+           (--yes does not ask)
+`,
   options: [
     ['--root <dir>', 'the project folder (default: the current folder)'],
-    ['--merge', 'import: replace the documents with the same _id and add the others, keep the rest'],
+    [
+      '--merge',
+      'import: replace the documents with the same _id (MySQL rows with the same key) and add the\nothers, keep the rest',
+    ],
     ['-y, --yes', 'reset: do not ask'],
     ['--json', 'print what was written as one JSON object: { collections: [{ name, count }] }'],
   ],
@@ -56,8 +68,8 @@ that a running dev makes meanwhile is kept. The store is CLOUDFN_PLATFORM_DATA, 
     ['db import fixtures.json --merge', 'upsert a few documents by _id'],
     ['db reset --yes', 'empty the store without asking'],
   ],
-  json: '{ "action": "export" | "import" | "reset", "file": string | null, "collections": { "name": string, "count": number }[] }',
-  pages: ['platform-projects.md', 'cli.md'],
+  json: '{ "action": "export" | "import" | "reset", "file": string | null, "collections": { "name": string, "count": number }[],\n  "redisKeys"?: number, "mysqlDatabases"?: string[], "notes": string[] }',
+  pages: ['apps.md', 'platform-projects.md', 'cli.md'],
 };
 
 const ACTIONS = ['export', 'import', 'reset'] as const;

@@ -43,7 +43,9 @@ errors shown here and on the console page. The functions' OpenAPI document is se
 /_cloudfn/openapi.json. Several folders are the services of one app (docs/services.md): each runs
 as its own service (SERVICE_ID from serviceId, else made from the folder's name) on --port and
 the ports that follow, calling the others at http://{from}-{to}.inner-call.dyc.ivolces.com, with
-the app's components started once for all.`,
+the app's components started once for all. At an app root (a cloudfn.config.json with
+"services", docs/apps.md) it runs every service; in a service folder, that service alone; either
+way the data (document store, components, live rooms) is the app's, in <app root>/.cloudfn/.`,
   options: [
     ['-p, --port <n>', 'port to listen on (PORT, default 8000)'],
     ['--host <h>', 'address to listen on (HOST, default 127.0.0.1)'],
@@ -65,9 +67,9 @@ the app's components started once for all.`,
     ],
     [
       '--seed <file>',
-      "write a dump (cloudfn db export's format) into dySDK.database()'s store before\nserving, replacing the collections it names; no function is called",
+      "write a file of cloudfn db export into the app's data before serving (documents,\nRedis keys, MySQL databases), replacing what it names; no function is called",
     ],
-    ['--ephemeral', 'run dySDK.database() on an empty store in a temporary folder, removed at exit'],
+    ['--ephemeral', "run on empty data in a temporary folder (the store, the components' servers), removed\nat exit"],
   ],
   examples: [
     ['dev', 'serve this folder with reload on http://127.0.0.1:8000'],

@@ -49,4 +49,4 @@ export type { Components, ComponentsSetting, RunningComponent } from '../platfor
 export { startServices } from './services.js';
 export type { StartServicesOptions, TestServices } from './services.js';
 export { readDatabase, seedDatabase } from './database.js';
-export type { DatabaseData } from './database.js';
+export type { AppDatabaseData, DatabaseData, DatabaseOptions } from './database.js';

@@ -171,7 +171,7 @@ describe('cloudfn init', () => {
     });
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe(
-      'cloudfn: --template: there is no template "blog"; choose one of callback, live-room, media, starter\n',
+      'cloudfn: --template: there is no template "blog"; choose one of callback, live-room, media, service, starter\n',
     );
   });
 });

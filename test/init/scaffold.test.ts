@@ -71,7 +71,7 @@ describe('initProject', () => {
     );
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
     expect(() => initProject(join(work, 'x'), { ...published, template: 'blog' })).toThrow(
-      '--template: there is no template "blog"; choose one of callback, live-room, media, starter',
+      '--template: there is no template "blog"; choose one of callback, live-room, media, service, starter',
     );
   });
 

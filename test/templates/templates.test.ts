@@ -19,8 +19,8 @@ const out = mkdtempSync(join(tmpdir(), 'cloudfn-templates-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe('templates', () => {
-  it('are starter, media, callback and live-room', () => {
-    expect(templates).toEqual(['callback', 'live-room', 'media', 'starter']);
+  it('are starter, media, callback, live-room and service', () => {
+    expect(templates).toEqual(['callback', 'live-room', 'media', 'service', 'starter']);
   });
 
   describe.each(templates)('%s', (template) => {
@@ -39,7 +39,7 @@ describe('templates', () => {
       expect(pkg.dependencies).toEqual({
         cloudfn: '^0.1.0',
         ioredis: '^6.0.0',
-        ...(template === 'callback' || template === 'live-room' ? {} : { zod: '^4.0.0' }),
+        ...(['callback', 'live-room', 'service'].includes(template) ? {} : { zod: '^4.0.0' }),
       });
       expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript', 'vitest']);
       expect(pkg.scripts).toMatchObject({
