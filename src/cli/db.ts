@@ -68,7 +68,7 @@ and said so (docs/apps.md).
     ['db import fixtures.json --merge', 'upsert a few documents by _id'],
     ['db reset --yes', 'empty the store without asking'],
   ],
-  json: '{ "action": "export" | "import" | "reset", "file": string | null, "collections": { "name": string, "count": number }[],\n  "redisKeys"?: number, "mysqlDatabases"?: string[], "notes": string[] }',
+  json: '{ "action": "export" | "import" | "reset", "file": string | null, "collections": { "name": string, "count": number }[],\n  "redisKeys"?: number, "mysqlDatabases"?: string[], "notes"?: string[] }',
   pages: ['apps.md', 'platform-projects.md', 'cli.md'],
 };
 
@@ -93,7 +93,11 @@ async function act(
   const json = values.json === true;
   const { dataDir } = target;
   const report = (change: AppDataChange, file: string | null, line: string): number => {
-    if (json) return printJson({ action, file, ...change }, 0);
+    if (json) {
+      // A project without components answers exactly what it always did.
+      const { notes, ...rest } = change;
+      return printJson({ action, file, ...rest, ...(notes.length === 0 ? {} : { notes }) }, 0);
+    }
     for (const note of change.notes) process.stderr.write(`${note}\n`);
     process.stderr.write(`${line}\n`);
     return 0;
