@@ -16,7 +16,14 @@ import { createError } from '../errors.js';
 import { commonJs, LazyImport } from '../lazy-import.js';
 
 // A builtin through process.getBuiltinModule rather than an ESM import (decode-text.ts says why).
-const { AsyncResource } = process.getBuiltinModule('node:async_hooks');
+// Taken on the first body read, not at load: a function-service file (Node 14, which has no
+// process.getBuiltinModule) imports this module for EMPTY_BODY and never reads a body here.
+type AsyncResourceClass = typeof import('node:async_hooks').AsyncResource;
+let AsyncResourceOnce: AsyncResourceClass | undefined;
+function asyncResourceClass(): AsyncResourceClass {
+  AsyncResourceOnce ??= process.getBuiltinModule('node:async_hooks').AsyncResource;
+  return AsyncResourceOnce;
+}
 
 /**
  * raw-body, imported on the first body read (../lazy-import.ts) with its errors' translation
@@ -202,7 +209,7 @@ class BodyReader<C> {
   #first: Buffer | undefined = undefined;
   #rest: Buffer[] | undefined = undefined;
   /** The async context of a collected read, where it ends. */
-  scope: InstanceType<typeof AsyncResource> | undefined = undefined;
+  scope: InstanceType<AsyncResourceClass> | undefined = undefined;
   /** raw-body's callback, bound once per read. */
   readonly callback: (error: RawBodyError | null, body: Buffer) => void;
   readonly #req: Reading<C>;
@@ -241,7 +248,7 @@ class BodyReader<C> {
   /** Starts collecting a body of `length` bytes from the request's 'data' events. */
   collect(length: number): void {
     this.#length = length;
-    this.scope = new AsyncResource('cloudfn.readBody');
+    this.scope = new (asyncResourceClass())('cloudfn.readBody');
     const req = this.#req;
     req.on('data', onData);
     req.on('end', onEnd);

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadProjectConfig } from '../build/project-config.js';
-import { readAppServices } from '../contract/app-root.js';
+import { findAppRoot } from '../app/index.js';
 import { clientFunctions, type LeftOut } from '../contract/client-functions.js';
 import { clientSource } from '../contract/client-source.js';
 import { inlineTypes } from '../contract/client-types.js';
@@ -105,7 +105,9 @@ export async function run(argv: string[]): Promise<number> {
   };
   let folders: string[] | undefined;
   try {
-    folders = readAppServices(root);
+    // At the app root itself one client for every service; in a service folder, that service's.
+    const app = findAppRoot(root);
+    folders = app !== undefined && app.root === resolve(root) ? app.services.map((service) => service.dir) : undefined;
   } catch (error) {
     throw new OptionsError((error as Error).message);
   }

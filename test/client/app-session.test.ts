@@ -152,8 +152,8 @@ export async function show(): Promise<number> {
 
 describe('an app root cloudfn client cannot read', () => {
   it.each([
-    ['"rank"', 'services must list the app\'s service folders, e.g. ["game", "rank"], got "rank"'],
-    ['["rank", "shop"]', 'services names "shop", which is not a folder at'],
+    ['"rank"', '"services" must be a non-empty array of folders, got "rank"'],
+    ['["rank", "shop"]', 'the service folder "shop" does not exist'],
   ])('refuses services %s in one line naming it', (services, message) => {
     const root = mkdtempSync(join(tmpdir(), 'cloudfn-app-root-'));
     try {

@@ -8,7 +8,7 @@
  * whose function-service files are built (the folders an app root one folder up lists in
  * `services`, else the folders beside this one), which answer its inner calls.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CheckPlatform } from '../../build/function-service/check-intranet.js';
 import { SERVICE_OUTDIR } from '../../build/function-service/check-intranet.js';
@@ -21,6 +21,7 @@ import { readLiveRecord } from '../components/server-process.js';
 import { COMPONENTS_DIR } from '../components/service.js';
 import { COMPONENT_NAMES, componentEnv, readComponentsSetting } from '../components/settings.js';
 import { readServiceSetting } from './setting.js';
+import { findAppRoot } from '../../app/app-root.js';
 
 /**
  * The other services of the app that have function-service files, by service id.
@@ -30,10 +31,16 @@ export async function builtSiblings(root: string): Promise<Map<string, string>> 
   const parent = dirname(root);
   let folders: string[];
   try {
-    // The app root's list (src/contract/app-root.ts reads the same key); a bad one is the app
-    // root's commands' to refuse: here it means only that the folders beside are looked at.
-    const listed = readAppList(parent);
-    folders = (listed ?? readdirSync(parent)).map((name) => join(parent, name));
+    // The app root's services (src/app/app-root.ts), else the folders beside this one; a bad
+    // list is the app root's commands' to refuse: here it means only that the folders beside
+    // are looked at.
+    let app: ReturnType<typeof findAppRoot>;
+    try {
+      app = findAppRoot(root);
+    } catch {
+      app = undefined;
+    }
+    folders = app?.services.map((service) => service.dir) ?? readdirSync(parent).map((name) => join(parent, name));
   } catch {
     folders = [];
   }
@@ -48,18 +55,6 @@ export async function builtSiblings(root: string): Promise<Map<string, string>> 
     }
   }
   return found;
-}
-
-/** The `services` of an app root's `cloudfn.config.json` one folder up, when it lists them. */
-function readAppList(dir: string): string[] | undefined {
-  const file = join(dir, 'cloudfn.config.json');
-  if (!existsSync(file)) return undefined;
-  try {
-    const services = (JSON.parse(readFileSync(file, 'utf8')) as { services?: unknown } | null)?.services;
-    return Array.isArray(services) ? services.filter((s): s is string => typeof s === 'string') : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
