@@ -2,7 +2,7 @@
  * `cloudfn build --target function-service`: one CommonJS file per function for the platform's
  * function service (Node 14), at the function's path (`functions/videos/list.ts` →
  * `videos/list.js`), with the adapter, the function and what it imports bundled and lowered to
- * Node 14; a `package.json` naming what stayed external (native add-ons, packages the user
+ * Node 14, every file written by one esbuild pass; a `package.json` naming what stayed external (native add-ons, packages the user
  * marks external, and `@open-dy/node-server-sdk`, which the platform installs). The platform's
  * limits are checked before anything is bundled (limits.ts); the folder is written all or
  * nothing (outdir.ts).
@@ -53,6 +53,7 @@ export interface FunctionServiceFile {
   file: string;
   bytes: number;
   gzipBytes: number;
+  /** The time of the one esbuild pass that wrote every file, in milliseconds. */
   ms: number;
 }
 
@@ -70,14 +71,20 @@ export interface FunctionServiceBuildResult {
   ms: number;
 }
 
-/** The virtual module of a file's entry. */
-function entryPlugin(root: string, source: string): Plugin {
+/** The prefix of each file's virtual entry module (`cloudfn-function-service-entry:3`). */
+const ENTRY_PREFIX = 'cloudfn-function-service-entry:';
+
+/** The virtual entry module of each file, by its index in `sources`. */
+function entryPlugin(root: string, sources: readonly string[]): Plugin {
   return {
     name: 'cloudfn-function-service-entry',
     setup(build) {
-      build.onResolve({ filter: /^cloudfn-function-service-entry$/ }, () => ({ path: 'entry', namespace: 'fs-entry' }));
-      build.onLoad({ filter: /.*/, namespace: 'fs-entry' }, () => ({
-        contents: source,
+      build.onResolve({ filter: /^cloudfn-function-service-entry:\d+$/ }, (args) => ({
+        path: args.path.slice(ENTRY_PREFIX.length),
+        namespace: 'fs-entry',
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'fs-entry' }, (args) => ({
+        contents: sources[Number(args.path)]!,
         resolveDir: root,
         loader: 'js',
       }));
@@ -160,55 +167,52 @@ async function buildInto(
   const globals = new Node14Globals(root);
   // Every call comes through the platform: its headers are trusted unless the project says not.
   const trustGatewayHeaders = config['trustGatewayHeaders'] !== false;
-  const files = await Promise.all(
-    planned.map(async (fn): Promise<FunctionServiceFile> => {
-      const fileStarted = performance.now();
-      const outfile = join(outdir, fn.path);
-      mkdirSync(dirname(outfile), { recursive: true });
-      try {
-        for (;;) {
-          const detector = native.plugin();
-          const result = await build({
-            entryPoints: ['cloudfn-function-service-entry'],
-            outfile,
-            bundle: true,
-            platform: 'node',
-            format: 'cjs',
-            target: FUNCTION_SERVICE_TARGET,
-            minify: options.minify === true,
-            external,
-            plugins: [
-              entryPlugin(root, functionServiceEntry(fn, { trustGatewayHeaders })),
-              // Before any plugin that loads the project's files: it reads each one first.
-              globals.plugin(),
-              leanFunctionService(),
-              selfAlias({ external: false }),
-              // The platform installs its server SDK from package.json (below).
-              sdkAlias({ mode: 'external', seen: sdk, root }),
-              leanDeps(),
-              detector.plugin,
-            ],
-            absWorkingDir: root,
-            logLevel: 'silent',
-          });
-          if (detector.rebuild()) continue;
-          for (const warning of result.warnings) warn(formatMessage(warning, root));
-          break;
-        }
-      } catch (error) {
-        throw compileFailure(error, root);
-      }
-      const code = readFileSync(outfile);
-      return {
-        name: fn.name,
-        path: fn.path,
-        file: outfile,
-        bytes: code.length,
-        gzipBytes: gzipSync(code).length,
-        ms: Math.round(performance.now() - fileStarted),
-      };
-    }),
-  );
+  // One esbuild pass for every file: the modules they share are read and compiled once. Without
+  // code splitting (CommonJS has none), each file still holds all it needs.
+  const started = performance.now();
+  for (const fn of planned) mkdirSync(dirname(join(outdir, fn.path)), { recursive: true });
+  const sources = planned.map((fn) => functionServiceEntry(fn, { trustGatewayHeaders }));
+  try {
+    for (;;) {
+      const detector = native.plugin();
+      const result = await build({
+        entryPoints: planned.map((fn, i) => ({ in: `${ENTRY_PREFIX}${i}`, out: fn.name })),
+        outdir,
+        outExtension: { '.js': '.js' },
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: FUNCTION_SERVICE_TARGET,
+        minify: options.minify === true,
+        external,
+        plugins: [
+          entryPlugin(root, sources),
+          // Before any plugin that loads the project's files: it reads each one first.
+          globals.plugin(),
+          leanFunctionService(),
+          selfAlias({ external: false }),
+          // The platform installs its server SDK from package.json (below).
+          sdkAlias({ mode: 'external', seen: sdk, root }),
+          leanDeps(),
+          detector.plugin,
+        ],
+        absWorkingDir: root,
+        logLevel: 'silent',
+      });
+      if (detector.rebuild()) continue;
+      for (const warning of result.warnings) warn(formatMessage(warning, root));
+      break;
+    }
+  } catch (error) {
+    throw compileFailure(error, root);
+  }
+  // The pass is shared: each file's time is the pass's.
+  const ms = Math.round(performance.now() - started);
+  const files = planned.map((fn): FunctionServiceFile => {
+    const outfile = join(outdir, fn.path);
+    const code = readFileSync(outfile);
+    return { name: fn.name, path: fn.path, file: outfile, bytes: code.length, gzipBytes: gzipSync(code).length, ms };
+  });
 
   const refused = globals.refused[0];
   if (refused !== undefined) throw createBuildError('CLOUDFN_NODE14_GLOBAL', refused.where, refused.name, refused.fix);
