@@ -44,14 +44,15 @@ export const HELP: CommandHelp = {
   name: 'build',
   usage: [
     'build [root] [--target server|function-service] [--outdir dist] [--minify] [--no-sourcemap]',
-    '      [--external <pkg>]... [--sdk platform|stand-in] [--check] [--no-typecheck]',
+    '      [--per-function] [--external <pkg>]... [--sdk platform|stand-in] [--check] [--no-typecheck]',
     '      [--functions-dir functions] [--json]',
   ],
-  description: `Type checks the project, then bundles each function of <root>/functions (default: the current
+  description: `Type checks the project, then bundles every function of <root>/functions (default: the current
 folder; --functions-dir or the config's functionsDir names another folder, . for the root
-itself) with the runtime and its dependencies into <outdir>/<name>/index.mjs (serves that
-function at every path on PORT, default 8000), and all of them into <outdir>/server.mjs (by
-route, for containers), and the functions' OpenAPI document into <outdir>/openapi.json.
+itself) with the runtime and its dependencies into <outdir>/server.mjs (by route, for
+containers; one esbuild pass for all functions), with --per-function also each one into
+<outdir>/<name>/index.mjs (serves that function at every path on PORT, default 8000), and the
+functions' OpenAPI document into <outdir>/openapi.json.
 Both targets write the timer triggers of config.schedule (function, cron, params, timeout)
 into cloudfn-build.json and print them: the list to create on the platform. First it reads package-lock.json, and warns in one line of each package that npm ci (an image's
 build stage) will refuse the lock for, with the fix (docs/deploy.md). At an app root (a
@@ -61,6 +62,10 @@ cloudfn build with the same flags into its own <service>/<outdir>, and prints on
     [
       '--target <t>',
       "server (default): the bundles above, ES modules; function-service:\n<outdir>/function-service/<name>.js, CommonJS for the platform's function service\n(Node 14), with a package.json to deploy with dycloud function:deploy (docs/deploy.md)",
+    ],
+    [
+      '--per-function',
+      '(server) also write <outdir>/<name>/index.mjs, a self-contained bundle per function, for a\nplatform that runs one function per address (a build and a copy of the runtime each)',
     ],
     ['--external <pkg>', '(function-service) leave <pkg> out of the files and name it in package.json'],
     [
@@ -73,7 +78,7 @@ cloudfn build with the same flags into its own <service>/<outdir>, and prints on
     ['--no-sourcemap', 'do not write .map files (written by default; run with node --enable-source-maps)'],
     [
       '--check',
-      'start every bundle, ask its health path, stop it; exit 1 if any fails\n(function-service: load each file under Node 14 and call it once)',
+      'start what is deployed (server.mjs, and each bundle of --per-function), ask its health path,\nstop it; exit 1 if any fails\n(function-service: load each file under Node 14 and call it once)',
     ],
     ['--no-typecheck', 'bundle without type checking first (by default type errors stop the build)'],
     ['--json', 'print one JSON object on stdout instead of the table (see docs/cli.md)'],
@@ -104,6 +109,7 @@ export async function run(argv: string[]): Promise<number> {
     minify: { type: 'boolean' },
     'no-sourcemap': { type: 'boolean' },
     check: { type: 'boolean' },
+    'per-function': { type: 'boolean' },
     'no-typecheck': { type: 'boolean' },
     target: { type: 'string' },
     external: { type: 'string', multiple: true },
@@ -125,6 +131,10 @@ export async function run(argv: string[]): Promise<number> {
   if (values.external !== undefined && target !== 'function-service')
     throw new OptionsError(
       '--external applies to --target function-service only; the server bundles keep every package inside',
+    );
+  if (values['per-function'] === true && target === 'function-service')
+    throw new OptionsError(
+      '--per-function applies to --target server only; the function service always gets one file per function',
     );
   if (values.sdk !== undefined && values.sdk !== 'platform' && values.sdk !== 'stand-in')
     throw new OptionsError(`--sdk must be platform or stand-in, got ${JSON.stringify(values.sdk)}`);
@@ -188,6 +198,7 @@ export async function run(argv: string[]): Promise<number> {
       outdir: values.outdir,
       minify: values.minify === true,
       sourcemap: values['no-sourcemap'] !== true,
+      perFunction: values['per-function'] === true,
       ...(values['functions-dir'] === undefined ? {} : { functionsDir: values['functions-dir'] }),
       ...(values.sdk === undefined ? {} : { sdk: values.sdk }),
     });

@@ -33,7 +33,10 @@ export const commands: Record<string, { summary: string; load: () => Promise<Com
     summary: 'export, import or reset the local store of dySDK.database(), beside a running dev or not',
     load: () => import('./db.js'),
   },
-  build: { summary: 'bundle each function (and server.mjs) for deployment', load: () => import('./build.js') },
+  build: {
+    summary: 'bundle every function into server.mjs (or per function) for deployment',
+    load: () => import('./build.js'),
+  },
   init: { summary: 'create a project from a template (starter, media, callback)', load: () => import('./init.js') },
   keys: { summary: 'generate, convert or inspect an app key pair', load: () => import('./keys.js') },
   sign: { summary: 'sign a request: print Platform-Authorization or a curl command', load: () => import('./sign.js') },

@@ -37,7 +37,7 @@ exports.digest = (text) => createHash('sha256').update(text).digest('hex').slice
 let result: BuildResult;
 
 beforeAll(async () => {
-  result = await buildProject(project.root);
+  result = await buildProject(project.root, { perFunction: true });
 }, 60_000);
 afterAll(() => project.remove());
 
@@ -179,8 +179,14 @@ describe('cloudfn build: options and failures', () => {
   it('minifies with minify, and writes no maps without sourcemap', async () => {
     const small = tempProject({ 'functions/a.ts': 'export default () => ({ a: 1 });' });
     try {
-      const plain = await buildProject(small.root, { outdir: 'plain', server: false });
-      const tight = await buildProject(small.root, { outdir: 'tight', minify: true, sourcemap: false, server: false });
+      const plain = await buildProject(small.root, { outdir: 'plain', server: false, perFunction: true });
+      const tight = await buildProject(small.root, {
+        outdir: 'tight',
+        minify: true,
+        sourcemap: false,
+        server: false,
+        perFunction: true,
+      });
       expect(tight.bundles[0]!.bytes).toBeLessThan(plain.bundles[0]!.bytes * 0.7);
       expect(existsSync(join(small.root, 'tight/a/index.mjs.map'))).toBe(false);
       expect(existsSync(join(small.root, 'tight/server.mjs'))).toBe(false);
@@ -197,9 +203,9 @@ describe('cloudfn build: options and failures', () => {
       'other/keep.txt': 'mine',
     });
     try {
-      await buildProject(p.root);
+      await buildProject(p.root, { perFunction: true });
       rmSync(join(p.root, 'functions/b.ts'));
-      await buildProject(p.root);
+      await buildProject(p.root, { perFunction: true });
       expect(readdirSync(join(p.root, 'dist')).sort()).toEqual([
         '_chunks',
         'a',
@@ -241,7 +247,7 @@ describe('cloudfn build: options and failures', () => {
       await expect(buildProject(p.root)).rejects.toThrow(/^functions\/legacy\.cjs has no default export: /);
       expect(existsSync(join(p.root, 'dist'))).toBe(false);
       rmSync(join(p.root, 'functions/legacy.cjs'));
-      await buildProject(p.root);
+      await buildProject(p.root, { perFunction: true });
       expect(existsSync(join(p.root, 'dist/ok/index.mjs'))).toBe(true);
     } finally {
       p.remove();
@@ -294,7 +300,7 @@ describe('cloudfn build: options and failures', () => {
       'node_modules/fake-addon/index.js': `let addon; try { addon = require('./build/Release/addon.node'); } catch { addon = { version: 'js fallback' }; }\nmodule.exports = addon;`,
     });
     try {
-      const built = await buildProject(p.root);
+      const built = await buildProject(p.root, { perFunction: true });
       expect(built.warnings.sort()).toEqual([
         'package fake-addon has a native addon (.node), which cannot be bundled; it is left external: install it where the bundle runs (npm install fake-addon)',
         'package fake-native has a native addon (.node), which cannot be bundled; it is left external: install it where the bundle runs (npm install fake-native)',
@@ -320,7 +326,7 @@ describe('cloudfn build: options and failures', () => {
   it('--check reports a bundle that fails at start-up with what it printed', async () => {
     const p = tempProject({ 'functions/bad.ts': `throw new Error('missing DATABASE_URL');\nexport default () => 1;` });
     try {
-      const built = await buildProject(p.root, { server: false });
+      const built = await buildProject(p.root, { server: false, perFunction: true });
       const check = await checkBundle(built.bundles[0]!.file, { chunks: built.bundles[0]!.chunks });
       expect(check.ok).toBe(false);
       expect(check.problem).toMatch(/exited \(code 1\) before serving: .*missing DATABASE_URL/);
@@ -339,7 +345,7 @@ const __dirname = dirname(fileURLToPath(import.meta.url));
 export default () => ({ os: typeof require('node:os').platform(), dir: __dirname });`,
     });
     try {
-      await buildProject(p.root, { server: false });
+      await buildProject(p.root, { server: false, perFunction: true });
       const server = await spawnServer(['dist/own/index.mjs'], { cwd: p.root });
       try {
         expect(await (await fetch(server.url)).json()).toEqual({ os: 'string', dir: join(p.root, 'dist/own') });

@@ -38,7 +38,7 @@ export const uses = () => typeof later;`,
 let result: BuildResult;
 
 beforeAll(async () => {
-  result = await buildProject(project.root, { server: false });
+  result = await buildProject(project.root, { server: false, perFunction: true });
 }, 60_000);
 afterAll(() => project.remove());
 

@@ -333,9 +333,9 @@ describe('cloudfn build --target', () => {
     const both = tempProject({ 'functions/hi.ts': 'export default () => ({ hi: true });' });
     try {
       await buildFunctionService(both.root);
-      await buildProject(both.root, { sourcemap: false });
+      await buildProject(both.root, { sourcemap: false, perFunction: true });
       await buildFunctionService(both.root);
-      await buildProject(both.root, { sourcemap: false });
+      await buildProject(both.root, { sourcemap: false, perFunction: true });
       expect(existsSync(join(both.root, 'dist', 'hi', 'index.mjs'))).toBe(true);
       expect(existsSync(join(both.root, 'dist', 'function-service', 'hi.js'))).toBe(true);
     } finally {

@@ -35,7 +35,7 @@ export default () => ({ timed: true });`,
 let result: BuildResult;
 
 beforeAll(async () => {
-  result = await buildProject(project.root, { sourcemap: false, server: false });
+  result = await buildProject(project.root, { sourcemap: false, server: false, perFunction: true });
 }, 60_000);
 afterAll(() => project.remove());
 
@@ -194,7 +194,7 @@ describe('cloudfn build: what loads when first needed', () => {
       'functions/bad.ts': 'export const config = { timeout: -1 };\nexport default () => 1;\n',
     });
     try {
-      const built = await buildProject(bad.root, { sourcemap: false, server: false });
+      const built = await buildProject(bad.root, { sourcemap: false, server: false, perFunction: true });
       const file = built.bundles.find((b) => b.name === 'bad')!.file;
       const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((done) => {
         const child = execFile(process.execPath, [file], { env: { ...process.env, PORT: '0' } }, (error, _out, err) =>

@@ -18,7 +18,7 @@ const project = tempProject({
 });
 
 beforeAll(async () => {
-  await buildProject(project.root, { minify: true });
+  await buildProject(project.root, { minify: true, perFunction: true });
   // Registers the SDK before the bundle loads; each finished span is printed as one line.
   const sdk = (name: string): string => pathToFileURL(join(modules, name, 'build/src/index-shim.js')).href;
   writeFileSync(

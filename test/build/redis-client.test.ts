@@ -30,7 +30,7 @@ const project = tempProject({
 let result: BuildResult;
 
 beforeAll(async () => {
-  result = await buildProject(project.root, { sourcemap: false, server: false });
+  result = await buildProject(project.root, { sourcemap: false, server: false, perFunction: true });
 }, 60_000);
 afterAll(() => project.remove());
 

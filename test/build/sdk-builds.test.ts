@@ -222,7 +222,7 @@ describe('the output folder', () => {
       await buildFunctionService(dir);
       await buildProject(dir, { sourcemap: false });
       const dist = readdirSync(join(dir, 'dist')).sort();
-      expect(dist).toEqual(expect.arrayContaining(['function-service', 'server.mjs', 'whoami', 'cloudfn-build.json']));
+      expect(dist).toEqual(expect.arrayContaining(['function-service', 'server.mjs', '_chunks', 'cloudfn-build.json']));
       expect(readdirSync(join(dir, 'dist', 'function-service')).sort()).toEqual([
         'cloudfn-build.json',
         'open_round.js',

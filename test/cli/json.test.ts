@@ -147,14 +147,11 @@ describe('--json', () => {
       expect(run.out['outdir']).toBe(join(project.root, 'dist'));
       expect(run.out['typecheck']).toEqual({ checked: false, note: expect.stringContaining('no tsconfig.json') });
       const bundles = run.out['bundles'] as { name: string; bytes: number }[];
-      expect(bundles.map((b) => b.name).sort()).toEqual(['hello', 'server.mjs']);
+      expect(bundles.map((b) => b.name)).toEqual(['server.mjs']);
       for (const bundle of bundles)
         expect(Object.keys(bundle)).toEqual(['name', 'file', 'bytes', 'gzipBytes', 'lazyBytes', 'ms']);
       const checks = run.out['checks'] as { ok: boolean; problem: string | null }[];
-      expect(checks.map((c) => [c.ok, c.problem])).toEqual([
-        [true, null],
-        [true, null],
-      ]);
+      expect(checks.map((c) => [c.ok, c.problem])).toEqual([[true, null]]);
       expect(json(['build', '--json'], project.root).out['checks']).toBeNull();
     } finally {
       project.remove();

@@ -3,7 +3,7 @@
  * codes, and the one-line message it shares with `cloudfn start`.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
@@ -29,8 +29,25 @@ describe('cloudfn build (CLI)', () => {
   });
   afterAll(() => project.remove());
 
-  it('prints the table and the checks, and exits 0', () => {
+  it('builds server.mjs alone by default, and checks that one server', () => {
     const run = cli(['build', '.', '--outdir', 'out', '--minify', '--check'], project.root);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^server\.mjs\s+\d+(\.\d)? kB/m);
+    expect(run.stdout).toMatch(/1 bundle in out \(\d+ ms\)/);
+    expect(run.stdout).toMatch(/^ok {4}out\/server\.mjs \(\d+ ms\)$/m);
+    expect(run.stdout).not.toContain('index.mjs');
+    expect(readdirSync(join(project.root, 'out')).sort()).toEqual([
+      '_chunks',
+      'cloudfn-build.json',
+      'openapi.json',
+      'server.mjs',
+      'server.mjs.map',
+    ]);
+  });
+
+  it('with --per-function prints the table and the checks of every bundle, and exits 0', () => {
+    const run = cli(['build', '.', '--outdir', 'out', '--minify', '--check', '--per-function'], project.root);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const lines = run.stdout.split('\n');
@@ -55,6 +72,11 @@ describe('cloudfn build (CLI)', () => {
     const bad = cli(['build', '--outdir'], project.root);
     expect(bad.status).toBe(1);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    const mixed = cli(['build', '--target', 'function-service', '--per-function'], project.root);
+    expect(mixed.status).toBe(1);
+    expect(mixed.stderr).toBe(
+      'cloudfn: --per-function applies to --target server only; the function service always gets one file per function\n',
+    );
   });
 
   it('fails without a default export with exactly the line cloudfn start prints', () => {
@@ -86,10 +108,14 @@ describe('cloudfn build source maps (as installed: cloudfn from dist/)', () => {
 
   it('resolves a stack trace under --enable-source-maps to real lines whose text the map carries', async () => {
     const installed = installCopy(project.root);
-    const built = spawnSync(process.execPath, [join(installed, 'dist/src/cli/index.js'), 'build', '--no-typecheck'], {
-      cwd: project.root,
-      encoding: 'utf8',
-    });
+    const built = spawnSync(
+      process.execPath,
+      [join(installed, 'dist/src/cli/index.js'), 'build', '--no-typecheck', '--per-function'],
+      {
+        cwd: project.root,
+        encoding: 'utf8',
+      },
+    );
     // The copy has no ioredis (an optional peer): the build says so, and says nothing else.
     expect(built.stderr.replace(/^cloudfn: warning: ioredis is not installed.*\n/m, '')).toBe('');
     const server = await spawnServer(['--enable-source-maps', 'dist/crash/index.mjs'], { cwd: project.root });

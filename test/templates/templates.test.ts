@@ -92,6 +92,10 @@ describe('templates', () => {
     );
     expect(docker.indexOf('COPY vendor ./vendor')).toBeLessThan(docker.indexOf('RUN npm ci'));
     expect(docker).toContain('CMD ["node", "dist/server.mjs"]');
+    // The run stage carries what server.mjs runs, not every per-function bundle of dist/.
+    expect(docker).toContain('COPY --from=build /app/dist/server.mjs /app/dist/server.mjs.map ./dist/');
+    expect(docker).toContain('COPY --from=build /app/dist/_chunks ./dist/_chunks');
+    expect(docker).not.toContain('COPY --from=build /app/dist ./dist');
     expect(docker).toContain('NODE_OPTIONS=--enable-source-maps');
     expect(docker).toContain(`HEALTHCHECK`);
     expect(docker).toContain(DEFAULT_HEALTH_PATH);

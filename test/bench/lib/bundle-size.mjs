@@ -32,6 +32,7 @@ export async function bundleSizeRow({ root, work }) {
     minify: true,
     sourcemap: false,
     server: false,
+    perFunction: true,
   });
   const hello = result.bundles.find((bundle) => bundle.name === 'hello');
   if (hello === undefined) throw new Error('buildProject wrote no hello bundle');

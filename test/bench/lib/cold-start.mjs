@@ -22,7 +22,9 @@ export function buildHello(root) {
   const project = join(root, 'test/bench/fixtures/hello-project');
   const outdir = join(project, 'dist');
   rmSync(outdir, { recursive: true, force: true });
-  const built = spawnSync(process.execPath, [cli, 'build', project, '--outdir', outdir], { encoding: 'utf8' });
+  const built = spawnSync(process.execPath, [cli, 'build', project, '--outdir', outdir, '--per-function'], {
+    encoding: 'utf8',
+  });
   const bundle = join(outdir, 'hello', 'index.mjs');
   if (built.status !== 0 || !existsSync(bundle)) {
     return {

@@ -198,7 +198,9 @@ describe('under cloudfn start', () => {
 describe('under cloudfn build', () => {
   // Which SDK a container carries is the project's choice (test/build/sdk-builds.test.ts has more).
   it('stops in one line when the SDK is not installed and the stand-in not chosen', async () => {
-    await expect(buildProject(project.root, { outdir: 'out', server: false, sourcemap: false })).rejects.toThrow(
+    await expect(
+      buildProject(project.root, { outdir: 'out', server: false, sourcemap: false, perFunction: true }),
+    ).rejects.toThrow(
       /^functions\/legacy\.cjs, functions\/other\.ts, functions\/plain\.mjs, functions\/who\.ts import @open-dy\/node-server-sdk, which is not installed here/,
     );
   });
@@ -209,6 +211,7 @@ describe('under cloudfn build', () => {
       server: false,
       sourcemap: false,
       sdk: 'stand-in',
+      perFunction: true,
     });
     const bundle = readFileSync(join(result.outdir, 'who', 'index.mjs'), 'utf8');
     expect(bundle).not.toMatch(/from ["']@open-dy\/node-server-sdk["']/);
