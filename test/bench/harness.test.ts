@@ -34,6 +34,10 @@ const BENCHMARKS = [
   'cold start: node dist/hello/index.mjs to first 200',
   'cold start, compile cache on (warm) against off, CPU time to first 200',
   'hello bundle, minified (cloudfn build --minify)',
+  'cloudfn build, 10 generated functions',
+  'cloudfn build, 100 generated functions',
+  'cloudfn build, 300 generated functions',
+  'cloudfn build --target function-service, 50 generated functions',
   'p99 latency under the GET load, 64 connections',
   'peak RSS under the GET load',
   'cloudfn start --workers auto, GET',
@@ -393,6 +397,7 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
       'unused-logid',
       'alloc-get',
       'alloc-json',
+      'build-300',
     ]) {
       expect(byId.get(id)).toMatchObject({ status: 'skipped', reason: 'not run (--only get,sign,bundle,console)' });
     }

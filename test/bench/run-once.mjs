@@ -26,6 +26,8 @@
  *   cold     cold start of the built hello bundle against a bare node:http script, and with
  *            its compile cache on against off (Node >= 22.1)
  *   bundle   bytes of the hello bundle built with --minify
+ *   build    cloudfn build of 10, 100 and 300 generated functions, and of 50 for the function
+ *            service, against esbuild's own one-pass time on the same code (lib/build-scale.mjs)
  *   workers  cloudfn start --workers auto against --workers 1: req/s and CPU per request
  *   reload   the dev server's reload and type check
  *   console  console.log captured in a request against service.log, and GET with capture on
@@ -47,6 +49,7 @@ import { machine, pinned } from './lib/cpu.mjs';
 import { measureKinds } from './lib/http-rows.mjs';
 import { formatPeerTable, formatTable, peerRow, ratioRow, skippedPeerRow, skippedRow } from './lib/rows.mjs';
 import { bundleSizeRow } from './lib/bundle-size.mjs';
+import { BUILD_ROWS, buildRows } from './lib/build-scale.mjs';
 import { coldStartRows } from './lib/cold-start.mjs';
 import { workersRows, WORKERS_BASELINE, WORKERS_BENCHMARK, WORKERS_CPU_BENCHMARK } from './lib/workers.mjs';
 import { PEER_LABELS, PEERS, peerVersions } from './servers/peers.mjs';
@@ -83,6 +86,7 @@ const GROUPS = [
   'sign',
   'cold',
   'bundle',
+  'build',
   'workers',
   'reload',
   'console',
@@ -515,6 +519,10 @@ try {
     rows.push(row);
     if (row.note) log(`  ${row.note}`);
   }
+  if (only.includes('build')) {
+    log('build: 10, 100 and 300 generated functions, and 50 for the function service, against esbuild');
+    rows.push(...(await buildRows({ root: ROOT, work, progress: log })));
+  }
   if (only.includes('workers')) {
     log(`cloudfn start --workers auto (${machine().nproc}) against --workers 1: GET, unpinned`);
     rows.push(...(await workersRows({ root: ROOT, work, rounds, seconds, warmup, load, problemsOf, progress: log })));
@@ -601,6 +609,7 @@ const NOT_RUN = {
     ],
   ],
   bundle: [['bundle', 'hello bundle, minified (cloudfn build --minify)', '—', '<= 60 kB']],
+  build: BUILD_ROWS,
   workers: [
     ['workers', WORKERS_BENCHMARK, WORKERS_BASELINE, undefined],
     ['workers-cpu', WORKERS_CPU_BENCHMARK, WORKERS_BASELINE, undefined],
@@ -651,6 +660,7 @@ const ORDER = [
   'cold',
   'cold-cache',
   'bundle',
+  ...BUILD_ROWS.map(([id]) => id),
   'latency',
   'memory',
   'workers',

@@ -22,3 +22,11 @@ export function measureBuild(options: {
   buildOptions?: Record<string, unknown>;
   targets?: ('server' | 'function-service')[];
 }): Promise<BuildFigures>;
+
+export const BUILD_ROWS: [string, string, string, string | undefined][];
+
+export function buildRows(options: {
+  root: string;
+  work: string;
+  progress?: (line: string) => void;
+}): Promise<unknown[]>;

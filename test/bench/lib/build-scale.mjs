@@ -9,6 +9,7 @@
 import { lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ratioRow } from './rows.mjs';
 
 /** The name of generated function `i` (`fn-007`), in folders of 50 (`g0/fn-007`). */
 export function functionName(i) {
@@ -130,4 +131,55 @@ export async function measureBuild({ root, work, count, buildOptions = {}, targe
     server,
     functionService,
   };
+}
+
+const BUILD_BASELINE = 'esbuild, one pass on the same code';
+/** The build group's rows: id, benchmark, baseline, goal (run-once.mjs lists them when not run). */
+export const BUILD_ROWS = [
+  ['build-10', 'cloudfn build, 10 generated functions', BUILD_BASELINE, undefined],
+  ['build-100', 'cloudfn build, 100 generated functions', BUILD_BASELINE, undefined],
+  ['build-300', 'cloudfn build, 300 generated functions', BUILD_BASELINE, '<= 5×'],
+  ['build-fs-50', 'cloudfn build --target function-service, 50 generated functions', BUILD_BASELINE, undefined],
+];
+
+/**
+ * The build group of `npm run bench`: each row cloudfn's build time against esbuild's own
+ * one-pass time on the same code, once (a build of 300 functions is long enough to need no
+ * rounds); the note gives the sizes of the output folder.
+ * @example rows.push(...(await buildRows({ root, work, progress: console.log })))
+ */
+export async function buildRows({ root, work, progress = () => {} }) {
+  const rows = [];
+  let ten;
+  for (const [count, [id, benchmark, baseline, goal]] of [
+    [10, BUILD_ROWS[0]],
+    [100, BUILD_ROWS[1]],
+    [300, BUILD_ROWS[2]],
+  ]) {
+    const f = await measureBuild({ root, work, count, targets: ['server'] });
+    ten ??= f;
+    const growth = count === 10 ? '' : `, ${(f.server.bytes / ten.server.bytes).toFixed(2)}× that of 10 functions`;
+    const note = `dist/ ${(f.server.bytes / 1e6).toFixed(2)} MB${growth}`;
+    progress(`  ${count} functions: ${Math.round(f.server.ms)} ms, esbuild ${Math.round(f.esbuildMs)} ms; ${note}`);
+    rows.push(
+      ratioRow({
+        id,
+        benchmark,
+        baseline,
+        unit: 'ms',
+        subject: [f.server.ms],
+        base: [f.esbuildMs],
+        goal: goal === undefined ? undefined : { op: '<=', value: 5 },
+        note,
+      }),
+    );
+  }
+  const [id, benchmark, baseline] = BUILD_ROWS[3];
+  const f = await measureBuild({ root, work, count: 50, targets: ['function-service'] });
+  const note = `its folder ${(f.functionService.bytes / 1e6).toFixed(2)} MB`;
+  progress(`  function service, 50 functions: ${Math.round(f.functionService.ms)} ms; ${note}`);
+  rows.push(
+    ratioRow({ id, benchmark, baseline, unit: 'ms', subject: [f.functionService.ms], base: [f.esbuildMs], note }),
+  );
+  return rows;
 }
