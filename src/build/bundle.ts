@@ -4,7 +4,7 @@
  * with `--per-function`, one self-contained ESM bundle per function (`<outdir>/<name>/index.mjs`:
  * the runtime, the function and its dependencies) that serves the function at every path. Native
  * packages stay external with a warning; everything else is inside the bundle, so a container
- * needs only Node and what server.mjs loads (docs/decisions.md#per-function-bundles-on-request).
+ * needs only Node and what server.mjs loads (docs/decisions.md#per-function-bundles-on-request-issue-56).
  *
  * What only some requests need (the multipart parser and busboy, the cookie codec, the Redis
  * stores of a fleet) is imported dynamically by the runtime, and esbuild's code splitting puts
