@@ -1,6 +1,6 @@
 /**
  * The bundle-size row: the hello function of test/bench/fixtures/hello-project (the one the
- * cold-start row starts) built as `cloudfn build --minify` builds it, by `buildProject` of
+ * cold-start row starts) built as `cloudfn build --minify --per-function` builds it, by `buildProject` of
  * dist/src/build, and the bytes node loads at start: `hello/index.mjs` and the chunks it
  * imports statically (buildProject's `bytes`). Chunks read only on first use (`lazyBytes`:
  * multipart, raw-body, cookie) are in the note, not counted.

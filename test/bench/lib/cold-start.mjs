@@ -1,5 +1,5 @@
 /**
- * The cold-start row: `node dist/hello/index.mjs` (built by `cloudfn build` from
+ * The cold-start row: `node dist/hello/index.mjs` (built by `cloudfn build --per-function` from
  * test/bench/fixtures/hello-project) until its first 200, against a bare node:http script
  * until its first 200, alternated pair by pair.
  */
