@@ -3,10 +3,11 @@
  * src/schedule/) whose `service.ts` makes its server extension (runtime/serve/extension.ts)
  * from what the dev server knows (local-service.ts). Adding a service is one folder and one
  * entry here; the dev server, the config file's accepted keys and the console read this list.
- * An entry names its config keys here, so reading a config loads no service; the service's
- * code is imported when a dev server starts.
+ * An entry's config keys come from src/config/config-keys.ts, the one list, so reading a config
+ * loads no service; the service's code is imported when a dev server starts.
  */
 import type { Extension } from '../runtime/serve/extension.js';
+import { SERVICE_CONFIG_KEYS } from './config/config-keys.js';
 import type { LocalService, ServiceContext } from './local-service.js';
 
 /** Every local service, in the order their parts run (hooks before routing, then upgrades). */
@@ -15,32 +16,27 @@ export const LOCAL_SERVICES: readonly LocalService[] = [
   // hook hands requests to the intranet hosts to the gateway's and the live rooms' paths.
   {
     name: 'services',
-    configKeys: ['serviceId', 'innerCall', 'gatewayLimits'],
+    configKeys: SERVICE_CONFIG_KEYS.services,
     load: async () => (await import('./platform/services/service.js')).servicesService,
   },
   {
     name: 'components',
-    configKeys: ['components'],
+    configKeys: SERVICE_CONFIG_KEYS.components,
     load: async () => (await import('./platform/components/service.js')).componentsService,
   },
   { name: 'timers', load: async () => (await import('./schedule/service.js')).timersService },
   { name: 'sdk', load: async () => (await import('./platform/sdk/service.js')).sdkService },
   {
     name: 'live',
-    configKeys: ['liveData'],
+    configKeys: SERVICE_CONFIG_KEYS.live,
     load: async () => (await import('./platform/live/service.js')).liveService,
   },
   {
     name: 'gateway',
-    configKeys: ['devUser'],
+    configKeys: SERVICE_CONFIG_KEYS.gateway,
     load: async () => (await import('./platform/gateway/service.js')).gatewayService,
   },
 ];
-
-/** Every config key the services read. */
-export function localServiceConfigKeys(services: readonly LocalService[] = LOCAL_SERVICES): string[] {
-  return services.flatMap((service) => service.configKeys ?? []);
-}
 
 /**
  * What services tell each other: `publish` reaches `forward` (the console's open pages) and

@@ -5,19 +5,19 @@
 import { join } from 'node:path';
 import { type ConfigFile, loadConfigFile } from '../../runtime/serve/config-file.js';
 import type { CompileHook } from '../../runtime/serve/load.js';
-import type { LocalService } from '../local-service.js';
-import { localServiceConfigKeys } from '../local-services.js';
+import { TOOL_CONFIG_KEYS } from '../config/config-keys.js';
+
+export { TOOL_CONFIG_KEYS } from '../config/config-keys.js';
 
 /**
- * The top-level keys of cloudfn.config that the tooling reads beside the runtime's options:
- * the local services' (`devUser`, `liveData`) and `checkRequests` (`cloudfn build --target
- * function-service --check`). Every command accepts them, so `start` and `dev` judge a config alike.
+ * The tooling's config keys (src/config/config-keys.ts) with those `services` add (a service a
+ * test adds to a dev server's list names its own).
+ * @example toolConfigKeys(LOCAL_SERVICES) // TOOL_CONFIG_KEYS and a test service's `counter`
  */
-export const TOOL_CONFIG_KEYS: readonly string[] = toolConfigKeys();
-
-/** The tooling's config keys with those of `services` (a dev server's list). */
-export function toolConfigKeys(services?: readonly LocalService[]): string[] {
-  return [...localServiceConfigKeys(services), 'checkRequests'];
+export function toolConfigKeys(services: readonly { readonly configKeys?: readonly string[] }[] = []): string[] {
+  const keys = new Set(TOOL_CONFIG_KEYS);
+  for (const service of services) for (const key of service.configKeys ?? []) keys.add(key);
+  return [...keys];
 }
 
 /** esbuild loads only when there is a TypeScript config: `cloudfn/testing` and start stay light. */

@@ -8,6 +8,7 @@
  * lists the connections, a rebuilt function's connections close with 1012 and a stopping
  * server's with 1001 (docs/gateway.md).
  */
+import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../../runtime/log/logger.js';
@@ -148,7 +149,7 @@ export function gatewayService(context: ServiceContext): GatewayExtension {
   });
   return {
     name: 'gateway',
-    configKeys: ['devUser'],
+    configKeys: SERVICE_CONFIG_KEYS.gateway,
     gateway: () => gateway,
     hooks: () => [devUserHook(devUser), pushHook(() => gateway)],
     upgrade(server: Server, app) {

@@ -6,6 +6,7 @@
  * `/_cloudfn/live/` (dev-routes.ts); and `CLOUDFN_LIVE_URL`, where the stand-in's
  * `openApiInvoke` of the task calls finds them.
  */
+import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { Server } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import type { Extension } from '../../../runtime/serve/extension.js';
@@ -36,7 +37,7 @@ export function liveService(context: ServiceContext): LiveExtension {
   context.onPublished('ws-room', (room) => rooms?.claimFrom(room));
   return {
     name: 'live',
-    configKeys: ['liveData'],
+    configKeys: SERVICE_CONFIG_KEYS.live,
     rooms: () => rooms,
     prepare(app) {
       // A bad liveData stops start-up here, naming the key.

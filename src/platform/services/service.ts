@@ -9,6 +9,7 @@
  * live-room simulator for the `ws-push` and webcast hosts; and the client gateway of
  * `createCloud` calls (gateway.ts). The console lists the services.
  */
+import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../../../runtime/app.js';
 import { classifyHost } from '../../../runtime/intranet/hosts.js';
@@ -28,13 +29,7 @@ import { PUSH_MOUNT } from '../gateway/names.js';
 import { LIVE_PREFIX } from '../live/dev-routes.js';
 import type { ServicesAnswer } from './protocol.js';
 import { gatewayHook } from './gateway.js';
-import {
-  readGatewayLimits,
-  readServiceSetting,
-  readSessionMap,
-  SERVICE_CONFIG_KEYS,
-  type SessionMap,
-} from './setting.js';
+import { readGatewayLimits, readServiceSetting, readSessionMap, type SessionMap } from './setting.js';
 
 /** The hook that gives a request to an intranet host to the part of this server that answers it. */
 function intranetHostHook(): BeforeHook {
@@ -92,7 +87,7 @@ export function servicesService(context: ServiceContext): Extension {
   };
   return {
     name: 'services',
-    configKeys: SERVICE_CONFIG_KEYS,
+    configKeys: SERVICE_CONFIG_KEYS.services,
     prepare: async (made) => {
       app = made;
       off = await interceptIntranet(router, {

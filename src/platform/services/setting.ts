@@ -10,9 +10,6 @@ import { basename, join } from 'node:path';
 import type { ConfigFile } from '../../../runtime/serve/config-file.js';
 import { createServiceError } from './errors.js';
 
-/** The config keys this room reads. */
-export const SERVICE_CONFIG_KEYS = ['serviceId', 'innerCall', 'gatewayLimits'] as const;
-
 /** A service id: lower-case letters, digits and inner hyphens (it is a label of a hostname). */
 export const ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
