@@ -32,11 +32,18 @@ export { defaultLimits, LIMIT_ENV, LIMIT_KEYS } from './options/limits.js';
 /** The validator of `allowedHosts`, for `cloudfn platform`, which reads it from its own flag and variable. */
 export { allowedHosts as parseAllowedHosts } from './options/parsers.js';
 
+/**
+ * The one prefix of the paths cloudfn answers before routing: health, metrics, and the local
+ * services' routes (`/_cloudfn/<name>/…`). Discovery skips names starting with `_`, so no
+ * function has it; every other path under it is built from this constant.
+ */
+export const CLOUDFN_PREFIX = '/_cloudfn';
+
 /** Where `--metrics` serves the Prometheus text. */
-export const METRICS_PATH = '/_cloudfn/metrics';
+export const METRICS_PATH = `${CLOUDFN_PREFIX}/metrics`;
 
 /** The default health path. */
-export const DEFAULT_HEALTH_PATH = '/_cloudfn/health';
+export const DEFAULT_HEALTH_PATH = `${CLOUDFN_PREFIX}/health`;
 
 /** The path the platform's container services must answer (platform contract, containers). */
 const DEFAULT_PING_PATH = '/v1/ping';

@@ -2,6 +2,7 @@
  * `cloudfn dev [root] --port <n> --host <h> --inspect[=[host:]port]`: serve a project with
  * reload, readable logs and the debug console.
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
@@ -36,11 +37,11 @@ export const HELP: CommandHelp = {
     '    [--seed <file>.json] [--ephemeral]',
   ],
   description: `Serves every function of <root>/functions (default: the current folder), rebuilding a function
-when its files change, with readable logs and the debug console at /_cloudfn/. Loads <root>/.env
+when its files change, with readable logs and the debug console at ${CLOUDFN_PREFIX}/. Loads <root>/.env
 (the real environment wins). Colours are off when NO_COLOR is set or the output is not a
 terminal. Types are checked beside the server with the project's TypeScript (tsc --watch) and
 errors shown here and on the console page. The functions' OpenAPI document is served at
-/_cloudfn/openapi.json. Several folders are the services of one app (docs/services.md): each runs
+${CLOUDFN_PREFIX}/openapi.json. Several folders are the services of one app (docs/services.md): each runs
 as its own service (SERVICE_ID from serviceId, else made from the folder's name) on --port and
 the ports that follow, calling the others at http://{from}-{to}.inner-call.dyc.ivolces.com, with
 the app's components started once for all. At an app root (a cloudfn.config.json with

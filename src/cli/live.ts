@@ -3,6 +3,7 @@
  * send a comment, a gift, likes or a fans-club message (POST /_cloudfn/live/<roomid>/<msg_type>),
  * optionally start the room's data task first, or script N messages a second for load.
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { OptionsError, parseOrHelp } from './args.js';
 import type { CommandHelp } from './help.js';
@@ -119,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
   const server = (values.url ?? `http://127.0.0.1:${process.env['PORT'] || '8000'}`).replace(/\/+$/, '');
   if (positionals[0] === 'token' && positionals.length === 2) {
     const given = { anchor_openid: values.anchor, nick_name: values.nickname, avatar_url: values.avatar };
-    const minted = await call(`${server}/_cloudfn/live/${encodeURIComponent(positionals[1]!)}/token`, {
+    const minted = await call(`${server}${CLOUDFN_PREFIX}/live/${encodeURIComponent(positionals[1]!)}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(given),
@@ -137,7 +138,7 @@ export async function run(argv: string[]): Promise<number> {
       `live takes a room id and a message type, got ${positionals.length} argument(s); e.g. cloudfn live 7001 live_comment --content hi`,
     );
   const [roomid, msgType] = positionals as [string, string];
-  const base = `${server}/_cloudfn/live`;
+  const base = `${server}${CLOUDFN_PREFIX}/live`;
   const extra = fields(msgType, values);
   let messages: unknown = {};
   if (values.data !== undefined) {

@@ -2,6 +2,7 @@
  * `cloudfn openapi [project] [--out file]`: print (or write) the OpenAPI 3.1 document of a
  * project's functions, from their declared params and results (docs/contracts.md).
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openApiDocument } from '../contract/openapi.js';
@@ -18,7 +19,7 @@ export const HELP: CommandHelp = {
 method (GET with its query parameters, POST with its body by content type), the result, and the
 error body with its issues. Schemas come from each function's config.params and config.result
 (Standard JSON Schema, or the library's own converter); a function without them is listed with
-what is known. cloudfn dev serves the same document at /_cloudfn/openapi.json, and cloudfn build
+what is known. cloudfn dev serves the same document at ${CLOUDFN_PREFIX}/openapi.json, and cloudfn build
 writes it beside the bundles.`,
   options: [
     ['--out <file>', 'write the document to a file instead of stdout'],

@@ -3,6 +3,7 @@
  * `startServer` (src/start/), which serves the project in production mode, in one process or in
  * n with node:cluster.
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import { resolve } from 'node:path';
 import { CloudfnError } from '../../runtime/errors.js';
 import { parseWorkers } from '../../runtime/serve/cluster.js';
@@ -21,15 +22,15 @@ export const HELP: CommandHelp = {
 with JSON log lines on stdout. PORT and HOST are read when the flags are absent, then
 cloudfn.config.* (see docs/configuration.md). Functions exporting config.schedule (cron) are fired
 on it, with service.trigger 'timer'; with CLOUDFN_REDIS_URL set, one server of the fleet fires
-each. GET /_cloudfn/health answers 200 while serving and 503 while draining.`,
+each. GET ${CLOUDFN_PREFIX}/health answers 200 while serving and 503 while draining.`,
   options: [
     ['-p, --port <n>', 'port to listen on (PORT, default 8000)'],
     ['--host <h>', 'address to listen on (HOST, default 0.0.0.0)'],
     ['-w, --workers <n|auto>', 'serve from n processes sharing the port (node:cluster); auto is one per CPU'],
-    ['--metrics', 'serve Prometheus text at /_cloudfn/metrics (CLOUDFN_METRICS=true), summed over the workers'],
+    ['--metrics', `serve Prometheus text at ${CLOUDFN_PREFIX}/metrics (CLOUDFN_METRICS=true), summed over the workers`],
     [
       '--trigger-endpoint',
-      'accept POST /_cloudfn/trigger/<function> (cloudfn trigger) to fire a scheduled function now',
+      `accept POST ${CLOUDFN_PREFIX}/trigger/<function> (cloudfn trigger) to fire a scheduled function now`,
     ],
     [
       '--memory-budget <bytes>',

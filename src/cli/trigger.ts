@@ -2,6 +2,7 @@
  * `cloudfn trigger <function> [--url http://127.0.0.1:8000]`: fire a scheduled function now on
  * a running `cloudfn dev` (or `cloudfn start --trigger-endpoint`), as its timer would.
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import { triggerRemote } from '../schedule/trigger-client.js';
 import { OptionsError, parseOrHelp } from './args.js';
 import type { CommandHelp } from './help.js';
@@ -11,7 +12,7 @@ export const HELP: CommandHelp = {
   name: 'trigger',
   usage: ['trigger <function> [--url http://127.0.0.1:8000] [--json]'],
   description: `Fires a function that exports config.schedule now, on a running cloudfn dev (or cloudfn start
---trigger-endpoint): POST <url>/_cloudfn/trigger/<function>. The handler gets trigger 'timer',
+--trigger-endpoint): POST <url>${CLOUDFN_PREFIX}/trigger/<function>. The handler gets trigger 'timer',
 the schedule's params as its body and x-cloudfn-manual: true. Prints the function's status and
 logid on stderr and its body on stdout; exits 1 when it answered 4xx/5xx or was cut at 60 s.`,
   options: [

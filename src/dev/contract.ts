@@ -3,6 +3,7 @@
  * functions as they are served now (the console's forms read it), and, when asked
  * (`--client <file>`), the typed client written again whenever the set of functions changes.
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { App } from '../../runtime/app.js';
@@ -13,7 +14,7 @@ import { clientSource } from '../contract/client-source.js';
 import { openApiDocument } from '../contract/openapi.js';
 
 /** Where the dev server serves the document. */
-export const OPENAPI_PATH = '/_cloudfn/openapi.json';
+export const OPENAPI_PATH = `${CLOUDFN_PREFIX}/openapi.json`;
 
 /**
  * Answers GET /_cloudfn/openapi.json from the functions the app serves.

@@ -2,6 +2,7 @@
  * The dev server's table of error codes (same shape as runtime/errors.ts). Compile errors use
  * the runtime's `CLOUDFN_COMPILE_ERROR`; these rows cover what only `cloudfn dev` does.
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import type { CloudfnError, CreateError, ErrorSpec } from '../../runtime/errors.js';
 import { defineErrorTable, exposedError } from '../../runtime/errors.js';
 
@@ -18,7 +19,7 @@ const table = {
   CLOUDFN_DEV_CONSOLE_NOT_FOUND: {
     status: 404,
     message: (path: string) =>
-      `the dev console has nothing at ${path}; open /_cloudfn/ for the page or /_cloudfn/api/functions`,
+      `the dev console has nothing at ${path}; open ${CLOUDFN_PREFIX}/ for the page or ${CLOUDFN_PREFIX}/api/functions`,
   },
   CLOUDFN_DEV_CONSOLE_METHOD: {
     status: 405,

@@ -9,6 +9,7 @@
  * table of services, and prefixes every line a service prints with its id. A service whose
  * process ends (a function calling `process.exit`) is started again (dev-process.ts).
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { type DevProcess, superviseDevProcess } from './dev-process.js';
@@ -161,7 +162,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   const map = Object.fromEntries(services.map((service) => [service.id, service.url]));
   const width = Math.max(...services.map((service) => service.id.length));
   out.write(
-    `services:\n${services.map((s) => `  ${s.id.padEnd(width)}  ${s.url}  console ${s.url}/_cloudfn/  (${s.root})`).join('\n')}\n`,
+    `services:\n${services.map((s) => `  ${s.id.padEnd(width)}  ${s.url}  console ${s.url}${CLOUDFN_PREFIX}/  (${s.root})`).join('\n')}\n`,
   );
   const cli = options.cli ?? fileURLToPath(new URL('../cli/index.js', import.meta.url));
   let closing = false;

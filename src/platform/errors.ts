@@ -4,6 +4,7 @@
  * tokens the open platform's 28001003 and 28001008, which the media client also knows; ours
  * elsewhere, see docs/platform.md) and a message that names the bad value and the fix.
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import { defineErrorTable, type CreateError, type ErrorSpec, TableError } from '../../runtime/errors.js';
 
 /** One row of the platform table: an `ErrorSpec` plus the envelope's `err_no`. */
@@ -221,7 +222,7 @@ const table = {
     status: 404,
     errNo: 40402,
     message: (method: string, path: string) =>
-      `${method} ${path} is not a database endpoint; use GET /_cloudfn/api/database[?collection=…], GET …/database/export, POST …/database/import[?merge=1], DELETE …/database, POST …/database/collections/<name>, PUT or DELETE …/database/collections/<name>/<id>, DELETE …/database/collections/<name>`,
+      `${method} ${path} is not a database endpoint; use GET ${CLOUDFN_PREFIX}/api/database[?collection=…], GET …/database/export, POST …/database/import[?merge=1], DELETE …/database, POST …/database/collections/<name>, PUT or DELETE …/database/collections/<name>/<id>, DELETE …/database/collections/<name>`,
   },
   PLATFORM_LIVE_BAD_MESSAGE: {
     status: 400,
@@ -255,7 +256,7 @@ const table = {
     status: 400,
     errNo: 40001,
     message: (detail: string) =>
-      `live-room token: ${detail}; send POST /_cloudfn/live/7001/token with { "anchor_openid"?, "nick_name"?, "avatar_url"? }`,
+      `live-room token: ${detail}; send POST ${CLOUDFN_PREFIX}/live/7001/token with { "anchor_openid"?, "nick_name"?, "avatar_url"? }`,
   },
   PLATFORM_LIVE_BAD_TRAFFIC: {
     status: 400,
@@ -266,7 +267,7 @@ const table = {
     status: 404,
     errNo: 40401,
     message: (method: string, path: string) =>
-      `${method} ${path} is not a live-room endpoint; use POST /_cloudfn/live/<roomid>/<msg_type>, GET /_cloudfn/live/rooms, or the task calls under /_cloudfn/live/api/live_data/task/`,
+      `${method} ${path} is not a live-room endpoint; use POST ${CLOUDFN_PREFIX}/live/<roomid>/<msg_type>, GET ${CLOUDFN_PREFIX}/live/rooms, or the task calls under ${CLOUDFN_PREFIX}/live/api/live_data/task/`,
   },
   PLATFORM_WS_TOO_MANY_IDS: {
     status: 400,

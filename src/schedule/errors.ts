@@ -2,6 +2,7 @@
  * The timer triggers' table of error codes (same shape as runtime/errors.ts): a bad
  * `config.schedule`, and the on-demand trigger endpoint's refusals.
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import type { CloudfnError, CreateError, ErrorSpec } from '../../runtime/errors.js';
 import { defineErrorTable, exposedError } from '../../runtime/errors.js';
 
@@ -18,7 +19,7 @@ const table = {
   },
   CLOUDFN_TRIGGER_METHOD: {
     status: 405,
-    message: (method: string) => `method ${method} is not allowed on /_cloudfn/trigger/<function>; send POST`,
+    message: (method: string) => `method ${method} is not allowed on ${CLOUDFN_PREFIX}/trigger/<function>; send POST`,
   },
 } satisfies Record<string, ErrorSpec>;
 

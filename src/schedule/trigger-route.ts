@@ -5,6 +5,7 @@
  * the console's buttons call it. It exists under `cloudfn dev`, and under `cloudfn start` only
  * with `--trigger-endpoint` (anyone who reaches the port could fire the timers otherwise).
  */
+import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BeforeHook } from '../../runtime/serve/http-server.js';
 import { sendJson, sendJsonError } from '../../runtime/serve/hook-io.js';
@@ -13,7 +14,7 @@ import type { Scheduler } from './scheduler.js';
 import type { TriggerAnswer } from './protocol.js';
 
 /** Where the endpoint lives; the function's name follows. */
-export const TRIGGER_PREFIX = '/_cloudfn/trigger/';
+export const TRIGGER_PREFIX = `${CLOUDFN_PREFIX}/trigger/`;
 
 /**
  * The before-routing hook of the trigger endpoint.

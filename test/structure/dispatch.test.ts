@@ -5,6 +5,7 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
@@ -64,5 +65,53 @@ describe('config keys without the loop (issue 51)', () => {
       .filter((file) => /configKeys:\s*\[/.test(readFileSync(file, 'utf8')))
       .map((file) => relative(REPO, file));
     expect(declaring).toEqual([]);
+  });
+});
+
+/** The text of `file` without its comments (TypeScript's own scanner tells them apart from strings). */
+function codeOf(file: string): string {
+  const text = readFileSync(file, 'utf8');
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
+  let out = '';
+  // The brace depth inside each open template substitution: a closing brace at depth 0 goes
+  // back into the template, which the scanner reads on when asked.
+  const depths: number[] = [];
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia) continue;
+    if (kind === ts.SyntaxKind.OpenBraceToken && depths.length > 0) depths[depths.length - 1]!++;
+    if (kind === ts.SyntaxKind.CloseBraceToken && depths.length > 0) {
+      if (depths[depths.length - 1] === 0) {
+        kind = scanner.reScanTemplateToken(false);
+        depths.pop();
+      } else depths[depths.length - 1]!--;
+    }
+    if (kind === ts.SyntaxKind.TemplateHead || kind === ts.SyntaxKind.TemplateMiddle) depths.push(0);
+    out += scanner.getTokenText();
+  }
+  return out;
+}
+
+/** Every module under src/, relative to the repository. */
+const SRC_FILES = allFiles(join(REPO, 'src')).map((file) => relative(REPO, file));
+
+function allFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return allFiles(path);
+    return /\.(ts|mts|cts)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+describe('one prefix (issue 51)', () => {
+  it('reads code apart from comments (the scanner is not blind)', () => {
+    const file = join(REPO, 'src/platform/gateway/names.ts');
+    expect(readFileSync(file, 'utf8')).toContain('/_cloudfn');
+    expect(codeOf(file)).toContain('PUSH_MOUNT');
+    expect(codeOf(join(REPO, 'runtime/options.ts'))).toContain("'/_cloudfn'");
+  });
+
+  it("spells /_cloudfn in the code of no module of src/ but the console page's own API file", () => {
+    const spelling = SRC_FILES.filter((file) => codeOf(join(REPO, file)).includes('/_cloudfn'));
+    expect(spelling).toEqual(['src/dev/console/page/api.ts']);
   });
 });

@@ -14,6 +14,7 @@
  * | `/_cloudfn/api/requests` | `{ requests }`, the last 200 requests answered, newest first (the page lists them on open) |
  * | `/_cloudfn/api/<name>` | a panel's answer: `database` (the SDK stand-in; its writes under `/_cloudfn/api/database/` are the SDK service's own hook), `connections` (the WebSocket gateway), `services` and `components` (the app's services; `services` is readable by the console of another local service, cors.ts) |
  */
+import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
 import { createDevError } from '../errors.js';
@@ -26,7 +27,7 @@ import type { EventHub } from './event-hub.js';
 import type { ConsoleMeta, FunctionStatus, LogsAnswer, RequestsAnswer } from './protocol.js';
 
 /** Where the console lives. */
-export const CONSOLE_PREFIX = '/_cloudfn';
+export const CONSOLE_PREFIX = CLOUDFN_PREFIX;
 
 /** What the console handler reads. */
 export interface ConsoleContext {

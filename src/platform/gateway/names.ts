@@ -4,6 +4,7 @@
  * when a client cannot set headers, the push API's paths and headers, the push hosts, and the
  * close codes cloudfn's local gateway uses (docs/gateway.md).
  */
+import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 
 /** Where clients connect (the platform's custom-domain path; two underscores on each side). */
 export const CONNECT_PATH = '/__dycloud__/ws/connect/';
@@ -77,7 +78,7 @@ export const MAX_PUSH_IDS = 5;
 export { PUSH_HOSTS } from '../../../runtime/intranet/hosts.js';
 
 /** Where the dev server serves the push API: `http://127.0.0.1:8000/_cloudfn/ws-push/ws/push_data`. */
-export const PUSH_MOUNT = '/_cloudfn/ws-push';
+export const PUSH_MOUNT = `${CLOUDFN_PREFIX}/ws-push`;
 
 /** The variable `cloudfn dev` sets to the push API's base URL (no trailing slash). */
 export const PUSH_URL_VAR = 'CLOUDFN_WS_PUSH_URL';

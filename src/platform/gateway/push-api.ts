@@ -4,6 +4,7 @@
  * dev server's HTTP route, `openApiInvoke` and `cloudfn/testing` all answer alike. Bad input
  * answers `err_no` != 0 with a message naming the header and the fix (docs/gateway.md#errors).
  */
+import { type Envelope, failure, success } from './envelope.js';
 import { PlatformError, platformError } from '../errors.js';
 import type { Gateway, PushVia } from './gateway.js';
 import { MAX_PUSH_IDS, PUSH_HEADERS, PUSH_PATHS } from './names.js';
@@ -21,7 +22,7 @@ export interface PushRequest {
 /** The answer: an HTTP status and the platform's envelope. */
 export interface PushAnswer {
   status: number;
-  body: { data: unknown; err_msg: string; err_no: number };
+  body: Envelope;
 }
 
 function header(request: PushRequest, name: string): string | undefined {
@@ -105,7 +106,7 @@ function isUtf8(bytes: Buffer): boolean {
 }
 
 function ok(data: unknown): PushAnswer {
-  return { status: 200, body: { data, err_msg: 'success', err_no: 0 } };
+  return { status: 200, body: success(data) };
 }
 
 /** The session ids a target list reaches, and the entries that reached no open connection. */
@@ -231,6 +232,6 @@ export function handlePush(gateway: Gateway, request: PushRequest): PushAnswer {
     return answer(gateway, request, path);
   } catch (error) {
     if (!(error instanceof PlatformError)) throw error;
-    return { status: error.status, body: { data: null, err_msg: error.message, err_no: error.errNo } };
+    return { status: error.status, body: failure(error.errNo, error.message) };
   }
 }

@@ -8,6 +8,7 @@
  * lists the connections, a rebuilt function's connections close with 1012 and a stopping
  * server's with 1001 (docs/gateway.md).
  */
+import { failure, failureText } from './envelope.js';
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -83,11 +84,7 @@ function pushHook(gateway: () => Gateway | undefined): BeforeHook {
     void readBodyUpTo(req, MAX_PUSH_BODY).then(
       (body) => {
         if (body === undefined)
-          return sendJson(res, 413, {
-            data: null,
-            err_msg: `the body is larger than ${MAX_PUSH_BODY} bytes; send less`,
-            err_no: 41300,
-          });
+          return sendJson(res, 413, failure(41300, `the body is larger than ${MAX_PUSH_BODY} bytes; send less`));
         const answer = handlePush(bound, {
           method: req.method ?? 'GET',
           path: url.slice(PUSH_MOUNT.length),
@@ -96,12 +93,7 @@ function pushHook(gateway: () => Gateway | undefined): BeforeHook {
         });
         sendJson(res, answer.status, answer.body);
       },
-      (error: unknown) =>
-        sendJson(res, 400, {
-          data: null,
-          err_msg: error instanceof Error ? error.message : String(error),
-          err_no: 40000,
-        }),
+      (error: unknown) => sendJson(res, 400, failure(40000, error instanceof Error ? error.message : String(error))),
     );
     return true;
   };
@@ -185,11 +177,7 @@ export function gatewayService(context: ServiceContext): GatewayExtension {
       });
       const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
         if (sockets.handleUpgrade(req, socket, head)) return;
-        const body = JSON.stringify({
-          data: null,
-          err_msg: `no WebSocket endpoint at ${req.url}; connect to /__dycloud__/ws/connect/`,
-          err_no: 40400,
-        });
+        const body = failureText(40400, `no WebSocket endpoint at ${req.url}; connect to /__dycloud__/ws/connect/`);
         socket.end(
           `HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
         );

@@ -6,6 +6,7 @@
  * never loads it). This file owns what the client sees: the refusal on the upgrade, ping/pong,
  * the idle timeout and the close codes (docs/gateway.md#close-codes).
  */
+import { failureText } from './envelope.js';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
@@ -124,7 +125,7 @@ export function closeReason(reason: string): string {
 }
 
 function envelope(status: number, message: string): AppAnswer {
-  const body = Buffer.from(JSON.stringify({ data: null, err_msg: message, err_no: 40001 }));
+  const body = Buffer.from(failureText(40001, message));
   return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body };
 }
 

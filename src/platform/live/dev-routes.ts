@@ -14,6 +14,7 @@
  * A push to a room with no started task of its type is refused 409 (`PLATFORM_LIVE_NO_TASK`),
  * and nothing reaches the function, as on the platform.
  */
+import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { errorBody } from '../../../runtime/request/error-body.js';
@@ -30,7 +31,7 @@ import { startTraffic, type TrafficRun } from './traffic.js';
 import type { LivePushAnswer, LiveRoomsAnswer } from './protocol.js';
 
 /** Where the simulator lives on the dev server. */
-export const LIVE_PREFIX = '/_cloudfn/live';
+export const LIVE_PREFIX = `${CLOUDFN_PREFIX}/live`;
 
 /** The most a request body to the simulator may hold. */
 const MAX_BODY = 1024 * 1024;

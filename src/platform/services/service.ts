@@ -9,6 +9,7 @@
  * live-room simulator for the `ws-push` and webcast hosts; and the client gateway of
  * `createCloud` calls (gateway.ts). The console lists the services.
  */
+import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../../../runtime/app.js';
@@ -124,7 +125,7 @@ export function servicesService(context: ServiceContext): Extension {
             services: Object.entries(all).map(([id, url]) => ({
               id,
               url,
-              console: `${url}/_cloudfn/`,
+              console: `${url}${CLOUDFN_PREFIX}/`,
               self: id === setting.id,
               enabled: setting.innerCall.includes(id),
             })),

@@ -14,7 +14,11 @@ import type {
   TypecheckEvent,
 } from '../protocol.js';
 
-export const API = '/_cloudfn/api';
+/** Where the dev server answers the page: the one spelling of the prefix on the page's side. */
+export const PREFIX = '/_cloudfn';
+
+/** The console's JSON API. */
+export const API = `${PREFIX}/api`;
 
 /** Reads the function list and the headers to send. */
 export async function fetchMeta(): Promise<ConsoleMeta> {

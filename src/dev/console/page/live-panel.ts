@@ -6,11 +6,12 @@
  * Every room with tasks is listed with its anchor; picking one sends into that room. A service
  * without `liveData.path` has nowhere to push: the panel is one grey line saying so.
  */
+import { PREFIX } from './api.js';
 import { byId, h, replace } from './dom.js';
 import type { LivePushAnswer, LiveRoomsAnswer } from '../../../platform/live/protocol.js';
 import type { ErrorAnswer } from '../protocol.js';
 
-const LIVE = '/_cloudfn/live';
+const LIVE = `${PREFIX}/live`;
 const TYPES = ['live_comment', 'live_gift', 'live_like', 'live_fansclub'] as const;
 
 function input(name: string, value: string, size: number, title: string): HTMLInputElement {

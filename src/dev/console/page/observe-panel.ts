@@ -3,13 +3,13 @@
  * function and status, mean time, in flight, event-loop delay), refreshed after requests; and
  * the Timers panel (timers-panel.ts) drawn and redrawn when the functions change.
  */
-import { API } from './api.js';
+import { API, PREFIX } from './api.js';
 import { byId, h, replace } from './dom.js';
 import { renderTimers } from './timers-panel.js';
 import type { ScheduledFunction, TimersMeta } from '../../../schedule/protocol.js';
 import type { ConsoleMeta } from '../protocol.js';
 
-const METRICS = '/_cloudfn/metrics';
+const METRICS = `${PREFIX}/metrics`;
 const METRICS_OFF = 'Metrics are off: npm install prom-client to count requests here.';
 
 /** One sample line: `name{labels} value`. */

@@ -4,6 +4,7 @@
  * their fields. Sending the form writes the values into the editor's draft (a JSON body) and
  * sends it, so the request, its response and its logs are those of any other.
  */
+import { PREFIX } from './api.js';
 import { h, replace } from './dom.js';
 import type { FieldSchema, OpenApiParamsView, ParamsIssue } from '../protocol.js';
 
@@ -20,7 +21,7 @@ export interface ParamsFormActions {
 
 /** The params schema of each function, from the OpenAPI document of the dev server. */
 export async function fetchParamsSchemas(): Promise<Map<string, FieldSchema>> {
-  const res = await fetch('/_cloudfn/openapi.json');
+  const res = await fetch(`${PREFIX}/openapi.json`);
   if (!res.ok) return new Map();
   const doc = (await res.json()) as OpenApiParamsView;
   const out = new Map<string, FieldSchema>();

@@ -4,11 +4,12 @@
  * `POST /_cloudfn/trigger/<function>` and shows the status, the logid and the body it answered
  * (or that it was cut at the firing limit).
  */
+import { PREFIX } from './api.js';
 import { byId, h, replace } from './dom.js';
 import type { ScheduledFunction, TriggerAnswer } from '../../../schedule/protocol.js';
 import type { ErrorAnswer } from '../protocol.js';
 
-const TRIGGER = '/_cloudfn/trigger/';
+const TRIGGER = `${PREFIX}/trigger/`;
 
 /** The body as the function answered it, JSON indented when it is JSON. */
 function pretty(body: string): string {

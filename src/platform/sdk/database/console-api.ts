@@ -14,6 +14,7 @@
  * | `DELETE /collections/<name>/<id>` | removes the document |
  * | `DELETE /collections/<name>` | removes every document of the collection |
  */
+import { CLOUDFN_PREFIX } from '../../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorBody } from '../../../../runtime/request/error-body.js';
 import { generateLogid } from '../../../../runtime/log/logid.js';
@@ -26,7 +27,7 @@ import { checkDump, exportStore, formatDump, importStore, resetStore } from './d
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** The console's path of the database API. */
-const ROOT = '/_cloudfn/api/database';
+const ROOT = `${CLOUDFN_PREFIX}/api/database`;
 
 /**
  * Whether `method` on `path` is one of these writes (GET of the root stays with the console's reader).
