@@ -19,7 +19,8 @@ export function metricsHook(metrics: RequestMetrics): (req: IncomingMessage, res
   const withQuery = `${METRICS_PATH}?`;
   // A worker of `--workers` whose primary listens for the question (it does under cloudfn start).
   const text = cluster.isWorker && process.send !== undefined ? askPrimary : () => metrics.text();
-  return (req, res) => {
+  // Named, as every before hook is (http-server.ts's beforeHookNames).
+  const metricsPath = (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
     if (!(url === METRICS_PATH || url.startsWith(withQuery)) || (req.method !== 'GET' && req.method !== 'HEAD'))
       return false;
@@ -40,6 +41,7 @@ export function metricsHook(metrics: RequestMetrics): (req: IncomingMessage, res
     );
     return true;
   };
+  return metricsPath;
 }
 
 /**

@@ -1,13 +1,24 @@
 /**
  * The one shape of a server extension, as h3's plugins, fastify's `register` and nitro's dev
  * handlers each have one: what `serve()` runs for a local service (the timers, the WebSocket
- * gateway, the live rooms, the console) at each step of a server's life. An extension is plain
- * data and functions; `serve()` calls its parts in list order (and `close` in reverse), so
- * adding a service is one more entry in a list, never one more option of `serve()`.
+ * gateway, the live rooms, the console) at each step of a server's life. An extension declares
+ * what it answers (its `routes` under `/_cloudfn/`, the platform `hosts` it stands in for) and
+ * `serve()` compiles them into one dispatcher (dispatch.ts), so the order of a list carries no
+ * meaning; adding a service is one more entry in a list, never one more option of `serve()`.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { App } from '../app.js';
-import type { BeforeHook } from './http-server.js';
+import type { IntranetHost } from '../intranet/hosts.js';
+
+/**
+ * Answers one request of a route or a host (any method), writing the whole answer; `path` is
+ * what follows the route's key (`/7001/token?x=1` of `/_cloudfn/live/7001/token?x=1`), or the
+ * whole URL of a request that came by a host. A throw is answered as the JSON error shape.
+ */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, path: string) => void;
+
+/** The platform hosts an extension may stand in for (runtime/intranet/hosts.ts). */
+export type PlatformHostKind = Exclude<IntranetHost['kind'], 'inner-call'>;
 
 /** What the dev console shows of an extension; the console reads it, the runtime does not. */
 export interface ExtensionPanel {
@@ -27,10 +38,31 @@ export interface Extension {
   readonly name: string;
   /** The top-level keys of cloudfn.config it reads, which the config file then accepts. @default none */
   readonly configKeys?: readonly string[];
-  /** Runs once the app exists, before the hooks are made and the port opens; a throw stops start-up. */
+  /** Runs once the app exists, before the routes are read and the port opens; a throw stops start-up. */
   prepare?(app: App): void | Promise<void>;
-  /** Hooks answered before routing, after the health and metrics paths; called after every `prepare`. */
-  hooks?(app: App): readonly BeforeHook[];
+  /**
+   * What it answers under `/_cloudfn/`, by the path's first segment or two (`live` answers
+   * `/_cloudfn/live/…`, `api/database` answers `/_cloudfn/api/database…`, `''` every path there no
+   * other key takes: the console's page); read once after every `prepare`. Two extensions
+   * declaring one key stop start-up. @default none
+   */
+  routes?(app: App): Readonly<Record<string, RouteHandler>>;
+  /**
+   * The platform hosts it answers for (`ws-push`, `webcast`): a request whose `Host` is one of
+   * them goes to its handler, whatever the path; read once after every `prepare`. @default none
+   */
+  hosts?(app: App): Readonly<Partial<Record<PlatformHostKind, RouteHandler>>>;
+  /**
+   * A check of each request to a function that may answer it in the platform's place (the
+   * client gateway's refusals, `createCloud`'s 13005 and limits), returning true when it did;
+   * run by the dispatcher after the routes and hosts, before every `onRequest`. @default none
+   */
+  gate?(app: App): (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * Sees each request to a function before it is routed: it may add to it (the dev user's
+   * headers) or make it wait (a save being applied), never answer it. @default none
+   */
+  onRequest?(req: IncomingMessage): Promise<void> | undefined;
   /** Runs with the http server once it exists, before the port opens (a WebSocket upgrade handler). */
   upgrade?(server: Server, app: App): void;
   /**

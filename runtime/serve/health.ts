@@ -22,7 +22,8 @@ export interface HealthSource {
 export function healthHook(app: HealthSource, path: string): (req: IncomingMessage, res: ServerResponse) => boolean {
   // Built once: this runs ahead of every request, and most are not for it.
   const withQuery = `${path}?`;
-  return (req, res) => {
+  // Named, as every before hook is (http-server.ts's beforeHookNames).
+  const health = (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
     if (!(url === path || url.startsWith(withQuery)) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const closing = app.closing;
@@ -36,4 +37,5 @@ export function healthHook(app: HealthSource, path: string): (req: IncomingMessa
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;
   };
+  return health;
 }

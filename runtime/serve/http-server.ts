@@ -57,6 +57,17 @@ export interface HttpServerOptions {
   before?: readonly BeforeHook[];
 }
 
+/** The hooks of each app's server, for `beforeHookNames`. */
+const hooksOf = new WeakMap<App, readonly BeforeHook[]>();
+
+/**
+ * The names of the hooks the server of `app` runs before routing, in order (a test pins them).
+ * @example beforeHookNames(dev.app) // ['health', 'health', 'metrics', 'dispatch']
+ */
+export function beforeHookNames(app: App): string[] {
+  return (hooksOf.get(app) ?? []).map((hook) => hook.name);
+}
+
 /**
  * Creates the http server of an app, with the app's timeouts and header limit, answering the
  * health path and the `before` hooks ahead of the functions.
@@ -76,6 +87,7 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Ser
     ...(options.before ?? []),
   ];
   const handle = app.handle;
+  hooksOf.set(app, hooks);
   const guard = options.guard;
   const routed =
     hooks.length === 0

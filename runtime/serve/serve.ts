@@ -122,7 +122,10 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
       : (await import('../intranet/fleet.js')).fleetInnerCalls(app.options.innerCallUrls, options.env ?? process.env);
   const extensions = [...(innerCalls === undefined ? [] : [innerCalls]), ...(options.extensions ?? [])];
   for (const extension of extensions) await extension.prepare?.(app);
-  for (const extension of extensions) before.push(...(extension.hooks?.(app) ?? []));
+  // One hook for every extension: their hosts, then their routes, then onRequest (dispatch.ts).
+  const dispatcher =
+    extensions.length === 0 ? undefined : (await import('./dispatch.js')).compileDispatcher(app, extensions);
+  if (dispatcher !== undefined) before.push(dispatcher);
   const guard = options.guard?.(app);
   const server = createHttpServer(app, guard === undefined ? { before } : { before, guard });
   for (const extension of extensions) extension.upgrade?.(server, app);

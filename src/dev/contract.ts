@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import type { App } from '../../runtime/app.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
 import type { Logger } from '../../runtime/log/logger.js';
-import type { BeforeHook } from '../../runtime/serve/http-server.js';
+import type { RouteHandler } from '../../runtime/serve/extension.js';
 import { clientSource } from '../contract/client-source.js';
 import { openApiDocument } from '../contract/openapi.js';
 
@@ -18,12 +18,10 @@ export const OPENAPI_PATH = `${CLOUDFN_PREFIX}/openapi.json`;
 
 /**
  * Answers GET /_cloudfn/openapi.json from the functions the app serves.
- * @example createHttpServer(app, { before: [openApiHook(app, root)] })
+ * @example const routes = { 'openapi.json': openApiRoute(app, root) }
  */
-export function openApiHook(app: App, root: string): BeforeHook {
-  return (req, res) => {
-    const url = req.url ?? '/';
-    if (url !== OPENAPI_PATH && !url.startsWith(`${OPENAPI_PATH}?`)) return false;
+export function openApiRoute(app: App, root: string): RouteHandler {
+  return (_req, res) => {
     const functions = app.router
       .list()
       .map((fn) => ({ name: fn.name, file: fn.file, handler: fn.handler, config: fn.config }));
@@ -42,7 +40,6 @@ export function openApiHook(app: App, root: string): BeforeHook {
         res.end(body);
       },
     );
-    return true;
   };
 }
 

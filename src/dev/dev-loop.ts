@@ -5,6 +5,7 @@
  * changes, every listener of the function list (the console, the local services), and, last
  * of all the hooks, the wait for a save being applied.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../runtime/log/logger.js';
 import type { ConfigFile } from '../../runtime/serve/config-file.js';
 import type { Extension } from '../../runtime/serve/extension.js';
@@ -14,7 +15,7 @@ import type { EventHub } from './console/event-hub.js';
 import { writeDevClient } from './contract.js';
 import type { DevEnvironment } from './dev-env.js';
 import { type FunctionStatus, Reloader } from './reloader.js';
-import { waitForTargetHook } from './request-wait.js';
+import { waitForTarget } from './request-wait.js';
 import { startTypeErrors } from './type-errors.js';
 
 /** What the loop reads. */
@@ -92,13 +93,15 @@ export class DevLoop implements FunctionSource {
 
   /** The extension: watching from `prepare` on, stopping on close. */
   extension(): Extension {
+    let wait: ((req: IncomingMessage) => Promise<void> | undefined) | undefined;
     return {
       name: 'reload',
-      // Last in the list, so after every other hook: while a save is being applied, a request to
-      // a function it rebuilds runs the saved code (request-wait.ts).
-      hooks: (app) => [waitForTargetHook(app, this.#reloader!)],
+      // While a save is being applied, a request to a function it rebuilds waits and runs the
+      // saved code (request-wait.ts); the dispatcher answers the routes before any waits.
+      onRequest: (req) => wait?.(req),
       prepare: (app) => {
         const reloader = this.#reloader!;
+        wait = waitForTarget(app, reloader);
         reloader.watch(app);
         this.#options.env.watch((file) => reloader.notify(file, true));
         if (this.#options.typecheck === true) this.#stopTypes = startTypeErrors(this.#options);

@@ -8,19 +8,19 @@
  * made the instant a new file is saved must not give up first (it would meet no function: 404).
  */
 import type { App } from '../../runtime/app.js';
-import type { BeforeHook } from '../../runtime/serve/http-server.js';
+import type { IncomingMessage } from 'node:http';
 import { atMost } from './load-bound.js';
 import type { Reloader } from './reloader.js';
 
 /**
- * The hook holding a request while the function it targets is being reloaded.
- * @example hooks.push(waitForTargetHook(app, reloader))
+ * The reload's `onRequest`: a promise holding a request while the function it targets is being
+ * reloaded, or undefined when nothing is (the request goes ahead at once).
+ * @example const extension = { name: 'reload', onRequest: waitForTarget(app, reloader) }
  */
-export function waitForTargetHook(app: App, loader: Reloader): BeforeHook {
-  return (req, res) => {
-    if (!loader.busy) return false;
-    void atMost(loader.ready(targetOf(app, req.url ?? '/')), 2 * loader.loadTimeoutMs).then(() => app.handle(req, res));
-    return true;
+export function waitForTarget(app: App, loader: Reloader): (req: IncomingMessage) => Promise<void> | undefined {
+  return (req) => {
+    if (!loader.busy) return undefined;
+    return atMost(loader.ready(targetOf(app, req.url ?? '/')), 2 * loader.loadTimeoutMs);
   };
 }
 

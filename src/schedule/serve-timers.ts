@@ -7,13 +7,13 @@
  * `--workers`, else none.
  */
 import cluster from 'node:cluster';
-import type { Extension } from '../../runtime/serve/extension.js';
+import type { Extension, RouteHandler } from '../../runtime/serve/extension.js';
 import { jsonWarn } from '../fleet/connect.js';
 import { resolveRedisSettings } from '../fleet/settings.js';
 import { type FireLock, primaryLock, redisLock } from './lock.js';
 import type { TimersMeta } from './protocol.js';
 import { Scheduler, type SchedulerOptions } from './scheduler.js';
-import { triggerHook } from './trigger-route.js';
+import { triggerRoute } from './trigger-route.js';
 
 /** Options of `serveTimers`. */
 export interface ServeTimersOptions {
@@ -54,7 +54,8 @@ export function serveTimers(options: ServeTimersOptions = {}): TimersExtension {
       });
       scheduler.sync();
     },
-    hooks: () => (options.endpoint === true && scheduler !== undefined ? [triggerHook(scheduler)] : []),
+    routes: (): Record<string, RouteHandler> =>
+      options.endpoint === true && scheduler !== undefined ? { trigger: triggerRoute(scheduler) } : {},
     panel: { meta: (): TimersMeta => ({ schedules: scheduler?.list() ?? [] }) },
   };
 }

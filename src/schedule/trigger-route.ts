@@ -7,7 +7,7 @@
  */
 import { CLOUDFN_PREFIX } from '../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BeforeHook } from '../../runtime/serve/http-server.js';
+import type { RouteHandler } from '../../runtime/serve/extension.js';
 import { sendJson, sendJsonError } from '../../runtime/serve/hook-io.js';
 import { createScheduleError } from './errors.js';
 import type { Scheduler } from './scheduler.js';
@@ -17,23 +17,22 @@ import type { TriggerAnswer } from './protocol.js';
 export const TRIGGER_PREFIX = `${CLOUDFN_PREFIX}/trigger/`;
 
 /**
- * The before-routing hook of the trigger endpoint.
- * @example createHttpServer(app, { before: [triggerHook(scheduler)] })
+ * The trigger endpoint's route (`trigger` under the prefix): `path` is `/<function>[?…]`.
+ * @example const extension = { name: 'timers', routes: () => ({ trigger: triggerRoute(scheduler) }) }
  */
-export function triggerHook(scheduler: Scheduler): BeforeHook {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    if (!url.startsWith(TRIGGER_PREFIX)) return false;
-    const q = url.indexOf('?');
+export function triggerRoute(scheduler: Scheduler): RouteHandler {
+  return (req: IncomingMessage, res: ServerResponse, path: string) => {
+    const q = path.indexOf('?');
+    const raw = path.slice(1, q === -1 ? undefined : q);
     let name: string;
     try {
-      name = decodeURIComponent(url.slice(TRIGGER_PREFIX.length, q === -1 ? undefined : q));
+      name = decodeURIComponent(raw);
     } catch {
-      name = url.slice(TRIGGER_PREFIX.length);
+      name = raw;
     }
     if (req.method !== 'POST') {
       sendJsonError(res, createScheduleError('CLOUDFN_TRIGGER_METHOD', req.method ?? ''), { allow: 'POST' });
-      return true;
+      return;
     }
     // The body, if any, is not read: drain it so the connection stays usable.
     req.resume();
@@ -48,7 +47,6 @@ export function triggerHook(scheduler: Scheduler): BeforeHook {
         } satisfies TriggerAnswer),
       (error: unknown) => sendJsonError(res, error),
     );
-    return true;
   };
 }
 

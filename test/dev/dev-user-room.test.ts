@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { resolveDevUser } from '../../src/platform/gateway/dev-user.js';
 import { callerHeaders } from '../../runtime/request/caller.js';
-import { devUserHook } from '../../src/platform/gateway/dev-user.js';
+import { devUserHeaders } from '../../src/platform/gateway/dev-user.js';
 import { DEV_CLIENT_KEY } from '../../src/platform/index.js';
 import { readRequestContext } from '../../src/platform/sdk/context.js';
 
@@ -55,18 +55,18 @@ describe('the dev user', () => {
   });
 
   it('adds its room to a request without one, and keeps a request’s own', () => {
-    const hook = devUserHook(
+    const hook = devUserHeaders(
       resolveDevUser({ config: { devUser: { roomid: 'dev-room', anchorOpenid: 'dev-anchor' } } }),
     );
     const bare = request({});
-    hook(bare, undefined as never);
+    hook(bare);
     expect(bare.headers).toMatchObject({
       'x-tt-openid': 'dev-openid',
       'x-room-id': 'dev-room',
       'x-anchor-openid': 'dev-anchor',
     });
     const own = request({ 'x-room-id': 'console-room' });
-    hook(own, undefined as never);
+    hook(own);
     expect(own.headers).toMatchObject({
       'x-tt-openid': 'dev-openid',
       'x-room-id': 'console-room',

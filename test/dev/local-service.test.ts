@@ -28,14 +28,12 @@ const counter: LocalService = {
     let hits = 0;
     return {
       name: 'counter',
-      hooks: () => [
-        (req, res) => {
-          if (req.url !== '/_cloudfn/counter') return false;
+      routes: () => ({
+        counter: (_req, res) => {
           hits++;
           sendJson(res, 200, { visits: start + hits });
-          return true;
         },
-      ],
+      }),
       env: (url) => ({ [VARIABLE]: `${url}/_cloudfn/counter` }),
       panel: { api: { counter: () => ({ hits }) }, meta: () => ({ counterStart: start }) },
       close: () => {

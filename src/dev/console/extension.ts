@@ -1,15 +1,16 @@
 /**
  * The dev console as an extension of the dev server (runtime/serve/extension.ts): every
- * request's summary reaches its feed, and its hooks answer after the local services': the
- * OpenAPI document, and the console's page and API (with the panels of every other extension).
+ * request's summary reaches its feed, and its routes answer the OpenAPI document and, for every
+ * path under the prefix no other extension declares, the console's page and API (with the
+ * panels of every other extension).
  */
 import type { Extension, ExtensionPanel } from '../../../runtime/serve/extension.js';
 import type { DevUser } from '../../../runtime/shapes.js';
-import { openApiHook } from '../contract.js';
+import { openApiRoute } from '../contract.js';
 import { type ConsoleAssets, loadConsoleAssets } from './assets.js';
 import type { EventHub } from './event-hub.js';
 import type { FunctionStatus } from './protocol.js';
-import { createConsoleHandler, isConsolePath } from './routes.js';
+import { createConsoleHandler } from './routes.js';
 
 /** What the console's extension reads. */
 export interface ConsoleExtensionOptions {
@@ -37,7 +38,7 @@ export function consoleExtension(options: ConsoleExtensionOptions): Extension {
       // Bundling the page takes a moment: start now, serve when asked.
       load().catch(() => undefined);
     },
-    hooks(app) {
+    routes(app) {
       const handler = createConsoleHandler({
         app,
         hub: options.hub,
@@ -50,14 +51,8 @@ export function consoleExtension(options: ConsoleExtensionOptions): Extension {
         triggerHeader: options.triggerHeader,
         devUser: options.devUser,
       });
-      return [
-        openApiHook(app, options.root),
-        (req, res) => {
-          if (!isConsolePath(req.url ?? '/')) return false;
-          handler(req, res);
-          return true;
-        },
-      ];
+      // The page and its API take every path under the prefix no other extension declares.
+      return { 'openapi.json': openApiRoute(app, options.root), '': (req, res) => handler(req, res) };
     },
     close: () => options.hub.close(),
   };

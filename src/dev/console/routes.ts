@@ -44,7 +44,7 @@ export interface ConsoleContext {
 }
 
 /**
- * Whether a request URL belongs to the console.
+ * Whether a request URL is under the prefix (the console's, and every extension's route).
  * @example isConsolePath('/_cloudfn/api/functions') // true
  */
 export function isConsolePath(url: string): boolean {
@@ -78,7 +78,7 @@ function panelAnswer(
 
 /**
  * Creates the request listener of the console's paths.
- * @example if (isConsolePath(req.url)) consoleHandler(req, res)
+ * @example const routes = { '': createConsoleHandler(ctx) }
  */
 export function createConsoleHandler(ctx: ConsoleContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {

@@ -16,7 +16,6 @@ import { type OptionArea, type OptionSpec, readOption } from '../../../runtime/o
 import type { OptionSources } from '../../../runtime/options.js';
 import type { DevUser } from '../../../runtime/shapes.js';
 import { callerHeaders, hasGatewayHeaders } from '../../../runtime/request/caller.js';
-import type { BeforeHook } from '../../../runtime/serve/http-server.js';
 import { isInnerCallHost } from '../../../runtime/intranet/hosts.js';
 
 /**
@@ -98,26 +97,27 @@ export function resolveDevUser(sources: OptionSources = {}): DevUser {
 }
 
 /**
- * A hook of the dev server's http server that adds the dev user's headers, and never answers.
- * @example createHttpServer(app, { before: [devUserHook(resolveDevUser({ env: process.env, config }))] })
+ * The gateway's `onRequest` (runtime/serve/extension.ts): adds the dev user's headers to a
+ * request to a function, and never answers.
+ * @example const extension = { name: 'gateway', onRequest: devUserHeaders(resolveDevUser({ env: process.env, config })) }
  */
-export function devUserHook(user: DevUser): BeforeHook {
+export function devUserHeaders(user: DevUser): (req: IncomingMessage) => undefined {
   const headers = callerHeaders(user);
   const forwarded = headers['x-forwarded-for']!;
   delete headers['x-forwarded-for'];
   return (req: IncomingMessage) => {
     // A call from another service of the app (an inner call) does not pass the gateway: no caller.
-    if (isInnerCallHost(req.headers.host)) return false;
+    if (isInnerCallHost(req.headers.host)) return undefined;
     // The gateway sets X-Forwarded-For on every call; locally the client is this machine.
     req.headers['x-forwarded-for'] ??= forwarded;
     if (hasGatewayHeaders(req.headers)) {
       // The platform's gateway always sends the app; a request that names its own caller (an
       // anchor's, say) still runs as the dev user's app.
       req.headers['x-tt-appid'] ??= headers['x-tt-appid'];
-      return false;
+      return undefined;
     }
     // Each header the request lacks: a room sent by the console or curl is kept.
     for (const name in headers) req.headers[name] ??= headers[name];
-    return false;
+    return undefined;
   };
 }

@@ -15,13 +15,12 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
 import { callerHeaders } from '../../../runtime/request/caller.js';
-import type { Extension } from '../../../runtime/serve/extension.js';
-import type { BeforeHook } from '../../../runtime/serve/http-server.js';
+import type { Extension, RouteHandler } from '../../../runtime/serve/extension.js';
 import { readBodyUpTo, sendJson } from '../../../runtime/serve/hook-io.js';
 import { injectAgent } from '../../../runtime/serve/inject.js';
 import type { DevUser } from '../../../runtime/shapes.js';
 import type { ServiceContext, ServiceEvents, ServiceFunction } from '../../local-service.js';
-import { devUserHook } from './dev-user.js';
+import { devUserHeaders } from './dev-user.js';
 import { Gateway, injectCaller, safeDecode } from './gateway.js';
 import { readGatewayOptions } from './gateway-options.js';
 import { CLOSE_CODES, MAX_QUEUED_VAR, PUSH_MOUNT, PUSH_URL_VAR, ROOM_HEADERS } from './names.js';
@@ -75,19 +74,22 @@ function devRoom(user: DevUser): { defaultRoom?: Record<string, string> } {
   return Object.keys(room).length === 0 ? {} : { defaultRoom: room };
 }
 
-/** The push API over HTTP, for code that fetches `CLOUDFN_WS_PUSH_URL` itself. */
-function pushHook(gateway: () => Gateway | undefined): BeforeHook {
-  return (req, res) => {
-    const url = req.url ?? '/';
+/**
+ * The push API over HTTP: its route under the dev server's prefix, and its hosts
+ * (`ws-push.dyc.ivolces.com`), which a function's plain `fetch` reaches through the intranet hook.
+ */
+function pushRoute(gateway: () => Gateway | undefined): RouteHandler {
+  return (req, res, path) => {
     const bound = gateway();
-    if (!url.startsWith(`${PUSH_MOUNT}/`) || bound === undefined) return false;
+    // The routes are read before the server exists; a request comes only once it listens.
+    if (bound === undefined) return sendJson(res, 503, failure(50300, 'the gateway is not running yet; retry'));
     void readBodyUpTo(req, MAX_PUSH_BODY).then(
       (body) => {
         if (body === undefined)
           return sendJson(res, 413, failure(41300, `the body is larger than ${MAX_PUSH_BODY} bytes; send less`));
         const answer = handlePush(bound, {
           method: req.method ?? 'GET',
-          path: url.slice(PUSH_MOUNT.length),
+          path,
           headers: req.headers,
           body,
         });
@@ -95,7 +97,6 @@ function pushHook(gateway: () => Gateway | undefined): BeforeHook {
       },
       (error: unknown) => sendJson(res, 400, failure(40000, error instanceof Error ? error.message : String(error))),
     );
-    return true;
   };
 }
 
@@ -135,6 +136,7 @@ export function gatewayService(context: ServiceContext): GatewayExtension {
   const unbind: (() => void)[] = [];
   const versions = new Map<string, number>();
   let latest: readonly ServiceFunction[] = [];
+  const push = pushRoute(() => gateway);
   context.onFunctions((functions) => {
     latest = functions;
     if (gateway !== undefined) closeReloaded(gateway, versions, functions);
@@ -143,7 +145,9 @@ export function gatewayService(context: ServiceContext): GatewayExtension {
     name: 'gateway',
     configKeys: SERVICE_CONFIG_KEYS.gateway,
     gateway: () => gateway,
-    hooks: () => [devUserHook(devUser), pushHook(() => gateway)],
+    routes: () => ({ 'ws-push': push }),
+    hosts: () => ({ 'ws-push': push }),
+    onRequest: devUserHeaders(devUser),
     upgrade(server: Server, app) {
       const agent = injectAgent(server);
       const bound = new Gateway({

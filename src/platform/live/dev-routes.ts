@@ -18,7 +18,7 @@ import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { errorBody } from '../../../runtime/request/error-body.js';
-import type { BeforeHook } from '../../../runtime/serve/http-server.js';
+import type { RouteHandler } from '../../../runtime/serve/extension.js';
 import { readBodyUpTo, sendJson, sendJsonText } from '../../../runtime/serve/hook-io.js';
 import { PlatformError, platformError } from '../errors.js';
 import type { LiveDataConfig } from './config.js';
@@ -67,22 +67,20 @@ export interface LiveRoutesContext {
 }
 
 /**
- * The before-routing hook of the simulator.
- * @example createHttpServer(app, { before: [liveHook({ rooms, config })] })
+ * The simulator's route (`live` under the dev server's prefix) and its hosts' (the webcast
+ * hosts): `path` is what follows the prefix, or the whole URL of a request to a webcast host.
+ * @example const route = liveRoute({ rooms, config }); extension.routes = () => ({ live: route })
  */
-export function liveHook(ctx: LiveRoutesContext): BeforeHook {
+export function liveRoute(ctx: LiveRoutesContext): RouteHandler {
   const runs = new Set<TrafficRun>();
   const tokens = ctx.tokens ?? new LiveTokens();
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    if (!(url === LIVE_PREFIX || url.startsWith(`${LIVE_PREFIX}/`) || url.startsWith(`${LIVE_PREFIX}?`))) return false;
-    const parsed = new URL(url, 'http://live.local');
-    const path = parsed.pathname.slice(LIVE_PREFIX.length);
+  return (req: IncomingMessage, res: ServerResponse, rest: string) => {
+    const parsed = new URL(rest === '' || rest.startsWith('?') ? `/${rest}` : rest, 'http://live.local');
+    const path = parsed.pathname === '/' && !rest.startsWith('/') ? '' : parsed.pathname;
     const method = req.method ?? 'GET';
     void handle({ ...ctx, tokens }, runs, req, res, method, path, parsed.searchParams).catch((error: unknown) =>
       sendFailure(res, error),
     );
-    return true;
   };
 }
 

@@ -9,13 +9,13 @@
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { Server } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
-import type { Extension } from '../../../runtime/serve/extension.js';
+import type { Extension, RouteHandler } from '../../../runtime/serve/extension.js';
 import { createHttpServer } from '../../../runtime/serve/http-server.js';
 import { inject } from '../../../runtime/serve/inject.js';
 import type { ServiceContext } from '../../local-service.js';
 import { LIVE_URL_VAR, readSdkOptions } from '../sdk/sdk-options.js';
 import { type LiveDataConfig, readLiveDataConfig } from './config.js';
-import { LIVE_PREFIX, liveHook } from './dev-routes.js';
+import { LIVE_PREFIX, liveRoute } from './dev-routes.js';
 import { LiveRooms } from './rooms.js';
 import { RoomsStore, roomsFile } from './task-store.js';
 
@@ -35,6 +35,9 @@ export function liveService(context: ServiceContext): LiveExtension {
   let server: Server | undefined;
   // The anchor's own WebSocket names its room's anchor (the gateway tells it).
   context.onPublished('ws-room', (room) => rooms?.claimFrom(room));
+  // One handler for the route and the hosts: their traffic runs and tokens are the same.
+  let handler: RouteHandler | undefined;
+  const route = (): RouteHandler => (handler ??= liveRoute({ rooms: rooms!, config: () => config }));
   return {
     name: 'live',
     configKeys: SERVICE_CONFIG_KEYS.live,
@@ -67,7 +70,8 @@ export function liveService(context: ServiceContext): LiveExtension {
       });
       app.onShutdown(() => target.closeAllConnections());
     },
-    hooks: () => (rooms === undefined ? [] : [liveHook({ rooms, config: () => config })]),
+    routes: () => ({ live: route() }),
+    hosts: () => ({ webcast: route() }),
     env: (url) => ({ [LIVE_URL_VAR]: `${url}${LIVE_PREFIX}` }),
     close() {
       rooms?.stopAll();

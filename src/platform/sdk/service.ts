@@ -6,7 +6,8 @@
  * every change to the store's files, whoever makes it (the `database` event).
  */
 import { CloudfnError } from '../../../runtime/errors.js';
-import type { Extension } from '../../../runtime/serve/extension.js';
+import type { Extension, RouteHandler } from '../../../runtime/serve/extension.js';
+import { sendJson, sendJsonError } from '../../../runtime/serve/hook-io.js';
 import type { ServiceContext } from '../../local-service.js';
 import { PlatformError } from '../errors.js';
 import { browseDatabase } from './browse.js';
@@ -14,6 +15,24 @@ import { handleDatabaseWrite, isDatabaseWrite } from './database/console-api.js'
 import { type StoreWatch, watchStore } from './database/watch.js';
 import type { DatabaseView, SdkEvents } from './protocol.js';
 import { readSdkOptions } from './sdk-options.js';
+
+/** The database's route: a write (database/console-api.ts), else the panel's read of a collection. */
+const databaseRoute: RouteHandler = (req, res) => {
+  const method = req.method ?? 'GET';
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (isDatabaseWrite(method, url.pathname)) return handleDatabaseWrite(req, res, readSdkOptions().dataDir);
+  try {
+    const view: DatabaseView = browseDatabase(readSdkOptions().dataDir, url.searchParams.get('collection'));
+    sendJson(res, 200, view, { head: method === 'HEAD' });
+  } catch (error) {
+    // A bad collection name is the caller's to fix (400); an unreadable file stays a 500.
+    const failure =
+      error instanceof PlatformError && error.code === 'PLATFORM_SDK_BAD_ARGUMENT'
+        ? new CloudfnError(error.code, 400, error.message)
+        : error;
+    sendJsonError(res, failure, { allow: 'GET, HEAD' });
+  }
+};
 
 /**
  * The stand-in's extension for one dev server.
@@ -30,28 +49,8 @@ export function sdkService(context: ServiceContext): Extension {
         context.publish('database', event);
       });
     },
-    hooks: () => [
-      (req, res) => {
-        const path = (req.url ?? '/').split('?')[0]!;
-        if (!isDatabaseWrite(req.method ?? 'GET', path)) return false;
-        handleDatabaseWrite(req, res, readSdkOptions().dataDir);
-        return true;
-      },
-    ],
-    panel: {
-      api: {
-        database(query): DatabaseView {
-          try {
-            return browseDatabase(readSdkOptions().dataDir, query.get('collection'));
-          } catch (error) {
-            // A bad collection name is the caller's to fix (400); an unreadable file stays a 500.
-            if (error instanceof PlatformError && error.code === 'PLATFORM_SDK_BAD_ARGUMENT')
-              throw new CloudfnError(error.code, 400, error.message);
-            throw error;
-          }
-        },
-      },
-    },
+    // The database panel's reads and writes, any method, under `api/database` of the prefix.
+    routes: () => ({ 'api/database': databaseRoute }),
     close: () => watch?.close(),
   };
 }

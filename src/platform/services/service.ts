@@ -11,7 +11,6 @@
  */
 import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
-import type { IncomingMessage } from 'node:http';
 import type { App } from '../../../runtime/app.js';
 import { classifyHost } from '../../../runtime/intranet/hosts.js';
 import {
@@ -24,25 +23,10 @@ import { type IntranetRouter, interceptIntranet } from '../../../runtime/intrane
 import { requestContext } from '../../../runtime/log/console-capture.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
 import type { Extension } from '../../../runtime/serve/extension.js';
-import type { BeforeHook } from '../../../runtime/serve/http-server.js';
 import type { ServiceContext } from '../../local-service.js';
-import { PUSH_MOUNT } from '../gateway/names.js';
-import { LIVE_PREFIX } from '../live/dev-routes.js';
 import type { ServicesAnswer } from './protocol.js';
 import { gatewayHook } from './gateway.js';
 import { readGatewayLimits, readServiceSetting, readSessionMap, type SessionMap } from './setting.js';
-
-/** The hook that gives a request to an intranet host to the part of this server that answers it. */
-function intranetHostHook(): BeforeHook {
-  return (req: IncomingMessage) => {
-    const host = req.headers.host;
-    if (host === undefined) return false;
-    const kind = classifyHost(host.replace(/:\d+$/, ''))?.kind;
-    if (kind === 'ws-push') req.url = `${PUSH_MOUNT}${req.url ?? '/'}`;
-    else if (kind === 'webcast') req.url = `${LIVE_PREFIX}${req.url ?? '/'}`;
-    return false;
-  };
-}
 
 /** Makes the extension; sets the platform's variables at once (before the functions load). */
 export function servicesService(context: ServiceContext): Extension {
@@ -98,15 +82,14 @@ export function servicesService(context: ServiceContext): Extension {
         },
       });
     },
-    hooks: () => [
-      intranetHostHook(),
+    // The client gateway of `createCloud` calls: it may answer a call in the platform's place.
+    gate: () =>
       gatewayHook({
         self: setting.id,
         session,
         limits,
         warn: (logid, message) => logger.line('warn', logid, RUNTIME_FUNCTION, message),
       }),
-    ],
     env: (url) => {
       selfUrl = url;
       if (!services.has(setting.id)) services.set(setting.id, addressOf(url));

@@ -1,6 +1,6 @@
 /**
  * The one extension shape of `serve()` (runtime/serve/extension.ts): each part runs at its step
- * and in list order (prepare before the hooks are made, hooks after the health path, upgrade
+ * and in list order (prepare before the routes are read, routes after the health path, upgrade
  * with the server before it listens, env once the URL is known), `close` runs in reverse and
  * puts the variables back, a throwing `prepare` stops start-up, and `startProject` accepts the
  * config keys the extensions name.
@@ -25,15 +25,9 @@ function recording(name: string, steps: string[]): Extension {
   return {
     name,
     prepare: () => void steps.push(`${name}.prepare`),
-    hooks: () => {
-      steps.push(`${name}.hooks`);
-      return [
-        (req, res) => {
-          if (req.url !== `/_cloudfn/${name}`) return false;
-          sendJson(res, 200, { name });
-          return true;
-        },
-      ];
+    routes: () => {
+      steps.push(`${name}.routes`);
+      return { [name]: (_req, res) => sendJson(res, 200, { name }) };
     },
     upgrade: (server) => void steps.push(`${name}.upgrade:${server.listening}`),
     env: (url) => {
@@ -57,8 +51,8 @@ describe('serve() with extensions', () => {
     expect(steps).toEqual([
       'a.prepare',
       'b.prepare',
-      'a.hooks',
-      'b.hooks',
+      'a.routes',
+      'b.routes',
       'a.upgrade:false',
       'b.upgrade:false',
       'a.env',
@@ -73,19 +67,12 @@ describe('serve() with extensions', () => {
     expect(process.env['CLOUDFN_TEST_EXT_A']).toBeUndefined();
   });
 
-  it('keeps the health path ahead of every extension hook', async () => {
-    const greedy: Extension = {
-      name: 'greedy',
-      hooks: () => [
-        (_req, res) => {
-          sendJson(res, 418, {});
-          return true;
-        },
-      ],
-    };
+  it('keeps the health path ahead of every extension route', async () => {
+    const greedy: Extension = { name: 'greedy', routes: () => ({ '': (_req, res) => sendJson(res, 418, {}) }) };
     running = await serve([hello], { ...quiet, flags, extensions: [greedy] });
     expect((await fetch(`${running.url}/_cloudfn/health`)).status).toBe(200);
-    expect((await fetch(`${running.url}/hello`)).status).toBe(418);
+    expect((await fetch(`${running.url}/_cloudfn/anything`)).status).toBe(418);
+    expect((await fetch(`${running.url}/hello`)).status).toBe(200);
   });
 
   it('stops start-up when a prepare throws, before the port opens', async () => {
