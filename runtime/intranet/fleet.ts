@@ -10,9 +10,8 @@ import type { App } from '../app.js';
 import { requestContext } from '../log/console-capture.js';
 import { createError } from '../errors.js';
 import type { Extension } from '../serve/extension.js';
-import { classifyHost } from './hosts.js';
-import { addressOf, type ServiceAddress, innerCallRoute } from './inner-call.js';
-import { interceptIntranet } from './intercept.js';
+import { addInnerCalls } from './host-table.js';
+import { addressOf, type ServiceAddress } from './inner-call.js';
 
 /** The variable naming the calling service, which the platform injects. */
 export const SERVICE_ID_VAR = 'SERVICE_ID';
@@ -36,22 +35,18 @@ export function fleetInnerCalls(
     );
   const services = new Map<string, ServiceAddress>(ids.map((id) => [id, addressOf(urls[id]!)]));
   const table = { self, services, enableWhere: 'innerCallUrls', unknown: 'pass' } as const;
-  let off: (() => void) | undefined;
+  let off: (() => Promise<void>) | undefined;
   return {
     name: 'inner-calls',
+    // In the process's one host table (host-table.ts), whose hook answers every server's calls.
     prepare: async (app: App) => {
-      off = await interceptIntranet(
-        ({ protocol, hostname }) => {
-          const host = classifyHost(hostname);
-          return host?.kind === 'inner-call' ? innerCallRoute(table, protocol, host.pair) : undefined;
+      off = await addInnerCalls({
+        table,
+        onRefused: (reason) => {
+          const x = requestContext.getStore();
+          app.logger.line('warn', x?.logid ?? '', x?.fn?.name ?? '', reason);
         },
-        {
-          onRefused: (reason) => {
-            const x = requestContext.getStore();
-            app.logger.line('warn', x?.logid ?? '', x?.fn?.name ?? '', reason);
-          },
-        },
-      );
+      });
     },
     close: () => off?.(),
   };

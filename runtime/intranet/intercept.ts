@@ -14,6 +14,7 @@
  */
 import type { Agent, ClientRequest } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { requestContext } from '../log/console-capture.js';
 import { ids } from '../trace/ids.js';
 import { formatTraceparent } from '../trace/traceparent.js';
@@ -25,8 +26,13 @@ const http = process.getBuiltinModule('node:http');
 const https = process.getBuiltinModule('node:https');
 const net = process.getBuiltinModule('node:net');
 
-/** Where an intranet request goes: a local address, or a refusal and its reason. */
-export type IntranetRoute = { readonly host: string; readonly port: number } | { readonly refuse: string };
+/**
+ * Where an intranet request goes: a local address (with `connect`, a server of this process,
+ * which an http agent's request reaches over an in-memory connection), or a refusal and its reason.
+ */
+export type IntranetRoute =
+  | { readonly host: string; readonly port: number; readonly connect?: () => Duplex }
+  | { readonly refuse: string };
 
 /** Decides for each intranet request; undefined leaves it untouched. */
 export type IntranetRouter = (target: {
@@ -50,6 +56,29 @@ interface Dispatcher {
 export interface InterceptHooks {
   /** A request was refused (once per request, with the router's reason); e.g. a log line. @default nothing */
   onRefused?(reason: string, target: Parameters<IntranetRouter>[0]): void;
+  /**
+   * The server of this process answering a platform host, which the installed hook tells any
+   * copy of cloudfn that asks (`installedLookup`). @default none
+   */
+  lookup?(hostname: string): unknown;
+}
+
+/** The wrapped dispatcher's own question: who of this process answers a host (host-table.ts). */
+interface Lookup {
+  lookupHost?(hostname: string): unknown;
+}
+
+/**
+ * What the installed hook (of whichever copy of cloudfn installed it) knows of a platform host:
+ * the server of this process that answers it, or undefined.
+ * @example installedLookup('ws-push.dyc.ivolces.com')
+ */
+export function installedLookup<T>(hostname: string): T | undefined {
+  for (const key of DISPATCHERS) {
+    const found = (slot(key) as Lookup | undefined)?.lookupHost?.(hostname);
+    if (found !== undefined) return found as T;
+  }
+  return undefined;
 }
 
 /** The error a refused request fails with (as a connection error, e.g. fetch's `cause`). */
@@ -137,7 +166,10 @@ function addTraceparent(req: ClientRequest): void {
 export async function interceptIntranet(router: IntranetRouter, hooks: InterceptHooks = {}): Promise<() => void> {
   const refuse = (reason: string, target: Parameters<IntranetRouter>[0]): void => hooks.onRefused?.(reason, target);
   const wrapped = (await globalDispatchers()).map(([key, original]) => {
-    const wrapper = Object.create(original) as Dispatcher;
+    const wrapper = Object.create(original) as Dispatcher & Lookup;
+    // Asked by a copy of cloudfn that did not install the hook; an older hook's answer otherwise.
+    wrapper.lookupHost = (hostname) =>
+      hooks.lookup?.(hostname) ?? (original as Dispatcher & Lookup).lookupHost?.(hostname);
     wrapper.dispatch = (options, handler) => {
       const origin = options.origin === undefined ? undefined : new URL(String(options.origin));
       if (origin === undefined || !maybeIntranet(origin.hostname)) return original.dispatch(options, handler);
@@ -188,8 +220,9 @@ export async function interceptIntranet(router: IntranetRouter, hooks: Intercept
         refuse(route.refuse, { protocol, hostname, port });
         return refusedSocket(route.refuse);
       }
-      // Plain TCP to the stand-in, also for an https agent's request the router takes.
-      return net.createConnection({ host: route.host, port: route.port });
+      // A server of this process: in memory. Else plain TCP to the stand-in, also for an https
+      // agent's request the router takes.
+      return (route.connect?.() as Socket | undefined) ?? net.createConnection({ host: route.host, port: route.port });
     };
   }
   return () => {

@@ -136,6 +136,13 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   // The extensions' variables (extension.ts, imported only when there are extensions).
   const restoreEnv =
     extensions.length === 0 ? undefined : (await import('./extension.js')).setExtensionEnv(extensions, bound.url);
+  // The platform hosts the extensions stand in for, in the process's one host table (imported
+  // only when one declares a host): a function's call to one reaches this server.
+  const hostKinds = extensions.flatMap((extension) => Object.keys(extension.hosts?.(app) ?? {}));
+  const removeHosts =
+    hostKinds.length === 0
+      ? undefined
+      : await (await import('./serve-hosts.js')).addServedHosts(app, server, hostKinds, bound.port);
   // Installed once the port is open, so a start-up that fails leaves console as it was.
   const restoreConsole = app.options.captureConsole ? captureConsole(logger) : undefined;
   // performance.now() counts from the process start: the cold start, up to the open port.
@@ -175,6 +182,7 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     url: bound.url,
     port: bound.port,
     async close() {
+      await removeHosts?.();
       await closeExtensions(extensions);
       for (const remove of removers) remove?.();
       await shutdown();
@@ -182,6 +190,7 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
       restoreEnv?.();
     },
     async drain() {
+      await removeHosts?.();
       await closeExtensions(extensions);
       for (const remove of removers) remove?.();
       await shutdown({ drainDelay: app.options.drainDelay });

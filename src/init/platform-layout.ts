@@ -46,9 +46,10 @@ export const SDK_README_TEXT = `
 \`cloudfn.config.json\` says which \`@open-dy/node-server-sdk\` (the platform's server SDK, not on the
 public npm registry) \`npm run build\` puts in the image. \`"stand-in"\`, as written, is cloudfn's
 local stand-in: the project installs, tests and builds anywhere; its \`openApiInvoke\` sends the
-live-data task calls to \`CLOUDFN_LIVE_URL\` and the WebSocket pushes to \`CLOUDFN_WS_PUSH_URL\` (or
-every call to \`CLOUDFN_SDK_OPENAPI_URL\`), and refuses a call with one line naming the variable to
-set when none is. For an image built where the real package installs (the platform's own build),
+live-data task calls (\`webcast.bytedance.com\`) and the WebSocket pushes (\`ws-push.dyc.ivolces.com\`)
+to the stand-ins of the same process (\`cloudfn dev\`, or \`openGateway\` and \`startLiveRooms\` of
+\`cloudfn/testing\`; else every call to \`CLOUDFN_SDK_OPENAPI_URL\`), and refuses a call with one
+line naming what to start when none runs. For an image built where the real package installs (the platform's own build),
 install it (\`npm install @open-dy/node-server-sdk\`), delete \`cloudfn-env.d.ts\` and write
 \`"sdk": "platform"\`.
 `;

@@ -141,9 +141,8 @@ export function createFakeService(overrides: FakeServiceOverrides = {}): FakeSer
   };
   // A real request object, unattached to any connection.
   const req = new IncomingMessage(new Socket());
-  req.method = (overrides.httpMethod ?? 'GET').toUpperCase();
-  req.url = url;
-  req.headers = headers;
+  // Its head as node's parser would set it (never a rewrite: this request is made here).
+  Object.assign(req, { method: (overrides.httpMethod ?? 'GET').toUpperCase(), url, headers });
   const x = new Exchange(host, req, new ServerResponse(req), overrides.logid ?? generateLogid());
   x.rawPath = path;
   x.rawQuery = q === -1 ? '' : url.slice(q + 1);

@@ -2,17 +2,16 @@
  * `openGateway`: the platform's WebSocket gateway in a test, in process and without sockets.
  * Simulated clients connect to a function (connect, uplink and disconnect reach it through the
  * real pipeline with the gateway's headers, as under `cloudfn dev`), and the push API is bound
- * to this gateway: the function's `openApiInvoke` of the push hosts, or a `fetch` of
- * `CLOUDFN_WS_PUSH_URL`-based code going through `gateway.pushApi`, lands on these clients.
+ * to this gateway: the function's `openApiInvoke` of the push hosts (answered in process: the
+ * push hosts are this gateway's server's while it is open), or `gateway.pushApi`, lands on
+ * these clients.
  */
-import { randomUUID } from 'node:crypto';
-import { App } from '../../runtime/app.js';
 import { Logger } from '../../runtime/log/logger.js';
 import type { LogRecord } from '../../runtime/log/record.js';
 import { createMemorySink } from '../../runtime/log/sinks.js';
 import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { loadRoutePatterns } from '../../runtime/request/router.js';
-import { createHttpServer } from '../../runtime/serve/http-server.js';
+import { serveInMemory } from '../../runtime/serve/in-memory.js';
 import type { FunctionSpec } from '../../runtime/types.js';
 import { injectAgent } from '../../runtime/serve/inject.js';
 import {
@@ -23,9 +22,9 @@ import {
   type GatewayActivity,
   type GatewayIdentity,
 } from '../platform/gateway/gateway.js';
-import { CLOSE_CODES, PUSH_URL_VAR } from '../platform/gateway/names.js';
+import { CLOSE_CODES } from '../platform/gateway/names.js';
 import { handlePush, type PushAnswer } from '../platform/gateway/push-api.js';
-import { registerMemoryPush } from '../platform/gateway/push-route.js';
+import { pushRoute } from '../platform/gateway/push-route.js';
 import { mount, type InvokeTarget } from './invoke.js';
 
 /** Options of `openGateway`. */
@@ -141,7 +140,7 @@ export interface TestGateway {
   logs: LogRecord[];
   /** The underlying gateway (sessions, groups). */
   gateway: Gateway;
-  /** Closes every client (1001), unbinds the push API and restores CLOUDFN_WS_PUSH_URL. */
+  /** Closes every client (1001) and gives the push hosts back. */
   close(): Promise<void>;
 }
 
@@ -176,9 +175,8 @@ function answered(answer: AppAnswer | undefined): UplinkAnswer {
 }
 
 /**
- * Opens a gateway in front of one function (or several), in process. While it is open,
- * `CLOUDFN_WS_PUSH_URL` is `memory:<id>`, so the functions' pushes reach it (one open gateway
- * per process at a time gets them).
+ * Opens a gateway in front of one function (or several), in process. While it is open, the
+ * functions' pushes to the push hosts reach it (of several open at once, the newest).
  * @example
  * const gateway = await openGateway('functions/websocket_callback.ts');
  * const anchor = await gateway.connect({ path: '/websocket_callback', openid: 'anchor' });
@@ -202,31 +200,28 @@ export async function openGateway(
   }
   await loadRoutePatterns(routes);
   const sink = createMemorySink();
+  let gateway: Gateway | undefined;
   // The calls come from the gateway: its X-TT-* headers are trusted, as behind the platform's.
-  const app = new App({
-    functions,
-    routes,
-    options: { ...runtime!, trustGatewayHeaders: true },
-    logger: new Logger(sink),
-  });
-  const server = createHttpServer(app);
+  // The push hosts are this server's while it is open (the process's host table).
+  const stand = serveInMemory(
+    { functions, routes, options: { ...runtime!, trustGatewayHeaders: true }, logger: new Logger(sink) },
+    [{ name: 'gateway', hosts: () => ({ 'ws-push': pushRoute(() => gateway) }) }],
+  );
+  const { app, server } = stand;
   const user = resolveDevUser({});
   const agent = injectAgent(server);
-  const gateway = new Gateway({
+  const bound = new Gateway({
     call: injectCaller(server, agent),
     identity: { appid: user.appid, envId: 'env-dev', serviceId: 'dev-service', ...options.identity },
     functionOf: (path) => app.router.match(path, safeDecode(path))?.fn.name,
   });
+  gateway = bound;
   const activity: GatewayActivity[] = [];
   const pushes: TestGateway['pushes'] = [];
-  gateway.observe((entry) => {
+  bound.observe((entry) => {
     activity.push(entry);
     if (entry.type === 'push') pushes.push(entry);
   });
-  const id = randomUUID();
-  const unregister = registerMemoryPush(id, (request) => handlePush(gateway, request));
-  const previous = process.env[PUSH_URL_VAR];
-  process.env[PUSH_URL_VAR] = `memory:${id}`;
 
   const sockets = new Map<string, number>();
   const connect: TestGateway['connect'] = async ({ path, openid, ip, room, client: owner }) => {
@@ -243,7 +238,7 @@ export async function openGateway(
       if (left <= 0) sockets.delete(holder);
       else sockets.set(holder, left);
     };
-    const opened = await gateway.open({
+    const opened = await bound.open({
       path,
       openid: user,
       ip: ip ?? '127.0.0.1',
@@ -265,7 +260,7 @@ export async function openGateway(
       send: async (data) => {
         const binary = typeof data !== 'string';
         const bytes = binary ? Buffer.from(data) : Buffer.from(data, 'utf8');
-        return answered(await gateway.uplink(opened.sessionId, bytes, binary));
+        return answered(await bound.uplink(opened.sessionId, bytes, binary));
       },
       next: (timeoutMs = 5000) => {
         if (taken < messages.length) return Promise.resolve(messages[taken++]!);
@@ -284,7 +279,7 @@ export async function openGateway(
       close: async (code = CLOSE_CODES.normal, reason = '') => {
         client.closed ??= { code, reason };
         release();
-        await gateway.closed(opened.sessionId, code, reason);
+        await bound.closed(opened.sessionId, code, reason);
       },
       background: () =>
         new Promise<void>((resolve) => {
@@ -304,7 +299,7 @@ export async function openGateway(
         backgrounded = undefined;
       },
     };
-    gateway.attach(opened.sessionId, {
+    bound.attach(opened.sessionId, {
       send: (data, binary) => {
         const message = received(Buffer.from(data), binary);
         messages.push(message);
@@ -323,7 +318,7 @@ export async function openGateway(
     pushApi: ({ path, headers = {}, body = '' }) => {
       const lower: Record<string, string> = {};
       for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
-      return handlePush(gateway, {
+      return handlePush(bound, {
         method: 'POST',
         path,
         headers: lower,
@@ -333,15 +328,11 @@ export async function openGateway(
     pushes,
     activity,
     logs: sink.records,
-    gateway,
+    gateway: bound,
     close: async () => {
-      await gateway.close(CLOSE_CODES.goingAway, 'the test gateway closed');
+      await bound.close(CLOSE_CODES.goingAway, 'the test gateway closed');
       agent.destroy();
-      unregister();
-      if (process.env[PUSH_URL_VAR] === `memory:${id}`) {
-        if (previous === undefined) delete process.env[PUSH_URL_VAR];
-        else process.env[PUSH_URL_VAR] = previous;
-      }
+      await stand.close();
     },
   };
 }

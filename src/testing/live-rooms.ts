@@ -1,17 +1,18 @@
 /**
  * `startLiveRooms`: the platform's live-room interfaces answered in process, so a function that
  * starts a room's tasks (`start_game`) or trades a token (`webcastmate/info`) runs under `invoke`
- * without a dev server. While open, `CLOUDFN_LIVE_URL` is `memory:<id>`, which the SDK stand-in's
- * `openApiInvoke` of `webcast.bytedance.com` (or the intranet host) reaches; the rooms, their
- * tasks and anchors can be read, and tokens minted. Messages are pushed with `invokeLiveData`.
+ * without a dev server. While open, the webcast hosts are its server's (a server in memory with
+ * the live rooms' route as the hosts' answer, in the process's host table), which the SDK
+ * stand-in's `openApiInvoke` of `webcast.bytedance.com` (or the intranet host) reaches; the
+ * rooms, their tasks and anchors can be read, and tokens minted. Messages are pushed with
+ * `invokeLiveData`.
  */
-import { randomUUID } from 'node:crypto';
-import { answerLiveApi } from '../platform/live/api-call.js';
-import { registerMemoryLive } from '../platform/sdk/live-calls.js';
+import { WEBCAST_PUBLIC_HOST } from '../../runtime/intranet/hosts.js';
+import { serveInMemory } from '../../runtime/serve/in-memory.js';
+import { liveRoute } from '../platform/live/dev-routes.js';
 import type { LiveDataConfig } from '../platform/live/config.js';
 import { type LiveRoomInfo, LiveRooms, type LiveTask } from '../platform/live/rooms.js';
 import { LiveTokens } from '../platform/live/tokens.js';
-import { LIVE_URL_VAR } from '../platform/sdk/sdk-options.js';
 
 /** Options of `startLiveRooms`. */
 export interface TestLiveRoomsOptions {
@@ -23,7 +24,7 @@ export interface TestLiveRoomsOptions {
 
 /** An open in-process simulator. */
 export interface TestLiveRooms {
-  /** `CLOUDFN_LIVE_URL` while it is open: `memory:<id>`. */
+  /** The host its calls are answered for: `https://webcast.bytedance.com` (and the intranet one). */
   url: string;
   /** Every task, running or stopped. */
   tasks(): LiveTask[];
@@ -33,7 +34,7 @@ export interface TestLiveRooms {
   status(roomid: string, msgType: LiveTask['msgType']): number;
   /** A token `webcastmate/info` trades for the room (30 minutes). */
   mintToken(roomid: string, who?: { anchorOpenid?: string; nickName?: string; avatarUrl?: string }): string;
-  /** Unbinds it and restores `CLOUDFN_LIVE_URL`. */
+  /** Gives the webcast hosts back. */
   close(): void;
 }
 
@@ -54,13 +55,10 @@ export function startLiveRooms(options: TestLiveRoomsOptions = {}): TestLiveRoom
       Promise.reject(new Error('startLiveRooms does not push messages; use invokeLiveData to deliver them')),
   });
   const tokens = new LiveTokens();
-  const id = randomUUID();
-  const url = `memory:${id}`;
-  const unregister = registerMemoryLive(id, (call) => answerLiveApi({ rooms, tokens }, call));
-  const previous = process.env[LIVE_URL_VAR];
-  process.env[LIVE_URL_VAR] = url;
+  const route = liveRoute({ rooms, config: () => config, tokens });
+  const stand = serveInMemory({ functions: [] }, [{ name: 'live', hosts: () => ({ webcast: route }) }]);
   return {
-    url,
+    url: `https://${WEBCAST_PUBLIC_HOST}`,
     tasks: () => rooms.tasks(),
     rooms: () => rooms.rooms(),
     status: (roomid, msgType) => rooms.status(roomid, msgType),
@@ -73,11 +71,6 @@ export function startLiveRooms(options: TestLiveRoomsOptions = {}): TestLiveRoom
         avatarUrl: who.avatarUrl ?? '',
       }).token;
     },
-    close: () => {
-      unregister();
-      if (process.env[LIVE_URL_VAR] !== url) return;
-      if (previous === undefined) delete process.env[LIVE_URL_VAR];
-      else process.env[LIVE_URL_VAR] = previous;
-    },
+    close: () => void stand.close(),
   };
 }

@@ -7,9 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { classifyHost } from '../../runtime/intranet/hosts.js';
-import { type InnerCallTable, type ServiceAddress, innerCallRoute } from '../../runtime/intranet/inner-call.js';
-import { interceptIntranet } from '../../runtime/intranet/intercept.js';
+import { addInnerCalls } from '../../runtime/intranet/host-table.js';
+import type { InnerCallTable, ServiceAddress } from '../../runtime/intranet/inner-call.js';
 import { createError } from '../../runtime/errors.js';
 import { Logger } from '../../runtime/log/logger.js';
 import type { LogRecord } from '../../runtime/log/record.js';
@@ -169,9 +168,9 @@ export async function startServices(options: StartServicesOptions): Promise<Test
   running = mine;
   const started = new Map<string, { server: RunningServer; records: LogRecord[] }>();
   const refused: string[] = [];
-  let off: (() => void) | undefined;
+  let off: (() => Promise<void>) | undefined;
   const stop = async (): Promise<void> => {
-    off?.();
+    await off?.();
     off = undefined;
     const servers = [...started.values()];
     started.clear();
@@ -190,13 +189,7 @@ export async function startServices(options: StartServicesOptions): Promise<Test
       enableWhere: caller.enableWhere,
       startFix: (_from, to) => `start it with startServices({ services: { ${to}: '<its project folder>' } })`,
     };
-    off = await interceptIntranet(
-      ({ protocol, hostname }) => {
-        const host = classifyHost(hostname);
-        return host?.kind === 'inner-call' ? innerCallRoute(table, protocol, host.pair) : undefined;
-      },
-      { onRefused: (reason) => void refused.push(reason) },
-    );
+    off = await addInnerCalls({ table, onRefused: (reason) => void refused.push(reason) });
   } catch (error) {
     await stop();
     throw error;

@@ -3,6 +3,7 @@
  * platform's envelope), the push signature against the platform docs' own example, filling
  * partial messages, and where `openApiInvoke` sends the live-data calls.
  */
+import { serveInMemory } from '../../runtime/serve/in-memory.js';
 import { describe, expect, it } from 'vitest';
 import { fillMessages, MsgIds } from '../../src/platform/live/messages.js';
 import { liveSignature, pushHeaders } from '../../src/platform/live/push-headers.js';
@@ -131,33 +132,40 @@ describe('the push', () => {
 });
 
 describe('openApiInvoke of the live-data calls', () => {
-  it('goes to the simulator (CLOUDFN_LIVE_URL), from either host', async () => {
+  it('goes to the live rooms of this process, from either host, with the Host kept', async () => {
     const seen: string[] = [];
-    const { createServer } = await import('node:http');
-    const server = createServer((req, res) => {
-      seen.push(`${req.method} ${req.url}`);
-      res.end('{"err_no":0}');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
-    const options = readSdkOptions({ CLOUDFN_LIVE_URL: `http://127.0.0.1:${port}/_cloudfn/live/` });
+    const stand = serveInMemory({ functions: [] }, [
+      {
+        name: 'live',
+        hosts: () => ({
+          webcast: (req, res, path) => {
+            seen.push(`${req.method} ${req.headers.host} ${path}`);
+            res.end('{"err_no":0}');
+          },
+        }),
+      },
+    ]);
+    const options = readSdkOptions({});
     const invoker = new OpenApiInvoker();
     const data = { roomid: '1', appid: 'a', msg_type: 'live_like' };
-    expect(
+    try {
+      expect(
+        await invoker.invoke(options, {
+          url: 'https://webcast.bytedance.com/api/live_data/task/start',
+          method: 'POST',
+          data,
+        }),
+      ).toEqual({ err_no: 0 });
       await invoker.invoke(options, {
-        url: 'https://webcast.bytedance.com/api/live_data/task/start',
-        method: 'POST',
+        url: 'http://webcast-bytedance-com.openapi.dyc.ivolces.com/api/live_data/task/stop',
         data,
-      }),
-    ).toEqual({ err_no: 0 });
-    await invoker.invoke(options, {
-      url: 'http://webcast-bytedance-com.openapi.dyc.ivolces.com/api/live_data/task/stop',
-      data,
-    });
-    server.close();
+      });
+    } finally {
+      await stand.close();
+    }
     expect(seen).toEqual([
-      'POST /_cloudfn/live/api/live_data/task/start',
-      'POST /_cloudfn/live/api/live_data/task/stop',
+      'POST webcast.bytedance.com /api/live_data/task/start',
+      'POST webcast-bytedance-com.openapi.dyc.ivolces.com /api/live_data/task/stop',
     ]);
     // Without the simulator, the call names the missing target.
     await expect(

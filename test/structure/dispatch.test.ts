@@ -115,3 +115,47 @@ describe('one prefix (issue 51)', () => {
     expect(spelling).toEqual(['src/dev/console/page/api.ts']);
   });
 });
+
+/** The files of `dirs` (relative to the repository) whose code matches `pattern`. */
+function codeMatching(dirs: readonly string[], pattern: RegExp): string[] {
+  return dirs
+    .flatMap((dir) => sourceFiles(join(REPO, dir)))
+    .filter((file) => pattern.test(codeOf(file)))
+    .map((file) => relative(REPO, file))
+    .sort();
+}
+
+describe('one dispatcher, one host table, one server (issue 51)', () => {
+  it('assigns req.url in no file of src/', () => {
+    expect(codeMatching(['src'], /\breq\.url\s*=[^=]/)).toEqual([]);
+  });
+
+  it("spells Symbol.for('cloudfn. nowhere in src/ or runtime/", () => {
+    const all = [...sourceFiles(join(REPO, 'src')), ...sourceFiles(join(REPO, 'runtime'))];
+    expect(
+      all.filter((file) => readFileSync(file, 'utf8').includes("Symbol.for('cloudfn.")).map((f) => relative(REPO, f)),
+    ).toEqual([]);
+  });
+
+  it('names the removed variables only on the lines that name the plain host, and memory: nowhere', () => {
+    const lines = sourceFiles(join(REPO, 'src')).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => /CLOUDFN_WS_PUSH_URL|CLOUDFN_LIVE_URL|memory:/.test(line))
+        .map((line) => `${relative(REPO, file)}: ${line.trim()}`),
+    );
+    expect(lines).toEqual([
+      "src/platform/services/service.ts: CLOUDFN_WS_PUSH_URL: 'http://ws-push.dyc.ivolces.com',",
+      "src/platform/services/service.ts: CLOUDFN_LIVE_URL: 'https://webcast.bytedance.com',",
+    ]);
+  });
+
+  it('calls interceptIntranet( from one file: the host table', () => {
+    expect(codeMatching(['src', 'runtime'], /\binterceptIntranet\(/)).toEqual([
+      'runtime/intranet/host-table.ts',
+      // Its definition.
+      'runtime/intranet/intercept.ts',
+    ]);
+  });
+
+});

@@ -2,7 +2,7 @@
  * `startLiveRooms` of `cloudfn/testing` (issue 41): the live-room fixture's start_game runs under
  * `invoke` and starts its room's four tasks through the SDK stand-in's openApiInvoke, answered in
  * process; the room's anchor is the caller's; a token minted here trades through
- * `webcastmate/info`; and without it, the failure names CLOUDFN_LIVE_URL, the variable that works.
+ * `webcastmate/info`; and without it, the failure names startLiveRooms, what to start.
  * The fixture imports the SDK stand-in, which Node loads itself, so this runs dist/.
  */
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,8 @@ afterEach(() => {
 describe('startLiveRooms', () => {
   it('lets start_game start its room’s tasks under invoke, as the anchor', async () => {
     live = testing.startLiveRooms();
-    expect(process.env['CLOUDFN_LIVE_URL']).toBe(live.url);
+    expect(live.url).toBe('https://webcast.bytedance.com');
+    expect(process.env['CLOUDFN_LIVE_URL']).toBeUndefined();
     const res = await testing.invoke<{ room: string; started: Record<string, string>; failed: object }>(START_GAME, {
       method: 'POST',
       body: {},
@@ -67,20 +68,15 @@ describe('startLiveRooms', () => {
     expect((await trade('unknown')).err_no).not.toBe(0);
   });
 
-  it('without it, start_game’s failure names CLOUDFN_LIVE_URL', async () => {
-    const saved = process.env['CLOUDFN_LIVE_URL'];
-    delete process.env['CLOUDFN_LIVE_URL'];
-    try {
-      const res = await testing.invoke<{ failed: Record<string, string> }>(START_GAME, {
-        method: 'POST',
-        body: {},
-        user: ANCHOR,
-      });
-      expect(res.status).toBe(200);
-      for (const type of TYPES) expect(res.json!.failed[type]).toContain('CLOUDFN_LIVE_URL is unset');
-      expect(JSON.stringify(res.json)).not.toContain('CLOUDFN_SDK_OPENAPI_URL');
-    } finally {
-      if (saved !== undefined) process.env['CLOUDFN_LIVE_URL'] = saved;
-    }
+  it('without it, start_game’s failure names startLiveRooms', async () => {
+    const res = await testing.invoke<{ failed: Record<string, string> }>(START_GAME, {
+      method: 'POST',
+      body: {},
+      user: ANCHOR,
+    });
+    expect(res.status).toBe(200);
+    for (const type of TYPES) expect(res.json!.failed[type]).toContain('no live-room simulator runs in this process');
+    for (const type of TYPES) expect(res.json!.failed[type]).toContain('startLiveRooms()');
+    expect(JSON.stringify(res.json)).not.toContain('CLOUDFN_SDK_OPENAPI_URL');
   });
 });

@@ -80,9 +80,6 @@ export { PUSH_HOSTS } from '../../../runtime/intranet/hosts.js';
 /** Where the dev server serves the push API: `http://127.0.0.1:8000/_cloudfn/ws-push/ws/push_data`. */
 export const PUSH_MOUNT = `${CLOUDFN_PREFIX}/ws-push`;
 
-/** The variable `cloudfn dev` sets to the push API's base URL (no trailing slash). */
-export const PUSH_URL_VAR = 'CLOUDFN_WS_PUSH_URL';
-
 /** The variable setting the most bytes one connection may have waiting to be sent. */
 export const MAX_QUEUED_VAR = 'CLOUDFN_WS_MAX_QUEUED';
 

@@ -2,8 +2,9 @@
  * The platform's WebSocket gateway as a local service of `cloudfn dev` (its extension):
  * connections upgrade on the dev server's own port at `/__dycloud__/ws/connect/`, each call
  * reaches the function through the server's pipeline in memory (runtime/serve/inject.ts), the
- * push API answers under `/_cloudfn/ws-push/` for code that fetches it (`CLOUDFN_WS_PUSH_URL`
- * points there) and in process for the stand-in's `openApiInvoke` (no socket), requests
+ * push API answers under `/_cloudfn/ws-push/` and for its hosts (`ws-push.dyc.ivolces.com`,
+ * which a plain fetch reaches through the intranet hook and the stand-in's `openApiInvoke` in
+ * process, runtime/intranet/host-table.ts), requests
  * without identity headers get the dev user's (dev-user.ts), the console sees every step and
  * lists the connections, a rebuilt function's connections close with 1012 and a stopping
  * server's with 1001 (docs/gateway.md).
@@ -23,10 +24,9 @@ import type { ServiceContext, ServiceEvents, ServiceFunction } from '../../local
 import { devUserHeaders } from './dev-user.js';
 import { Gateway, injectCaller, safeDecode } from './gateway.js';
 import { readGatewayOptions } from './gateway-options.js';
-import { CLOSE_CODES, MAX_QUEUED_VAR, PUSH_MOUNT, PUSH_URL_VAR, ROOM_HEADERS } from './names.js';
+import { CLOSE_CODES, MAX_QUEUED_VAR, ROOM_HEADERS } from './names.js';
 import type { ConnectionsAnswer, GatewayActivity } from './protocol.js';
-import { handlePush } from './push-api.js';
-import { registerMemoryPush } from './push-route.js';
+import { pushRoute } from './push-route.js';
 import { GatewaySocketServer } from './ws-server.js';
 
 /** What the gateway reads of `startDevServer`'s options. */
@@ -39,9 +39,6 @@ export interface GatewaySettings {
 export interface GatewayExtension extends Extension {
   gateway(): Gateway | undefined;
 }
-
-/** The largest push body read, as the runtime's default body limit. */
-const MAX_PUSH_BODY = 10 * 1024 * 1024;
 
 /** One terminal line per connection event; uplinks and pushes are in the request lines and the console. */
 function describe(activity: GatewayActivity): string | undefined {
@@ -72,32 +69,6 @@ function devRoom(user: DevUser): { defaultRoom?: Record<string, string> } {
   const room: Record<string, string> = {};
   for (const name of ROOM_HEADERS) if (headers[name] !== undefined) room[name] = headers[name];
   return Object.keys(room).length === 0 ? {} : { defaultRoom: room };
-}
-
-/**
- * The push API over HTTP: its route under the dev server's prefix, and its hosts
- * (`ws-push.dyc.ivolces.com`), which a function's plain `fetch` reaches through the intranet hook.
- */
-function pushRoute(gateway: () => Gateway | undefined): RouteHandler {
-  return (req, res, path) => {
-    const bound = gateway();
-    // The routes are read before the server exists; a request comes only once it listens.
-    if (bound === undefined) return sendJson(res, 503, failure(50300, 'the gateway is not running yet; retry'));
-    void readBodyUpTo(req, MAX_PUSH_BODY).then(
-      (body) => {
-        if (body === undefined)
-          return sendJson(res, 413, failure(41300, `the body is larger than ${MAX_PUSH_BODY} bytes; send less`));
-        const answer = handlePush(bound, {
-          method: req.method ?? 'GET',
-          path,
-          headers: req.headers,
-          body,
-        });
-        sendJson(res, answer.status, answer.body);
-      },
-      (error: unknown) => sendJson(res, 400, failure(40000, error instanceof Error ? error.message : String(error))),
-    );
-  };
 }
 
 /** Closes the connections of the functions whose version changed (or which went away). */
@@ -133,7 +104,6 @@ export function gatewayService(context: ServiceContext): GatewayExtension {
   const settings = readGatewayOptions(process.env, devUser);
   let gateway: Gateway | undefined;
   let stop: (() => Promise<void>) | undefined;
-  const unbind: (() => void)[] = [];
   const versions = new Map<string, number>();
   let latest: readonly ServiceFunction[] = [];
   const push = pushRoute(() => gateway);
@@ -194,19 +164,10 @@ export function gatewayService(context: ServiceContext): GatewayExtension {
         server.off('upgrade', onUpgrade);
       };
     },
-    env(url) {
-      const base = `${url}${PUSH_MOUNT}`;
-      // The stand-in's openApiInvoke of the push hosts reaches this gateway in process: a push
-      // never crosses a socket. Code that fetches the variable itself still finds the HTTP API.
-      const bound = gateway;
-      if (bound !== undefined) unbind.push(registerMemoryPush(base, (request) => handlePush(bound, request)));
-      return { [PUSH_URL_VAR]: base };
-    },
     panel: {
       api: { connections: (): ConnectionsAnswer => ({ connections: gateway?.sessions() ?? [] }) },
     },
     async close() {
-      for (const remove of unbind.splice(0)) remove();
       await stop?.();
     },
   };

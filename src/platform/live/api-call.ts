@@ -1,8 +1,9 @@
 /**
  * The platform's live-room interfaces the simulator answers (the live-data task calls and the
- * token trade `webcastmate/info`, whose token names the room's anchor), from one request to one answer as text, so the dev server's
- * routes and `cloudfn/testing`'s in-process simulator (`memory:<id>`, reached by the SDK
- * stand-in's `openApiInvoke` through `CLOUDFN_LIVE_URL`, sdk/live-calls.ts) answer alike.
+ * token trade `webcastmate/info`, whose token names the room's anchor), from one request to one
+ * answer as text, so the dev server's routes (and its webcast hosts, which `cloudfn/testing`'s
+ * `startLiveRooms` answers in memory and the SDK stand-in's `openApiInvoke` reaches through the
+ * host table) answer alike.
  */
 import type { LiveRooms } from './rooms.js';
 import { answerTaskCall, callerRoom } from './task-api.js';

@@ -3,8 +3,8 @@
  * their data tasks, whose pushes reach `liveData.path` through the app's pipeline in memory
  * (runtime/serve/inject.ts) with the platform's headers and a fresh `x-tt-logid` (which the dev
  * server, trusting the gateway, adopts as the request's logid); the routes under
- * `/_cloudfn/live/` (dev-routes.ts); and `CLOUDFN_LIVE_URL`, where the stand-in's
- * `openApiInvoke` of the task calls finds them.
+ * `/_cloudfn/live/` (dev-routes.ts) and the webcast hosts (`webcast.bytedance.com`), which the
+ * stand-in's `openApiInvoke` of the task calls finds in the process's host table.
  */
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { Server } from 'node:http';
@@ -13,7 +13,7 @@ import type { Extension, RouteHandler } from '../../../runtime/serve/extension.j
 import { createHttpServer } from '../../../runtime/serve/http-server.js';
 import { inject } from '../../../runtime/serve/inject.js';
 import type { ServiceContext } from '../../local-service.js';
-import { LIVE_URL_VAR, readSdkOptions } from '../sdk/sdk-options.js';
+import { readSdkOptions } from '../sdk/sdk-options.js';
 import { type LiveDataConfig, readLiveDataConfig } from './config.js';
 import { LIVE_PREFIX, liveRoute } from './dev-routes.js';
 import { LiveRooms } from './rooms.js';
@@ -72,7 +72,6 @@ export function liveService(context: ServiceContext): LiveExtension {
     },
     routes: () => ({ live: route() }),
     hosts: () => ({ webcast: route() }),
-    env: (url) => ({ [LIVE_URL_VAR]: `${url}${LIVE_PREFIX}` }),
     close() {
       rooms?.stopAll();
       server?.closeAllConnections();

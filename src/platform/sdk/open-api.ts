@@ -6,14 +6,16 @@
  * registered an app key); CLOUDFN_SDK_OPENAPI_URL answers every other path; else an error
  * names that setting.
  */
+import type { Server } from 'node:http';
 import { TokenManager, type JsonPost } from '../../media/token.js';
 import { systemClock } from '../../media/clock.js';
 import { signRequest } from '../../sign/index.js';
 import { platformError } from '../errors.js';
-import { LIVE_URL_VAR, SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
-import { isPushUrl, sendPush } from '../gateway/push-route.js';
-import { PUSH_URL_VAR } from '../gateway/names.js';
-import { CALLER_ROOM_HEADERS, INFO_PATH, memoryLive } from './live-calls.js';
+import { lookupHost } from '../../../runtime/intranet/host-table.js';
+import { PUSH_HOSTS } from '../../../runtime/intranet/hosts.js';
+import { inject } from '../../../runtime/serve/inject.js';
+import { SDK_OPENAPI_URL_VAR, type SdkOptions } from './sdk-options.js';
+import { CALLER_ROOM_HEADERS, INFO_PATH } from './live-calls.js';
 
 /** What `openApiInvoke` takes, as the platform's SDK does. */
 export interface OpenApiRequest {
@@ -76,23 +78,41 @@ function isLiveUrl(url: URL): boolean {
   return url.pathname.startsWith('/api/live_data/') || url.pathname.replace(/\/+$/, '') === INFO_PATH;
 }
 
-/** Where one call goes: the target base URL and whether it is the emulator. */
-function targetOf(options: SdkOptions, url: string): { base: string; emulator: boolean; live?: true; path: string } {
-  let parsed: URL;
+/** Where one call goes: the target base URL and whether it is the emulator, or the local server of its host. */
+type Target = { base: string; emulator: boolean; path: string } | { local: Server; host: string; path: string };
+
+/** Whether `url` names one of the platform's push hosts, over http or https. */
+function isPushUrl(url: URL): boolean {
+  return (url.protocol === 'http:' || url.protocol === 'https:') && PUSH_HOSTS.includes(url.hostname);
+}
+
+function parseUrl(url: string): URL {
   try {
-    parsed = new URL(url, 'http://openapi.local');
+    return new URL(url, 'http://openapi.local');
   } catch {
     throw platformError('PLATFORM_SDK_BAD_ARGUMENT', 'openApiInvoke url', `must be a URL, got ${JSON.stringify(url)}`);
   }
+}
+
+function targetOf(options: SdkOptions, url: string): Target {
+  const parsed = parseUrl(url);
   const path = parsed.pathname + parsed.search;
-  if (isLiveUrl(parsed)) {
-    if (options.liveUrl !== undefined) return { base: options.liveUrl, emulator: false, live: true, path };
+  // The push API and the live rooms: the server of this process that stands in for the host
+  // (the process's host table), answered in process; else CLOUDFN_SDK_OPENAPI_URL.
+  const hosted = isPushUrl(parsed) ? 'push' : isLiveUrl(parsed) ? 'live' : undefined;
+  if (hosted !== undefined) {
+    const local = lookupHost(parsed.hostname);
+    if (local !== undefined) return { local: local.server, host: parsed.host, path };
     if (options.openApiUrl === undefined)
       throw platformError(
         'PLATFORM_SDK_NO_OPENAPI_TARGET',
         url,
-        `it is a live-room call and ${LIVE_URL_VAR} is unset`,
-        `set ${LIVE_URL_VAR} to a live-room API: cloudfn dev serves one and sets it, and in a test startLiveRooms() of cloudfn/testing does`,
+        hosted === 'push'
+          ? 'it is a WebSocket push and no gateway runs in this process'
+          : 'it is a live-room call and no live-room simulator runs in this process',
+        hosted === 'push'
+          ? 'start one: cloudfn dev serves one, and in a test openGateway() of cloudfn/testing does'
+          : 'start one: cloudfn dev serves one, and in a test startLiveRooms() of cloudfn/testing does',
       );
   }
   if (parsed.pathname.startsWith(EMULATED_PREFIX) && options.emulatorUrl !== undefined)
@@ -105,72 +125,27 @@ function targetOf(options: SdkOptions, url: string): { base: string; emulator: b
 }
 
 /**
- * A call to the WebSocket gateway's push hosts goes to the local push API (CLOUDFN_WS_PUSH_URL,
- * set by `cloudfn dev` and `cloudfn/testing`), without an access-token; undefined for other URLs.
+ * A call answered by the server of this process that stands in for its host, through `inject`
+ * with its `Host` kept: the gateway's push API, the live rooms.
  */
-function wsPush(
-  options: SdkOptions,
-  url: string,
+async function answeredInProcess(
+  target: { local: Server; host: string; path: string },
   method: string,
   headers: Record<string, string>,
   body: string | undefined,
-): Promise<unknown> | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (!isPushUrl(parsed)) return undefined;
-  // Without a local gateway, a server named by CLOUDFN_SDK_OPENAPI_URL still answers it.
-  if (options.wsPushUrl === undefined && options.openApiUrl !== undefined) return undefined;
-  if (options.wsPushUrl === undefined)
-    throw platformError(
-      'PLATFORM_SDK_NO_OPENAPI_TARGET',
-      url,
-      `it is a WebSocket push and ${PUSH_URL_VAR} is unset: set ${PUSH_URL_VAR} to a gateway's push API (cloudfn dev serves one and sets it)`,
-    );
-  const lower: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
-  return sendPush(options.wsPushUrl, {
+): Promise<unknown> {
+  const answer = await inject(target.local, {
     method,
-    path: parsed.pathname + parsed.search,
-    headers: lower,
-    body: Buffer.from(body ?? ''),
+    path: target.path,
+    headers: { ...headers, host: target.host },
+    ...(body === undefined ? {} : { body }),
   });
-}
-
-/** A live-room call answered by `cloudfn/testing`'s simulator in this process (`CLOUDFN_LIVE_URL=memory:<id>`). */
-function inProcess(
-  target: { base: string; path: string },
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-): unknown {
-  const handler = memoryLive(target.base);
-  if (handler === undefined)
-    throw platformError(
-      'PLATFORM_SDK_NO_OPENAPI_TARGET',
-      target.path,
-      `${LIVE_URL_VAR} is ${target.base}, but that in-process simulator was closed; call startLiveRooms() again`,
-    );
-  const url = new URL(target.path, 'http://live.local');
-  const lower: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
-  let parsed: unknown;
+  const text = answer.body.toString('utf8');
   try {
-    parsed = body === undefined ? undefined : JSON.parse(body);
+    return JSON.parse(text) as unknown;
   } catch {
-    parsed = body;
+    return text;
   }
-  const answer = handler({ method, path: url.pathname, query: url.searchParams, headers: lower, body: parsed });
-  if (answer === undefined)
-    throw platformError(
-      'PLATFORM_SDK_NO_OPENAPI_TARGET',
-      target.path,
-      'the live-room simulator does not answer this path',
-    );
-  return JSON.parse(answer.text) as unknown;
 }
 
 /** The live room of the request a call is made from (what `getContext()` reads). */
@@ -230,18 +205,16 @@ export class OpenApiInvoker {
       if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
         headers['content-type'] = 'application/json';
     }
-    const push = wsPush(options, url, method, headers, body);
-    if (push !== undefined) return push;
     const target = targetOf(options, url);
     // The simulator learns a room's anchor from the call that starts its tasks (start_game's own
     // X-Room-ID and X-Anchor-OpenID); the platform knows them without being told.
-    if (target.live === true) {
+    if ('local' in target) {
       if (caller?.roomId !== undefined) headers[CALLER_ROOM_HEADERS.roomid] = caller.roomId;
       if (caller?.anchorOpenId !== undefined) headers[CALLER_ROOM_HEADERS.anchorOpenid] = caller.anchorOpenId;
       // The trade's rate is per app: the app is its access-token on the platform, the caller's appid here.
       if (caller?.appId !== undefined) headers[CALLER_ROOM_HEADERS.appid] = caller.appId;
     }
-    if (target.live === true && target.base.startsWith('memory:')) return inProcess(target, method, headers, body);
+    if ('local' in target) return answeredInProcess(target, method, headers, body);
     const token = await this.token(options, target.base);
     if (token !== undefined) headers['access-token'] = token;
     if (target.emulator && options.signing !== undefined) {

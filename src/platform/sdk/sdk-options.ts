@@ -11,9 +11,6 @@ import { DEFAULT_DATA_DIR, PLATFORM_ENV_VARS } from '../media-api/platform-optio
 /** The env var naming a local server for the OpenAPI interfaces the emulator does not implement. */
 export const SDK_OPENAPI_URL_VAR = 'CLOUDFN_SDK_OPENAPI_URL';
 
-/** The env var naming the live-room simulator of `cloudfn dev`, which answers the live-data task calls. */
-export const LIVE_URL_VAR = 'CLOUDFN_LIVE_URL';
-
 /** What the stand-in reads. */
 export interface SdkOptions {
   /** The emulator's data folder; the database is `<dataDir>/database/`. @default `<cwd>/.cloudfn/platform` */
@@ -22,15 +19,11 @@ export interface SdkOptions {
   emulatorUrl: string | undefined;
   /** A local server for every other interface (CLOUDFN_SDK_OPENAPI_URL). @default undefined */
   openApiUrl: string | undefined;
-  /** The live-room simulator (CLOUDFN_LIVE_URL, set by `cloudfn dev`). @default undefined */
-  liveUrl: string | undefined;
   /** Client credentials exchanged for the access-token (CLOUDFN_MEDIA_CLIENT_KEY/SECRET). */
   clientKey: string | undefined;
   clientSecret: string | undefined;
   /** Where they are exchanged (CLOUDFN_MEDIA_TOKEN_URL). @default `<emulatorUrl>/oauth/client_token/` */
   tokenUrl: string | undefined;
-  /** The local WebSocket push API for the push hosts (CLOUDFN_WS_PUSH_URL, set by `cloudfn dev`). @default undefined */
-  wsPushUrl: string | undefined;
   /** The app key that signs calls to the emulator, when `cloudfn dev --platform` registered one. */
   signing: { appid: string; privateKeyPath: string; keyVersion: string } | undefined;
 }
@@ -52,11 +45,9 @@ const specs = {
   dataDir: setting(PLATFORM_ENV_VARS.dataDir),
   emulatorUrl: address('CLOUDFN_MEDIA_BASE_URL'),
   openApiUrl: address(SDK_OPENAPI_URL_VAR),
-  liveUrl: address(LIVE_URL_VAR),
   clientKey: setting('CLOUDFN_MEDIA_CLIENT_KEY'),
   clientSecret: setting('CLOUDFN_MEDIA_CLIENT_SECRET'),
   tokenUrl: setting('CLOUDFN_MEDIA_TOKEN_URL'),
-  wsPushUrl: address('CLOUDFN_WS_PUSH_URL'),
   appid: setting('CLOUDFN_MEDIA_APPID'),
   privateKeyPath: setting('CLOUDFN_MEDIA_PRIVATE_KEY'),
   keyVersion: setting('CLOUDFN_MEDIA_KEY_VERSION'),

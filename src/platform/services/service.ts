@@ -11,15 +11,8 @@
  */
 import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
-import type { App } from '../../../runtime/app.js';
-import { classifyHost } from '../../../runtime/intranet/hosts.js';
-import {
-  addressOf,
-  type InnerCallTable,
-  type ServiceAddress,
-  innerCallRoute,
-} from '../../../runtime/intranet/inner-call.js';
-import { type IntranetRouter, interceptIntranet } from '../../../runtime/intranet/intercept.js';
+import { addInnerCalls } from '../../../runtime/intranet/host-table.js';
+import { addressOf, type InnerCallTable, type ServiceAddress } from '../../../runtime/intranet/inner-call.js';
 import { requestContext } from '../../../runtime/log/console-capture.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
 import type { Extension } from '../../../runtime/serve/extension.js';
@@ -27,6 +20,12 @@ import type { ServiceContext } from '../../local-service.js';
 import type { ServicesAnswer } from './protocol.js';
 import { gatewayHook } from './gateway.js';
 import { readGatewayLimits, readServiceSetting, readSessionMap, type SessionMap } from './setting.js';
+
+/** The variables of earlier versions, and the plain host a function calls instead (docs/gateway.md). */
+const RETIRED_VARIABLES = {
+  CLOUDFN_WS_PUSH_URL: 'http://ws-push.dyc.ivolces.com',
+  CLOUDFN_LIVE_URL: 'https://webcast.bytedance.com',
+};
 
 /** Makes the extension; sets the platform's variables at once (before the functions load). */
 export function servicesService(context: ServiceContext): Extension {
@@ -50,9 +49,18 @@ export function servicesService(context: ServiceContext): Extension {
       RUNTIME_FUNCTION,
       `CLOUD_ENV=${asked} is ignored: cloudfn dev always runs as CLOUD_ENV=DEV, as the platform's test environment does; code that branches on PROD runs only when deployed`,
     );
-  let app: App | undefined;
+  for (const [name, host] of Object.entries(RETIRED_VARIABLES)) {
+    const set = context.dotenvValue(name) ?? process.env[name];
+    if (set !== undefined)
+      logger.line(
+        'warn',
+        '',
+        RUNTIME_FUNCTION,
+        `${name}=${set} is no longer read: call ${host} itself, as on the platform; cloudfn dev answers it`,
+      );
+  }
   let selfUrl: string | undefined;
-  let off: (() => void) | undefined;
+  let off: (() => Promise<void>) | undefined;
   const services = new Map<string, ServiceAddress>();
   for (const [id, url] of Object.entries(session ?? {})) services.set(id, addressOf(url));
   const table: InnerCallTable = {
@@ -61,21 +69,16 @@ export function servicesService(context: ServiceContext): Extension {
     enabled: setting.innerCall,
     enableWhere: setting.innerCallWhere,
   };
-  const router: IntranetRouter = ({ protocol, hostname }) => {
-    // Another dev server of this process (a test's) answers for its own requests.
-    const running = requestContext.getStore();
-    if (running !== undefined && running.host !== app) return undefined;
-    const host = classifyHost(hostname);
-    if (host === undefined) return undefined;
-    if (host.kind === 'inner-call') return innerCallRoute(table, protocol, host.pair);
-    return selfUrl === undefined ? undefined : addressOf(selfUrl);
-  };
   return {
     name: 'services',
     configKeys: SERVICE_CONFIG_KEYS.services,
-    prepare: async (made) => {
-      app = made;
-      off = await interceptIntranet(router, {
+    // The session's services in the process's host table; another dev server of this process
+    // (a test's) answers for its own requests. The push and webcast hosts are the gateway's and
+    // the live rooms' own (their `hosts`).
+    prepare: async (app) => {
+      off = await addInnerCalls({
+        table,
+        app,
         onRefused: (reason) => {
           const x = requestContext.getStore();
           logger.line('warn', x?.logid ?? '', x?.fn?.name ?? RUNTIME_FUNCTION, reason);

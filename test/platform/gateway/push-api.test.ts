@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { Gateway, type AppCall, type ClientLink } from '../../../src/platform/gateway/gateway.js';
 import { handlePush, parseIdList } from '../../../src/platform/gateway/push-api.js';
-import { registerMemoryPush, sendPush } from '../../../src/platform/gateway/push-route.js';
+import { pushRoute } from '../../../src/platform/gateway/push-route.js';
+import { serveInMemory } from '../../../runtime/serve/in-memory.js';
 import { closeReason } from '../../../src/platform/gateway/ws-server.js';
 import { createDySdk } from '../../../src/platform/sdk/sdk.js';
 
@@ -156,20 +157,25 @@ describe('the gateway', () => {
 });
 
 describe('openApiInvoke of the push hosts', () => {
-  it('reaches a memory gateway for both hosts, http and https, without an access-token', async () => {
+  it('reaches the gateway of this process for both hosts, http and https, without an access-token', async () => {
     const { gateway } = recordingGateway();
     const a = await client(gateway, 'ann');
     const seen: Record<string, unknown>[] = [];
-    const remove = registerMemoryPush('push-test', (request) => {
-      seen.push({ ...request.headers });
-      return handlePush(gateway, request);
-    });
+    const push = pushRoute(() => gateway);
+    // The push API's hosts, declared by an extension of a server in memory (host-table.ts).
+    const stand = serveInMemory({ functions: [] }, [
+      {
+        name: 'gateway',
+        hosts: () => ({
+          'ws-push': (req, res, path) => {
+            seen.push({ ...req.headers });
+            push(req, res, path);
+          },
+        }),
+      },
+    ]);
     try {
-      const sdk = createDySdk({
-        CLOUDFN_WS_PUSH_URL: 'memory:push-test',
-        CLOUDFN_MEDIA_CLIENT_KEY: 'k',
-        CLOUDFN_MEDIA_CLIENT_SECRET: 's',
-      });
+      const sdk = createDySdk({ CLOUDFN_MEDIA_CLIENT_KEY: 'k', CLOUDFN_MEDIA_CLIENT_SECRET: 's' });
       const context = sdk.context({ headers: {} });
       for (const url of [
         'http://ws-push.dycloud-api.service/ws/push_data',
@@ -184,43 +190,22 @@ describe('openApiInvoke of the push hosts', () => {
         expect(answer).toEqual({ data: { failed_session_id_list: [] }, err_msg: 'success', err_no: 0 });
       }
       expect(a.frames).toEqual(['{"hi":"http:"}', '{"hi":"https"}']);
-      expect(seen[0]).toMatchObject({ 'content-type': 'application/json', 'x-tt-ws-openids': '["ann"]' });
+      expect(seen[0]).toMatchObject({
+        'content-type': 'application/json',
+        'x-tt-ws-openids': '["ann"]',
+        host: 'ws-push.dycloud-api.service',
+      });
       expect(seen[0]!['access-token']).toBeUndefined();
     } finally {
-      remove();
+      await stand.close();
     }
   });
 
-  it('answers a push API registered under an http URL in process, and fetches it once unregistered', async () => {
-    // Port 9 (discard) on loopback: nothing listens, so a fetch there fails; the registered one never fetches.
-    const base = 'http://127.0.0.1:9/_cloudfn/ws-push';
-    const seen: string[] = [];
-    const remove = registerMemoryPush(`${base}/`, (request) => {
-      seen.push(request.path);
-      return { status: 200, body: { data: { failed_session_id_list: [] }, err_msg: 'success', err_no: 0 } };
-    });
-    const request = {
-      method: 'POST',
-      path: '/ws/push_data',
-      headers: { 'x-tt-ws-openids': '["a"]' },
-      body: Buffer.from('hi'),
-    };
-    expect(await sendPush(base, request)).toEqual({
-      data: { failed_session_id_list: [] },
-      err_msg: 'success',
-      err_no: 0,
-    });
-    expect(seen).toEqual(['/ws/push_data']);
-    remove();
-    await expect(sendPush(base, request)).rejects.toThrow();
-    expect(seen).toHaveLength(1);
-  });
-
-  it('names CLOUDFN_WS_PUSH_URL when there is no gateway and no CLOUDFN_SDK_OPENAPI_URL', async () => {
+  it('says no gateway runs in this process when there is none and no CLOUDFN_SDK_OPENAPI_URL', async () => {
     const sdk = createDySdk({});
     await expect(
       sdk.context({ headers: {} }).openApiInvoke({ url: 'http://ws-push.dycloud-api.service/ws/push_data', data: {} }),
-    ).rejects.toThrow(/CLOUDFN_WS_PUSH_URL is unset/);
+    ).rejects.toThrow(/no gateway runs in this process; start one: cloudfn dev serves one, and in a test openGateway\(\)/);
   });
 });
 

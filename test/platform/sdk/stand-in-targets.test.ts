@@ -1,41 +1,42 @@
 /**
  * Where the stand-in's `openApiInvoke` sends the live room's calls in an image built with
- * `"sdk": "stand-in"`: the data-task calls to `CLOUDFN_LIVE_URL`, the WebSocket pushes to
- * `CLOUDFN_WS_PUSH_URL`; with neither set, each is refused with one line naming what to set.
+ * `"sdk": "stand-in"`: the data-task calls and the WebSocket pushes to the stand-ins of this
+ * process (the host table); with none running, each is refused with one line naming what to start.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { serveInMemory } from '../../../runtime/serve/in-memory.js';
 import { createDySdk } from '../../../src/platform/sdk/index.js';
 
 const TASK = 'https://webcast.bytedance.com/api/live_data/task/start';
 const PUSH = 'http://ws-push.dycloud-api.service/ws/live_interaction/push_data';
 const room = { headers: { 'x-room-id': '7001' } };
 
-let live: Server;
-let liveUrl: string;
-const seen: string[] = [];
-
-beforeAll(async () => {
-  live = createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ err_no: 0, data: { task_id: 't-1' } }));
-  });
-  await new Promise<void>((resolve) => live.listen(0, '127.0.0.1', resolve));
-  liveUrl = `http://127.0.0.1:${(live.address() as AddressInfo).port}`;
-});
-afterAll(() => live.close());
-
 describe('the live room calls of the stand-in', () => {
-  it('sends a data-task call to CLOUDFN_LIVE_URL', async () => {
-    const sdk = createDySdk({ CLOUDFN_LIVE_URL: liveUrl });
-    const answer = await sdk.context(room).openApiInvoke({ url: TASK, method: 'POST', data: { roomid: '7001' } });
-    expect(answer).toEqual({ err_no: 0, data: { task_id: 't-1' } });
-    expect(seen).toContain('POST /api/live_data/task/start');
+  it('sends a data-task call to the live rooms of this process, in memory', async () => {
+    const seen: string[] = [];
+    const stand = serveInMemory({ functions: [] }, [
+      {
+        name: 'live',
+        hosts: () => ({
+          webcast: (req, res) => {
+            seen.push(`${req.method} ${req.url}`);
+            res.setHeader('content-type', 'application/json');
+            res.end(JSON.stringify({ err_no: 0, data: { task_id: 't-1' } }));
+          },
+        }),
+      },
+    ]);
+    try {
+      const sdk = createDySdk({});
+      const answer = await sdk.context(room).openApiInvoke({ url: TASK, method: 'POST', data: { roomid: '7001' } });
+      expect(answer).toEqual({ err_no: 0, data: { task_id: 't-1' } });
+      expect(seen).toContain('POST /api/live_data/task/start');
+    } finally {
+      await stand.close();
+    }
   });
 
-  it('refuses a data-task call with one line naming CLOUDFN_LIVE_URL when it is unset', async () => {
+  it('refuses a data-task call with one line naming what to start when no live rooms run', async () => {
     const sdk = createDySdk({});
     const failed = await sdk
       .context(room)
@@ -44,11 +45,12 @@ describe('the live room calls of the stand-in', () => {
         () => undefined,
         (error: Error) => error.message,
       );
-    expect(failed).toContain('set CLOUDFN_LIVE_URL to a live-room API');
+    expect(failed).toContain('no live-room simulator runs in this process');
+    expect(failed).toContain('startLiveRooms()');
     expect(failed).not.toContain('\n');
   });
 
-  it('refuses a push with one line naming CLOUDFN_WS_PUSH_URL when it is unset', async () => {
+  it('refuses a push with one line naming what to start when no gateway runs', async () => {
     const sdk = createDySdk({});
     const failed = await sdk
       .context(room)
@@ -57,7 +59,8 @@ describe('the live room calls of the stand-in', () => {
         () => undefined,
         (error: Error) => error.message,
       );
-    expect(failed).toContain("set CLOUDFN_WS_PUSH_URL to a gateway's push API");
+    expect(failed).toContain('no gateway runs in this process');
+    expect(failed).toContain('openGateway()');
     expect(failed).not.toContain('\n');
   });
 });

@@ -1,0 +1,64 @@
+/**
+ * A server that never listens, for cloudfn/testing's stand-ins (`openGateway`,
+ * `startLiveRooms`): the same App, http server and extension dispatcher as `serve()` (the
+ * extensions' routes, hosts and `onRequest`, their `upgrade`), reached only in memory: through
+ * `inject`, and as the answer to the platform hosts its extensions declare, in the process's
+ * host table. Made at once (no port to wait for), so a helper that was synchronous stays so.
+ */
+import type { Server } from 'node:http';
+import { App, type AppInit } from '../app.js';
+import { serveHosts } from '../intranet/host-table.js';
+import { compileDispatcher } from './dispatch.js';
+import type { Extension } from './extension.js';
+import { createHttpServer } from './http-server.js';
+import { type InjectRequest, type InjectResponse, inject } from './inject.js';
+import { memoryConnection } from './memory-connection.js';
+
+/** A server in memory. */
+export interface InMemoryServer {
+  app: App;
+  server: Server;
+  /** Sends one request through it, as `RunningServer.inject` does. */
+  inject(request: InjectRequest): Promise<InjectResponse>;
+  /** Takes its hosts out of the host table and closes its extensions, the last first. */
+  close(): Promise<void>;
+}
+
+/**
+ * Makes the app of `init` and its server with `extensions`, whose `prepare` must not wait.
+ * @example const stand = serveInMemory({ functions: [] }, [liveExtension]); await stand.close()
+ */
+export function serveInMemory(init: AppInit, extensions: readonly Extension[]): InMemoryServer {
+  const app = new App(init);
+  for (const extension of extensions) void extension.prepare?.(app);
+  const dispatcher = compileDispatcher(app, extensions);
+  const server = createHttpServer(app, { before: dispatcher === undefined ? [] : [dispatcher] });
+  for (const extension of extensions) extension.upgrade?.(server, app);
+  const kinds = extensions.flatMap((extension) => Object.keys(extension.hosts?.(app) ?? {}));
+  // In the table at once (the stand-in finds it now); the hook for fetch is on once this resolves.
+  const removing =
+    kinds.length === 0
+      ? undefined
+      : serveHosts(kinds, {
+          app,
+          server,
+          // Never listening: fetch of its hosts is refused by the port, the stand-in uses memory.
+          host: '127.0.0.1',
+          port: 9,
+          connect: () => {
+            const [client, serverEnd] = memoryConnection();
+            server.emit('connection', serverEnd);
+            return client;
+          },
+        });
+  return {
+    app,
+    server,
+    inject: (request) => inject(server, request),
+    async close() {
+      await (await removing)?.();
+      for (const extension of [...extensions].reverse()) await extension.close?.();
+      server.closeAllConnections();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * A running server's place in the process's host table (intranet/host-table.ts): the platform
+ * hosts its extensions declare (`ws-push`, `webcast`), with how to reach it in memory (a
+ * connection through node's own parser, memory-connection.ts) and over loopback. Imported by
+ * `serve()` only when an extension declares a host.
+ */
+import type { Server } from 'node:http';
+import type { App } from '../app.js';
+import { serveHosts } from '../intranet/host-table.js';
+import { memoryConnection } from './memory-connection.js';
+
+/**
+ * Adds `server` as the answer to the platform hosts `kinds`; resolves with how to remove it.
+ * @example const remove = await addServedHosts(app, server, ['ws-push'], 8000)
+ */
+export function addServedHosts(
+  app: App,
+  server: Server,
+  kinds: readonly string[],
+  port: number,
+): Promise<() => Promise<void>> {
+  // A server on every address is reached on loopback; one on a given address, there.
+  const bound = app.options.host;
+  return serveHosts(kinds, {
+    app,
+    server,
+    host: bound === undefined || bound === '' || bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound,
+    port,
+    connect: () => {
+      const [client, serverEnd] = memoryConnection();
+      server.emit('connection', serverEnd);
+      return client;
+    },
+  });
+}
