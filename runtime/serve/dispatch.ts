@@ -12,6 +12,7 @@ import type { App } from '../app.js';
 import { createError } from '../errors.js';
 import { classifyHost } from '../intranet/hosts.js';
 import { CLOUDFN_PREFIX } from '../options.js';
+import { SOCKET_TRIGGER, type TriggerSocket } from '../request/socket-trigger.js';
 import type { Extension, RouteHandler } from './extension.js';
 import { sendJsonError } from './hook-io.js';
 import type { BeforeHook } from './http-server.js';
@@ -94,6 +95,9 @@ export function compileDispatcher(app: App, extensions: readonly Extension[]): B
         return run(handler, req, res, key === '' ? `/${rest}` : rest.slice(key.length));
       }
     }
+    // The server's own requests (a timer's firing, a live room's push) are marked on their
+    // in-memory connection: they pass the routes, never a gate or a client's additions.
+    if ((req.socket as TriggerSocket)[SOCKET_TRIGGER] !== undefined) return false;
     for (const gate of gates) if (gate(req, res)) return true;
     if (onRequest.length === 0) return false;
     let waits: Promise<void>[] | undefined;

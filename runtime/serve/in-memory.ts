@@ -14,6 +14,15 @@ import { createHttpServer } from './http-server.js';
 import { type InjectRequest, type InjectResponse, inject } from './inject.js';
 import { memoryConnection } from './memory-connection.js';
 
+/**
+ * A server of `app` without hooks that never listens: where a `Scheduler` made apart from a
+ * running server (a test's, a library's) writes its firings. A server's own timers use it.
+ * @example const server = appServer(app); await inject(server, { path: '/cleanup' })
+ */
+export function appServer(app: App): Server {
+  return createHttpServer(app);
+}
+
 /** A server in memory. */
 export interface InMemoryServer {
   app: App;

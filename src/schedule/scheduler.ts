@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import type { App } from '../../runtime/app.js';
 import { RUNTIME_FUNCTION } from '../../runtime/log/record.js';
-import { createHttpServer } from '../../runtime/serve/http-server.js';
+import { appServer } from '../../runtime/serve/in-memory.js';
 import { parseSchedule, type Schedule } from './cron.js';
 import { createScheduleError } from './errors.js';
 import { fireTimer, PLATFORM_FIRING_LIMIT_MS, type FireResult } from './fire.js';
@@ -31,6 +31,11 @@ const systemClock: SchedulerClock = {
 export interface SchedulerOptions {
   /** @default the system clock */
   clock?: SchedulerClock;
+  /**
+   * The running server, whose hooks and pipeline the firings pass (`serveTimers` gives it).
+   * @default a server of the app's own, without hooks
+   */
+  server?: () => Server | undefined;
   /** Asked before each scheduled firing; false skips it. @default none: every firing is this server's */
   lock?: FireLock;
   /**
@@ -65,8 +70,9 @@ export class Scheduler {
   readonly #lock: FireLock | undefined;
   readonly #onBad: 'throw' | 'log';
   readonly #limitMs: number;
-  /** A server of the app that never listens: firings are written to it in memory. */
-  readonly #server: Server;
+  /** The server firings are written to (in memory): the running one's, else one of its own. */
+  readonly #server: () => Server;
+  #own: Server | undefined;
   readonly #entries = new Map<string, Entry>();
   #stopped = false;
 
@@ -76,7 +82,7 @@ export class Scheduler {
     this.#lock = options.lock;
     this.#onBad = options.onBadSchedule ?? 'throw';
     this.#limitMs = options.firingLimitMs ?? PLATFORM_FIRING_LIMIT_MS;
-    this.#server = createHttpServer(app);
+    this.#server = () => options.server?.() ?? (this.#own ??= appServer(app));
     app.onShutdown(() => this.stop());
   }
 
@@ -146,7 +152,7 @@ export class Scheduler {
   stop(): void {
     this.#stopped = true;
     for (const entry of this.#entries.values()) this.#clock.clearTimeout(entry.timer);
-    this.#server.closeAllConnections();
+    this.#own?.closeAllConnections();
   }
 
   #arm(name: string, entry: Entry, after: number): void {
@@ -182,7 +188,7 @@ export class Scheduler {
   async #send(name: string, entry: Entry, scheduled: number, manual: boolean): Promise<FireResult> {
     const limitMs = this.#limitMs;
     const result = await fireTimer(
-      this.#server,
+      this.#server(),
       name,
       { params: entry.params, scheduledTime: scheduled, manual, limitMs },
       this.#app.options.logidHeader,

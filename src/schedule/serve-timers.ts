@@ -7,6 +7,7 @@
  * `--workers`, else none.
  */
 import cluster from 'node:cluster';
+import type { Server } from 'node:http';
 import type { Extension, RouteHandler } from '../../runtime/serve/extension.js';
 import { jsonWarn } from '../fleet/connect.js';
 import { resolveRedisSettings } from '../fleet/settings.js';
@@ -42,6 +43,7 @@ export interface TimersExtension extends Extension {
  */
 export function serveTimers(options: ServeTimersOptions = {}): TimersExtension {
   let scheduler: Scheduler | undefined;
+  let running: Server | undefined;
   return {
     name: 'timers',
     scheduler: () => scheduler,
@@ -49,6 +51,8 @@ export function serveTimers(options: ServeTimersOptions = {}): TimersExtension {
       scheduler = new Scheduler(app, {
         lock: options.fleetLock === false ? undefined : chooseLock(options.env ?? process.env),
         onBadSchedule: options.onBadSchedule ?? 'throw',
+        // Fired through the running server (its hooks and pipeline), once it exists.
+        server: () => running,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.firingLimitMs === undefined ? {} : { firingLimitMs: options.firingLimitMs }),
       });
@@ -56,6 +60,9 @@ export function serveTimers(options: ServeTimersOptions = {}): TimersExtension {
     },
     routes: (): Record<string, RouteHandler> =>
       options.endpoint === true && scheduler !== undefined ? { trigger: triggerRoute(scheduler) } : {},
+    upgrade: (server) => {
+      running = server;
+    },
     panel: { meta: (): TimersMeta => ({ schedules: scheduler?.list() ?? [] }) },
   };
 }

@@ -158,4 +158,9 @@ describe('one dispatcher, one host table, one server (issue 51)', () => {
     ]);
   });
 
+  it('makes an App and an http server only in runtime/serve/ and src/testing/invoke.ts', () => {
+    const outside = (file: string) => !file.startsWith('runtime/serve/') && file !== 'src/testing/invoke.ts';
+    expect(codeMatching(['src', 'runtime'], /\bnew App\(/).filter(outside)).toEqual(['runtime/app.ts']);
+    expect(codeMatching(['src', 'runtime'], /\bcreateHttpServer\(/).filter(outside)).toEqual([]);
+  });
 });

@@ -10,7 +10,7 @@ import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { Server } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import type { Extension, RouteHandler } from '../../../runtime/serve/extension.js';
-import { createHttpServer } from '../../../runtime/serve/http-server.js';
+import { markSocketTrigger } from '../../../runtime/request/socket-trigger.js';
 import { inject } from '../../../runtime/serve/inject.js';
 import type { ServiceContext } from '../../local-service.js';
 import { readSdkOptions } from '../sdk/sdk-options.js';
@@ -45,20 +45,21 @@ export function liveService(context: ServiceContext): LiveExtension {
     prepare(app) {
       // A bad liveData stops start-up here, naming the key.
       config = readLiveDataConfig(context.config);
-      // Pushes go through a server without the dev server's hooks: the platform's push carries no caller headers.
-      const target = createHttpServer(app);
-      server = target;
       rooms = new LiveRooms({
         // Kept beside the database the SDK stand-in uses, so a restart keeps the tasks with the rooms.
         store: new RoomsStore(roomsFile(readSdkOptions().dataDir)),
         config: () => config,
         defaultAnchor: context.devUser.anchorOpenid ?? context.devUser.openid,
         deliver: async (push) => {
-          const answer = await inject(target, {
+          // Through the running server, marked as its own request: the platform's push carries
+          // no caller headers, so the dev user's are not added (runtime/serve/dispatch.ts).
+          if (server === undefined) throw new Error('the dev server is not running yet; push again');
+          const answer = await inject(server, {
             method: 'POST',
             path: push.path,
             headers: { ...push.headers, host: 'cloudfn.live', 'x-tt-logid': generateLogid() },
             body: push.body,
+            mark: (end) => markSocketTrigger(end, app.options.trigger),
           });
           const logid = answer.headers[app.options.logidHeader];
           return {
@@ -68,13 +69,14 @@ export function liveService(context: ServiceContext): LiveExtension {
           };
         },
       });
-      app.onShutdown(() => target.closeAllConnections());
     },
     routes: () => ({ live: route() }),
     hosts: () => ({ webcast: route() }),
+    upgrade: (running) => {
+      server = running;
+    },
     close() {
       rooms?.stopAll();
-      server?.closeAllConnections();
     },
   };
 }
