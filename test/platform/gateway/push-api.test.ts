@@ -205,7 +205,9 @@ describe('openApiInvoke of the push hosts', () => {
     const sdk = createDySdk({});
     await expect(
       sdk.context({ headers: {} }).openApiInvoke({ url: 'http://ws-push.dycloud-api.service/ws/push_data', data: {} }),
-    ).rejects.toThrow(/no gateway runs in this process; start one: cloudfn dev serves one, and in a test openGateway\(\)/);
+    ).rejects.toThrow(
+      /no gateway runs in this process; start one: cloudfn dev serves one, and in a test openGateway\(\)/,
+    );
   });
 });
 
