@@ -87,7 +87,7 @@ function forward(req: IncomingMessage, res: ServerResponse, id: string, url: str
 
 /**
  * The gateway's hook, before routing.
- * @example hooks: () => [gatewayHook({ self: 'rank', session, limits, warn })]
+ * @example gate: () => gatewayHook({ self: 'rank', session, limits, warn })
  */
 export function gatewayHook(options: GatewayOptions): BeforeHook {
   const { self, session, limits } = options;
