@@ -1,7 +1,7 @@
 /**
  * The console's Connections panel in chromium: a client opened from the page connects to the
  * dev server's WebSocket gateway (query parameters, as a browser must), its uplink reaches the
- * function, the function's push (a plain fetch of CLOUDFN_WS_PUSH_URL) reaches the client, and
+ * function, the function's push (a plain fetch of the platform's push host) reaches the client, and
  * the list and the activity lines show each step.
  */
 import { existsSync } from 'node:fs';
@@ -24,7 +24,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console Connections panel in chromiu
     project = tempProject({
       'functions/websocket_callback.ts': `export default async (params: unknown, service: { headers: Record<string, string> }) => {
   if (service.headers['x-tt-event-type'] !== 'uplink') return { ok: true };
-  await fetch(process.env.CLOUDFN_WS_PUSH_URL + '/ws/push_data', {
+  await fetch('http://ws-push.dyc.ivolces.com/ws/push_data', {
     method: 'POST',
     headers: { 'x-tt-ws-sessionids': JSON.stringify([service.headers['x-tt-sessionid']]) },
     body: 'echo:' + String(params),
