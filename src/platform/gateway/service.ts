@@ -9,15 +9,14 @@
  * lists the connections, a rebuilt function's connections close with 1012 and a stopping
  * server's with 1001 (docs/gateway.md).
  */
-import { failure, failureText } from './envelope.js';
+import { failureText } from './envelope.js';
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
 import { callerHeaders } from '../../../runtime/request/caller.js';
-import type { Extension, RouteHandler } from '../../../runtime/serve/extension.js';
-import { readBodyUpTo, sendJson } from '../../../runtime/serve/hook-io.js';
+import type { Extension } from '../../../runtime/serve/extension.js';
 import { injectAgent } from '../../../runtime/serve/inject.js';
 import type { DevUser } from '../../../runtime/shapes.js';
 import type { ServiceContext, ServiceEvents, ServiceFunction } from '../../local-service.js';

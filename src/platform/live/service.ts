@@ -15,7 +15,7 @@ import { inject } from '../../../runtime/serve/inject.js';
 import type { ServiceContext } from '../../local-service.js';
 import { readSdkOptions } from '../sdk/sdk-options.js';
 import { type LiveDataConfig, readLiveDataConfig } from './config.js';
-import { LIVE_PREFIX, liveRoute } from './dev-routes.js';
+import { liveRoute } from './dev-routes.js';
 import { LiveRooms } from './rooms.js';
 import { RoomsStore, roomsFile } from './task-store.js';
 
