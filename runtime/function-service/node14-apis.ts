@@ -4,10 +4,12 @@
  * service runs Node 14). esbuild lowers syntax; these are the library calls it cannot lower:
  * `Object.hasOwn`, `Array.prototype.at`, `findLast`, `findLastIndex`, `String.prototype.at`,
  * `replaceAll`, `structuredClone` (node:v8's serializer, which is the structured clone algorithm
- * of Node's own `structuredClone`) and `performance` (node:perf_hooks). Each is defined only when
+ * of Node's own `structuredClone`), `performance` (node:perf_hooks) and `process.getBuiltinModule`
+ * (Node 20.16), through which the runtime takes its builtins at load (require, on Node 14). Each is defined only when
  * absent, so a newer runtime keeps its own. `fetch` and its classes are larger, and come only
  * with the files that use them (src/build/function-service/node14-globals.ts).
  */
+import { createRequire } from 'node:module';
 import { performance as perfHooksPerformance } from 'node:perf_hooks';
 import { deserialize, serialize } from 'node:v8';
 
@@ -79,3 +81,8 @@ define(Array.prototype, 'findLastIndex', function <
 define(globalThis, 'structuredClone', (value: unknown): unknown => deserialize(serialize(value)));
 
 define(globalThis, 'performance', perfHooksPerformance);
+
+// The runtime takes node:http and the like through process.getBuiltinModule when its modules
+// load; the file's entry requires this module before the function's (function-service/entry.ts).
+// A require made from any path resolves a builtin, `node:` ids included (Node 14.18+).
+define(process, 'getBuiltinModule', createRequire(`${process.cwd()}/`));

@@ -144,8 +144,8 @@ describe('cloudfn init', () => {
       true,
     );
     const tests = await npm(['test', '--', '--reporter=dot']);
-    // The template's 8 tests and the 3 of the layout's _platform-env.ts.
-    expect(tests.stdout + tests.stderr).toMatch(/Tests\s+.*11 passed/);
+    // The template's 10 tests and the 3 of the layout's _platform-env.ts.
+    expect(tests.stdout + tests.stderr).toMatch(/Tests\s+.*13 passed/);
     expect(tests.stdout + tests.stderr).not.toMatch(/failed/);
     const built = await npm(['run', 'build']);
     expect(built.stdout).toMatch(/1 bundle in dist/);

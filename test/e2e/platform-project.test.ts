@@ -94,10 +94,10 @@ describe('cloudfn dev and cloudfn build on a root-layout project', () => {
     }
   }, 30_000);
 
-  it('build --functions-dir . bundles the root functions', () => {
+  it('build --functions-dir . --per-function bundles the root functions', () => {
     const result = spawnSync(
       process.execPath,
-      [cli, 'build', root, '--functions-dir', '.', '--no-typecheck', '--outdir', 'cli-dist'],
+      [cli, 'build', root, '--functions-dir', '.', '--no-typecheck', '--outdir', 'cli-dist', '--per-function'],
       { encoding: 'utf8' },
     );
     expect(result.status, result.stderr).toBe(0);

@@ -17,6 +17,9 @@ export function functionServiceEntry(
 ): string {
   const handlerOptions = options.trustGatewayHeaders === false ? '{ trustGatewayHeaders: false }' : '{}';
   return [
+    // First, so that the function's own modules (and the runtime's, taken through the SDK
+    // stand-in) load with the APIs Node 14 lacks already defined.
+    `require(${JSON.stringify(ownFile('runtime/function-service/node14-apis'))});`,
     `const fn = require(${JSON.stringify(fn.file)});`,
     `const { functionServiceHandler } = require(${JSON.stringify(ownFile('runtime/function-service/adapter'))});`,
     // Its config travels with it: a params schema is validated as under cloudfn start.
