@@ -3,6 +3,7 @@
  * page pre-selects POST (and a body type) from it for a function it has not sent to yet, and
  * shows its Connections panel only when some function answers the WebSocket gateway.
  */
+import { readFileSync } from 'node:fs';
 import type { FunctionConfig } from '../../runtime/types.js';
 import type { FunctionInput } from './console/protocol.js';
 
@@ -38,6 +39,18 @@ export function functionInput(name: string, config: FunctionConfig | undefined):
  */
 export function answersGateway(name: string, source: string): boolean {
   return /websocket/i.test(name) || /x-tt-event-type/i.test(source);
+}
+
+/**
+ * `answersGateway` of the function's source file, read now; a file that cannot be read (being
+ * saved, or gone) is judged by its name alone.
+ */
+export function fileAnswersGateway(name: string, file: string): boolean {
+  let source = '';
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch {}
+  return answersGateway(name, source);
 }
 
 /** Declared in the console's protocol, which the page imports too. */

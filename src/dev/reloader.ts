@@ -9,7 +9,6 @@
  * fails alone, and a request waits only for the function it targets (`ready`).
  */
 import { withBodyHint } from './body-hint.js';
-import { readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import type { App } from '../../runtime/app.js';
 import type { FunctionSpec } from '../../runtime/types.js';
@@ -20,7 +19,7 @@ import type { Logger } from '../../runtime/log/logger.js';
 import type { FunctionConfig } from '../../runtime/types.js';
 import { createDevBuilder, type DevBuilder } from '../build/dev-compile.js';
 import { asFailure, type Gate, gate, logDiscovered, touches } from './reload-parts.js';
-import { answersGateway, functionInput, type FunctionInput } from './function-input.js';
+import { fileAnswersGateway, functionInput, type FunctionInput } from './function-input.js';
 import { evaluateCommonJs, importEsm } from './module-loader.js';
 import { withinLoadBound } from './load-bound.js';
 import { TreeWatcher } from './watch-tree.js';
@@ -301,7 +300,7 @@ export class Reloader {
       buildMs: 0,
       updatedAt: 0,
       input: functionInput(name, this.#options.functionConfig?.[name]),
-      websocket: answersGateway(name, readSource(file)),
+      websocket: fileAnswersGateway(name, file),
       esmNoted: false,
       module: undefined,
       loading: undefined,
@@ -346,7 +345,7 @@ export class Reloader {
       entry.updatedAt = Date.now();
       const config = { ...shared, ...spec.config };
       entry.input = functionInput(entry.name, config);
-      entry.websocket = answersGateway(entry.name, readSource(entry.file));
+      entry.websocket = fileAnswersGateway(entry.name, entry.file);
       // A body sent with the wrong Content-Type gets a hint in dev (src/dev/body-hint.ts).
       return { ...spec, handler: withBodyHint(spec.handler), config };
     } catch (error) {
@@ -390,12 +389,3 @@ export class Reloader {
 
 /** Declared in the console's protocol, which the page imports too. */
 export type { FunctionStatus };
-
-/** A function's source text, or '' when it cannot be read (it is being saved, or gone). */
-function readSource(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
