@@ -92,7 +92,13 @@ describe('a function that calls process.exit(3) under cloudfn dev', { timeout: 1
       /boom error function boom \(functions\/boom\.ts:2:\d+\) ended the dev server's process with exit code 3/,
     );
     expect(output()).toContain('dev server stopped (exit code 3); starting it again now');
-    expect(output()).toMatch(/warn +restarted: function boom \(functions\/boom\.ts:2:\d+\) ended/);
+    // The new process logs why it started once it serves: its line may reach the pipe after the
+    // answer that proved it serves, so it is waited for, not read at once.
+    await until(
+      () => /warn +restarted: function boom \(functions\/boom\.ts:2:\d+\) ended/.test(output()) || undefined,
+      10_000,
+      () => `the restarted line:\n${output()}`,
+    );
     // The console says so: its meta, and the page's header.
     const meta = (await (await fetch(`${base}/_cloudfn/api/functions`)).json()) as ConsoleMeta;
     expect(meta.restarted?.reason).toMatch(/^function boom \(functions\/boom\.ts:2:\d+\) ended .* exit code 3$/);
