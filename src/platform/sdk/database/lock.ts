@@ -4,7 +4,9 @@
  * so `cloudfn db` and a running `cloudfn dev` (or `cloudfn start` workers) never write over each
  * other's changes. Reads need no lock: every write renames a whole file into place.
  */
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { platformError } from '../../errors.js';
 
@@ -29,18 +31,58 @@ function gone(pid: number): boolean {
   }
 }
 
-/** Removes the lock file when its holder is dead or it is older than STALE_MS; true when removed. */
-async function breakStale(file: string): Promise<boolean> {
+/**
+ * Removes the lock file when its holder is dead or it is older than STALE_MS; true when removed
+ * (or when it was released meanwhile: try again at once).
+ *
+ * The judgement and the removal concern the same file. It is read synchronously (its text
+ * names its holder with a token of its own) and removed by renaming whatever is at the path to
+ * a name of our own, then comparing texts: a file that another writer created after the read
+ * is put back, never deleted. (Inodes would not do: a freed one is given to the next file.) Asynchronous reads could not do this: on a loaded machine a read
+ * finished 800 ms after it began, its holder had released and exited meanwhile, and the
+ * removal then took the live lock of a third writer (two writers held it; an update was lost).
+ */
+function breakStale(file: string): boolean {
+  let text: string;
+  let mtimeMs: number;
   try {
-    const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
-    const pid = Number(text.split(' ')[0]);
-    const dead = Number.isInteger(pid) && pid > 0 && pid !== process.pid && gone(pid);
-    if (!dead && Date.now() - info.mtimeMs < STALE_MS) return false;
-    await rm(file, { force: true });
-    return true;
+    const fd = openSync(file, 'r');
+    try {
+      mtimeMs = fstatSync(fd).mtimeMs;
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch {
-    // Released between our attempts: try again at once.
     return true;
+  }
+  const pid = Number(text.split(' ')[0]);
+  const dead = Number.isInteger(pid) && pid > 0 && pid !== process.pid && gone(pid);
+  if (!dead && Date.now() - mtimeMs < STALE_MS) return false;
+  const grave = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.broken`;
+  try {
+    renameSync(file, grave);
+  } catch {
+    return true;
+  }
+  if (readFileSync(grave, 'utf8') !== text) {
+    // A live writer's lock: put it back (unless yet another writer holds the path now).
+    try {
+      linkSync(grave, file);
+    } catch {
+      // The path is taken again; that writer holds the lock.
+    }
+  }
+  unlinkSync(grave);
+  return true;
+}
+
+/** Removes our own lock file: the one with our text, never one that replaced it. */
+function release(file: string, text: string): void {
+  try {
+    if (readFileSync(file, 'utf8') === text) unlinkSync(file);
+  } catch {
+    // Gone already (broken as stale after STALE_MS).
   }
 }
 
@@ -52,16 +94,21 @@ export async function withStoreLock<T>(dir: string, work: () => Promise<T>): Pro
   await mkdir(dir, { recursive: true });
   const file = join(dir, LOCK_FILE);
   const deadline = Date.now() + WAIT_MS;
+  // Our lock's text: the pid (for a dead holder's lock to be found), the time, and a token.
+  const text = `${process.pid} ${new Date().toISOString()} ${randomBytes(6).toString('hex')}`;
   for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
     try {
       const handle = await open(file, 'wx');
-      await handle.writeFile(`${process.pid} ${new Date().toISOString()}`);
-      await handle.close();
+      try {
+        await handle.writeFile(text);
+      } finally {
+        await handle.close();
+      }
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    if (await breakStale(file)) continue;
+    if (breakStale(file)) continue;
     if (Date.now() > deadline) {
       const holder = await readFile(file, 'utf8').catch(() => 'unknown');
       throw platformError('PLATFORM_DB_LOCKED', file, holder, WAIT_MS);
@@ -71,6 +118,6 @@ export async function withStoreLock<T>(dir: string, work: () => Promise<T>): Pro
   try {
     return await work();
   } finally {
-    await rm(file, { force: true });
+    release(file, text);
   }
 }
