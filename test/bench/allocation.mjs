@@ -9,6 +9,10 @@
  *
  *   node test/bench/allocation.mjs [--node 24] [--requests 10000] [--rounds 3] [--kinds cloudfn,fastify,raw]
  *                                  [--node-flags=--scavenger-max-new-space-capacity-mb=8] [--json]
+ *                                  [--upload 200]
+ *
+ * --upload N adds a row for N multipart uploads of one 8 MiB file (POST /upload), for cloudfn,
+ * raw node:http (the body read unparsed) and the --node-flags kind; fastify has no upload route.
  *
  * --node-flags adds a kind `cloudfn@<flags>`: cloudfn under those node flags.
  */
@@ -30,6 +34,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     kinds: { type: 'string', default: 'cloudfn,fastify,raw' },
     'node-flags': { type: 'string' },
+    upload: { type: 'string', default: '0' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -61,6 +66,8 @@ if (!Number.isInteger(requests) || requests < 100)
   fail(`--requests must be an integer of at least 100, got ${values.requests}`);
 if (!Number.isInteger(warmup) || warmup < 0) fail(`--warmup must be a whole number, got ${values.warmup}`);
 if (!Number.isInteger(rounds) || rounds < 1) fail(`--rounds must be a positive integer, got ${values.rounds}`);
+const uploads = Number(values.upload);
+if (!Number.isInteger(uploads) || uploads < 0) fail(`--upload must be a whole number of uploads, got ${values.upload}`);
 const kinds = values.kinds.split(',').map((k) => k.trim());
 if (values['node-flags'] !== undefined) kinds.push(`cloudfn@${values['node-flags'].split(/\s+/).join('@')}`);
 
@@ -70,20 +77,30 @@ const REQUESTS = {
   get: { label: 'GET /hello?name=a', path: '/hello?name=a' },
   json: { label: 'POST /echo, JSON 1 KB', path: '/echo', request: bodies.json },
 };
+if (uploads > 0)
+  REQUESTS.upload = {
+    label: 'POST /upload, multipart 8 MiB',
+    path: '/upload',
+    request: bodies.upload,
+    requests: uploads,
+    warmup: Math.ceil(uploads / 4),
+    kinds: kinds.filter((kind) => kind !== 'fastify'),
+  };
 const results = { node: process.version, requests, rounds, rows: {} };
 try {
-  for (const [key, { label, path, request }] of Object.entries(REQUESTS)) {
+  for (const [key, row] of Object.entries(REQUESTS)) {
+    const { label, path, request } = row;
     const measured = await measureAllocation({
-      kinds,
+      kinds: row.kinds ?? kinds,
       path,
       request,
-      requests,
-      warmup,
+      requests: row.requests ?? requests,
+      warmup: row.warmup ?? warmup,
       rounds,
       logFile: join(work, 'server.log'),
     });
     results.rows[key] = { label, kinds: {} };
-    for (const kind of kinds) {
+    for (const kind of row.kinds ?? kinds) {
       if (measured[kind].problems > 0)
         fail(`${kind} answered ${measured[kind].problems} requests of ${label} with an error`);
       results.rows[key].kinds[kind] = { ...allocationMedians(measured[kind]), rounds: measured[kind] };
@@ -104,9 +121,10 @@ else {
   ];
   for (const { label, kinds: row } of Object.values(results.rows)) {
     const fastify = row.fastify?.total;
+    const base = fastify ?? row.raw?.total;
     for (const [kind, m] of Object.entries(row))
       out.push(
-        `| ${label} | ${kind} | ${kB(m.heap)} | ${kB(m.external)} | ${kB(m.total)} | ${fastify ? `${(m.total / fastify).toFixed(2)}×` : '—'} | ${m.scavenges.toFixed(1)} | ${m.markCompacts.toFixed(1)} |`,
+        `| ${label} | ${kind} | ${kB(m.heap)} | ${kB(m.external)} | ${kB(m.total)} | ${base ? `${(m.total / base).toFixed(2)}×${fastify ? '' : ' raw'}` : '—'} | ${m.scavenges.toFixed(1)} | ${m.markCompacts.toFixed(1)} |`,
       );
   }
   process.stdout.write(`${out.join('\n')}\n`);

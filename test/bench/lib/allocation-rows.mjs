@@ -12,9 +12,10 @@ import { median } from './stats.mjs';
 
 /** Sends `amount` requests (one shape) at `connections` in flight and waits for every answer. */
 async function send(url, amount, request) {
+  if (amount === 0) return 0;
   const result = await autocannon({
     url,
-    connections: 16,
+    connections: Math.min(16, amount),
     amount,
     method: request?.method ?? 'GET',
     body: request?.bodyFile ? readFileSync(request.bodyFile) : undefined,
