@@ -4,7 +4,8 @@
  * platform loads it and called through the imitation of its invocation. Skipped only when no
  * Node 14 is installed and CI is not set; under CI the set-up fails instead.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -69,6 +70,10 @@ export default later;`,
 export default (params: { items?: string }) => ({ total: price(Number(params.items ?? 0), 2.5) });`,
   'functions/shop/checkout.ts': `import { price } from '../_lib/price.js';
 export default (params: { items?: number }) => ({ paid: price(params.items ?? 0, 2.5) });`,
+  'functions/shop/later.ts': `export default async (params: { items?: string }) => {
+  const { price } = await import('../_lib/price.js');
+  return { total: price(Number(params.items ?? 0), 2), alone: typeof require === 'function' };
+};`,
   'functions/media.ts': `import { HttpError, type Handler } from 'cloudfn';
 import { createMediaClient, MediaError } from 'cloudfn/media';
 const media: Handler = async (_params, service) => {
@@ -116,6 +121,7 @@ describe('the files written', () => {
       'respond.js',
       'shop/cart.js',
       'shop/checkout.js',
+      'shop/later.js',
     ]);
     expect(existsSync(file('_lib'))).toBe(false);
     const pkg = JSON.parse(readFileSync(file('package.json'), 'utf8')) as { dependencies: Record<string, string> };
@@ -126,6 +132,18 @@ describe('the files written', () => {
     // Node 14 below load every file).
     expect(code).not.toMatch(/^import |import\.meta/m);
     expect(code).toContain('"getBuiltinModule"');
+  });
+
+  it('writes nothing but the files: the modules the functions share are copied into each', () => {
+    const written = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? written(join(dir, e.name)).map((f) => `${e.name}/${f}`) : [e.name],
+      );
+    expect(written(result.outdir).filter((f) => f.endsWith('.js')).length).toBe(result.files.length);
+    expect(written(result.outdir).some((f) => f.includes('_chunks'))).toBe(false);
+    // The shared helper of shop/cart.js and shop/checkout.js is in both.
+    for (const path of ['shop/cart.js', 'shop/checkout.js'])
+      expect(readFileSync(file(path), 'utf8')).toContain('Math.round(items * each * 100) / 100');
   });
 
   it('keeps raw-body, iconv-lite and OpenTelemetry out of a media function', () => {
@@ -226,6 +244,19 @@ describe.skipIf(!node.platformVersion)('under Node 14, through the imitation of 
       { method: 'POST', url: '/shop/checkout', headers: { 'content-type': 'application/json' }, body: '{"items":4}' },
     ]);
     expect(JSON.parse(checkout.answers![0]!.body)).toEqual({ paid: 10 });
+  });
+
+  it("loads what a function imports with import() from the function's own file, copied alone", async () => {
+    // A file pasted on its own into the platform's editor: nothing beside it.
+    const alone = mkdtempSync(join(tmpdir(), 'cloudfn-fs-alone-'));
+    try {
+      copyFileSync(file('shop/later.js'), join(alone, 'later.js'));
+      const out = await runner.run(join(alone, 'later.js'), [{ method: 'GET', url: '/shop/later?items=3' }]);
+      expect(out.loadError).toBeUndefined();
+      expect(JSON.parse(out.answers![0]!.body)).toEqual({ total: 6, alone: true });
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
   });
 
   it('makes a signed, verified media call to cloudfn platform from Node 14, through the fetch the file is given', async () => {
@@ -368,6 +399,32 @@ describe('cloudfn build --target', () => {
       expect(readFileSync(join(built.outdir, 'uses.js'), 'utf8')).toContain('require("left-out")');
     } finally {
       ext.remove();
+    }
+  });
+});
+
+describe.skipIf(!node.platformVersion)('packages left external, under Node 14', () => {
+  it('requires one where its importer runs: after the modules imported before it and the Node 14 APIs', async () => {
+    const order = tempProject({
+      'node_modules/order-probe/package.json': JSON.stringify({
+        name: 'order-probe',
+        version: '1.0.0',
+        main: 'index.js',
+      }),
+      // What it sees when it loads: the variable the helper imported before it sets, and the
+      // Node 14 API every file defines first.
+      'node_modules/order-probe/index.js':
+        'module.exports = { env: process.env.ORDER_PROBE, builtins: typeof process.getBuiltinModule };',
+      'functions/_lib/set-env.ts': `process.env.ORDER_PROBE = 'set first';\nexport {};`,
+      'functions/probe.ts': `import './_lib/set-env.js';\nimport probe from 'order-probe';\nexport default () => probe;`,
+    });
+    try {
+      const built = await buildFunctionService(order.root, { external: ['order-probe'] });
+      const out = await runner.run(join(built.outdir, 'probe.js'), [{ method: 'GET', url: '/probe' }]);
+      expect(out.loadError).toBeUndefined();
+      expect(JSON.parse(out.answers![0]!.body)).toEqual({ env: 'set first', builtins: 'function' });
+    } finally {
+      order.remove();
     }
   });
 });

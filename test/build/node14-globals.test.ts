@@ -117,11 +117,12 @@ describe('the files written', () => {
     const plain = readFileSync(join(result.outdir, 'plain.js'), 'utf8');
     expect(web).toContain('fallbackFetch');
     expect(plain).not.toContain('fallbackFetch');
-    const size = (path: string) => result.files.find((f) => f.path === path)!;
+    const size = (path: string): string => {
+      const code = readFileSync(join(result.outdir, path));
+      return `${code.length} B (${gzipSync(code).length} B gzip)`;
+    };
     // What fetch costs a file, printed for docs/decisions.md.
-    console.log(
-      `fetch for Node 14: plain.js ${size('plain.js').bytes} B (${size('plain.js').gzipBytes} B gzip), ranked.js ${size('ranked.js').bytes} B (${size('ranked.js').gzipBytes} B gzip)`,
-    );
+    console.log(`fetch for Node 14: plain.js ${size('plain.js')}, ranked.js ${size('ranked.js')}`);
   });
 });
 
