@@ -2,10 +2,10 @@
 export { CompileError, createCompileHook, formatMessage } from './compile.js';
 export { buildProject, formatBuildTable, formatBytes, MANIFEST } from './bundle.js';
 export type { BuildOptions, BuildResult, BuiltBundle } from './bundle.js';
-export { checkBundle } from './check-bundles.js';
+export { checkBundle, checkBundles } from './check-bundles.js';
 export { checkProjectLock, findLockGaps } from './lock-check.js';
 export type { LockGap } from './lock-check.js';
-export type { BundleCheck } from './check-bundles.js';
+export type { BundleCheck, BundleChecks } from './check-bundles.js';
 export {
   buildFunctionService,
   checkFunctionService,

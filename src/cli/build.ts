@@ -8,7 +8,7 @@ import { CloudfnError } from '../../runtime/errors.js';
 import {
   buildFunctionService,
   buildProject,
-  checkBundle,
+  checkBundles,
   checkFunctionService,
   formatBuildTable,
   formatCheckTable,
@@ -38,6 +38,8 @@ interface BuildJson {
   /** The timer triggers to create on the platform (also in cloudfn-build.json); null when the functions could not be imported. */
   timers: TimerTrigger[] | null;
   checks: { file: string; ok: boolean; ms: number; problem: string | null }[] | null;
+  /** The wall time of the whole check (the bundles are checked a few at a time). */
+  checkMs: number | null;
 }
 
 export const HELP: CommandHelp = {
@@ -98,7 +100,8 @@ cloudfn build with the same flags into its own <service>/<outdir>, and prints on
                 "lazyBytes": number, "ms": number }],
   "warnings": string[],
   "timers": [{ "function": string, "cron": string, "params": any, "timeout": number }] | null,
-  "checks": [{ "file": string, "ok": boolean, "ms": number, "problem": string | null }] | null
+  "checks": [{ "file": string, "ok": boolean, "ms": number, "problem": string | null }] | null,
+  "checkMs": number | null          // the whole check's time
 }`,
   pages: ['build.md', 'deploy.md', 'apps.md', 'cli.md'],
 };
@@ -211,10 +214,9 @@ export async function run(argv: string[]): Promise<number> {
   const facts = await readFunctionFacts(root, result.outdir, { openapi: true });
   if (facts.warning !== undefined) result.warnings.push(facts.warning);
   if (json) result.warnings.push(...lockWarnings);
-  const checks =
-    values.check === true
-      ? await Promise.all(result.bundles.map((b) => checkBundle(b.file, { chunks: b.chunks })))
-      : undefined;
+  // What is deployed: server.mjs, one process for every function (and the bundles of --per-function).
+  const checked = values.check === true ? await checkBundles(result.bundles) : undefined;
+  const checks = checked?.checks;
   if (json) {
     const output: BuildJson = {
       outdir: result.outdir,
@@ -233,6 +235,7 @@ export async function run(argv: string[]): Promise<number> {
       checks:
         checks?.map((c) => ({ file: c.file, ok: c.ok, ms: c.ms, problem: c.ok ? null : (c.problem ?? 'failed') })) ??
         null,
+      checkMs: checked?.ms ?? null,
     };
     process.stdout.write(`${JSON.stringify(output)}\n`);
     return checks?.some((c) => !c.ok) === true ? 1 : 0;
@@ -241,9 +244,9 @@ export async function run(argv: string[]): Promise<number> {
   process.stdout.write(
     formatBuildTable(result) + typeNote + formatTimerTriggers(facts.timers ?? [], manifestPath(result.outdir)),
   );
-  if (checks === undefined) return 0;
+  if (checked === undefined) return 0;
   let failed = 0;
-  for (const check of checks) {
+  for (const check of checked.checks) {
     const name = relative(process.cwd(), check.file);
     if (check.ok) process.stdout.write(`ok    ${name} (${check.ms} ms)\n`);
     else {
@@ -251,7 +254,27 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`FAIL  ${name}: ${check.problem}\n`);
     }
   }
+  process.stdout.write(
+    `${checkedLine(
+      result.bundles.map((b) => b.name),
+      checked.ms,
+    )}\n`,
+  );
   return failed === 0 ? 0 : 1;
+}
+
+/**
+ * The line after the server target's checks: what ran, and the time of the whole check.
+ * @example checkedLine(['hello', 'server.mjs'], 900) // 'checked 1 server and 1 per-function bundle in 900 ms'
+ */
+function checkedLine(names: readonly string[], ms: number): string {
+  const perFunction = names.filter((name) => name !== 'server.mjs').length;
+  const servers = names.length - perFunction;
+  const parts = [
+    ...(servers > 0 ? [`${servers} server`] : []),
+    ...(perFunction > 0 ? [`${perFunction} per-function ${perFunction === 1 ? 'bundle' : 'bundles'}`] : []),
+  ];
+  return `checked ${parts.join(' and ')} in ${ms} ms`;
 }
 
 /** The app root at exactly `root` (a service folder, or a single project, is built as before). */
@@ -309,6 +332,7 @@ async function buildForFunctionService(
       formatTimerTriggers(facts.timers ?? [], manifestPath(result.outdir)),
   );
   if (!options.check) return 0;
+  const started = performance.now();
   const { node, checks, sdkStandIn, notes } = await checkFunctionService(root, result.files, {
     sdkImporters: result.sdkImporters,
     requests: await checkRequests(root),
@@ -317,6 +341,9 @@ async function buildForFunctionService(
     say: (line) => process.stderr.write(`cloudfn: ${line}\n`),
   });
   process.stdout.write(`\n${formatCheckTable(node, checks, { sdkStandIn, notes })}`);
+  process.stdout.write(
+    `checked ${checks.length} ${checks.length === 1 ? 'file' : 'files'} in ${Math.round(performance.now() - started)} ms\n`,
+  );
   return checks.every((check) => check.ok) ? 0 : 1;
 }
 

@@ -142,7 +142,16 @@ describe('--json', () => {
     try {
       const run = json(['build', '--json', '--check'], project.root);
       expect(run.status).toBe(0);
-      expect(Object.keys(run.out)).toEqual(['outdir', 'ms', 'typecheck', 'bundles', 'warnings', 'timers', 'checks']);
+      expect(Object.keys(run.out)).toEqual([
+        'outdir',
+        'ms',
+        'typecheck',
+        'bundles',
+        'warnings',
+        'timers',
+        'checks',
+        'checkMs',
+      ]);
       expect(run.out['timers']).toEqual([]);
       expect(run.out['outdir']).toBe(join(project.root, 'dist'));
       expect(run.out['typecheck']).toEqual({ checked: false, note: expect.stringContaining('no tsconfig.json') });
@@ -152,7 +161,11 @@ describe('--json', () => {
         expect(Object.keys(bundle)).toEqual(['name', 'file', 'bytes', 'gzipBytes', 'lazyBytes', 'ms']);
       const checks = run.out['checks'] as { ok: boolean; problem: string | null }[];
       expect(checks.map((c) => [c.ok, c.problem])).toEqual([[true, null]]);
-      expect(json(['build', '--json'], project.root).out['checks']).toBeNull();
+      // The whole check's time: at least its one bundle's.
+      expect(run.out['checkMs']).toBeGreaterThanOrEqual((checks[0] as unknown as { ms: number }).ms);
+      const unchecked = json(['build', '--json'], project.root).out;
+      expect(unchecked['checks']).toBeNull();
+      expect(unchecked['checkMs']).toBeNull();
     } finally {
       project.remove();
     }

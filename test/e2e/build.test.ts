@@ -36,6 +36,8 @@ describe('cloudfn build (CLI)', () => {
     expect(run.stdout).toMatch(/^server\.mjs\s+\d+(\.\d)? kB/m);
     expect(run.stdout).toMatch(/1 bundle in out \(\d+ ms\)/);
     expect(run.stdout).toMatch(/^ok {4}out\/server\.mjs \(\d+ ms\)$/m);
+    // What is deployed is one process for both functions, and the check says how long it took.
+    expect(run.stdout).toMatch(/^checked 1 server in \d+ ms$/m);
     expect(run.stdout).not.toContain('index.mjs');
     expect(readdirSync(join(project.root, 'out')).sort()).toEqual([
       '_chunks',
@@ -59,6 +61,7 @@ describe('cloudfn build (CLI)', () => {
     expect(run.stdout).toMatch(/3 bundles in out \(\d+ ms\)/);
     expect(run.stdout).toMatch(/^ok {4}out\/hello\/index\.mjs \(\d+ ms\)$/m);
     expect(run.stdout).toMatch(/^ok {4}out\/server\.mjs \(\d+ ms\)$/m);
+    expect(run.stdout).toMatch(/^checked 1 server and 2 per-function bundles in \d+ ms$/m);
     // No tsconfig.json here: one line says types were not checked, after the table.
     expect(run.stdout).toContain(
       `\ntype check off: no tsconfig.json in ${project.root} (add one to have types checked)\n`,
