@@ -4,7 +4,7 @@
  * given), each built by what `npm run build` put in dist/ for both targets, with the time and
  * the size of the output against esbuild's own one-pass time on the same entries.
  *
- *   node test/bench/build-scale.mjs [10 100 300] [--per-function] [--root <folder>]
+ *   node test/bench/build-scale.mjs [10 50 100 300] [--per-function] [--root <folder>]
  *                                   [--target server|function-service]
  *
  * `--root` names another cloudfn (a folder holding its package.json, dist/ and node_modules),
@@ -31,7 +31,7 @@ try {
     '| functions | esbuild, one pass | cloudfn build | ratio | dist/ | function-service (≤ 50) | its folder |',
   );
   console.log('|---|---|---|---|---|---|---|');
-  for (const count of counts.length > 0 ? counts : [10, 100, 300]) {
+  for (const count of counts.length > 0 ? counts : [10, 50, 100, 300]) {
     const f = await measureBuild({
       root: ROOT,
       work,

@@ -37,6 +37,7 @@ const BENCHMARKS = [
   'cloudfn build, 10 generated functions',
   'cloudfn build, 100 generated functions',
   'cloudfn build, 300 generated functions',
+  'cloudfn build --target function-service, 10 generated functions',
   'cloudfn build --target function-service, 50 generated functions',
   'p99 latency under the GET load, 64 connections',
   'peak RSS under the GET load',

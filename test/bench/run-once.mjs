@@ -26,8 +26,8 @@
  *   cold     cold start of the built hello bundle against a bare node:http script, and with
  *            its compile cache on against off (Node >= 22.1)
  *   bundle   bytes of the hello bundle built with --minify
- *   build    cloudfn build of 10, 100 and 300 generated functions, and of 50 for the function
- *            service, against esbuild's own one-pass time on the same code (lib/build-scale.mjs)
+ *   build    cloudfn build of 10, 100 and 300 generated functions, and of 10 and 50 for the
+ *            function service, against esbuild's own one-pass time on the same code (lib/build-scale.mjs)
  *   workers  cloudfn start --workers auto against --workers 1: req/s and CPU per request
  *   reload   the dev server's reload and type check
  *   console  console.log captured in a request against service.log, and GET with capture on
@@ -520,7 +520,7 @@ try {
     if (row.note) log(`  ${row.note}`);
   }
   if (only.includes('build')) {
-    log('build: 10, 100 and 300 generated functions, and 50 for the function service, against esbuild');
+    log('build: 10, 100 and 300 generated functions, and 10 and 50 for the function service, against esbuild');
     rows.push(...(await buildRows({ root: ROOT, work, progress: log })));
   }
   if (only.includes('workers')) {
