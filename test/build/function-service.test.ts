@@ -428,3 +428,17 @@ describe.skipIf(!node.platformVersion)('packages left external, under Node 14', 
     }
   });
 });
+
+describe.skipIf(!node.platformVersion)('minified (--minify), under Node 14', () => {
+  it('answers from files about half the size, what they import with import() included', async () => {
+    const small = await buildFunctionService(project.root, { outdir: 'dist-min/function-service', minify: true });
+    const bytes = (r: FunctionServiceBuildResult, path: string): number => r.files.find((f) => f.path === path)!.bytes;
+    expect(bytes(small, 'echo.js')).toBeLessThan(bytes(result, 'echo.js') * 0.75);
+    const later = await runner.run(join(small.outdir, 'shop/later.js'), [
+      { method: 'GET', url: '/shop/later?items=5' },
+    ]);
+    expect(JSON.parse(later.answers![0]!.body)).toEqual({ total: 10, alone: true });
+    const echo = await runner.run(join(small.outdir, 'echo.js'), [{ method: 'GET', url: '/echo?name=Ada' }]);
+    expect(JSON.parse(echo.answers![0]!.body)).toMatchObject({ params: { name: 'Ada' }, fn: 'echo' });
+  }, 60_000);
+});
