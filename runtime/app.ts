@@ -263,13 +263,3 @@ function globalSource(options: RuntimeOptions, key: keyof Limits): string {
     return `the global option limits.${key} (its default; set ${LIMIT_ENV[key]} or limits in cloudfn.config)`;
   return `the global option limits.${key} (from ${from})`;
 }
-
-/**
- * Creates an app: the request pipeline for a set of functions, to mount on any node:http server.
- * @example
- * const app = createApp({ functions: [{ name: 'hello', handler: (params) => ({ hi: params.name }) }] });
- * http.createServer(app.handle).listen(8000);
- */
-export function createApp(init: AppInit): App {
-  return new App(init);
-}

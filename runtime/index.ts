@@ -15,7 +15,8 @@ import { routePatterns } from './request/router.js';
 // path-to-regexp only for a custom route (router.ts).
 routePatterns.provide(match);
 
-export { App, createApp } from './app.js';
+export { App } from './app.js';
+export { createApp } from './serve/create-app.js';
 export type { AppInit } from './app.js';
 export { CloudfnError, HttpError, createError } from './errors.js';
 export type { ErrorSpec } from './errors.js';

@@ -159,9 +159,10 @@ function addTraceparent(req: ClientRequest): void {
 
 /**
  * Turns the hook on; returns the function that turns it off (restoring exactly what was there).
+ * The host table (host-table.ts) alone turns it on, with its one router, while it holds anything.
  * @example
- * const off = await interceptIntranet(({ hostname }) =>
- *   hostname === 'ws-push.dyc.ivolces.com' ? { host: '127.0.0.1', port: 8000 } : undefined);
+ * const router: IntranetRouter = ({ hostname }) =>
+ *   hostname === 'ws-push.dyc.ivolces.com' ? { host: '127.0.0.1', port: 8000 } : undefined;
  */
 export async function interceptIntranet(router: IntranetRouter, hooks: InterceptHooks = {}): Promise<() => void> {
   const refuse = (reason: string, target: Parameters<IntranetRouter>[0]): void => hooks.onRefused?.(reason, target);

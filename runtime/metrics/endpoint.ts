@@ -13,7 +13,7 @@ import type { RequestMetrics } from './registry.js';
 
 /**
  * A before-routing hook answering GET and HEAD at `/_cloudfn/metrics` (with or without a query).
- * @example createHttpServer(app) // installs it when app.metrics is set
+ * @example const hook = metricsHook(app.metrics) // what the http server installs when metrics are on
  */
 export function metricsHook(metrics: RequestMetrics): (req: IncomingMessage, res: ServerResponse) => boolean {
   const withQuery = `${METRICS_PATH}?`;

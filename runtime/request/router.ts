@@ -47,7 +47,7 @@ function needsCompiler(routes: Readonly<Record<string, string>>): boolean {
 
 /**
  * Loads path-to-regexp when `routes` has a pattern to compile; resolves at once otherwise.
- * @example await loadRoutePatterns(config.routes); const app = new App({ functions, routes: config.routes })
+ * @example await loadRoutePatterns(config.routes); const app = createApp({ functions, routes: config.routes })
  */
 export async function loadRoutePatterns(routes: Readonly<Record<string, string>> = {}): Promise<void> {
   if (needsCompiler(routes)) await routePatterns.load();

@@ -1,6 +1,6 @@
 /**
  * `cloudfn live <roomid> <msg_type>`: act as a live room's viewers on a running `cloudfn dev`:
- * send a comment, a gift, likes or a fans-club message (POST /_cloudfn/live/<roomid>/<msg_type>),
+ * send a comment, a gift, likes or a fans-club message (POST ${CLOUDFN_PREFIX}/live/<roomid>/<msg_type>),
  * optionally start the room's data task first, or script N messages a second for load.
  */
 import { CLOUDFN_PREFIX } from '../../runtime/options.js';

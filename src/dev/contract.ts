@@ -1,5 +1,5 @@
 /**
- * The contracts under `cloudfn dev`: `/_cloudfn/openapi.json`, the OpenAPI document of the
+ * The contracts under `cloudfn dev`: `${CLOUDFN_PREFIX}/openapi.json`, the OpenAPI document of the
  * functions as they are served now (the console's forms read it), and, when asked
  * (`--client <file>`), the typed client written again whenever the set of functions changes.
  */
@@ -17,7 +17,7 @@ import { openApiDocument } from '../contract/openapi.js';
 export const OPENAPI_PATH = `${CLOUDFN_PREFIX}/openapi.json`;
 
 /**
- * Answers GET /_cloudfn/openapi.json from the functions the app serves.
+ * Answers GET ${CLOUDFN_PREFIX}/openapi.json from the functions the app serves.
  * @example const routes = { 'openapi.json': openApiRoute(app, root) }
  */
 export function openApiRoute(app: App, root: string): RouteHandler {

@@ -75,7 +75,7 @@ export interface DevServerOptions extends TimersSettings, GatewaySettings {
 export interface DevServer {
   /** e.g. `http://127.0.0.1:8000` */
   url: string;
-  /** e.g. `http://127.0.0.1:8000/_cloudfn/` */
+  /** e.g. `http://127.0.0.1:8000${CLOUDFN_PREFIX}/` */
   consoleUrl: string;
   port: number;
   app: App;

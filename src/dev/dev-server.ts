@@ -81,7 +81,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     running = await startProject(root, {
       ...{ functions, config, configKeys, flags, env: process.env, logger, extensions },
       overrides: DEV_OVERRIDES,
-      // The console's metrics panel reads /_cloudfn/metrics when prom-client (an optional peer) is
+      // The console's metrics panel reads ${CLOUDFN_PREFIX}/metrics when prom-client (an optional peer) is
       // installed; without it the terminal warns only when metrics were asked for.
       metricsWhenInstalled: true,
       // Signals stop the dev server without the lame-duck period (stopOnSignals).

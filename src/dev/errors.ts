@@ -65,6 +65,6 @@ export const devErrors: Readonly<Record<DevErrorCode, ErrorSpec>> = errors.rows;
 
 /**
  * Builds the error for `code`; its message is shown to the developer, so it is exposed.
- * @example throw createDevError('CLOUDFN_DEV_CONSOLE_NOT_FOUND', '/_cloudfn/nope')
+ * @example throw createDevError('CLOUDFN_DEV_CONSOLE_NOT_FOUND', `${CLOUDFN_PREFIX}/nope`)
  */
 export const createDevError: CreateError<typeof table, CloudfnError> = errors.create;

@@ -1,6 +1,6 @@
 /**
  * What the timers show on the dev console: the scheduled functions (in `GET
- * /_cloudfn/api/functions`, as `schedules`) and one firing of the trigger endpoint. Types only,
+ * ${CLOUDFN_PREFIX}/api/functions`, as `schedules`) and one firing of the trigger endpoint. Types only,
  * with no Node types: the console page's browser build imports them too.
  */
 
@@ -14,13 +14,13 @@ export interface ScheduledFunction {
   next: string | undefined;
 }
 
-/** What the timers add to `GET /_cloudfn/api/functions`. */
+/** What the timers add to `GET ${CLOUDFN_PREFIX}/api/functions`. */
 export type TimersMeta = {
   /** The functions with a `config.schedule`, and their next firings. */
   schedules: ScheduledFunction[];
 };
 
-/** `POST /_cloudfn/trigger/<function>`: one firing of a timer, as the function answered it. */
+/** `POST ${CLOUDFN_PREFIX}/trigger/<function>`: one firing of a timer, as the function answered it. */
 export interface TriggerAnswer {
   function: string;
   /** The status the function answered. */

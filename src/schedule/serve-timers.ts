@@ -18,7 +18,7 @@ import { triggerRoute } from './trigger-route.js';
 
 /** Options of `serveTimers`. */
 export interface ServeTimersOptions {
-  /** Serve `POST /_cloudfn/trigger/<function>` (`--trigger-endpoint`; always on in dev). @default false */
+  /** Serve `POST ${CLOUDFN_PREFIX}/trigger/<function>` (`--trigger-endpoint`; always on in dev). @default false */
   endpoint?: boolean;
   /** @default process.env (for the Redis setting) */
   env?: NodeJS.ProcessEnv;

@@ -1,5 +1,5 @@
 /**
- * Firing a scheduled function on demand over HTTP: `POST /_cloudfn/trigger/<function>` runs
+ * Firing a scheduled function on demand over HTTP: `POST ${CLOUDFN_PREFIX}/trigger/<function>` runs
  * it now as its timer would (`trigger: 'timer'`, its params as the body, `x-cloudfn-manual: true`)
  * and answers `{ function, status, logid, body, cut }`, the firing's own answer inside. `cloudfn trigger` and
  * the console's buttons call it. It exists under `cloudfn dev`, and under `cloudfn start` only

@@ -24,7 +24,7 @@ export interface StartServerOptions {
   flags?: OptionSources['flags'];
   /** Serve from this many processes sharing the port (node:cluster). @default undefined (one) */
   workers?: number;
-  /** Serve `POST /_cloudfn/trigger/<function>` (`--trigger-endpoint`). @default false */
+  /** Serve `POST ${CLOUDFN_PREFIX}/trigger/<function>` (`--trigger-endpoint`). @default false */
   triggerEndpoint?: boolean;
   /** @default process.env */
   env?: NodeJS.ProcessEnv;

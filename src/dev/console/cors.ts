@@ -9,7 +9,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { isLoopbackName } from '../host-guard.js';
 
 /**
- * The console API answers (`/_cloudfn/api/<name>`) a page of another local origin may read:
+ * The console API answers (`${CLOUDFN_PREFIX}/api/<name>`) a page of another local origin may read:
  * whether a service answers, and its components (each service's page lists the session's).
  */
 export const CROSS_ORIGIN_ANSWERS: ReadonlySet<string> = new Set(['services', 'components']);

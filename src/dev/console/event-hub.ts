@@ -17,7 +17,7 @@ interface SequencedRecord {
   record: LogRecord;
 }
 
-/** Requests kept for `/_cloudfn/api/requests`: as many as the page's list shows. */
+/** Requests kept for `${CLOUDFN_PREFIX}/api/requests`: as many as the page's list shows. */
 export const KEPT_REQUESTS = 200;
 
 /** A slow page whose unsent data passes this many bytes is dropped rather than buffered without end. */
@@ -40,7 +40,7 @@ export class EventHub implements LogSink {
   #heartbeat: NodeJS.Timeout | undefined;
 
   /**
-   * @param capacity records kept for `/_cloudfn/api/logs` @default 2000
+   * @param capacity records kept for `${CLOUDFN_PREFIX}/api/logs` @default 2000
    * @example const hub = new EventHub(); new Logger(teeSink(pretty, hub));
    */
   constructor(capacity = 2000) {

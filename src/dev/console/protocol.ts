@@ -1,7 +1,7 @@
 /**
  * The console's core: what the dev server and the console page exchange about the functions,
- * their requests and their logs (the answers of `/_cloudfn/api/functions` and `/api/logs`, the
- * core events of `/_cloudfn/api/events`, the OpenAPI document as far as the params form reads
+ * their requests and their logs (the answers of `${CLOUDFN_PREFIX}/api/functions` and `/api/logs`, the
+ * core events of `${CLOUDFN_PREFIX}/api/events`, the OpenAPI document as far as the params form reads
  * it). Each extension declares its own panel's shapes beside it (src/platform/gateway/
  * protocol.ts, src/platform/live/protocol.ts, src/platform/sdk/protocol.ts,
  * src/schedule/protocol.ts). Types only. The server's
@@ -44,7 +44,7 @@ export interface FunctionStatus {
   websocket: boolean;
 }
 
-/** `GET /_cloudfn/api/functions`: the functions, the routes and the headers the page sends. */
+/** `GET ${CLOUDFN_PREFIX}/api/functions`: the functions, the routes and the headers the page sends. */
 export interface ConsoleMeta {
   functions: FunctionStatus[];
   routes: { pattern: string; target: string }[];
@@ -66,10 +66,10 @@ export interface ConsoleMeta {
 /** A log record as the hub sends it: with its number, the key the page de-duplicates on. */
 export type ConsoleLogRecord = LogRecord & { seq: number };
 
-/** `GET /_cloudfn/api/logs?logid=…` or `?trace_id=…`: the kept lines of a request or a trace. */
+/** `GET ${CLOUDFN_PREFIX}/api/logs?logid=…` or `?trace_id=…`: the kept lines of a request or a trace. */
 export type LogsAnswer = { records: ConsoleLogRecord[] } & ({ logid: string } | { traceId: string });
 
-/** `GET /_cloudfn/api/requests`: the requests the server answered lately, newest first. */
+/** `GET ${CLOUDFN_PREFIX}/api/requests`: the requests the server answered lately, newest first. */
 export interface RequestsAnswer {
   requests: RequestInfo[];
 }
@@ -83,7 +83,7 @@ export interface TypecheckEvent {
   reason?: string;
 }
 
-/** The events of `/_cloudfn/api/events`, each with the data it carries. */
+/** The events of `${CLOUDFN_PREFIX}/api/events`, each with the data it carries. */
 export interface HubEvents {
   /** A log record, numbered. */
   log: ConsoleLogRecord;
@@ -111,7 +111,7 @@ export interface FieldSchema {
 }
 
 /**
- * `GET /_cloudfn/openapi.json` (src/contract/openapi.ts), as far as the page's params form reads
+ * `GET ${CLOUDFN_PREFIX}/openapi.json` (src/contract/openapi.ts), as far as the page's params form reads
  * it: each function's POST, named by `x-cloudfn-function`, and its JSON body's schema.
  */
 export interface OpenApiParamsView {

@@ -1,18 +1,18 @@
 /**
- * The console's HTTP side, under `/_cloudfn/` (no function can have that path: discovery skips
+ * The console's HTTP side, under `${CLOUDFN_PREFIX}/` (no function can have that path: discovery skips
  * names starting with `_`): the page, its script and style, and a small JSON API whose answers
  * are typed by the protocol the page imports too (protocol.ts), and the answers of the
  * extensions' panels (runtime/serve/extension.ts), each typed beside its extension.
  *
  * | path | answer |
  * |---|---|
- * | `/_cloudfn/` | the page |
- * | `/_cloudfn/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger, devUser }` and each panel's `meta` (the timers' `schedules`) |
- * | `/_cloudfn/api/events` | server-sent events: `log`, `request`, `functions`, `typecheck` and the panels' (`ws`) |
- * | `/_cloudfn/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
- * | `/_cloudfn/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
- * | `/_cloudfn/api/requests` | `{ requests }`, the last 200 requests answered, newest first (the page lists them on open) |
- * | `/_cloudfn/api/<name>` | a panel's answer: `database` (the SDK stand-in; its writes under `/_cloudfn/api/database/` are the SDK service's own hook), `connections` (the WebSocket gateway), `services` and `components` (the app's services; `services` is readable by the console of another local service, cors.ts) |
+ * | `${CLOUDFN_PREFIX}/` | the page |
+ * | `${CLOUDFN_PREFIX}/api/functions` | `{ functions, routes, logidHeader, triggerHeader, consoleTrigger, devUser }` and each panel's `meta` (the timers' `schedules`) |
+ * | `${CLOUDFN_PREFIX}/api/events` | server-sent events: `log`, `request`, `functions`, `typecheck` and the panels' (`ws`) |
+ * | `${CLOUDFN_PREFIX}/api/logs?logid=…` | `{ logid, records }`, the kept lines of one request |
+ * | `${CLOUDFN_PREFIX}/api/logs?trace_id=…` | `{ traceId, records }`, the kept lines of every request of one trace |
+ * | `${CLOUDFN_PREFIX}/api/requests` | `{ requests }`, the last 200 requests answered, newest first (the page lists them on open) |
+ * | `${CLOUDFN_PREFIX}/api/<name>` | a panel's answer: `database` (the SDK stand-in; its writes under `${CLOUDFN_PREFIX}/api/database/` are the SDK service's own hook), `connections` (the WebSocket gateway), `services` and `components` (the app's services; `services` is readable by the console of another local service, cors.ts) |
  */
 import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -45,7 +45,7 @@ export interface ConsoleContext {
 
 /**
  * Whether a request URL is under the prefix (the console's, and every extension's route).
- * @example isConsolePath('/_cloudfn/api/functions') // true
+ * @example isConsolePath(`${CLOUDFN_PREFIX}/api/functions`) // true
  */
 export function isConsolePath(url: string): boolean {
   return (

@@ -1,10 +1,10 @@
 /**
  * What the components extension (service.ts) answers the dev console at `GET
- * /_cloudfn/api/components`. Types only, with no Node types: the console page's browser build
+ * ${CLOUDFN_PREFIX}/api/components`. Types only, with no Node types: the console page's browser build
  * imports them too.
  */
 
-/** `GET /_cloudfn/api/components`: each component the config names. */
+/** `GET ${CLOUDFN_PREFIX}/api/components`: each component the config names. */
 export interface ComponentsAnswer {
   components: Array<{
     /** `redis`, `mysql` or `mongo`. */

@@ -77,7 +77,7 @@ export const MAX_PUSH_IDS = 5;
 /** The hosts a function calls for the push API on the platform (runtime/intranet/hosts.ts owns them). */
 export { PUSH_HOSTS } from '../../../runtime/intranet/hosts.js';
 
-/** Where the dev server serves the push API: `http://127.0.0.1:8000/_cloudfn/ws-push/ws/push_data`. */
+/** Where the dev server serves the push API: `http://127.0.0.1:8000${CLOUDFN_PREFIX}/ws-push/ws/push_data`. */
 export const PUSH_MOUNT = `${CLOUDFN_PREFIX}/ws-push`;
 
 /** The variable setting the most bytes one connection may have waiting to be sent. */

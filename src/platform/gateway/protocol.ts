@@ -1,6 +1,6 @@
 /**
  * What the WebSocket gateway shows on the dev console: its connections (`GET
- * /_cloudfn/api/connections`) and each step it reports (the `ws` event of the console's feed).
+ * ${CLOUDFN_PREFIX}/api/connections`) and each step it reports (the `ws` event of the console's feed).
  * Types only, with no Node types: the console page's browser build imports them too.
  */
 
@@ -33,7 +33,7 @@ export type GatewayActivity =
   | { type: 'push'; sessionId: string; data: string; binary: boolean; via: PushVia }
   | { type: 'group'; action: 'join' | 'leave'; sessionId: string; group: string };
 
-/** `GET /_cloudfn/api/connections`: the gateway's open connections. */
+/** `GET ${CLOUDFN_PREFIX}/api/connections`: the gateway's open connections. */
 export interface ConnectionsAnswer {
   connections: SessionInfo[];
 }

@@ -2,7 +2,7 @@
  * The platform's WebSocket gateway as a local service of `cloudfn dev` (its extension):
  * connections upgrade on the dev server's own port at `/__dycloud__/ws/connect/`, each call
  * reaches the function through the server's pipeline in memory (runtime/serve/inject.ts), the
- * push API answers under `/_cloudfn/ws-push/` and for its hosts (`ws-push.dyc.ivolces.com`,
+ * push API answers under `${CLOUDFN_PREFIX}/ws-push/` and for its hosts (`ws-push.dyc.ivolces.com`,
  * which a plain fetch reaches through the intranet hook and the stand-in's `openApiInvoke` in
  * process, runtime/intranet/host-table.ts), requests
  * without identity headers get the dev user's (dev-user.ts), the console sees every step and

@@ -1,15 +1,15 @@
 /**
- * The live-room simulator over HTTP, on the dev server under `/_cloudfn/live/`:
+ * The live-room simulator over HTTP, on the dev server under `${CLOUDFN_PREFIX}/live/`:
  *
  * | call | answer |
  * |---|---|
- * | `POST /_cloudfn/live/api/live_data/task/start` (and `stop`, `GET …/get`) | the platform's task calls (task-api.ts); `openApiInvoke` of `webcast.bytedance.com` comes here |
- * | `POST /_cloudfn/live/<roomid>/<msg_type>` with a JSON object or array of partial messages | one push to `liveData.path`; `{ roomid, msg_type, messages, status, logid, body }`, the function's answer inside |
+ * | `POST ${CLOUDFN_PREFIX}/live/api/live_data/task/start` (and `stop`, `GET …/get`) | the platform's task calls (task-api.ts); `openApiInvoke` of `webcast.bytedance.com` comes here |
+ * | `POST ${CLOUDFN_PREFIX}/live/<roomid>/<msg_type>` with a JSON object or array of partial messages | one push to `liveData.path`; `{ roomid, msg_type, messages, status, logid, body }`, the function's answer inside |
  * | the same with `?rate=N&count=M` (`&wait=1` to answer at the end) | scripted traffic: 202 and the totals (200 at the end with `wait`) |
- * | `DELETE /_cloudfn/live/traffic` | stops every run; their totals |
- * | `POST /_cloudfn/live/<roomid>/token` `{ anchor_openid?, nick_name?, avatar_url? }` | `{ token, room_id, anchor_open_id, nick_name, avatar_url, expires_at }` (tokens.ts) |
- * | `POST /_cloudfn/live/api/webcastmate/info` | the platform's trade of a token for its room; `openApiInvoke` of both webcast hosts comes here |
- * | `GET /_cloudfn/live/rooms` | `{ anchor, path, tasks, rooms, traffic }` for the console (`rooms`: each room's anchor and tasks) |
+ * | `DELETE ${CLOUDFN_PREFIX}/live/traffic` | stops every run; their totals |
+ * | `POST ${CLOUDFN_PREFIX}/live/<roomid>/token` `{ anchor_openid?, nick_name?, avatar_url? }` | `{ token, room_id, anchor_open_id, nick_name, avatar_url, expires_at }` (tokens.ts) |
+ * | `POST ${CLOUDFN_PREFIX}/live/api/webcastmate/info` | the platform's trade of a token for its room; `openApiInvoke` of both webcast hosts comes here |
+ * | `GET ${CLOUDFN_PREFIX}/live/rooms` | `{ anchor, path, tasks, rooms, traffic }` for the console (`rooms`: each room's anchor and tasks) |
  *
  * A push to a room with no started task of its type is refused 409 (`PLATFORM_LIVE_NO_TASK`),
  * and nothing reaches the function, as on the platform.

@@ -1,10 +1,10 @@
 /**
- * What the live-room simulator answers the dev console under `/_cloudfn/live/` (dev-routes.ts):
+ * What the live-room simulator answers the dev console under `${CLOUDFN_PREFIX}/live/` (dev-routes.ts):
  * its rooms and tasks, and one push. Types only, with no Node types: the console page's browser
  * build imports them too.
  */
 
-/** One live room data task, as `GET /_cloudfn/live/rooms` lists it (rooms.ts). */
+/** One live room data task, as `GET ${CLOUDFN_PREFIX}/live/rooms` lists it (rooms.ts). */
 export interface LiveTaskInfo {
   roomid: string;
   msgType: string;
@@ -12,7 +12,7 @@ export interface LiveTaskInfo {
   running: boolean;
 }
 
-/** `GET /_cloudfn/live/rooms`: the anchor, the data path and the tasks. */
+/** `GET ${CLOUDFN_PREFIX}/live/rooms`: the anchor, the data path and the tasks. */
 export interface LiveRoomsAnswer {
   anchor: string;
   path: string | null;
@@ -23,7 +23,7 @@ export interface LiveRoomsAnswer {
   traffic: unknown[];
 }
 
-/** `POST /_cloudfn/live/<roomid>/<msg_type>`: one push to the data path and the function's answer. */
+/** `POST ${CLOUDFN_PREFIX}/live/<roomid>/<msg_type>`: one push to the data path and the function's answer. */
 export interface LivePushAnswer {
   roomid: string;
   msg_type: string;

@@ -3,7 +3,7 @@
  * their data tasks, whose pushes reach `liveData.path` through the app's pipeline in memory
  * (runtime/serve/inject.ts) with the platform's headers and a fresh `x-tt-logid` (which the dev
  * server, trusting the gateway, adopts as the request's logid); the routes under
- * `/_cloudfn/live/` (dev-routes.ts) and the webcast hosts (`webcast.bytedance.com`), which the
+ * `${CLOUDFN_PREFIX}/live/` (dev-routes.ts) and the webcast hosts (`webcast.bytedance.com`), which the
  * stand-in's `openApiInvoke` of the task calls finds in the process's host table.
  */
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';

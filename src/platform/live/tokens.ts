@@ -5,7 +5,7 @@
  * without an access token) and gets `{ data: { info: { room_id, anchor_open_id, avatar_url,
  * nick_name } }, err_no, err_msg }`, `room_id` written as a bare number (a 19-digit id survives
  * only for code that reads the text). Locally the simulator mints the tokens
- * (`POST /_cloudfn/live/<roomid>/token`); one lives 30 minutes; an app may ask 10 times a second.
+ * (`POST ${CLOUDFN_PREFIX}/live/<roomid>/token`); one lives 30 minutes; an app may ask 10 times a second.
  * Per-instance state: a dev server has one.
  */
 import { randomBytes } from 'node:crypto';

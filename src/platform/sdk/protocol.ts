@@ -1,11 +1,11 @@
 /**
  * What the server SDK stand-in shows on the dev console: its database (`GET
- * /_cloudfn/api/database`, browse.ts; its writes are database/console-api.ts) and the `database`
+ * ${CLOUDFN_PREFIX}/api/database`, browse.ts; its writes are database/console-api.ts) and the `database`
  * event of the console's feed when the store's files change. Types only, with no Node types: the
  * console page's browser build imports them too.
  */
 
-/** `GET /_cloudfn/api/database[?collection=…]`: the SDK stand-in's database. */
+/** `GET ${CLOUDFN_PREFIX}/api/database[?collection=…]`: the SDK stand-in's database. */
 export interface DatabaseView {
   /** The folder holding the collection files. */
   dir: string;

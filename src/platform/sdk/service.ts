@@ -1,8 +1,8 @@
 /**
  * The server SDK stand-in as a local service of `cloudfn dev` (its extension): the console's
- * database panel reads its collections (`GET /_cloudfn/api/database[?collection=…]`,
+ * database panel reads its collections (`GET ${CLOUDFN_PREFIX}/api/database[?collection=…]`,
  * browse.ts) from the data folder the stand-in writes, writes to them (add, replace, delete,
- * export, import, reset under `/_cloudfn/api/database/`, database/console-api.ts), and hears of
+ * export, import, reset under `${CLOUDFN_PREFIX}/api/database/`, database/console-api.ts), and hears of
  * every change to the store's files, whoever makes it (the `database` event).
  */
 import { CloudfnError } from '../../../runtime/errors.js';

@@ -1,6 +1,6 @@
 /**
  * What the services extension (service.ts) answers the dev console at `GET
- * /_cloudfn/api/services`: this service and every service of the session. Types only, with no
+ * ${CLOUDFN_PREFIX}/api/services`: this service and every service of the session. Types only, with no
  * Node types: the console page's browser build imports them too.
  */
 
@@ -10,7 +10,7 @@ export interface ServiceEntry {
   id: string;
   /** Its base URL: `http://127.0.0.1:8001`. */
   url: string;
-  /** Its console page: `http://127.0.0.1:8001/_cloudfn/`. */
+  /** Its console page: `http://127.0.0.1:8001${CLOUDFN_PREFIX}/`. */
   console: string;
   /** Whether it is the service answering. */
   self: boolean;
@@ -18,7 +18,7 @@ export interface ServiceEntry {
   enabled: boolean;
 }
 
-/** `GET /_cloudfn/api/services`. */
+/** `GET ${CLOUDFN_PREFIX}/api/services`. */
 export interface ServicesAnswer {
   /** The answering service's id. */
   self: string;

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../../runtime/app.js';
+import { createApp } from '../../../runtime/serve/create-app.js';
 import { captureConsole, consoleCaptured, requestContext } from '../../../runtime/log/console-capture.js';
 import { Logger } from '../../../runtime/log/logger.js';
 import type { LogRecord } from '../../../runtime/log/record.js';

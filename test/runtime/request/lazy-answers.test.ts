@@ -35,7 +35,7 @@ function memoryRequest(method: string, url: string): { req: Incoming; res: Respo
 
 /** An app made from fresh modules, its log kept in memory. */
 async function freshApp(options: { trustGatewayHeaders?: boolean } = {}) {
-  const { createApp } = await import('../../../runtime/app.js');
+  const { createApp } = await import('../../../runtime/serve/create-app.js');
   const { Logger } = await import('../../../runtime/log/logger.js');
   const { createMemorySink } = await import('../../../runtime/log/sinks.js');
   const sink = createMemorySink();

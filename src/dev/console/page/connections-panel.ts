@@ -1,7 +1,7 @@
 /**
  * The console's Connections panel (docs/gateway.md#the-console): who is connected to the dev
- * server's WebSocket gateway (`/_cloudfn/api/connections`), every connect, uplink, push, group
- * change and disconnect as it happens (the `ws` events of `/_cloudfn/api/events`), and clients
+ * server's WebSocket gateway (`${CLOUDFN_PREFIX}/api/connections`), every connect, uplink, push, group
+ * change and disconnect as it happens (the `ws` events of `${CLOUDFN_PREFIX}/api/events`), and clients
  * of the page's own: a real browser WebSocket to `/__dycloud__/ws/connect/` (the function's path
  * and the user as query parameters), which sends uplinks as a mini-program would. A service with
  * no function answering the gateway (`FunctionStatus.websocket`) shows one grey line instead,

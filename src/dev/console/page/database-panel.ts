@@ -1,5 +1,5 @@
 /**
- * The console's view of the server SDK stand-in's database (`/_cloudfn/api/database`): the
+ * The console's view of the server SDK stand-in's database (`${CLOUDFN_PREFIX}/api/database`): the
  * collections with their sizes and the documents of the one picked, kept current as anything
  * writes the store (the feed's `database` event, and after requests); and its writes: add, edit
  * (as JSON) and delete a document, clear a collection, export and import the whole store.

@@ -1,7 +1,7 @@
 /**
  * The console's Live room panel: act as a live room's viewers. Start (or stop) a room's four
  * data tasks with the platform's task calls, then send a comment, a gift or likes as a viewer:
- * each is one push to `liveData.path` through `POST /_cloudfn/live/<roomid>/<msg_type>`, and the
+ * each is one push to `liveData.path` through `POST ${CLOUDFN_PREFIX}/live/<roomid>/<msg_type>`, and the
  * panel shows the function's status, logid and body (the push also shows in the request list).
  * Every room with tasks is listed with its anchor; picking one sends into that room. A service
  * without `liveData.path` has nowhere to push: the panel is one grey line saying so.

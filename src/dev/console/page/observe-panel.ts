@@ -1,5 +1,5 @@
 /**
- * The console's metrics: a table of the counters that `/_cloudfn/metrics` serves (requests by
+ * The console's metrics: a table of the counters that `${CLOUDFN_PREFIX}/metrics` serves (requests by
  * function and status, mean time, in flight, event-loop delay), refreshed after requests; and
  * the Timers panel (timers-panel.ts) drawn and redrawn when the functions change.
  */

@@ -1,6 +1,6 @@
 /**
  * The form of a function with declared params: one input per field of its params' JSON Schema
- * (read from `/_cloudfn/openapi.json`), and the issues of a 400 `CLOUDFN_BAD_PARAMS` shown at
+ * (read from `${CLOUDFN_PREFIX}/openapi.json`), and the issues of a 400 `CLOUDFN_BAD_PARAMS` shown at
  * their fields. Sending the form writes the values into the editor's draft (a JSON body) and
  * sends it, so the request, its response and its logs are those of any other.
  */

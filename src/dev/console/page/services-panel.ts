@@ -1,11 +1,11 @@
 /**
  * The console's Services panel (docs/dev.md#the-services-panel): every service of the
- * `cloudfn dev` session (`/_cloudfn/api/services`) with its id, URL and console, which one this
+ * `cloudfn dev` session (`${CLOUDFN_PREFIX}/api/services`) with its id, URL and console, which one this
  * page belongs to, which ones this service may call (its `innerCall`, with the inner-call host
  * it calls them at), whether each answers, and the session's components with their addresses and
- * the services that use each (every service's `/_cloudfn/api/components`: a service that uses
+ * the services that use each (every service's `${CLOUDFN_PREFIX}/api/components`: a service that uses
  * none still sees the Redis its neighbours use). Whether a service answers is one GET of its own
- * `/_cloudfn/api/services` (another port: its dev server lets a loopback page read that answer),
+ * `${CLOUDFN_PREFIX}/api/services` (another port: its dev server lets a loopback page read that answer),
  * bounded by a timeout, on load, on **check** and every few seconds.
  */
 import { API } from './api.js';

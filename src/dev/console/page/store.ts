@@ -46,7 +46,7 @@ export function belongs(view: LogView, record: ConsoleLogRecord): boolean {
 
 /** The console page's state. */
 export class ConsoleStore {
-  /** The server's answer to `/_cloudfn/api/functions`, once it came. */
+  /** The server's answer to `${CLOUDFN_PREFIX}/api/functions`, once it came. */
   meta: ConsoleMeta | undefined;
   functions: FunctionStatus[] = [];
   /** The function the editor holds a draft of. */

@@ -1,7 +1,7 @@
 /**
  * The console's Timers panel: each function with `config.schedule`, its cron, the params every
  * firing POSTs as its body, its next firing, and a "fire now" button that fires it through
- * `POST /_cloudfn/trigger/<function>` and shows the status, the logid and the body it answered
+ * `POST ${CLOUDFN_PREFIX}/trigger/<function>` and shows the status, the logid and the body it answered
  * (or that it was cut at the firing limit).
  */
 import { PREFIX } from './api.js';

@@ -1,10 +1,10 @@
 /**
- * The dev console's writes to the database stand-in, under `/_cloudfn/api/database`: add,
+ * The dev console's writes to the database stand-in, under `${CLOUDFN_PREFIX}/api/database`: add,
  * replace and delete a document, clear a collection, export, import and reset the store. Bodies
  * are JSON with dates as `{"$date": …}` (as the console shows them), checked as an import is
  * (dump.ts), and written under the store's lock. Reading stays in the console's routes (browse.ts).
  *
- * | method and path (under /_cloudfn/api/database) | what it does |
+ * | method and path (under ${CLOUDFN_PREFIX}/api/database) | what it does |
  * |---|---|
  * | `GET /export` | the store as `cloudfn db export` writes it |
  * | `POST /import[?merge=1]` | `cloudfn db import` of the body |
@@ -31,7 +31,7 @@ const ROOT = `${CLOUDFN_PREFIX}/api/database`;
 
 /**
  * Whether `method` on `path` is one of these writes (GET of the root stays with the console's reader).
- * @example isDatabaseWrite('POST', '/_cloudfn/api/database/import') // true
+ * @example isDatabaseWrite('POST', `${CLOUDFN_PREFIX}/api/database/import`) // true
  */
 export function isDatabaseWrite(method: string, path: string): boolean {
   return path.startsWith(`${ROOT}/`) || (path === ROOT && method !== 'GET' && method !== 'HEAD');
