@@ -41,7 +41,7 @@ export { keepServingOnStrayErrors } from './serve/stray-errors.js';
 export { healthHook } from './serve/health.js';
 export { serve, startProject } from './serve/start.js';
 export type { FunctionSource, RunningServer, ServeOptions, StartOptions } from './serve/start.js';
-export type { Extension, ExtensionPanel } from './serve/extension.js';
+export type { Extension } from './serve/extension.js';
 export type { InjectRequest, InjectResponse } from './serve/inject.js';
 export type { CompileHook } from './serve/load.js';
 export { loadConfigFile, CONFIG_FILES } from './serve/config-file.js';

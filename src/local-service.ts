@@ -48,14 +48,36 @@ export interface ServiceContext {
   onFunctions(listener: (functions: readonly ServiceFunction[]) => void): void;
 }
 
+/** What the dev console shows of an extension; the console reads it, the runtime does not. */
+export interface ExtensionPanel {
+  /**
+   * JSON answers of the console's API, by path under the console's `api/` route (`connections`
+   * answers `GET <prefix>/api/connections`); a throw is answered as an error (its status when it has one).
+   * @default none
+   */
+  api?: Readonly<Record<string, (query: URLSearchParams) => unknown>>;
+  /** Fields added to the console's `api/functions` answer (the timers add `schedules`). @default none */
+  meta?: () => Readonly<Record<string, unknown>>;
+}
+
+/** A server extension as a tool sees it: with its console panel typed. */
+export interface ServiceExtension extends Extension {
+  /** What it shows on the dev console. @default none */
+  readonly panel?: ExtensionPanel;
+}
+
 /** One local service: its name, its config keys, and how to make its extension. */
 export interface LocalService {
   readonly name: string;
-  /** Top-level keys of cloudfn.config it reads. @default none */
+  /**
+   * Top-level keys of cloudfn.config it reads, for a service outside the list of
+   * src/local-services.ts (a test's): the listed ones declare theirs in src/config/config-keys.ts,
+   * which every command reads before any service is made. @default none
+   */
   readonly configKeys?: readonly string[];
   /**
    * Imports the service and makes its extension for one dev server; making it may be async
    * (a component's server starting), and runs before the functions load.
    */
-  load(): Promise<(context: ServiceContext) => Extension | Promise<Extension>>;
+  load(): Promise<(context: ServiceContext) => ServiceExtension | Promise<ServiceExtension>>;
 }

@@ -3,39 +3,24 @@
  * src/schedule/) whose `service.ts` makes its server extension (runtime/serve/extension.ts)
  * from what the dev server knows (local-service.ts). Adding a service is one folder and one
  * entry here; the dev server, the config file's accepted keys and the console read this list.
- * An entry's config keys come from src/config/config-keys.ts, the one list, so reading a config
- * loads no service; the service's code is imported when a dev server starts.
+ * A service's config keys are declared once, in src/config/config-keys.ts, and named by its
+ * extension (`configKeys`), so reading a config loads no service; the service's code is
+ * imported when a dev server starts.
  */
-import type { Extension } from '../runtime/serve/extension.js';
-import { SERVICE_CONFIG_KEYS } from './config/config-keys.js';
-import type { LocalService, ServiceContext } from './local-service.js';
+import type { LocalService, ServiceContext, ServiceExtension } from './local-service.js';
 
-/** Every local service, in the order their parts run (hooks before routing, then upgrades). */
+/**
+ * Every local service. The order carries no meaning: each answers the routes and hosts it
+ * declares (two owners of one stop start-up), and the variables one sets apply before any
+ * function loads; test/dev/dispatch.test.ts runs the list reversed.
+ */
 export const LOCAL_SERVICES: readonly LocalService[] = [
-  // First: its variables (SERVICE_ID, CLOUD_ENV) are set before the others are made, and its
-  // hook hands requests to the intranet hosts to the gateway's and the live rooms' paths.
-  {
-    name: 'services',
-    configKeys: SERVICE_CONFIG_KEYS.services,
-    load: async () => (await import('./platform/services/service.js')).servicesService,
-  },
-  {
-    name: 'components',
-    configKeys: SERVICE_CONFIG_KEYS.components,
-    load: async () => (await import('./platform/components/service.js')).componentsService,
-  },
+  { name: 'services', load: async () => (await import('./platform/services/service.js')).servicesService },
+  { name: 'components', load: async () => (await import('./platform/components/service.js')).componentsService },
   { name: 'timers', load: async () => (await import('./schedule/service.js')).timersService },
   { name: 'sdk', load: async () => (await import('./platform/sdk/service.js')).sdkService },
-  {
-    name: 'live',
-    configKeys: SERVICE_CONFIG_KEYS.live,
-    load: async () => (await import('./platform/live/service.js')).liveService,
-  },
-  {
-    name: 'gateway',
-    configKeys: SERVICE_CONFIG_KEYS.gateway,
-    load: async () => (await import('./platform/gateway/service.js')).gatewayService,
-  },
+  { name: 'live', load: async () => (await import('./platform/live/service.js')).liveService },
+  { name: 'gateway', load: async () => (await import('./platform/gateway/service.js')).gatewayService },
 ];
 
 /**
@@ -67,9 +52,9 @@ export function serviceBus(
 export async function startLocalServices(
   services: readonly LocalService[],
   context: ServiceContext,
-): Promise<Extension[]> {
+): Promise<ServiceExtension[]> {
   const makers = await Promise.all(services.map((service) => service.load()));
-  const made: Extension[] = [];
+  const made: ServiceExtension[] = [];
   try {
     // One after another, in list order: a service may set variables the next one reads.
     for (const make of makers) made.push(await make(context));

@@ -20,18 +20,6 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse, path: str
 /** The platform hosts an extension may stand in for (runtime/intranet/hosts.ts). */
 export type PlatformHostKind = Exclude<IntranetHost['kind'], 'inner-call'>;
 
-/** What the dev console shows of an extension; the console reads it, the runtime does not. */
-export interface ExtensionPanel {
-  /**
-   * JSON answers of the console's API, by path under `/_cloudfn/api/` (`connections` answers
-   * `GET /_cloudfn/api/connections`); a throw is answered as an error (its status when it has one).
-   * @default none
-   */
-  api?: Readonly<Record<string, (query: URLSearchParams) => unknown>>;
-  /** Fields added to `GET /_cloudfn/api/functions` (the timers add `schedules`). @default none */
-  meta?: () => Readonly<Record<string, unknown>>;
-}
-
 /** One extension of a server. Every part but the name is optional. */
 export interface Extension {
   /** Names it in messages, e.g. `timers`, `gateway`, `live`. */
@@ -70,8 +58,11 @@ export interface Extension {
    * finds a local service); restored when the server closes.
    */
   env?(url: string): Readonly<Record<string, string>>;
-  /** What it shows on the dev console. @default none */
-  readonly panel?: ExtensionPanel;
+  /**
+   * What a tool shows of it (`cloudfn dev`'s console, which types it: src/local-service.ts);
+   * the runtime carries it and never reads it. @default none
+   */
+  readonly panel?: unknown;
   /** Runs when the server is closed, before it drains; extensions close in reverse order. */
   close?(): void | Promise<void>;
 }

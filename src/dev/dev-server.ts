@@ -13,6 +13,7 @@ import type { Extension } from '../../runtime/serve/extension.js';
 import { exitOnSignals } from '../../runtime/serve/shutdown.js';
 import { startProject } from '../../runtime/serve/start.js';
 import { loadProjectConfig, toolConfigKeys } from '../build/project-config.js';
+import type { ServiceExtension } from '../local-service.js';
 import { LOCAL_SERVICES, serviceBus, startLocalServices } from '../local-services.js';
 import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { SESSION_VAR } from '../platform/services/setting.js';
@@ -47,7 +48,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const noteFile = process.env[EXIT_NOTE_VAR] || undefined;
   const exit = watchExit({ logger, root, noteFile });
   let loop: DevLoop | undefined;
-  let started: Extension[] = [];
+  let started: ServiceExtension[] = [];
   let running: Awaited<ReturnType<typeof startProject>> | undefined;
   try {
     const inspect = options.inspect;
@@ -129,7 +130,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
 }
 
 /** The console's note of why this server was started again (`restarted` of its meta), when it was. */
-function restartedExtension(): Extension {
+function restartedExtension(): ServiceExtension {
   const reason = process.env[RESTARTED_VAR];
   const at = Date.now();
   return { name: 'restarted', panel: { meta: () => (reason ? { restarted: { reason, at } } : {}) } };

@@ -8,7 +8,8 @@
  */
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import type { Extension, RouteHandler } from '../../runtime/serve/extension.js';
+import type { RouteHandler } from '../../runtime/serve/extension.js';
+import type { ServiceExtension } from '../local-service.js';
 import { jsonWarn } from '../fleet/connect.js';
 import { resolveRedisSettings } from '../fleet/settings.js';
 import { type FireLock, primaryLock, redisLock } from './lock.js';
@@ -33,7 +34,7 @@ export interface ServeTimersOptions {
 }
 
 /** The timers' extension, and its scheduler once `prepare` ran. */
-export interface TimersExtension extends Extension {
+export interface TimersExtension extends ServiceExtension {
   scheduler(): Scheduler | undefined;
 }
 

@@ -4,7 +4,8 @@
  * path under the prefix no other extension declares, the console's page and API (with the
  * panels of every other extension).
  */
-import type { Extension, ExtensionPanel } from '../../../runtime/serve/extension.js';
+import type { Extension } from '../../../runtime/serve/extension.js';
+import type { ExtensionPanel, ServiceExtension } from '../../local-service.js';
 import type { DevUser } from '../../../runtime/shapes.js';
 import { openApiRoute } from '../contract.js';
 import { type ConsoleAssets, loadConsoleAssets } from './assets.js';
@@ -21,7 +22,7 @@ export interface ConsoleExtensionOptions {
   triggerHeader: string;
   functions: () => FunctionStatus[];
   /** The other extensions, whose panels the console shows. */
-  extensions: () => readonly Extension[];
+  extensions: () => readonly ServiceExtension[];
 }
 
 /**

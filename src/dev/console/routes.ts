@@ -18,7 +18,7 @@ import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../../runtime/app.js';
 import { createDevError } from '../errors.js';
-import type { ExtensionPanel } from '../../../runtime/serve/extension.js';
+import type { ExtensionPanel } from '../../local-service.js';
 import { sendJson, sendJsonError } from '../../../runtime/serve/hook-io.js';
 import type { DevUser } from '../../../runtime/shapes.js';
 import type { ConsoleAssets } from './assets.js';

@@ -11,8 +11,7 @@
 import { join } from 'node:path';
 import { dataHomeFor } from '../../app/app-root.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
-import type { Extension } from '../../../runtime/serve/extension.js';
-import type { ServiceContext } from '../../local-service.js';
+import type { ServiceContext, ServiceExtension } from '../../local-service.js';
 import type { ComponentsAnswer } from './protocol.js';
 import { COMPONENT_NAMES, readComponentsSetting } from './settings.js';
 import { startComponents } from './start.js';
@@ -63,7 +62,7 @@ function givenDirs(): Record<string, string> {
 }
 
 /** Makes the extension, starting the project's components first (before the functions load). */
-export async function componentsService(context: ServiceContext): Promise<Extension> {
+export async function componentsService(context: ServiceContext): Promise<ServiceExtension> {
   const setting = readComponentsSetting(context.config['components']);
   const names = COMPONENT_NAMES.filter((name) => setting[name] !== undefined);
   const shown = (

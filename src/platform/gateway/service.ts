@@ -16,10 +16,9 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
 import { callerHeaders } from '../../../runtime/request/caller.js';
-import type { Extension } from '../../../runtime/serve/extension.js';
 import { injectAgent } from '../../../runtime/serve/inject.js';
 import type { DevUser } from '../../../runtime/shapes.js';
-import type { ServiceContext, ServiceEvents, ServiceFunction } from '../../local-service.js';
+import type { ServiceContext, ServiceEvents, ServiceExtension, ServiceFunction } from '../../local-service.js';
 import { devUserHeaders } from './dev-user.js';
 import { Gateway, injectCaller, safeDecode } from './gateway.js';
 import { readGatewayOptions } from './gateway-options.js';
@@ -35,7 +34,7 @@ export interface GatewaySettings {
 }
 
 /** The gateway's extension, and the gateway once the server exists. */
-export interface GatewayExtension extends Extension {
+export interface GatewayExtension extends ServiceExtension {
   gateway(): Gateway | undefined;
 }
 

@@ -9,10 +9,10 @@
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import type { Server } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
-import type { Extension, RouteHandler } from '../../../runtime/serve/extension.js';
+import type { RouteHandler } from '../../../runtime/serve/extension.js';
 import { markSocketTrigger } from '../../../runtime/request/socket-trigger.js';
 import { inject } from '../../../runtime/serve/inject.js';
-import type { ServiceContext } from '../../local-service.js';
+import type { ServiceContext, ServiceExtension } from '../../local-service.js';
 import { readSdkOptions } from '../sdk/sdk-options.js';
 import { type LiveDataConfig, readLiveDataConfig } from './config.js';
 import { liveRoute } from './dev-routes.js';
@@ -20,7 +20,7 @@ import { LiveRooms } from './rooms.js';
 import { RoomsStore, roomsFile } from './task-store.js';
 
 /** The live rooms' extension, and the rooms once `prepare` ran. */
-export interface LiveExtension extends Extension {
+export interface LiveExtension extends ServiceExtension {
   rooms(): LiveRooms | undefined;
 }
 

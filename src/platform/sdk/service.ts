@@ -6,9 +6,9 @@
  * every change to the store's files, whoever makes it (the `database` event).
  */
 import { CloudfnError } from '../../../runtime/errors.js';
-import type { Extension, RouteHandler } from '../../../runtime/serve/extension.js';
+import type { RouteHandler } from '../../../runtime/serve/extension.js';
 import { sendJson, sendJsonError } from '../../../runtime/serve/hook-io.js';
-import type { ServiceContext } from '../../local-service.js';
+import type { ServiceContext, ServiceExtension } from '../../local-service.js';
 import { PlatformError } from '../errors.js';
 import { browseDatabase } from './browse.js';
 import { handleDatabaseWrite, isDatabaseWrite } from './database/console-api.js';
@@ -38,7 +38,7 @@ const databaseRoute: RouteHandler = (req, res) => {
  * The stand-in's extension for one dev server.
  * @example const extensions = [sdkService(context)]
  */
-export function sdkService(context: ServiceContext): Extension {
+export function sdkService(context: ServiceContext): ServiceExtension {
   let watch: StoreWatch | undefined;
   return {
     name: 'sdk',

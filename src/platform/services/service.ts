@@ -16,8 +16,7 @@ import { PUSH_HOSTS, WEBCAST_PUBLIC_HOST } from '../../../runtime/intranet/hosts
 import { addressOf, type InnerCallTable, type ServiceAddress } from '../../../runtime/intranet/inner-call.js';
 import { requestContext } from '../../../runtime/log/console-capture.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
-import type { Extension } from '../../../runtime/serve/extension.js';
-import type { ServiceContext } from '../../local-service.js';
+import type { ServiceContext, ServiceExtension } from '../../local-service.js';
 import type { ServicesAnswer } from './protocol.js';
 import { gatewayHook } from './gateway.js';
 import { readGatewayLimits, readServiceSetting, readSessionMap, type SessionMap } from './setting.js';
@@ -29,7 +28,7 @@ const LIVE_HOST = `https://${WEBCAST_PUBLIC_HOST}`;
 const RETIRED_VARIABLES = { CLOUDFN_WS_PUSH_URL: PUSH_HOST, CLOUDFN_LIVE_URL: LIVE_HOST };
 
 /** Makes the extension; sets the platform's variables at once (before the functions load). */
-export function servicesService(context: ServiceContext): Extension {
+export function servicesService(context: ServiceContext): ServiceExtension {
   const { root, config, logger } = context;
   const setting = readServiceSetting(root, config);
   const limits = readGatewayLimits(root, config);
