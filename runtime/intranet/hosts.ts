@@ -14,6 +14,13 @@ export const WEBCAST_INTRANET_HOST = 'webcast-bytedance-com.openapi.dyc.ivolces.
 /** The live-room OpenAPI's public host, which the SDK stand-in also answers locally. */
 export const WEBCAST_PUBLIC_HOST = 'webcast.bytedance.com';
 
+/**
+ * The header that addresses a call to the platform's client gateway (`tt.createCloud`'s
+ * `serviceID`): the gateway stands in front of every service, so a stand-in of it answers by
+ * this header, whatever the `Host` (src/client/gateway-wire.ts sends it).
+ */
+export const CLIENT_GATEWAY_HEADER = 'x-cloudfn-service';
+
 /** The suffixes of a service-to-service host, newest first. */
 export const INNER_CALL_SUFFIXES: readonly string[] = ['.inner-call.dyc.ivolces.com', '.dycloud.service'];
 

@@ -12,13 +12,19 @@ import type { IntranetHost } from '../intranet/hosts.js';
 
 /**
  * Answers one request of a route or a host (any method), writing the whole answer; `path` is
- * what follows the route's key (`/7001/token?x=1` of `/_cloudfn/live/7001/token?x=1`), or the
+ * what follows the route's key (`/7001/token?x=1` of `<prefix>/live/7001/token?x=1`), or the
  * whole URL of a request that came by a host. A throw is answered as the JSON error shape.
+ * `next` hands the request on to the functions instead (through every `onRequest`), for a
+ * stand-in that lets a call pass: the client gateway, for a call to this service within its limits.
  */
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, path: string) => void;
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, path: string, next?: () => void) => void;
 
-/** The platform hosts an extension may stand in for (runtime/intranet/hosts.ts). */
-export type PlatformHostKind = Exclude<IntranetHost['kind'], 'inner-call'>;
+/**
+ * The platform hosts an extension may stand in for (runtime/intranet/hosts.ts): the push API's
+ * (`ws-push`), the live rooms' (`webcast`), and the client gateway in front of every service
+ * (`gateway`), which `createCloud` addresses by its header (`CLIENT_GATEWAY_HEADER`).
+ */
+export type PlatformHostKind = Exclude<IntranetHost['kind'], 'inner-call'> | 'gateway';
 
 /** One extension of a server. Every part but the name is optional. */
 export interface Extension {
@@ -37,15 +43,11 @@ export interface Extension {
   routes?(app: App): Readonly<Record<string, RouteHandler>>;
   /**
    * The platform hosts it answers for (`ws-push`, `webcast`): a request whose `Host` is one of
-   * them goes to its handler, whatever the path; read once after every `prepare`. @default none
+   * them goes to its handler, whatever the path; and `gateway`, the client gateway, which gets
+   * every other request that carries `CLIENT_GATEWAY_HEADER` (answering in the platform's place
+   * or passing it on with `next`). Read once after every `prepare`. @default none
    */
   hosts?(app: App): Readonly<Partial<Record<PlatformHostKind, RouteHandler>>>;
-  /**
-   * A check of each request to a function that may answer it in the platform's place (the
-   * client gateway's refusals, `createCloud`'s 13005 and limits), returning true when it did;
-   * run by the dispatcher after the routes and hosts, before every `onRequest`. @default none
-   */
-  gate?(app: App): (req: IncomingMessage, res: ServerResponse) => boolean;
   /**
    * Sees each request to a function before it is routed: it may add to it (the dev user's
    * headers) or make it wait (a save being applied), never answer it. @default none

@@ -43,7 +43,10 @@ export function serveInMemory(init: AppInit, extensions: readonly Extension[]): 
   const dispatcher = compileDispatcher(app, extensions);
   const server = createHttpServer(app, { before: dispatcher === undefined ? [] : [dispatcher] });
   for (const extension of extensions) extension.upgrade?.(server, app);
-  const kinds = extensions.flatMap((extension) => Object.keys(extension.hosts?.(app) ?? {}));
+  // The intranet hosts (the client gateway is reached by its header, never by the table).
+  const kinds = extensions.flatMap((extension) =>
+    Object.keys(extension.hosts?.(app) ?? {}).filter((kind) => kind !== 'gateway'),
+  );
   // In the table at once (the stand-in finds it now); the hook for fetch is on once this resolves.
   const removing =
     kinds.length === 0

@@ -138,7 +138,7 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     extensions.length === 0 ? undefined : (await import('./extension.js')).setExtensionEnv(extensions, bound.url);
   // The platform hosts the extensions stand in for, in the process's one host table (imported
   // only when one declares a host): a function's call to one reaches this server.
-  const hostKinds = extensions.flatMap((extension) => Object.keys(extension.hosts?.(app) ?? {}));
+  const hostKinds = extensions.flatMap((extension) => intranetKinds(extension.hosts?.(app)));
   const removeHosts =
     hostKinds.length === 0
       ? undefined
@@ -203,4 +203,9 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
 /** Closes the extensions, the last first. */
 async function closeExtensions(extensions: readonly Extension[]): Promise<void> {
   for (const extension of [...extensions].reverse()) await extension.close?.();
+}
+
+/** The intranet hosts among an extension's `hosts` (the client gateway is reached by its header). */
+function intranetKinds(hosts: object | undefined): string[] {
+  return Object.keys(hosts ?? {}).filter((kind) => kind !== 'gateway');
 }

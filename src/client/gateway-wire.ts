@@ -5,9 +5,10 @@
  * `X-Status-Message-Base64` on a custom domain). Both sides read this one file: the dev gateway
  * (src/platform/services/gateway.ts) writes the envelope, the client reads it.
  */
+import { CLIENT_GATEWAY_HEADER } from '../../runtime/intranet/hosts.js';
 
 /** The service a call is for (`tt.createCloud`'s `serviceID`); the dev gateway routes by it. */
-export const SERVICE_HEADER = 'x-cloudfn-service';
+export const SERVICE_HEADER = CLIENT_GATEWAY_HEADER;
 /** The environment a call is for (`envID`); sent, not checked (a dev session has one environment). */
 export const ENV_HEADER = 'x-cloudfn-env';
 

@@ -85,14 +85,17 @@ export function servicesService(context: ServiceContext): ServiceExtension {
         },
       });
     },
-    // The client gateway of `createCloud` calls: it may answer a call in the platform's place.
-    gate: () =>
-      gatewayHook({
+    // The client gateway in front of this service, which `createCloud` calls address by their
+    // header: it answers a call in the platform's place, or passes it on to the function.
+    hosts: () => {
+      const gateway = gatewayHook({
         self: setting.id,
         session,
         limits,
         warn: (logid, message) => logger.line('warn', logid, RUNTIME_FUNCTION, message),
-      }),
+      });
+      return { gateway: (req, res, _path, next) => void (gateway(req, res) || next?.()) };
+    },
     env: (url) => {
       selfUrl = url;
       if (!services.has(setting.id)) services.set(setting.id, addressOf(url));
