@@ -11,6 +11,7 @@ import type { Extension } from '../../runtime/serve/extension.js';
 import type { LocalService } from '../local-service.js';
 import type { GatewaySettings } from '../platform/gateway/service.js';
 import type { TimersSettings } from '../schedule/service.js';
+import { createDevError } from './errors.js';
 import type { FunctionStatus } from './reloader.js';
 
 /**
@@ -27,6 +28,22 @@ export const DEV_OVERRIDES: Partial<RuntimeOptions> = {
   triggerHeader: DEV_TRIGGER_HEADER,
   trustGatewayHeaders: true,
 };
+
+/** The variable that makes the local services start in reverse list order. */
+export const SERVICE_ORDER_VAR = 'CLOUDFN_DEV_SERVICE_ORDER';
+
+/**
+ * The local services in the order `CLOUDFN_DEV_SERVICE_ORDER` asks for: `listed` (unset, the
+ * default) or `reversed`. The order carries no meaning (each service declares what it answers),
+ * and cloudfn's own suites run reversed to keep it so (`npm run test:reversed`).
+ * @example inServiceOrder(LOCAL_SERVICES, { CLOUDFN_DEV_SERVICE_ORDER: 'reversed' }) // the list, last first
+ */
+export function inServiceOrder<T>(services: readonly T[], env: NodeJS.ProcessEnv): readonly T[] {
+  const value = env[SERVICE_ORDER_VAR];
+  if (value === undefined || value === '' || value === 'listed') return services;
+  if (value === 'reversed') return [...services].reverse();
+  throw createDevError('CLOUDFN_DEV_SERVICE_ORDER', value);
+}
 
 /** Options of `startDevServer`, the local services' own settings among them (the timers' `clock`, ...). */
 export interface DevServerOptions extends TimersSettings, GatewaySettings {
@@ -67,7 +84,10 @@ export interface DevServerOptions extends TimersSettings, GatewaySettings {
    * function is added or removed (`--client`). @default undefined (not written)
    */
   client?: string;
-  /** The local services to run, in order (a test adds one). @default LOCAL_SERVICES (src/local-services.ts) */
+  /**
+   * The local services to run (a test adds one), in any order: `CLOUDFN_DEV_SERVICE_ORDER=reversed`
+   * runs them last first. @default LOCAL_SERVICES (src/local-services.ts)
+   */
   services?: readonly LocalService[];
 }
 

@@ -24,7 +24,13 @@ import { DevEnvironment } from './dev-env.js';
 import { DevLoop } from './dev-loop.js';
 import { DEV_HOSTS_SETTING, hostGuard } from './host-guard.js';
 import { DEV_READY, EXIT_NOTE_VAR, type ExitWatch, RESTARTED_VAR, watchExit } from './exit-note.js';
-import { DEV_OVERRIDES, DEV_TRIGGER_HEADER, type DevServer, type DevServerOptions } from './dev-options.js';
+import {
+  DEV_OVERRIDES,
+  DEV_TRIGGER_HEADER,
+  type DevServer,
+  type DevServerOptions,
+  inServiceOrder,
+} from './dev-options.js';
 import { openInspector } from './inspect.js';
 import { createPrettySink } from './pretty-sink.js';
 
@@ -54,7 +60,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     const inspect = options.inspect;
     const inspectorUrl =
       inspect === undefined || inspect === false ? undefined : openInspector(inspect === true ? '' : inspect);
-    const list = options.services ?? LOCAL_SERVICES;
+    const list = inServiceOrder(options.services ?? LOCAL_SERVICES, process.env);
     const configKeys = toolConfigKeys(list);
     const config = await loadProjectConfig(root, { configKeys });
     const devUser = resolveDevUser({ env: process.env, config });

@@ -50,6 +50,11 @@ const table = {
     message: (origin: string, name: string, setting: string) =>
       `a WebSocket from a page of ${origin} is refused: this local server accepts WebSockets from clients that send no Origin, loopback pages and its own; to let pages of ${name} connect, add "${name}" to ${setting}`,
   },
+  CLOUDFN_DEV_SERVICE_ORDER: {
+    status: 500,
+    message: (value: string) =>
+      `CLOUDFN_DEV_SERVICE_ORDER=${value} is not an order: set it to "listed" (the default) or "reversed", or unset it`,
+  },
   CLOUDFN_DEV_INSPECT: {
     status: 500,
     message: (spec: string, detail: string) => `--inspect=${spec} could not open the debugger: ${detail}`,

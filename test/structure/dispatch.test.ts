@@ -5,7 +5,13 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { beforeHookNames } from '../../runtime/serve/http-server.js';
+import { inServiceOrder, SERVICE_ORDER_VAR } from '../../src/dev/dev-options.js';
+import { startDevServer } from '../../src/dev/index.js';
+import { LOCAL_SERVICES } from '../../src/local-services.js';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
 
@@ -119,5 +125,84 @@ describe('the Done means of issue 51, one test each', () => {
     const outside = (file: string) => !file.startsWith('runtime/serve/') && file !== 'src/testing/invoke.ts';
     expect(textMatching(['src', 'runtime'], /\bnew App\(/).filter(outside)).toEqual([]);
     expect(textMatching(['src', 'runtime'], /\bcreateHttpServer\(/).filter(outside)).toEqual([]);
+  });
+
+  it('runs at most 4 hooks before routing in the dev server: health, ping, metrics, the dispatcher', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cloudfn-structure-'));
+    cpSync(join(REPO, 'test/fixtures/dev-project'), root, { recursive: true });
+    const dev = await startDevServer({
+      ...{ root, port: 0, typecheck: false, services: [...LOCAL_SERVICES].reverse() },
+      sink: { write: () => undefined },
+    });
+    try {
+      const names = beforeHookNames(dev.app);
+      expect(names.length).toBeLessThanOrEqual(4);
+      expect(names.filter((name) => name !== 'health')).toEqual(
+        names.includes('metricsPath') ? ['metricsPath', 'dispatch'] : ['dispatch'],
+      );
+    } finally {
+      await dev.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+    // The pin the dev suite keeps too.
+    expect(readFileSync(join(REPO, 'test/dev/dispatch.test.ts'), 'utf8')).toContain('toBeLessThanOrEqual(4)');
+  });
+
+  it('runs the gateway, live, services and local-service suites with the service list reversed', () => {
+    const scripts = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    const script = scripts['test:reversed'] ?? '';
+    expect(script).toContain(`${SERVICE_ORDER_VAR}=reversed vitest run`);
+    const filters = script
+      .split(' vitest run ')[1]!
+      .split(' ')
+      .filter((word) => word.startsWith('test/') && !word.endsWith('.config.ts'));
+    const tests = everyFile(join(REPO, 'test'))
+      .map((file) => relative(REPO, file))
+      .filter((file) => file.endsWith('.test.ts'));
+    // Every suite of those services is run by a filter, and every filter runs one.
+    const suites = tests.filter((file) =>
+      /^test\/(dev|platform|testing)\/(.*\/)?(ws-|live-|local-service|services-|gateway|services\.|dispatch)/.test(
+        file,
+      ),
+    );
+    expect(suites.length).toBeGreaterThan(15);
+    for (const suite of suites)
+      expect(
+        filters.some((filter) => suite.includes(filter)),
+        suite,
+      ).toBe(true);
+    for (const filter of filters)
+      expect(
+        tests.some((file) => file.includes(filter)),
+        filter,
+      ).toBe(true);
+    // And the variable reverses the list the dev server starts.
+    const reversed = inServiceOrder(LOCAL_SERVICES, { [SERVICE_ORDER_VAR]: 'reversed' });
+    expect(reversed.map((service) => service.name)).toEqual(LOCAL_SERVICES.map((service) => service.name).reverse());
+  });
+
+  it('keeps src/testing/gateway.ts to 200 lines and openGateway to 60', () => {
+    const text = readFileSync(join(REPO, 'src/testing/gateway.ts'), 'utf8');
+    expect(text.split('\n').length).toBeLessThanOrEqual(200);
+    const lines = text.split('\n');
+    const start = lines.findIndex((line) => line.startsWith('export async function openGateway('));
+    const end = lines.findIndex((line, at) => at > start && line === '}');
+    expect(start).toBeGreaterThan(-1);
+    expect(end - start + 1).toBeLessThanOrEqual(60);
+  });
+
+  it("draws in docs/architecture.md the extension's shape and the hooks the server runs", () => {
+    const doc = readFileSync(join(REPO, 'docs/architecture.md'), 'utf8');
+    const fields = (text: string, head: RegExp) => {
+      const body = text.slice(text.search(head)).split('\n}')[0]!;
+      return [...body.matchAll(/^ {2}(?:readonly )?(\w+)\??[(:]/gm)].map((match) => match[1]).sort();
+    };
+    const declared = fields(
+      readFileSync(join(REPO, 'runtime/serve/extension.ts'), 'utf8'),
+      /export interface Extension \{/,
+    );
+    expect(declared).toEqual(fields(doc, /\ninterface Extension \{/));
+    expect(declared).not.toContain('gate');
+    expect(doc).toContain("before hooks: health, ping, metrics, the extensions' dispatcher");
   });
 });
