@@ -106,10 +106,12 @@ export async function openGateway(
     env: {},
     routes,
     // The calls come from the gateway: its X-TT-* headers are trusted, as behind the platform's.
-    // Nothing of the process beyond the host table: no console capture, signals or fleet hook.
+    // Nothing of the process beyond the host table: no console capture, signals or fleet hook;
+    // no metrics, as `invoke` counts none.
     overrides: {
       ...runtime,
       ...{ trustGatewayHeaders: true, port: 0, host: '127.0.0.1', captureConsole: false, innerCallUrls: {} },
+      metrics: false,
     },
     ...{
       logger: new Logger(sink),
