@@ -1,18 +1,17 @@
 /**
- * A server that never listens, for cloudfn/testing's stand-ins (`openGateway`,
- * `startLiveRooms`): the same App, http server and extension dispatcher as `serve()` (the
+ * A server that never listens, for `startLiveRooms` of cloudfn/testing, which is synchronous:
+ * the same App, http server and extension dispatcher as `serve()` (the
  * extensions' routes, hosts and `onRequest`, their `upgrade`), reached only in memory: through
  * `inject`, and as the answer to the platform hosts its extensions declare, in the process's
  * host table. Made at once (no port to wait for), so a helper that was synchronous stays so.
  */
 import type { Server } from 'node:http';
 import { App, type AppInit } from '../app.js';
-import { serveHosts } from '../intranet/host-table.js';
 import { compileDispatcher } from './dispatch.js';
 import type { Extension } from './extension.js';
 import { createHttpServer } from './http-server.js';
 import { type InjectRequest, type InjectResponse, inject } from './inject.js';
-import { memoryConnection } from './memory-connection.js';
+import { addServedHosts } from './serve-hosts.js';
 
 /**
  * A server of `app` without hooks that never listens: where a `Scheduler` made apart from a
@@ -47,22 +46,9 @@ export function serveInMemory(init: AppInit, extensions: readonly Extension[]): 
   const kinds = extensions.flatMap((extension) =>
     Object.keys(extension.hosts?.(app) ?? {}).filter((kind) => kind !== 'gateway'),
   );
-  // In the table at once (the stand-in finds it now); the hook for fetch is on once this resolves.
-  const removing =
-    kinds.length === 0
-      ? undefined
-      : serveHosts(kinds, {
-          app,
-          server,
-          // Never listening: fetch of its hosts is refused by the port, the stand-in uses memory.
-          host: '127.0.0.1',
-          port: 9,
-          connect: () => {
-            const [client, serverEnd] = memoryConnection();
-            server.emit('connection', serverEnd);
-            return client;
-          },
-        });
+  // In the table at once (the stand-in finds it now), reached as serve()'s servers are; never
+  // listening, a fetch of its hosts is refused by the port (9), the stand-in uses memory.
+  const removing = kinds.length === 0 ? undefined : addServedHosts(app, server, kinds, 9);
   return {
     app,
     server,
