@@ -110,7 +110,7 @@ describe('the Done means of issue 51, one test each', () => {
         .map((line) => `${relative(REPO, file)}: ${line.trim()}`),
     );
     expect(lines).toEqual([
-      'src/platform/services/service.ts: const RETIRED_VARIABLES = { CLOUDFN_WS_PUSH_URL: PUSH_HOST, CLOUDFN_LIVE_URL: LIVE_HOST };',
+      "src/platform/services/service.ts: const RETIRED_VARIABLES = { CLOUDFN_WS_PUSH_URL: 'ws-push.dyc.ivolces.com', CLOUDFN_LIVE_URL: 'webcast.bytedance.com' };",
     ]);
   });
 

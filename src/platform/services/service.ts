@@ -12,7 +12,6 @@
 import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import { SERVICE_CONFIG_KEYS } from '../../config/config-keys.js';
 import { addInnerCalls } from '../../../runtime/intranet/host-table.js';
-import { PUSH_HOSTS, WEBCAST_PUBLIC_HOST } from '../../../runtime/intranet/hosts.js';
 import { addressOf, type InnerCallTable, type ServiceAddress } from '../../../runtime/intranet/inner-call.js';
 import { requestContext } from '../../../runtime/log/console-capture.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
@@ -21,11 +20,8 @@ import type { ServicesAnswer } from './protocol.js';
 import { gatewayHook } from './gateway.js';
 import { readGatewayLimits, readServiceSetting, readSessionMap, type SessionMap } from './setting.js';
 
-/** The plain hosts a function calls on the platform, and cloudfn dev answers (docs/gateway.md). */
-const PUSH_HOST = `http://${PUSH_HOSTS[0]}`;
-const LIVE_HOST = `https://${WEBCAST_PUBLIC_HOST}`;
-/** The variables of earlier versions, each with the plain host a function calls instead. */
-const RETIRED_VARIABLES = { CLOUDFN_WS_PUSH_URL: PUSH_HOST, CLOUDFN_LIVE_URL: LIVE_HOST };
+/** The variables of earlier versions, each with the plain host a function calls instead (docs/gateway.md). */
+const RETIRED_VARIABLES = { CLOUDFN_WS_PUSH_URL: 'ws-push.dyc.ivolces.com', CLOUDFN_LIVE_URL: 'webcast.bytedance.com' };
 
 /** Makes the extension; sets the platform's variables at once (before the functions load). */
 export function servicesService(context: ServiceContext): ServiceExtension {
@@ -56,7 +52,7 @@ export function servicesService(context: ServiceContext): ServiceExtension {
         'warn',
         '',
         RUNTIME_FUNCTION,
-        `${name}=${set} is no longer read: call ${host} itself, as on the platform; cloudfn dev answers it`,
+        `${name}=${set} is no longer read: call the plain host ${host} itself, as on the platform; cloudfn dev answers it`,
       );
   }
   let selfUrl: string | undefined;
