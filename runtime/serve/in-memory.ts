@@ -11,7 +11,7 @@ import { compileDispatcher } from './dispatch.js';
 import type { Extension } from './extension.js';
 import { createHttpServer } from './http-server.js';
 import { type InjectRequest, type InjectResponse, inject } from './inject.js';
-import { addServedHosts } from './serve-hosts.js';
+import { addExtensionHosts } from './serve-hosts.js';
 
 /**
  * A server of `app` without hooks that never listens: where a `Scheduler` made apart from a
@@ -42,13 +42,9 @@ export function serveInMemory(init: AppInit, extensions: readonly Extension[]): 
   const dispatcher = compileDispatcher(app, extensions);
   const server = createHttpServer(app, { before: dispatcher === undefined ? [] : [dispatcher] });
   for (const extension of extensions) extension.upgrade?.(server, app);
-  // The intranet hosts (the client gateway is reached by its header, never by the table).
-  const kinds = extensions.flatMap((extension) =>
-    Object.keys(extension.hosts?.(app) ?? {}).filter((kind) => kind !== 'gateway'),
-  );
   // In the table at once (the stand-in finds it now), reached as serve()'s servers are; never
   // listening, a fetch of its hosts is refused by the port (9), the stand-in uses memory.
-  const removing = kinds.length === 0 ? undefined : addServedHosts(app, server, kinds, 9);
+  const removing = addExtensionHosts(app, server, extensions, 9);
   return {
     app,
     server,

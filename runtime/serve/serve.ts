@@ -138,11 +138,9 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     extensions.length === 0 ? undefined : (await import('./extension.js')).setExtensionEnv(extensions, bound.url);
   // The platform hosts the extensions stand in for, in the process's one host table (imported
   // only when one declares a host): a function's call to one reaches this server.
-  const hostKinds = extensions.flatMap((extension) => intranetKinds(extension.hosts?.(app)));
-  const removeHosts =
-    hostKinds.length === 0
-      ? undefined
-      : await (await import('./serve-hosts.js')).addServedHosts(app, server, hostKinds, bound.port);
+  const removeHosts = !extensions.some((extension) => extension.hosts !== undefined)
+    ? undefined
+    : await (await import('./serve-hosts.js')).addExtensionHosts(app, server, extensions, bound.port);
   // Installed once the port is open, so a start-up that fails leaves console as it was.
   const restoreConsole = app.options.captureConsole ? captureConsole(logger) : undefined;
   // performance.now() counts from the process start: the cold start, up to the open port.
@@ -203,9 +201,4 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
 /** Closes the extensions, the last first. */
 async function closeExtensions(extensions: readonly Extension[]): Promise<void> {
   for (const extension of [...extensions].reverse()) await extension.close?.();
-}
-
-/** The intranet hosts among an extension's `hosts` (the client gateway is reached by its header). */
-function intranetKinds(hosts: object | undefined): string[] {
-  return Object.keys(hosts ?? {}).filter((kind) => kind !== 'gateway');
 }
