@@ -1,7 +1,7 @@
 /**
  * The rooms of src/platform/ and which way they may import one another. At the root, one folder
  * per local service (the media API emulator, the server SDK's stand-in, the WebSocket gateway,
- * the live rooms, the app's components, the app's services) beside the files every service shares (errors.ts) and the public entry
+ * the live rooms, the app's components, the app's services, the object store) beside the files every service shares (errors.ts) and the public entry
  * (index.ts), which no service imports. Inside the emulator (media-api/) the same rule again:
  * the records (state/) at the bottom, the keys and the background jobs on them, the HTTP answers
  * on top, and its assembly (platform.ts), which no room imports.
@@ -26,6 +26,7 @@ interface Level {
 /** The folders of src/platform that `cloudfn dev` does not run as an extension, and why. */
 const NOT_DEV_SERVICES: Record<string, string> = {
   'media-api': 'a server of its own (cloudfn platform, cloudfn dev --platform)',
+  storage: 'the object store alone so far; the local TOS extension comes next',
 };
 
 const LEVELS: Level[] = [
@@ -38,6 +39,7 @@ const LEVELS: Level[] = [
       live: ['sdk'],
       components: [],
       services: ['components', 'gateway', 'live'],
+      storage: [],
     },
     shared: ['errors.ts'],
     files: ['errors.ts', 'index.ts'],
