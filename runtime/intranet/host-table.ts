@@ -44,6 +44,8 @@ const hosts: HostEntry[] = [];
 /** The entry that refused a call, by its reason, until the hook reports the refusal. */
 const refusers = new Map<string, InnerCallEntry>();
 const innerCalls: InnerCallEntry[] = [];
+/** How many holders keep the hook on with nothing in the table yet (`holdHook`). */
+let holds = 0;
 let off: Promise<() => void> | undefined;
 
 /** Whether an entry owned by `app` answers the call being made now. */
@@ -83,7 +85,7 @@ function innerCallFor(protocol: 'http:' | 'https:', host: Extract<IntranetHost, 
 
 /** Installs the hook with the first entry; removes it with the last. */
 async function changed(): Promise<void> {
-  const empty = hosts.length === 0 && innerCalls.length === 0;
+  const empty = hosts.length === 0 && innerCalls.length === 0 && holds === 0;
   if (!empty && off === undefined) {
     off = interceptIntranet(router, {
       lookup: (hostname) => lookupOwn(hostname),
@@ -122,6 +124,25 @@ export async function serveHosts(
   return async () => {
     const at = hosts.indexOf(entry);
     if (at !== -1) hosts.splice(at, 1);
+    await changed();
+  };
+}
+
+/**
+ * Turns the hook on before a server adds its hosts, and keeps it on until the returned function
+ * is called. For clients that copy an agent's `createConnection` when they are made (the TOS
+ * SDK's agent does, in `new TosClient()`, often at a module's top level): made before the hook,
+ * they would never see it, so `cloudfn dev` holds it before the functions load.
+ * @example const release = await holdHook(); ... await release()
+ */
+export async function holdHook(): Promise<() => Promise<void>> {
+  holds++;
+  await changed();
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    holds--;
     await changed();
   };
 }

@@ -2,8 +2,10 @@
  * The platform's intranet hostnames that functions call with plain HTTP, and what each is:
  * another service of the app (`{from}-{to}.inner-call.dyc.ivolces.com`, or the older
  * `{from}-{to}.dycloud.service`), the gateway's push API (`ws-push.dyc.ivolces.com`,
- * `ws-push.dycloud-api.service`), and the live-room OpenAPI without an access token
- * (`webcast-bytedance-com.openapi.dyc.ivolces.com`).
+ * `ws-push.dycloud-api.service`), the live-room OpenAPI without an access token
+ * (`webcast-bytedance-com.openapi.dyc.ivolces.com`), and object storage (TOS: the region's
+ * endpoint `tos-cn-beijing.volces.com`, its intranet twin `tos-cn-beijing.ivolces.com`, and
+ * either with `<bucket>.` in front).
  */
 /** The hosts a function calls for the push API on the platform (the gateway's push API). */
 export const PUSH_HOSTS: readonly string[] = ['ws-push.dyc.ivolces.com', 'ws-push.dycloud-api.service'];
@@ -24,17 +26,28 @@ export const CLIENT_GATEWAY_HEADER = 'x-cloudfn-service';
 /** The suffixes of a service-to-service host, newest first. */
 export const INNER_CALL_SUFFIXES: readonly string[] = ['.inner-call.dyc.ivolces.com', '.dycloud.service'];
 
+/**
+ * A TOS endpoint: `tos-<region>.volces.com` (public) or `tos-<region>.ivolces.com` (intranet),
+ * with an optional `<bucket>.` in front (TOS's virtual-hosted style). The S3-compatible
+ * endpoints (`tos-s3-…`) are not TOS's own API and are left alone.
+ */
+const TOS_HOST = /^(?:([a-z0-9][a-z0-9-]{1,61}[a-z0-9])\.)?tos-((?!s3-)[a-z0-9-]+)\.i?volces\.com$/;
+
 /** What an intranet host names. */
 export type IntranetHost =
   /** `pair` is `{from}-{to}` as written; the services layer splits it against the known ids. */
-  { readonly kind: 'inner-call'; readonly pair: string } | { readonly kind: 'ws-push' } | { readonly kind: 'webcast' };
+  | { readonly kind: 'inner-call'; readonly pair: string }
+  | { readonly kind: 'ws-push' }
+  | { readonly kind: 'webcast' }
+  /** `bucket` when the host names one (`media.tos-cn-beijing.volces.com`). */
+  | { readonly kind: 'tos'; readonly region: string; readonly bucket?: string };
 
 /**
  * A cheap first test, made for every outgoing connection while the hook is on: whether the
  * host can be an intranet one at all (every one ends with one of these).
  */
 export function maybeIntranet(hostname: string): boolean {
-  return hostname.endsWith('.ivolces.com') || hostname.endsWith('.service') || hostname === WEBCAST_PUBLIC_HOST;
+  return hostname.endsWith('volces.com') || hostname.endsWith('.service') || hostname === WEBCAST_PUBLIC_HOST;
 }
 
 /**
@@ -55,6 +68,8 @@ export function classifyHost(hostname: string): IntranetHost | undefined {
   if (!maybeIntranet(host)) return undefined;
   if (PUSH_HOSTS.includes(host)) return { kind: 'ws-push' };
   if (host === WEBCAST_INTRANET_HOST || host === WEBCAST_PUBLIC_HOST) return { kind: 'webcast' };
+  const tos = TOS_HOST.exec(host);
+  if (tos !== null) return { kind: 'tos', region: tos[2]!, ...(tos[1] === undefined ? {} : { bucket: tos[1] }) };
   for (const suffix of INNER_CALL_SUFFIXES) {
     if (!host.endsWith(suffix)) continue;
     const pair = host.slice(0, -suffix.length);
