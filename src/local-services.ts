@@ -17,6 +17,7 @@ import type { LocalService, ServiceContext, ServiceExtension } from './local-ser
 export const LOCAL_SERVICES: readonly LocalService[] = [
   { name: 'services', load: async () => (await import('./platform/services/service.js')).servicesService },
   { name: 'components', load: async () => (await import('./platform/components/service.js')).componentsService },
+  { name: 'storage', load: async () => (await import('./platform/storage/service.js')).storageService },
   { name: 'timers', load: async () => (await import('./schedule/service.js')).timersService },
   { name: 'sdk', load: async () => (await import('./platform/sdk/service.js')).sdkService },
   { name: 'live', load: async () => (await import('./platform/live/service.js')).liveService },

@@ -16,9 +16,11 @@ import { platformErrors } from '../src/platform/errors.js';
 import { scheduleErrors } from '../src/schedule/errors.js';
 import { serviceErrors } from '../src/platform/services/errors.js';
 import { signErrors } from '../src/sign/errors.js';
+import { storageErrors } from '../src/platform/storage/errors.js';
 
 const doc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
-const headings = new Set([...doc.matchAll(/^### ([A-Z0-9_]+)\s*$/gm)].map((m) => m[1]));
+// Codes are upper snake case (cloudfn's), or TOS's own in upper camel case (NoSuchKey).
+const headings = new Set([...doc.matchAll(/^### ([A-Za-z0-9_]+)\s*$/gm)].map((m) => m[1]));
 
 const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   runtime: runtimeErrors,
@@ -34,6 +36,7 @@ const tables: Record<string, Readonly<Record<string, { status: number }>>> = {
   components: componentErrors,
   services: serviceErrors,
   app: appErrors,
+  storage: storageErrors,
 };
 
 describe('docs/errors.md', () => {

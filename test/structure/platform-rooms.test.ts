@@ -26,7 +26,6 @@ interface Level {
 /** The folders of src/platform that `cloudfn dev` does not run as an extension, and why. */
 const NOT_DEV_SERVICES: Record<string, string> = {
   'media-api': 'a server of its own (cloudfn platform, cloudfn dev --platform)',
-  storage: 'the object store alone so far; the local TOS extension comes next',
 };
 
 const LEVELS: Level[] = [
@@ -39,7 +38,7 @@ const LEVELS: Level[] = [
       live: ['sdk'],
       components: [],
       services: ['components', 'gateway', 'live'],
-      storage: [],
+      storage: ['components'],
     },
     shared: ['errors.ts'],
     files: ['errors.ts', 'index.ts'],

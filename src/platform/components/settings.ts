@@ -16,7 +16,12 @@ export interface ComponentsSetting {
   readonly mysql?: true | string;
   /** A string only: `mongodb://[user:password@]host:port[,host:port…][/[db][?authSource=…]]`. */
   readonly mongo?: string;
+  /** `true`: the local object store answers the platform's TOS hosts (src/platform/storage/). */
+  readonly tos?: true;
 }
+
+/** The components that are not a server cloudfn starts, but a local service of `cloudfn dev`. */
+export const SERVICE_COMPONENTS = ['tos'] as const;
 
 /** The component names, in the order they start. */
 export const COMPONENT_NAMES = ['redis', 'mysql', 'mongo'] as const;
@@ -50,12 +55,24 @@ export function readComponentsSetting(value: unknown): ComponentsSetting {
     );
   const out: Record<string, true | string> = {};
   for (const [key, setting] of Object.entries(value)) {
+    if (key === 'tos') {
+      if (setting === false) continue;
+      if (setting !== true)
+        throw createComponentError(
+          'CLOUDFN_COMPONENT_SETTING',
+          key,
+          `is ${JSON.stringify(setting)}`,
+          "write true: cloudfn dev answers the platform's TOS hosts from a local store (docs/storage.md)",
+        );
+      out[key] = true;
+      continue;
+    }
     if (!(COMPONENT_NAMES as readonly string[]).includes(key))
       throw createComponentError(
         'CLOUDFN_COMPONENT_SETTING',
         key,
         'is not a component',
-        `use one of ${COMPONENT_NAMES.join(', ')}`,
+        `use one of ${[...COMPONENT_NAMES, ...SERVICE_COMPONENTS].join(', ')}`,
       );
     const name = key as ComponentName;
     if (setting === false) continue;

@@ -67,20 +67,35 @@ const table = {
   SignatureDoesNotMatch: {
     status: 403,
     message: (detail: string) =>
-      `The request signature we calculated does not match the signature you provided: ${detail}; sign with TOS_ACCESS_KEY and TOS_SECRET_KEY`,
+      `The request signature we calculated does not match the signature you provided: ${detail}; sign with TOS_ACCESS_KEY and TOS_SECRET_KEY (the dev log shows the string to sign)`,
   },
   AccessDenied: {
     status: 403,
     message: (detail: string) => `Access Denied: ${detail}`,
   },
+  InvalidAccessKeyId: {
+    status: 403,
+    message: (detail: string) => `The access key ID you provided does not exist in our records: ${detail}`,
+  },
+  RequestTimeTooSkewed: {
+    status: 403,
+    message: (detail: string) =>
+      `The difference between the request time and the server's time is too large: ${detail}`,
+  },
+  BadDigest: {
+    status: 400,
+    message: (given: string, computed: string) =>
+      `The Content-MD5 you specified did not match what we received: ${given} given, ${computed} computed over the body; send the base64 MD5 of the bytes you send`,
+  },
+  PreconditionFailed: {
+    status: 412,
+    message: (header: string, etag: string) =>
+      `At least one of the preconditions you specified did not hold: ${header}, while the object's ETag is ${etag}`,
+  },
   MethodNotAllowed: {
     status: 405,
     message: (method: string, target: string) =>
       `The specified method is not allowed against this resource: ${method} ${target}`,
-  },
-  MissingContentLength: {
-    status: 411,
-    message: (target: string) => `You must provide the Content-Length HTTP header for ${target}`,
   },
   NotImplemented: {
     status: 501,

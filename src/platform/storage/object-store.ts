@@ -67,6 +67,8 @@ export interface ObjectHead {
   meta?: Record<string, string>;
   /** `cache-control`, `content-disposition`, `content-encoding`, `content-language`, `expires`. */
   headers?: Record<string, string>;
+  /** The base64 MD5 the sender gave (`Content-MD5`): a body that does not match is refused (`BadDigest`) and not stored. */
+  contentMd5?: string;
 }
 
 /** A byte range: `start` to `end` inclusive (`end` past the object is cut to its last byte), or the last `suffix` bytes. */
@@ -217,6 +219,7 @@ export class ObjectStore {
     checkKey(key);
     await this.#bucket(bucket);
     const written = await this.#write(body);
+    await checkMd5(written, head.contentMd5);
     return this.#commit(bucket, key, written, {
       etag: `"${written.md5.toString('hex')}"`,
       crc64: written.crc64,
@@ -371,7 +374,14 @@ export class ObjectStore {
   }
 
   /** Streams one part to disk; a part sent again replaces the earlier one. */
-  async uploadPart(bucket: string, key: string, uploadId: string, partNumber: number, body: Body): Promise<PartInfo> {
+  async uploadPart(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    body: Body,
+    contentMd5?: string,
+  ): Promise<PartInfo> {
     await this.#upload(bucket, key, uploadId);
     if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > MAX_PART_NUMBER)
       throw storageError(
@@ -381,6 +391,7 @@ export class ObjectStore {
         `give a whole number from 1 to ${MAX_PART_NUMBER}`,
       );
     const written = await this.#write(body);
+    await checkMd5(written, contentMd5);
     const dir = this.#uploadDir(uploadId);
     const data = `${partNumber}.${randomId()}`;
     await rename(written.file, join(dir, data));
@@ -679,6 +690,15 @@ export class ObjectStore {
   #uploadDir(uploadId: string): string {
     return join(this.dir, 'uploads', uploadId);
   }
+}
+
+/** Refuses (and removes) written bytes whose MD5 is not the one the sender gave. */
+async function checkMd5(written: Written, contentMd5: string | undefined): Promise<void> {
+  if (contentMd5 === undefined) return;
+  const computed = written.md5.toString('base64');
+  if (contentMd5.trim() === computed) return;
+  await rm(written.file, { force: true });
+  throw storageError('BadDigest', contentMd5, computed);
 }
 
 function checkBucketName(name: string): void {
