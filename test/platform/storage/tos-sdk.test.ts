@@ -299,4 +299,54 @@ describe('the local TOS under the real SDK', () => {
     expect(error.code).toBe('SignatureDoesNotMatch');
     expect((await serverError(tos.headObject({ key: 't.txt' }))).statusCode).toBe(404);
   });
+  it("answers bad input in TOS's shape, with the value and the fix named", async () => {
+    const code = async (promise: Promise<unknown>) => {
+      const error = await serverError(promise);
+      return [error.statusCode, error.code ?? error.ec, error.message];
+    };
+    expect(await code(tos.listObjectsType2({ maxKeys: 5000, listOnlyOnce: true }))).toEqual([
+      400,
+      'InvalidArgument',
+      'max-keys 5000 is not valid: give a whole number from 0 to 1000',
+    ]);
+    const [, tokenCode] = await code(tos.listObjectsType2({ continuationToken: 'garbage', listOnlyOnce: true }));
+    expect(tokenCode).toBe('InvalidArgument');
+    await tos.putObject({ key: 'small.txt', body: Buffer.from('12345') });
+    const [rangeStatus, rangeCode, rangeMessage] = await code(
+      tos.getObjectV2({ key: 'small.txt', range: 'bytes=100-' }),
+    );
+    expect([rangeStatus, rangeCode]).toEqual([416, 'InvalidRange']);
+    expect(rangeMessage).toBe(''); // getObjectV2 parses no body: the code is in x-tos-ec
+    const { data: upload } = await tos.createMultipartUpload({ key: 'bad.bin' });
+    await tos.uploadPart({ key: 'bad.bin', uploadId: upload.UploadId, partNumber: 1, body: Buffer.from('x') });
+    const [, partCode, partMessage] = await code(
+      tos.completeMultipartUpload({
+        key: 'bad.bin',
+        uploadId: upload.UploadId,
+        parts: [{ eTag: '"0"', partNumber: 1 }],
+      }),
+    );
+    expect(partCode).toBe('InvalidPart');
+    expect(partMessage).toContain('give the ETag that uploadPart answered');
+    expect(
+      (
+        await code(
+          tos.completeMultipartUpload({
+            key: 'bad.bin',
+            uploadId: 'f'.repeat(32),
+            parts: [{ eTag: '"0"', partNumber: 1 }],
+          }),
+        )
+      )[1],
+    ).toBe('NoSuchUpload');
+    expect((await code(tos.getObjectAcl({ key: 'small.txt' })))[1]).toBe('NotImplemented');
+
+    // Unsigned, and malformed: answered, never a crash.
+    const anonymous = await fetch('https://media.tos-cn-beijing.volces.com/small.txt');
+    expect(anonymous.status).toBe(403);
+    expect(await anonymous.json()).toMatchObject({ Code: 'AccessDenied', HostId: 'media.tos-cn-beijing.volces.com' });
+    const badPath = await fetch(`${tos.getPreSignedUrl({ key: 'small.txt' }).replace('/small.txt', '/%E0%A4%A')}`);
+    expect(badPath.status).toBe(403);
+    expect(((await badPath.json()) as { Code: string }).Code).toBe('AccessDenied');
+  });
 });
