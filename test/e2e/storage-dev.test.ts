@@ -3,7 +3,7 @@
  * TOS sample (the endpoint `tos-cn-beijing.volces.com`, the keys from `TOS_ACCESS_KEY` and
  * `TOS_SECRET_KEY`, a client made at the module's top level) runs unchanged: it puts an object,
  * heads it, lists it and mints a presigned GET URL that curl downloads byte for byte through the
- * dev route, then deletes it. With the secret changed the SDK throws `SignatureDoesNotMatch`.
+ * dev route (and Chromium opens), then deletes it. With the secret changed the SDK throws `SignatureDoesNotMatch`.
  * Then: a presigned PUT and GET through curl, an expired URL refused, the data and a URL minted
  * before a restart still there after it, and a large multipart upload with the dev server's
  * peak RSS bounded.
@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, launchChromium } from '../testing/browser.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
 import { tempProject } from '../testing/project.js';
 import { until } from '../testing/until.js';
@@ -227,6 +228,19 @@ describe('the platform TOS sample under cloudfn dev', { timeout: 600_000 }, () =
       answer.url.replace(/^https:\/\/[^/]+/, base),
     ]);
     expect(byHost.body.equals(Buffer.from(text))).toBe(true);
+
+    if (HAS_CHROMIUM) {
+      // And in a browser: the page shows the object's text.
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        const opened = await page.goto(local(answer.url, base));
+        expect(opened?.status()).toBe(200);
+        expect((await page.evaluate(() => document.body.innerText)).trim()).toBe(text.trim());
+      } finally {
+        await browser.close();
+      }
+    }
 
     const removed = await call<{ left: number }>(base, `/remove?key=${encodeURIComponent(key)}`);
     expect(removed.left).toBe(0);
