@@ -139,7 +139,7 @@ export function configSchema(): JsonSchema {
       type: 'object',
       additionalProperties: false,
       description:
-        'The components cloudfn dev injects as REDIS_*, MYSQL_*, MONGO_*: true starts a local server, a URL points at a running one (docs/services.md#components); tos: true answers the platform\'s TOS hosts from a local store and injects TOS_* (docs/storage.md).',
+        "The components cloudfn dev injects as REDIS_*, MYSQL_*, MONGO_*: true starts a local server, a URL points at a running one (docs/services.md#components); tos: true answers the platform's TOS hosts from a local store and injects TOS_* (docs/storage.md).",
       properties: {
         redis: { anyOf: [{ type: 'boolean' }, { type: 'string', pattern: '^(redis://|[^/]+:\\d+$)' }] },
         mysql: { anyOf: [{ type: 'boolean' }, { type: 'string', pattern: '^(mysql://|[^/]+:\\d+$)' }] },
