@@ -56,8 +56,7 @@ const table = {
   },
   InvalidPartOrder: {
     status: 400,
-    message: (numbers: string) =>
-      `The parts must be listed in ascending part number order, without repeats; got ${numbers}`,
+    message: (numbers: string) => `A part number is listed twice: ${numbers}; list each part once`,
   },
   EntityTooSmall: {
     status: 400,

@@ -433,7 +433,7 @@ export class ObjectStore {
   }
 
   /**
-   * Joins the listed parts (ascending, each with the ETag its upload answered) into the object, or
+   * Joins the listed parts (each with the ETag its upload answered; in any order, joined by number) into the object, or
    * every uploaded part when `parts` is `'all'` (TOS's `x-tos-complete-all`).
    */
   async completeMultipartUpload(
@@ -450,11 +450,14 @@ export class ObjectStore {
     } else {
       if (parts.length === 0)
         throw storageError('InvalidArgument', 'Parts', '[]', 'list at least one part, as uploadPart answered it');
-      for (let i = 1; i < parts.length; i++)
-        if (parts[i]!.partNumber <= parts[i - 1]!.partNumber)
+      // Joined by part number whatever the order listed: the SDK's own uploadFile lists the
+      // parts in the order they finished. A number listed twice is refused.
+      const sorted = [...parts].sort((a, b) => a.partNumber - b.partNumber);
+      for (let i = 1; i < sorted.length; i++)
+        if (sorted[i]!.partNumber === sorted[i - 1]!.partNumber)
           throw storageError('InvalidPartOrder', parts.map((part) => part.partNumber).join(', '));
       const byNumber = new Map(uploaded.map((part) => [part.partNumber, part]));
-      chosen = parts.map((listed) => {
+      chosen = sorted.map((listed) => {
         const part = byNumber.get(listed.partNumber);
         if (!part)
           throw storageError('InvalidPart', listed.partNumber, 'it was not uploaded; upload it, or leave it out');

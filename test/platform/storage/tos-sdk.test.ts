@@ -6,7 +6,7 @@
  * a wrong access key, a header changed after signing and an expired URL.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -231,6 +231,18 @@ describe('the local TOS under the real SDK', () => {
       contentLength: data.length,
     } as Parameters<TosClient['uploadPart']>[0]);
     expect(part.data.hashCrc64ecma).toBe(crc64(data));
+  });
+
+  it("takes the SDK's uploadFile (parts in parallel, CRC-64 combined and checked) and downloadFile", async () => {
+    const checked = client({ enableCRC: true });
+    const data = randomBytes(11 * 1024 * 1024 + 123);
+    const file = join(dir, 'upload-source.bin');
+    writeFileSync(file, data);
+    const uploaded = await checked.uploadFile({ key: 'files/big.bin', file, partSize: 5 * 1024 * 1024, taskNum: 3 });
+    expect(uploaded.data.HashCrc64ecma).toBe(crc64(data));
+    const target = join(dir, 'download-target.bin');
+    await checked.downloadFile({ key: 'files/big.bin', filePath: target, partSize: 4 * 1024 * 1024 });
+    expect(readFileSync(target).equals(data)).toBe(true);
   });
 
   it('mints presigned GET and PUT URLs that work for a plain HTTP client until they expire', async () => {
