@@ -245,6 +245,30 @@ describe('the local TOS under the real SDK', () => {
     expect(readFileSync(target).equals(data)).toBe(true);
   });
 
+  it('answers the other everyday calls: headBucket, deleteBucket, files, buffers, response overrides', async () => {
+    await tos.createBucket({ bucket: 'scratch' });
+    expect((await tos.headBucket('scratch')).statusCode).toBe(200);
+    const source = join(dir, 'from-file.txt');
+    writeFileSync(source, 'from a file');
+    await tos.putObjectFromFile({ bucket: 'scratch', key: 'f.txt', filePath: source });
+    const target = join(dir, 'to-file.txt');
+    await tos.getObjectToFile({ bucket: 'scratch', key: 'f.txt', filePath: target });
+    expect(readFileSync(target, 'utf8')).toBe('from a file');
+    const asBuffer = await tos.getObjectV2({ bucket: 'scratch', key: 'f.txt', dataType: 'buffer' });
+    expect((asBuffer.data.content as Buffer).toString()).toBe('from a file');
+    const url = tos.getPreSignedUrl({
+      bucket: 'scratch',
+      key: 'f.txt',
+      response: { contentDisposition: 'attachment; filename="f.txt"' },
+    });
+    const download = await fetch(url);
+    expect(download.headers.get('content-disposition')).toBe('attachment; filename="f.txt"');
+    expect((await serverError(tos.deleteBucket('scratch'))).code).toBe('BucketNotEmpty');
+    await tos.deleteObject({ bucket: 'scratch', key: 'f.txt' });
+    expect((await tos.deleteBucket('scratch')).statusCode).toBe(204);
+    expect((await serverError(tos.headBucket('scratch'))).statusCode).toBe(404);
+  });
+
   it('mints presigned GET and PUT URLs that work for a plain HTTP client until they expire', async () => {
     const put = tos.getPreSignedUrl({ key: 'up/photo.png', method: 'PUT', expires: 600 });
     expect(put).toMatch(
