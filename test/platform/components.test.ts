@@ -84,6 +84,10 @@ describe('the components setting and the variables it injects', () => {
     [{ mysql: 3306 }, 'components.mysql is 3306: write true (a local server) or the URL of a running one'],
     [{ mongo: 'mongodb+srv://u:p@cluster.example' }, 'mongodb+srv:// has no host list to inject'],
     [['redis'], 'components.(the object) is ["redis"]: write an object'],
+    [
+      { tos: 'tos-cn-beijing.volces.com' },
+      'components.tos is "tos-cn-beijing.volces.com": write true: cloudfn dev answers',
+    ],
   ])('refuses %j in one line that names the key and the fix', (value, message) => {
     let thrown: unknown;
     try {
@@ -94,6 +98,11 @@ describe('the components setting and the variables it injects', () => {
     expect(thrown).toMatchObject({ code: 'CLOUDFN_COMPONENT_SETTING' });
     expect((thrown as Error).message).toContain(message);
     expect((thrown as Error).message).not.toContain('\n');
+  });
+
+  it('takes tos: true (the local object store, no server to start), and tos: false as absent', () => {
+    expect(readComponentsSetting({ tos: true, redis: false })).toEqual({ tos: true });
+    expect(readComponentsSetting({ tos: false })).toEqual({});
   });
 
   it('takes false as absent, and the string forms as they are', () => {
