@@ -209,6 +209,8 @@ describe('the local TOS under the real SDK', () => {
 
     const other = await tos.createMultipartUpload({ key: 'dropped.bin' });
     await tos.uploadPart({ key: 'dropped.bin', uploadId: other.data.UploadId, partNumber: 1, body: Buffer.from('x') });
+    const inProgress = await tos.listMultipartUploads({});
+    expect(inProgress.data.Uploads.map((u) => [u.Key, u.UploadId])).toEqual([['dropped.bin', other.data.UploadId]]);
     await tos.abortMultipartUpload({ key: 'dropped.bin', uploadId: other.data.UploadId });
     expect((await serverError(tos.listParts({ key: 'dropped.bin', uploadId: other.data.UploadId }))).code).toBe(
       'NoSuchUpload',
