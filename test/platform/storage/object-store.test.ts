@@ -4,7 +4,8 @@
  * same folder (a restart).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -247,6 +248,22 @@ describe('ObjectStore', () => {
     expect(await text((await store.getObject('app', 'k')).body)).toBe('old');
     const tmp = join(dir, 'tmp');
     expect(readdirSync(tmp).flatMap((sub) => readdirSync(join(tmp, sub)))).toEqual([]);
+  });
+
+  it("drops on open what a crashed process left half written, and leaves a live one's alone", async () => {
+    await store.putObject('app', 'k', 'kept');
+    // The pid of a process that has ended, and this process's own (another store of it).
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const crashed = join(dir, 'tmp', `${dead}-0000`);
+    const live = join(dir, 'tmp', `${process.pid}-ffff`);
+    for (const folder of [crashed, live]) {
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, 'half'), 'half an object');
+    }
+    const again = new ObjectStore({ dir, defaultBucket: 'app' });
+    expect(await text((await again.getObject('app', 'k')).body)).toBe('kept');
+    expect(existsSync(crashed)).toBe(false);
+    expect(existsSync(join(live, 'half'))).toBe(true);
   });
 
   it('finds its data again when opened anew on the folder (a restart), and clear() empties it', async () => {
