@@ -130,7 +130,15 @@ export function isPresigned(query: string): boolean {
  * @example const refusal = verifySignature(request, { accessKey, secretKey }); if (refusal) answer 403
  */
 export function verifySignature(request: SignedRequest, keys: TosKeys, now = Date.now()): SignatureRefusal | undefined {
-  const pairs = queryPairs(request.query);
+  let pairs: [string, string][];
+  try {
+    pairs = queryPairs(request.query);
+  } catch {
+    return refusal(
+      'AccessDenied',
+      `the query ${JSON.stringify(request.query.slice(0, 80))} is not valid percent-encoding`,
+    );
+  }
   const declared = isPresigned(request.query) ? fromQuery(pairs) : fromHeader(request.headers, pairs);
   if ('code' in declared) return declared;
 

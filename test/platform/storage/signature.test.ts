@@ -64,6 +64,8 @@ describe('verifySignature against the SDK signer', () => {
     expect(code(asRequest(url), { ...KEYS, secretKey: 'other' })).toBe('SignatureDoesNotMatch');
     expect(code(asRequest(url), { ...KEYS, accessKey: 'AKLTother' })).toBe('InvalidAccessKeyId');
     expect(code({ ...asRequest(url.split('?')[0]!), query: '' })).toBe('AccessDenied');
+    expect(code({ ...asRequest(url), query: `${asRequest(url).query}&bad=%E0%A4%A` })).toBe('AccessDenied');
+    expect(code({ ...asRequest(url), path: '/%E0%A4%A' })).toBe('AccessDenied');
   });
 
   it('names, for a mismatch, the string to sign and the canonical request it computed', () => {
