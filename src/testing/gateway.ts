@@ -55,7 +55,7 @@ export interface TestGateway {
   /** Connects a client to `path` (`X-TT-SERVICE-PATH`) as `openid`; rejects with ConnectRefusedError on a non-2xx connect. */
   connect(options: TestConnectOptions): Promise<SimulatedClient>;
   /** Calls the push API as a function would (`{ path: '/ws/push_data', headers, body }`). */
-  pushApi(request: { path: string; headers?: Record<string, string>; body?: string | Uint8Array }): PushAnswer;
+  pushApi(request: { path: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<PushAnswer>;
   /** Every push delivered, in order. */
   pushes: Extract<GatewayActivity, { type: 'push' }>[];
   /** Everything the gateway did: connects, refusals, uplinks, pushes, groups, disconnects. */

@@ -44,16 +44,18 @@ describe('openGateway', () => {
     await a.send('join:red');
     expect(gateway.gateway.groupMembers('room', 'red')).toEqual([a.sessionId]);
     const group = { 'X-TT-WS-GROUPNAME': 'room', 'X-TT-WS-GROUPVALUE': 'red' };
-    expect(gateway.pushApi({ path: '/ws/group/push_data', headers: group, body: 'red only' }).body.err_no).toBe(0);
+    expect((await gateway.pushApi({ path: '/ws/group/push_data', headers: group, body: 'red only' })).body.err_no).toBe(
+      0,
+    );
     expect((await a.next()).text).toBe('red only');
     expect(b.messages).toEqual([]);
-    const six = gateway.pushApi({
+    const six = await gateway.pushApi({
       path: '/ws/push_data',
       headers: { 'X-TT-WS-OPENIDS': '["a","b","c","d","e","f"]' },
       body: 'x',
     });
     expect(six).toMatchObject({ status: 400, body: { err_no: 40001, data: null } });
-    const live = gateway.pushApi({
+    const live = await gateway.pushApi({
       path: '/ws/live_interaction/push_data',
       headers: { 'X-TT-WS-OPENIDS': '["b"]' },
       body: '{"msg":1}',
@@ -77,7 +79,8 @@ describe('openGateway', () => {
       status: 200,
     });
     expect(
-      gateway.pushApi({ path: '/ws/push_data', headers: { 'X-TT-WS-SESSIONIDS': `[${client.sessionId}]` } }).body,
+      (await gateway.pushApi({ path: '/ws/push_data', headers: { 'X-TT-WS-SESSIONIDS': `[${client.sessionId}]` } }))
+        .body,
     ).toEqual({ data: { failed_session_id_list: [client.sessionId] }, err_msg: 'success', err_no: 0 });
   });
 

@@ -8,8 +8,10 @@
 import type { Agent, IncomingHttpHeaders, Server } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { inject } from '../../../runtime/serve/inject.js';
+import { failureText } from './envelope.js';
+import { LocalDirectory } from '../../fleet/ws/local-directory.js';
+import type { DirectoryFactory, LocalSessions, SessionDirectory } from '../../fleet/ws/session-directory.js';
 import { CALL_HEADERS, CLOSE_CODES, type GatewayEvent } from './names.js';
-import { ConnIds } from './conn-ids.js';
 import type { GatewayActivity, PushVia, SessionInfo } from './protocol.js';
 
 /** A request the gateway sends to a function. */
@@ -84,6 +86,11 @@ export interface GatewayOptions {
   identity: GatewayIdentity;
   /** The function serving a path, recorded on the session (reload closes its connections). @default none */
   functionOf?: (path: string) => string | undefined;
+  /**
+   * Where sessions live beyond this gateway: made once with the gateway, which reports each
+   * session to it; the push API asks it. @default the gateway alone (LocalDirectory)
+   */
+  directory?: DirectoryFactory;
 }
 
 interface Session {
@@ -106,7 +113,7 @@ function shown(data: Buffer, binary: boolean): string {
 }
 
 /** Keeps connections and groups, and calls the functions for them. */
-export class Gateway {
+export class Gateway implements LocalSessions {
   readonly #options: GatewayOptions;
   readonly #sessions = new Map<string, Session>();
   readonly #byOpenid = new Map<string, Set<string>>();
@@ -114,11 +121,12 @@ export class Gateway {
   readonly #observers = new Set<(activity: GatewayActivity) => void>();
   /** Session ids count up from a time-based start: digits, as the platform's, and exact as JSON numbers. */
   #nextId = Date.now() * 100;
-  /** The single-use connection ids `/ws/get_conn_id` issues and the socket side takes. */
-  readonly connIds = new ConnIds();
+  /** Where sessions live, on this process and others: the push API's and the conn ids' one source. */
+  readonly directory: SessionDirectory;
 
   constructor(options: GatewayOptions) {
     this.#options = options;
+    this.directory = (options.directory ?? ((local) => new LocalDirectory(local)))(this);
   }
 
   /** The ids sent on every call. */
@@ -153,6 +161,26 @@ export class Gateway {
   /** The session ids in a group. */
   groupMembers(name: string, value: string): string[] {
     return [...(this.#groups.get(groupKey(name, value)) ?? [])];
+  }
+
+  /** Every session, pending ones included, with a copy of its groups. */
+  list(): SessionInfo[] {
+    return [...this.#sessions.values()].map((s) => ({ ...s.info, groups: [...s.info.groups] }));
+  }
+
+  /** Sends to one session (the directory's delivery); false when it is not open here. */
+  deliver(sessionId: string, data: Buffer, binary: boolean, via: PushVia): boolean {
+    return this.send(sessionId, data, binary, via);
+  }
+
+  /**
+   * A session whose process died: its function gets the disconnect call this gateway makes for
+   * it (1006, as for a client gone without a close frame).
+   */
+  async orphaned(info: SessionInfo): Promise<void> {
+    const { answer, logid } = await this.#callFunction(info, 'disconnect');
+    const reason = 'its server process stopped answering';
+    this.#emit({ type: 'disconnect', sessionId: info.sessionId, code: 1006, reason, status: answer.status, logid });
   }
 
   #emit(activity: GatewayActivity): void {
@@ -229,6 +257,19 @@ export class Gateway {
     let users = this.#byOpenid.get(info.openid);
     if (users === undefined) this.#byOpenid.set(info.openid, (users = new Set()));
     users.add(info.sessionId);
+    try {
+      await this.directory.added({ ...info, groups: [] });
+    } catch (error) {
+      // Without its record a push to the session could not find it: the client is refused.
+      this.#forget(session);
+      const detail = error instanceof Error ? error.message : String(error);
+      const body = Buffer.from(failureText(50300, `the session directory failed: ${detail}; retry`));
+      return {
+        ok: false,
+        answer: { status: 503, headers: { 'content-type': 'application/json; charset=utf-8' }, body },
+        logid: '',
+      };
+    }
     const { answer, logid } = await this.#callFunction(info, 'connect');
     if (answer.status >= 200 && answer.status < 300) {
       session.accepted = true;
@@ -304,6 +345,8 @@ export class Gateway {
   #forget(session: Session): void {
     session.closed = true;
     const { sessionId, openid } = session.info;
+    // A directory reports its own failures; a record it keeps past this is its to expire.
+    this.directory.removed(sessionId).catch(() => undefined);
     this.#sessions.delete(sessionId);
     const users = this.#byOpenid.get(openid);
     users?.delete(sessionId);

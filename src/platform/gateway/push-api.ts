@@ -1,11 +1,14 @@
 /**
  * The push API of the platform's WebSocket gateway, served locally: one function from a request
  * (method, path, headers, body) to the platform's envelope `{ data, err_msg, err_no }`, so the
- * dev server's HTTP route, `openApiInvoke` and `cloudfn/testing` all answer alike. Bad input
+ * dev server's HTTP route, `openApiInvoke`, `cloudfn/testing` and `cloudfn start` all answer
+ * alike. Sessions are found and reached through the gateway's directory (src/fleet/ws/), which
+ * may hold sessions of other processes. Bad input
  * answers `err_no` != 0 with a message naming the header and the fix (docs/gateway.md#errors).
  */
 import { type Envelope, failure, success } from './envelope.js';
 import { PlatformError, platformError } from '../errors.js';
+import type { SessionDirectory } from '../../fleet/ws/session-directory.js';
 import type { Gateway, PushVia } from './gateway.js';
 import { MAX_PUSH_IDS, PUSH_HEADERS, PUSH_PATHS } from './names.js';
 
@@ -110,26 +113,32 @@ function ok(data: unknown): PushAnswer {
 }
 
 /** The session ids a target list reaches, and the entries that reached no open connection. */
-function resolve(
-  gateway: Gateway,
+async function resolve(
+  directory: SessionDirectory,
   kind: 'session' | 'openid',
   ids: string[],
-): { sessions: string[]; failed: string[] } {
+): Promise<{ sessions: string[]; failed: string[] }> {
   if (kind === 'session') return { sessions: ids, failed: [] };
   const sessions: string[] = [];
   const failed: string[] = [];
-  for (const openid of ids) {
-    const found = gateway.sessionsOf(openid);
+  const found = await Promise.all(ids.map((openid) => directory.sessionsOf(openid)));
+  for (const [index, openid] of ids.entries()) {
+    const of = found[index] ?? [];
     // An openid with no connection is reported by itself: there is no session id to list.
-    if (found.length === 0) failed.push(openid);
-    sessions.push(...found);
+    if (of.length === 0) failed.push(openid);
+    sessions.push(...of);
   }
   return { sessions, failed };
 }
 
-function deliver(gateway: Gateway, request: PushRequest, sessions: string[], via: PushVia): string[] {
-  const binary = isBinary(request);
-  return sessions.filter((id) => !gateway.send(id, request.body, binary, via));
+function deliver(
+  directory: SessionDirectory,
+  request: PushRequest,
+  sessions: string[],
+  via: PushVia,
+): Promise<string[]> {
+  if (sessions.length === 0) return Promise.resolve([]);
+  return directory.pushSessions(sessions, request.body, isBinary(request), via);
 }
 
 const POST_ONLY = new Set<string>([
@@ -164,39 +173,43 @@ function connIdRequest(request: PushRequest): void {
   }
 }
 
-function answer(gateway: Gateway, request: PushRequest, path: string): PushAnswer {
+async function answer(gateway: Gateway, request: PushRequest, path: string): Promise<PushAnswer> {
+  const { directory } = gateway;
   switch (path) {
     case PUSH_PATHS.push:
     case PUSH_PATHS.livePush: {
       const live = path === PUSH_PATHS.livePush;
       const { kind, ids } = targets(request, !live);
-      const { sessions, failed } = resolve(gateway, kind, ids);
-      failed.push(...deliver(gateway, request, sessions, live ? 'live' : kind));
+      const { sessions, failed } = await resolve(directory, kind, ids);
+      failed.push(...(await deliver(directory, request, sessions, live ? 'live' : kind)));
       return ok({ failed_session_id_list: failed });
     }
     case PUSH_PATHS.groupPush: {
       const { name, value } = group(request);
-      deliver(gateway, request, gateway.groupMembers(name, value), 'group');
+      await directory.pushGroup(name, value, request.body, isBinary(request));
       return ok('');
     }
     case PUSH_PATHS.groupJoin:
     case PUSH_PATHS.groupLeave: {
       const { name, value } = group(request);
       const { kind, ids } = targets(request, true);
-      const { sessions, failed } = resolve(gateway, kind, ids);
-      failed.push(...gateway.group(path === PUSH_PATHS.groupJoin ? 'join' : 'leave', sessions, name, value));
+      const { sessions, failed } = await resolve(directory, kind, ids);
+      const action = path === PUSH_PATHS.groupJoin ? 'join' : 'leave';
+      if (sessions.length > 0) failed.push(...(await directory.grouped(action, sessions, name, value)));
       return ok({ failed_session_id_list: failed });
     }
     case PUSH_PATHS.getConnId: {
       connIdRequest(request);
       // `data` is a JSON string, as the platform answers it.
-      return ok(JSON.stringify({ conn_id: gateway.connIds.issue() }));
+      return ok(JSON.stringify({ conn_id: await directory.issueConnId() }));
     }
     case PUSH_PATHS.queryInfo: {
       const { kind, ids } = targets(request, true);
       const data: Record<string, unknown> = {};
-      for (const id of resolve(gateway, kind, ids).sessions) {
-        const info = gateway.session(id);
+      const { sessions } = await resolve(directory, kind, ids);
+      const infos = await Promise.all(sessions.map((id) => directory.query(id)));
+      for (const [index, id] of sessions.entries()) {
+        const info = infos[index];
         if (info === undefined) continue;
         data[id] = {
           AppID: gateway.identity.appid,
@@ -211,8 +224,9 @@ function answer(gateway: Gateway, request: PushRequest, path: string): PushAnswe
     }
     case PUSH_PATHS.groupQueryInfo: {
       const { name, value } = group(request);
-      const members = gateway.groupMembers(name, value);
-      const openids = [...new Set(members.map((id) => gateway.session(id)?.openid ?? ''))].filter((o) => o !== '');
+      const members = await directory.groupMembers(name, value);
+      const infos = await Promise.all(members.map((id) => directory.query(id)));
+      const openids = [...new Set(infos.map((info) => info?.openid ?? ''))].filter((o) => o !== '');
       return ok({ sessionId_list: members, openId_list: openids });
     }
     default:
@@ -222,14 +236,14 @@ function answer(gateway: Gateway, request: PushRequest, path: string): PushAnswe
 
 /**
  * Answers one call of the push API.
- * @example handlePush(gateway, { method: 'POST', path: '/ws/push_data', headers: { 'x-tt-ws-openids': '["ann"]' }, body })
+ * @example await handlePush(gateway, { method: 'POST', path: '/ws/push_data', headers: { 'x-tt-ws-openids': '["ann"]' }, body })
  */
-export function handlePush(gateway: Gateway, request: PushRequest): PushAnswer {
+export async function handlePush(gateway: Gateway, request: PushRequest): Promise<PushAnswer> {
   const path = (request.path.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
   try {
     if (POST_ONLY.has(path) && request.method.toUpperCase() !== 'POST')
       throw platformError('PLATFORM_METHOD_NOT_ALLOWED', request.method);
-    return answer(gateway, request, path);
+    return await answer(gateway, request, path);
   } catch (error) {
     if (!(error instanceof PlatformError)) throw error;
     return { status: error.status, body: failure(error.errNo, error.message) };

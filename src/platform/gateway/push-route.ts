@@ -23,11 +23,17 @@ export function pushRoute(gateway: () => Gateway | undefined): RouteHandler {
     // The routes are read before the server exists; a request comes only once it does.
     if (bound === undefined) return sendJson(res, 503, failure(50300, 'the gateway is not running yet; retry'));
     void readBodyUpTo(req, MAX_PUSH_BODY).then(
-      (body) => {
+      async (body) => {
         if (body === undefined)
           return sendJson(res, 413, failure(41300, `the body is larger than ${MAX_PUSH_BODY} bytes; send less`));
-        const answer = handlePush(bound, { method: req.method ?? 'GET', path, headers: req.headers, body });
-        sendJson(res, answer.status, answer.body);
+        try {
+          const answer = await handlePush(bound, { method: req.method ?? 'GET', path, headers: req.headers, body });
+          sendJson(res, answer.status, answer.body);
+        } catch (error) {
+          // The directory could not answer (another process's, Redis): the caller may retry.
+          const detail = error instanceof Error ? error.message : String(error);
+          sendJson(res, 503, failure(50300, `the gateway's session directory failed: ${detail}; retry`));
+        }
       },
       (error: unknown) => sendJson(res, 400, failure(40000, error instanceof Error ? error.message : String(error))),
     );

@@ -190,7 +190,11 @@ export class GatewaySocketServer {
     }
     const require = this.#options.requireConnId === true;
     const check =
-      connId === undefined ? (require ? 'missing' : 'ok') : this.#options.gateway.connIds.take(connId, require);
+      connId === undefined
+        ? require
+          ? 'missing'
+          : 'ok'
+        : await this.#options.gateway.directory.takeConnId(connId, require);
     if (check !== 'ok') {
       const detail =
         check === 'missing'

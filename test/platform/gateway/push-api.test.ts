@@ -60,18 +60,20 @@ describe('the push API', () => {
     const b = await client(gateway, 'bob');
     const group = { 'x-tt-ws-groupname': 'room', 'x-tt-ws-groupvalue': '1' };
     expect(
-      handlePush(gateway, post('/ws/group/join', { ...group, 'x-tt-ws-sessionids': `[${a.sessionId}, 42]` })).body,
+      (await handlePush(gateway, post('/ws/group/join', { ...group, 'x-tt-ws-sessionids': `[${a.sessionId}, 42]` })))
+        .body,
     ).toEqual({
       data: { failed_session_id_list: ['42'] },
       err_msg: 'success',
       err_no: 0,
     });
-    expect(handlePush(gateway, post('/ws/group/query_info', group)).body.data).toEqual({
+    expect((await handlePush(gateway, post('/ws/group/query_info', group))).body.data).toEqual({
       sessionId_list: [a.sessionId],
       openId_list: ['ann'],
     });
     expect(
-      handlePush(gateway, { ...post('/ws/query_info', { 'x-tt-ws-openids': '["bob"]' }), method: 'GET' }).body.data,
+      (await handlePush(gateway, { ...post('/ws/query_info', { 'x-tt-ws-openids': '["bob"]' }), method: 'GET' })).body
+        .data,
     ).toEqual({
       [b.sessionId]: {
         AppID: 'tt1',
@@ -82,17 +84,18 @@ describe('the push API', () => {
         OpenID: 'bob',
       },
     });
-    expect(handlePush(gateway, post('/ws/group/push_data', group, 'g')).body).toEqual({
+    expect((await handlePush(gateway, post('/ws/group/push_data', group, 'g'))).body).toEqual({
       data: '',
       err_msg: 'success',
       err_no: 0,
     });
     expect(
-      handlePush(gateway, post('/ws/live_interaction/push_data', { 'x-tt-ws-openids': '["bob"]' }, 'l')).body.err_no,
+      (await handlePush(gateway, post('/ws/live_interaction/push_data', { 'x-tt-ws-openids': '["bob"]' }, 'l'))).body
+        .err_no,
     ).toBe(0);
-    expect(handlePush(gateway, post('/ws/group/leave', { ...group, 'x-tt-ws-openids': '["ann"]' })).body.err_no).toBe(
-      0,
-    );
+    expect(
+      (await handlePush(gateway, post('/ws/group/leave', { ...group, 'x-tt-ws-openids': '["ann"]' }))).body.err_no,
+    ).toBe(0);
     expect(gateway.groupMembers('room', '1')).toEqual([]);
     expect(a.frames).toEqual(['g']);
     expect(b.frames).toEqual(['l']);
@@ -102,19 +105,19 @@ describe('the push API', () => {
     const { gateway } = recordingGateway();
     const a = await client(gateway, 'ann');
     expect(
-      handlePush(gateway, { ...post('/ws/push_data', { 'x-tt-ws-openids': '["ann"]' }), method: 'GET' }),
+      await handlePush(gateway, { ...post('/ws/push_data', { 'x-tt-ws-openids': '["ann"]' }), method: 'GET' }),
     ).toMatchObject({
       status: 405,
       body: { err_no: 40500, data: null },
     });
-    expect(handlePush(gateway, post('/ws/nothing', {}))).toMatchObject({ status: 404, body: { err_no: 40400 } });
+    expect(await handlePush(gateway, post('/ws/nothing', {}))).toMatchObject({ status: 404, body: { err_no: 40400 } });
     expect(
-      handlePush(gateway, post('/ws/live_interaction/push_data', { 'x-tt-ws-sessionids': '["1"]' })),
+      await handlePush(gateway, post('/ws/live_interaction/push_data', { 'x-tt-ws-sessionids': '["1"]' })),
     ).toMatchObject({
       status: 400,
       body: { err_no: 40001 },
     });
-    expect(handlePush(gateway, post('/ws/push_data', { 'x-tt-ws-openids': 'ann' })).body.err_msg).toContain(
+    expect((await handlePush(gateway, post('/ws/push_data', { 'x-tt-ws-openids': 'ann' }))).body.err_msg).toContain(
       'JSON array',
     );
     expect(a.frames).toEqual([]);
