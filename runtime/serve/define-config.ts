@@ -27,6 +27,12 @@ export type CloudfnConfig = {
    * (docs/live-room.md).
    */
   liveData?: { path: string; anchorOpenid?: string; secret?: string };
+  /**
+   * `cloudfn start` runs the platform's WebSocket gateway (connections at
+   * `/__dycloud__/ws/connect/`, the push API for the functions' own calls), as
+   * `CLOUDFN_GATEWAY=1` (docs/gateway.md#production-mode). @default false
+   */
+  gateway?: boolean;
 } & { [K in ConfigFileOptionKey]?: Exclude<RuntimeOptions[K], undefined> };
 
 /** The keys of `T` that `CloudfnConfig` does not have, each typed `never` so it is an error. */

@@ -49,13 +49,15 @@ export interface InjectResponse {
 /**
  * A keep-alive pool of in-memory connections to `server`: many callers at once (a thousand
  * WebSocket clients connecting) share a few connections instead of opening one each, so the
- * calls count for little against the app's `maxConnections`. `destroy()` it when done.
+ * calls count for little against the app's `maxConnections`. `mark` is called with the server
+ * end of each connection (as `InjectRequest.mark`). `destroy()` it when done.
  * @example const agent = injectAgent(server); await inject(server, { path: '/ws', agent });
  */
-export function injectAgent(server: Server, maxSockets = 32): Agent {
+export function injectAgent(server: Server, maxSockets = 32, mark?: (serverEnd: Duplex) => void): Agent {
   const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: 8 });
   agent.createConnection = () => {
     const [client, serverEnd] = memoryConnection();
+    mark?.(serverEnd);
     server.emit('connection', serverEnd);
     return client as Socket;
   };

@@ -148,14 +148,21 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
   // The graceful stop is imported when asked for: a bundle's start-up does not read it.
   const shutdown = async (stopOptions: ShutdownOptions = {}): Promise<boolean> =>
     (await import('./drain.js')).shutdown(app, server, stopOptions);
+  // A signal stops as drain() does: the extensions first (the WebSocket gateway closes its
+  // sockets with 1001, which the port's close would otherwise wait for), then the drain.
+  const stopOnSignal = async (stopOptions: ShutdownOptions): Promise<boolean> => {
+    await closeExtensions(extensions);
+    await removeHosts?.();
+    return shutdown(stopOptions);
+  };
   const removers = [
     options.handleSignals === false
       ? undefined
       : exitOnSignals({
           logger,
-          stop: () => shutdown({ drainDelay: app.options.drainDelay }),
+          stop: () => stopOnSignal({ drainDelay: app.options.drainDelay }),
           // Nothing balances traffic to a server whose npm parent was killed: no lame duck.
-          stopWithoutParent: () => shutdown(),
+          stopWithoutParent: () => stopOnSignal({}),
           message: (signal) =>
             `${signal} received: serving for ${app.options.drainDelay} ms while balancers notice, then finishing ${app.inflight} requests in flight and exiting`,
           parent: options.exitWithParent === true,
@@ -180,16 +187,18 @@ export async function serve(functions: FunctionSpec[], options: ServeOptions = {
     url: bound.url,
     port: bound.port,
     async close() {
-      await removeHosts?.();
+      // The hosts stay while the extensions close: a call in flight may still push through them.
       await closeExtensions(extensions);
+      await removeHosts?.();
       for (const remove of removers) remove?.();
       await shutdown();
       restoreConsole?.();
       restoreEnv?.();
     },
     async drain() {
-      await removeHosts?.();
+      // The hosts stay while the extensions close: a call in flight may still push through them.
       await closeExtensions(extensions);
+      await removeHosts?.();
       for (const remove of removers) remove?.();
       await shutdown({ drainDelay: app.options.drainDelay });
       restoreEnv?.();

@@ -11,7 +11,7 @@ export const SERVICE_CONFIG_KEYS = {
   services: ['serviceId', 'innerCall', 'gatewayLimits'],
   components: ['components'],
   live: ['liveData'],
-  gateway: ['devUser'],
+  gateway: ['devUser', 'gateway'],
 } as const satisfies Readonly<Record<string, readonly string[]>>;
 
 /** The keys read by the build alone. */

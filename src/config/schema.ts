@@ -92,6 +92,11 @@ export function configSchema(): JsonSchema {
       additionalProperties: false,
       properties: Object.fromEntries(DEV_USER_KEYS.map((key) => [key, { type: 'string', minLength: 1 }])),
     },
+    gateway: {
+      type: 'boolean',
+      description:
+        "cloudfn start runs the platform's WebSocket gateway: clients connect at /__dycloud__/ws/connect/ and the functions' push API calls are answered by it (as CLOUDFN_GATEWAY=1; docs/gateway.md#production-mode). cloudfn dev always runs it. Default: false.",
+    },
     liveData: {
       type: 'object',
       description:

@@ -285,6 +285,12 @@ const table = {
     errNo: 40001,
     message: (detail: string) => `the WebSocket connection was refused: ${detail}`,
   },
+  PLATFORM_WS_GATEWAY_OFF: {
+    status: 503,
+    errNo: 50300,
+    message: (what: string) =>
+      `${what}: the WebSocket gateway is off under cloudfn start; set "gateway": true in cloudfn.config.json (or CLOUDFN_GATEWAY=1) to accept connections at /__dycloud__/ws/connect/ and answer the push API`,
+  },
   PLATFORM_OPTIONS: {
     status: 500,
     errNo: 50002,

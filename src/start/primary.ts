@@ -1,7 +1,8 @@
 /**
  * The primary process of `cloudfn start --workers <n>`: it checks the project once (so a bad
  * option is one line rather than one per worker), compiles the TypeScript functions once for
- * every worker, grants the workers' timer locks, and runs the workers until they stop.
+ * every worker, grants the workers' timer locks, is the hub of their WebSocket sessions when the
+ * gateway is on (src/fleet/ws/session-hub.ts), and runs the workers until they stop.
  */
 import { resolveOptions, type OptionSources } from '../../runtime/options.js';
 import { checkFunctionNames } from '../../runtime/serve/config-file.js';
@@ -10,6 +11,8 @@ import { runPrimary } from '../../runtime/serve/cluster.js';
 import { loadProjectConfig } from '../build/project-config.js';
 import { precompileProject } from '../build/precompile.js';
 import { grantLocksToWorkers } from '../schedule/lock.js';
+import { serveSessionHub } from '../fleet/ws/session-hub.js';
+import { gatewayEnabled } from '../platform/gateway/gateway-options.js';
 
 /** Options of `runStartPrimary`. */
 export interface StartPrimaryOptions {
@@ -36,11 +39,14 @@ export async function runStartPrimary(options: StartPrimaryOptions): Promise<num
   await precompileProject(root, resolved.functionsDir, resolved.functionsIgnore);
   // The workers' timers ask the primary which of them fires each (without Redis).
   const stopLocks = grantLocksToWorkers();
+  // A push from one worker reaches a socket another holds through the primary's registry.
+  const stopHub = gatewayEnabled({ env, config }) ? serveSessionHub() : undefined;
   const code = await runPrimary({
     workers: options.workers,
     metrics: resolved.metrics,
     exitWithParent: options.exitWithParent,
   });
   stopLocks();
+  stopHub?.();
   return code;
 }

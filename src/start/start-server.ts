@@ -1,13 +1,15 @@
 /**
  * `cloudfn start` as a library call: ready the process (preflight.ts), then serve the project in
  * this process, or, with `workers`, be the cluster's primary (primary.ts) or one of its workers.
- * The scheduled functions fire on their `config.schedule` in every mode. The CLI only parses
- * its flags and calls `startServer`.
+ * The scheduled functions fire on their `config.schedule` in every mode, and the WebSocket
+ * gateway runs in each serving process when the config turns it on (start-gateway.ts). The CLI
+ * only parses its flags and calls `startServer`.
  */
 import cluster from 'node:cluster';
 import type { Logger } from '../../runtime/log/logger.js';
 import type { OptionSources } from '../../runtime/options.js';
 import { clusterLogger, runWorker } from '../../runtime/serve/cluster.js';
+import { loadConfigFile } from '../../runtime/serve/config-file.js';
 import { startProject, type RunningServer } from '../../runtime/serve/start.js';
 import { createCompileHook } from '../build/compile.js';
 import { TOOL_CONFIG_KEYS } from '../build/project-config.js';
@@ -15,6 +17,7 @@ import { precompiledHook } from '../build/precompile.js';
 import { serveTimers } from '../schedule/serve-timers.js';
 import { prepareProcess, startedByNpm } from './preflight.js';
 import { runStartPrimary } from './primary.js';
+import { startGateway } from './start-gateway.js';
 
 /** Options of `startServer`. */
 export interface StartServerOptions {
@@ -51,17 +54,20 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
   const flags = options.flags ?? {};
   await prepareProcess(root, env);
   const timers = (): ReturnType<typeof serveTimers> => serveTimers({ endpoint: options.triggerEndpoint === true, env });
+  // The config is read once, for the server and the gateway's setting alike.
+  const serving = async (compile: ReturnType<typeof precompiledHook>) => {
+    const config = await loadConfigFile(root, { compile, configKeys: TOOL_CONFIG_KEYS });
+    return { compile, config, configKeys: TOOL_CONFIG_KEYS, extensions: [timers(), startGateway({ env, config })] };
+  };
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
       async () => {
         return startProject(root, {
           flags,
           env,
-          compile: precompiledHook(root),
           handleSignals: false,
           logger: clusterLogger(),
-          configKeys: TOOL_CONFIG_KEYS,
-          extensions: [timers()],
+          ...(await serving(precompiledHook(root))),
         });
       },
       (error) => (error instanceof Error ? error.message : String(error)),
@@ -75,9 +81,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
   const server = await startProject(root, {
     flags,
     env,
-    compile: createCompileHook(root),
-    configKeys: TOOL_CONFIG_KEYS,
-    extensions: [timers()],
+    ...(await serving(createCompileHook(root))),
     exitWithParent: startedByNpm(env),
     ...(options.handleSignals === false ? { handleSignals: false } : {}),
     ...(options.logger === undefined ? {} : { logger: options.logger }),

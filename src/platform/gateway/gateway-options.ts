@@ -72,3 +72,36 @@ export function readGatewayOptions(env: Record<string, string | undefined>, user
   const { idleTimeoutMs, maxQueuedBytes, requireConnId, envId, serviceId } = readOptions(specs, { env }, gatewayArea);
   return { identity: { appid: user.appid, envId, serviceId }, idleTimeoutMs, maxQueuedBytes, requireConnId };
 }
+
+/** The variable that turns the gateway on under `cloudfn start` (as the config's `gateway: true`). */
+export const GATEWAY_VAR = 'CLOUDFN_GATEWAY';
+
+/** The config key that turns the gateway on under `cloudfn start`. */
+export const GATEWAY_CONFIG_KEY = 'gateway';
+
+/** `CLOUDFN_GATEWAY` first, then the config file's `gateway`; blank is unset. */
+const startArea = {
+  ...envArea((_name, where, detail) => platformError('PLATFORM_OPTIONS', where, detail)),
+  config: (name: string) => `cloudfn.config ${name}`,
+};
+
+const onOff: OptionSpec<boolean>['parse'] = (raw) => {
+  if (typeof raw === 'boolean') return raw;
+  const text = String(raw).trim().toLowerCase();
+  if (text === '1' || text === 'true') return true;
+  if (text === '0' || text === 'false') return false;
+  throw new TypeError(`must be true or false (1 or 0 in ${GATEWAY_VAR}), got ${JSON.stringify(raw)}`);
+};
+
+/**
+ * Whether `cloudfn start` runs the WebSocket gateway: `CLOUDFN_GATEWAY`, then `gateway` in
+ * cloudfn.config, else off. A value that is not a boolean throws PLATFORM_OPTIONS naming it.
+ * @example gatewayEnabled({ env: process.env, config: { gateway: true } }) // true
+ */
+export function gatewayEnabled(sources: {
+  env: Record<string, string | undefined>;
+  config?: Readonly<Record<string, unknown>> | undefined;
+}): boolean {
+  const specs = { [GATEWAY_CONFIG_KEY]: { env: GATEWAY_VAR, default: false, parse: onOff } };
+  return readOptions(specs, { env: sources.env, config: sources.config }, startArea)[GATEWAY_CONFIG_KEY];
+}

@@ -206,11 +206,12 @@ export class Gateway implements LocalSessions {
       [CALL_HEADERS.appid]: identity.appid,
       [CALL_HEADERS.envId]: identity.envId,
       [CALL_HEADERS.serviceId]: identity.serviceId,
-      [CALL_HEADERS.openid]: info.openid,
       [CALL_HEADERS.sessionId]: info.sessionId,
       [CALL_HEADERS.forwardedFor]: info.ip,
       [CALL_HEADERS.logid]: logid,
     };
+    // No user is claimed for a client nobody vouched for (cloudfn start without trustGatewayHeaders).
+    if (info.openid !== '') headers[CALL_HEADERS.openid] = info.openid;
     if (body !== undefined)
       headers['content-type'] = body.binary ? 'application/octet-stream' : 'text/plain; charset=utf-8';
     try {
@@ -254,9 +255,11 @@ export class Gateway implements LocalSessions {
       groups: new Set(),
     };
     this.#sessions.set(info.sessionId, session);
-    let users = this.#byOpenid.get(info.openid);
-    if (users === undefined) this.#byOpenid.set(info.openid, (users = new Set()));
-    users.add(info.sessionId);
+    if (info.openid !== '') {
+      let users = this.#byOpenid.get(info.openid);
+      if (users === undefined) this.#byOpenid.set(info.openid, (users = new Set()));
+      users.add(info.sessionId);
+    }
     try {
       await this.directory.added({ ...info, groups: [] });
     } catch (error) {
@@ -329,6 +332,22 @@ export class Gateway implements LocalSessions {
     await session.chain;
     const { answer, logid } = await this.#callFunction(session.info, 'disconnect');
     this.#emit({ type: 'disconnect', sessionId, code, reason, status: answer.status, logid });
+  }
+
+  /**
+   * Resolves once every uplink sent to a function so far has been answered, or after
+   * `limitMs`: a stopping server closes its sockets after the calls in flight.
+   */
+  async settled(limitMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const chains = [...this.#sessions.values()].map((s) => s.chain);
+    await Promise.race([
+      Promise.all(chains),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, limitMs);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /** Closes connections from the gateway's side (each then gets its disconnect call). */

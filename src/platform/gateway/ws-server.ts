@@ -22,8 +22,16 @@ const DEFAULT_MAX_PAYLOAD = 10 * 1024 * 1024;
 /** Options of the socket side. */
 export interface GatewaySocketOptions {
   gateway: Gateway;
-  /** The user when the client names none (the dev user's openid). */
+  /** The user when the client names none (the dev user's openid); '' for none (no `X-TT-OPENID` is sent). */
   defaultOpenid: string;
+  /**
+   * Take the user, the live room and the client's address from the upgrade's headers
+   * (`X-TT-OPENID`, ROOM_HEADERS, `X-Forwarded-For`) and query: true under `cloudfn dev`, and
+   * under `cloudfn start` only with `trustGatewayHeaders` (a front that set them). When false a
+   * client claims no user or room: every connection gets `defaultOpenid` and `defaultRoom`.
+   * @default true
+   */
+  trustClientHeaders?: boolean;
   /** The live room's headers when the client sends none of ROOM_HEADERS (the dev user's room). */
   defaultRoom?: Readonly<Record<string, string>>;
   /** Close a connection after this long without a message either way; 0 never. @default 600_000 (10 min) */
@@ -46,6 +54,8 @@ export interface GatewaySocketOptions {
   requireConnId?: boolean;
   /** Told once when a connection is cut for reading too slowly. @default nothing */
   onOverflow?: (sessionId: string, queuedBytes: number) => void;
+  /** What a client asking to connect while the server stops is told (503). @default 'the dev server is stopping' */
+  stoppingMessage?: string;
 }
 
 interface Live {
@@ -100,6 +110,13 @@ function roomOf(req: IncomingMessage): Record<string, string> | string | undefin
   return room;
 }
 
+/** The first address of `X-Forwarded-For` (the client, as a front that sets it writes it first). */
+function forwardedFor(req: IncomingMessage): string | undefined {
+  const raw = req.headers['x-forwarded-for'];
+  const first = (Array.isArray(raw) ? raw[0] : raw)?.split(',')[0]?.trim();
+  return first === undefined || first === '' ? undefined : first;
+}
+
 /** Writes an HTTP answer on a socket that asked to upgrade, and closes it. */
 function refuse(socket: Duplex, answer: AppAnswer, logid: string, extra: Record<string, string> = {}): void {
   if (socket.destroyed) return;
@@ -146,6 +163,15 @@ export class GatewaySocketServer {
     return this.#live.size;
   }
 
+  #stopping(): string {
+    return this.#options.stoppingMessage ?? 'the dev server is stopping';
+  }
+
+  /** Refuses new connections (503) from now on, leaving the open ones be; `close` closes them. */
+  refuseNew(): void {
+    this.#closing = true;
+  }
+
   #server(): Promise<WebSocketServer> {
     return (this.#wss ??= import('ws').then(
       ({ WebSocketServer }) =>
@@ -172,7 +198,7 @@ export class GatewaySocketServer {
   async #connect(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
     const onError = (): void => void socket.destroy();
     socket.on('error', onError);
-    if (this.#closing) return refuse(socket, envelope(503, 'the dev server is stopping'), '');
+    if (this.#closing) return refuse(socket, envelope(503, this.#stopping()), '');
     // Checked before connect: the function hears only of connections that will open.
     const problem = upgradeProblem(req);
     if (problem !== undefined) {
@@ -209,13 +235,17 @@ export class GatewaySocketServer {
       gone = true;
     };
     socket.once('close', onGone);
-    const ip = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-    const openid = fromClient(req, url, 'openid') ?? this.#options.defaultOpenid;
-    if (!/^[\x20-\x7e]{1,256}$/.test(openid)) {
+    const trusted = this.#options.trustClientHeaders !== false;
+    const ip = ((trusted ? forwardedFor(req) : undefined) ?? req.socket.remoteAddress ?? '127.0.0.1').replace(
+      /^::ffff:/,
+      '',
+    );
+    const openid = (trusted ? fromClient(req, url, 'openid') : undefined) ?? this.#options.defaultOpenid;
+    if (openid !== '' && !/^[\x20-\x7e]{1,256}$/.test(openid)) {
       const detail = `the openid must be 1 to 256 printable ASCII characters (it is sent in X-TT-OPENID), got ${JSON.stringify(openid)}`;
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', detail).message), '');
     }
-    const own = roomOf(req);
+    const own = trusted ? roomOf(req) : undefined;
     const room = own ?? this.#options.defaultRoom;
     if (typeof room === 'string')
       return refuse(socket, envelope(400, platformError('PLATFORM_WS_CONNECT_REFUSED', room).message), '');
@@ -226,7 +256,7 @@ export class GatewaySocketServer {
     if (!opened.ok) return refuse(socket, opened.answer, opened.logid);
     if (gone || this.#closing) {
       await this.#options.gateway.closed(opened.sessionId, 1006, 'the client left before the connection opened');
-      if (!gone) refuse(socket, envelope(503, 'the dev server is stopping'), opened.logid);
+      if (!gone) refuse(socket, envelope(503, this.#stopping()), opened.logid);
       return;
     }
     // These listeners (and what their closures hold: the connect answer) must not live as long
