@@ -69,9 +69,33 @@ export default async function (params, service) {
 
 /** An HTTP function that pushes: what a function called from outside (a timer, an HTTP call) does. */
 const PUSH_FN = `
-export default async function (params) {
+import { dySDK } from '@open-dy/node-server-sdk';
+import http from 'node:http';
+export default async function (params, service) {
+  const ids = JSON.stringify([params.to ?? '1']);
+  if (params.via === 'http')
+    return new Promise((resolve, reject) => {
+      const req = http.request('http://ws-push.dycloud-api.service/ws/push_data',
+        { method: 'POST', headers: { 'X-TT-WS-SESSIONIDS': ids } }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(body) }));
+        });
+      req.on('error', reject);
+      req.end('by http.request');
+    });
+  if (params.via === 'sdk') {
+    try {
+      const answer = await dySDK.context(service).openApiInvoke({
+        url: 'http://ws-push.dyc.ivolces.com/ws/push_data', method: 'POST',
+        headers: { 'X-TT-WS-SESSIONIDS': ids }, data: 'by the SDK' });
+      return { answer };
+    } catch (error) {
+      return { error: String(error && error.message) };
+    }
+  }
   const res = await fetch('http://ws-push.dycloud-api.service/ws/push_data', {
-    method: 'POST', headers: { 'X-TT-WS-SESSIONIDS': '["1"]' }, body: 'x' });
+    method: 'POST', headers: { 'X-TT-WS-SESSIONIDS': ids }, body: 'x' });
   return { status: res.status, body: await res.json() };
 }
 `;
@@ -209,6 +233,14 @@ describe('cloudfn start with gateway: true', () => {
     const result = JSON.parse((await client.frame('result ', from)).slice('result '.length));
     expect(result).toEqual({ data: { failed_session_id_list: ['404'] }, err_msg: 'success', err_no: 0 });
 
+    // From a function called over HTTP: through the SDK stand-in, and by http.request.
+    for (const via of ['sdk', 'http']) {
+      const answer = (await (await fetch(`${server.url}/pushfn?via=${via}&to=${sessionId}`)).json()) as object;
+      expect(JSON.stringify(answer)).toContain('"failed_session_id_list":[]');
+    }
+    expect(await client.frame('by the SDK', from)).toBe('by the SDK');
+    expect(await client.frame('by http.request', from)).toBe('by http.request');
+
     client.ws.close(1000, 'bye');
     await until(() => server.calls().find((c) => c.event === 'disconnect'), 15_000, 'the disconnect call');
   });
@@ -344,6 +376,10 @@ describe('cloudfn start without the gateway', () => {
     expect(answer.body.err_msg).toContain('"gateway": true');
     expect(answer.body.err_msg).toContain('CLOUDFN_GATEWAY=1');
     expect(answer.body.err_msg).not.toContain('CLOUDFN_WS_PUSH_URL');
+    // The SDK stand-in's openApiInvoke of the push host gets the same answer.
+    const sdk = JSON.stringify(await (await fetch(`${server.url}/pushfn?via=sdk`)).json());
+    expect(sdk).toContain('CLOUDFN_GATEWAY=1');
+    expect(sdk).not.toContain('is unset');
     const refused = await connect(server).catch((error: unknown) => error);
     expect(refused).toMatchObject({ status: 503 });
     expect(JSON.parse((refused as { body: string }).body).err_msg).toContain('"gateway": true');
