@@ -121,7 +121,10 @@ export class SessionHub {
     const answers = await Promise.all(
       [...owners].map(async ([owner, ids]) => {
         try {
-          return await this.#channels.get(owner)!.request<string[]>('deliver', { ...args, ids }, OWNER_DEADLINE_MS);
+          const expiresAt = Date.now() + OWNER_DEADLINE_MS;
+          return await this.#channels
+            .get(owner)!
+            .request<string[]>('deliver', { ...args, ids, expiresAt }, OWNER_DEADLINE_MS);
         } catch {
           // Silent past the deadline, or gone: its ids are failed; a late delivery is not retried.
           return ids;

@@ -2,7 +2,8 @@
  * The directory of a worker of `cloudfn start --workers`: its own sessions are answered and
  * delivered in process; the others through the primary, which keeps the workers' registry and
  * routes to each session's owner (session-hub.ts). A push whose answer does not come within
- * PUSH_DEADLINE_MS lists its ids as failed; nothing is sent twice.
+ * PUSH_DEADLINE_MS lists its ids as failed, and the owner drops a delivery it reads after its
+ * deadline: a push reported failed is never delivered late, and nothing is sent twice.
  */
 import type { ConnIdCheck, LocalSessions, PushVia, SessionDirectory, SessionInfo } from './session-directory.js';
 import { HubChannel, isHubMessage, PUSH_DEADLINE_MS, QUESTION_DEADLINE_MS } from './hub-channel.js';
@@ -41,7 +42,10 @@ export class WorkerDirectory implements SessionDirectory {
   constructor(local: LocalSessions, port: WorkerPort) {
     this.#local = local;
     this.#channel = new HubChannel('the primary', (message) => port.send(message), {
-      deliver: (args: { ids: string[]; data: string; binary: boolean; via: PushVia }) => {
+      deliver: (args: { ids: string[]; data: string; binary: boolean; via: PushVia; expiresAt: number }) => {
+        // A request read after its deadline (this process was stopped, or busy) was already
+        // answered failed to the caller: delivering it now would contradict that answer.
+        if (Date.now() > args.expiresAt) return args.ids;
         const data = Buffer.from(args.data, 'base64');
         return args.ids.filter((id) => !local.deliver(id, data, args.binary, args.via));
       },
