@@ -75,6 +75,11 @@ export class SessionHub {
   }
 
   #add(worker: number, info: SessionInfo): void {
+    // Two workers' ids meeting would send one player's pushes to another: the newcomer is
+    // refused (its client is answered 503 and retries) rather than the record overwritten.
+    const taken = this.#sessions.get(info.sessionId);
+    if (taken !== undefined && taken.worker !== worker)
+      throw new Error(`session id ${info.sessionId} is already worker ${taken.worker}'s`);
     this.#sessions.set(info.sessionId, { worker, info: { ...info, groups: [...info.groups] } });
     if (info.openid === '') return;
     let users = this.#byOpenid.get(info.openid);

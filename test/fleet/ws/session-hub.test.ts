@@ -211,6 +211,18 @@ describe('the session hub of --workers', () => {
     expect(await two.directory.query('11')).toMatchObject({ groups: [] });
   });
 
+  it("refuses a session id another worker already holds, keeping the first one's record", async () => {
+    const { workers } = cluster(2);
+    made = workers;
+    const [one, two] = workers as [FakeWorker, FakeWorker];
+    await one.open('11');
+    await expect(two.open('11')).rejects.toThrow("session id 11 is already worker 1's");
+    // The refused gateway forgets its session (gateway.ts answers its client 503).
+    two.gateway.sessions.delete('11');
+    expect(await two.directory.pushSessions(['11'], Buffer.from('x'), false, 'session')).toEqual([]);
+    expect(one.gateway.delivered).toEqual([{ id: '11', text: 'x' }]);
+  });
+
   it('takes a conn id on one worker that another issued, once', async () => {
     const { workers } = cluster(2);
     made = workers;
