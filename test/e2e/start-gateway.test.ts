@@ -73,6 +73,16 @@ import { dySDK } from '@open-dy/node-server-sdk';
 import http from 'node:http';
 export default async function (params, service) {
   const ids = JSON.stringify([params.to ?? '1']);
+  if (params.via === 'connid') {
+    const res = await fetch('http://ws-push.dyc.ivolces.com/ws/get_conn_id', { method: 'POST',
+      headers: { 'content-type': 'application/json' }, body: JSON.stringify({ service_id: 's', env_id: 'e', token: 't' }) });
+    return { pid: process.pid, ...JSON.parse((await res.json()).data) };
+  }
+  if (params.via === 'openid') {
+    const res = await fetch('http://ws-push.dyc.ivolces.com/ws/push_data', { method: 'POST',
+      headers: { 'X-TT-WS-OPENIDS': JSON.stringify([params.to]) }, body: 'to a user' });
+    return res.json();
+  }
   if (params.via === 'http')
     return new Promise((resolve, reject) => {
       const req = http.request('http://ws-push.dycloud-api.service/ws/push_data',
@@ -163,9 +173,9 @@ interface Client {
   frame(prefix: string, from?: number): Promise<string>;
 }
 
-function connect(server: Server, headers: Record<string, string> = {}, token = 'good'): Promise<Client> {
+function connect(server: Server, headers: Record<string, string> = {}, token = 'good', query = ''): Promise<Client> {
   const path = encodeURIComponent(`/game?token=${token}`);
-  const ws = new WebSocket(`${server.url.replace('http', 'ws')}/__dycloud__/ws/connect/?service_path=${path}`, {
+  const ws = new WebSocket(`${server.url.replace('http', 'ws')}/__dycloud__/ws/connect/?service_path=${path}${query}`, {
     headers,
   });
   const frames: string[] = [];
@@ -243,6 +253,19 @@ describe('cloudfn start with gateway: true', () => {
 
     client.ws.close(1000, 'bye');
     await until(() => server.calls().find((c) => c.event === 'disconnect'), 15_000, 'the disconnect call');
+  });
+
+  it('takes the user and address from the upgrade with trustGatewayHeaders, so a push by openid reaches it', async () => {
+    const server = await start(project({ gateway: true }), [], { CLOUDFN_TRUST_GATEWAY_HEADERS: '1' });
+    const client = await connect(server, { 'X-TT-OPENID': 'ann', 'X-Forwarded-For': '203.0.113.7, 10.0.0.1' });
+    await whoami(client);
+    expect(server.calls().find((c) => c.event === 'connect')?.headers).toMatchObject({
+      'x-tt-openid': 'ann',
+      'x-forwarded-for': '203.0.113.7',
+    });
+    const answer = await (await fetch(`${server.url}/pushfn?via=openid&to=ann`)).json();
+    expect(answer).toEqual({ data: { failed_session_id_list: [] }, err_msg: 'success', err_no: 0 });
+    expect(await client.frame('to a user')).toBe('to a user');
   });
 
   it('refuses a client its connect function refuses, with the function status', async () => {
@@ -363,6 +386,28 @@ describe('cloudfn start --workers 2 with gateway: true', () => {
       data: { failed_session_id_list: [orphans[0]] },
     });
     for (const { client } of clients) client.ws.terminate();
+  }, 90_000);
+});
+
+describe('cloudfn start --workers 2 with CLOUDFN_WS_REQUIRE_CONN_ID=1', () => {
+  it('opens one connection per id from /ws/get_conn_id, whichever worker issued it', async () => {
+    const server = await start(project({ gateway: true }), ['--workers', '2'], { CLOUDFN_WS_REQUIRE_CONN_ID: '1' });
+    const refused = await connect(server).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 400 });
+    const issuers = new Set<number>();
+    for (let i = 0; i < 6; i++) {
+      const { pid, conn_id } = (await (await fetch(`${server.url}/pushfn?via=connid`)).json()) as {
+        pid: number;
+        conn_id: string;
+      };
+      issuers.add(pid);
+      const client = await connect(server, {}, 'good', `&conn_id=${conn_id}`);
+      await whoami(client);
+      client.ws.close();
+      const again = await connect(server, {}, 'good', `&conn_id=${conn_id}`).catch((error: unknown) => error);
+      expect(again).toMatchObject({ status: 400 });
+      expect((again as { body: string }).body).toContain('was already used');
+    }
   }, 90_000);
 });
 
