@@ -33,7 +33,9 @@ export interface StartGatewayOptions {
   env: NodeJS.ProcessEnv;
   /** The project's cloudfn.config, for `gateway` and `devUser.appid`. */
   config: Readonly<Record<string, unknown>>;
-  /** Where sessions live. @default pickDirectory(env) */
+  /** This process is a worker of `cloudfn start --workers`, whose primary is the sessions' hub. @default false */
+  workerOfPrimary?: boolean;
+  /** Where sessions live. @default pickDirectory(env, { workerOfPrimary }) */
   directory?: DirectoryFactory;
 }
 
@@ -108,7 +110,7 @@ export function startGateway(options: StartGatewayOptions): StartGatewayExtensio
         call: injectCaller(server, agent),
         identity: settings.identity,
         functionOf: (path) => app.router.match(path, safeDecode(path))?.fn.name,
-        directory: options.directory ?? pickDirectory(env),
+        directory: options.directory ?? pickDirectory(env, { workerOfPrimary: options.workerOfPrimary === true }),
       });
       gateway = bound;
       const sockets = new GatewaySocketServer({

@@ -55,9 +55,10 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
   await prepareProcess(root, env);
   const timers = (): ReturnType<typeof serveTimers> => serveTimers({ endpoint: options.triggerEndpoint === true, env });
   // The config is read once, for the server and the gateway's setting alike.
-  const serving = async (compile: ReturnType<typeof precompiledHook>) => {
+  const serving = async (compile: ReturnType<typeof precompiledHook>, workerOfPrimary: boolean) => {
     const config = await loadConfigFile(root, { compile, configKeys: TOOL_CONFIG_KEYS });
-    return { compile, config, configKeys: TOOL_CONFIG_KEYS, extensions: [timers(), startGateway({ env, config })] };
+    const gateway = startGateway({ env, config, workerOfPrimary });
+    return { compile, config, configKeys: TOOL_CONFIG_KEYS, extensions: [timers(), gateway] };
   };
   if (workers !== undefined && cluster.isWorker) {
     await runWorker(
@@ -67,7 +68,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
           env,
           handleSignals: false,
           logger: clusterLogger(),
-          ...(await serving(precompiledHook(root))),
+          ...(await serving(precompiledHook(root), true)),
         });
       },
       (error) => (error instanceof Error ? error.message : String(error)),
@@ -81,7 +82,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
   const server = await startProject(root, {
     flags,
     env,
-    ...(await serving(createCompileHook(root))),
+    ...(await serving(createCompileHook(root), false)),
     exitWithParent: startedByNpm(env),
     ...(options.handleSignals === false ? { handleSignals: false } : {}),
     ...(options.logger === undefined ? {} : { logger: options.logger }),

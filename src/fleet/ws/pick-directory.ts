@@ -11,9 +11,12 @@ import { processPort, WorkerDirectory } from './worker-directory.js';
 
 /**
  * The directory factory for this process.
- * @example new Gateway({ call, identity, directory: pickDirectory(process.env) })
+ * @example new Gateway({ call, identity, directory: pickDirectory(process.env, { workerOfPrimary: false }) })
  */
-export function pickDirectory(_env: NodeJS.ProcessEnv): DirectoryFactory {
-  if (cluster.isWorker && process.send !== undefined) return (local) => new WorkerDirectory(local, processPort());
+export function pickDirectory(_env: NodeJS.ProcessEnv, where: { workerOfPrimary: boolean }): DirectoryFactory {
+  // Only a worker whose primary is cloudfn's runs the hub: a cluster of another manager's (PM2's
+  // cluster mode) has none, and each of its processes keeps its own sessions.
+  if (where.workerOfPrimary && cluster.isWorker && process.send !== undefined)
+    return (local) => new WorkerDirectory(local, processPort());
   return (local) => new LocalDirectory(local);
 }
