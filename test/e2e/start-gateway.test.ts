@@ -9,6 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +79,16 @@ export default async function (params, service) {
       headers: { 'content-type': 'application/json' }, body: JSON.stringify({ service_id: 's', env_id: 'e', token: 't' }) });
     return { pid: process.pid, ...JSON.parse((await res.json()).data) };
   }
+  if (params.via === 'flood') {
+    // Pushes of 256 KiB to a client that reads nothing: the index of the first one failed.
+    const body = 'x'.repeat(256 * 1024);
+    for (let i = 0; i < 200; i++) {
+      const res = await fetch('http://ws-push.dyc.ivolces.com/ws/push_data', { method: 'POST', headers: { 'X-TT-WS-SESSIONIDS': ids }, body });
+      const answer = await res.json();
+      if (answer.data.failed_session_id_list.length > 0) return { failedAt: i, answer };
+    }
+    return { failedAt: -1 };
+  }
   if (params.via === 'openid') {
     const res = await fetch('http://ws-push.dyc.ivolces.com/ws/push_data', { method: 'POST',
       headers: { 'X-TT-WS-OPENIDS': JSON.stringify([params.to]) }, body: 'to a user' });
@@ -114,6 +125,8 @@ interface Server {
   child: ChildProcess;
   url: string;
   exited: Promise<number | null>;
+  /** What it wrote to stdout (its JSON log lines). */
+  output: () => string;
   calls: () => { event: string; self: string; pid: number; headers: Record<string, string>; text?: string }[];
 }
 
@@ -149,6 +162,7 @@ function start(dir: string, args: string[] = [], env: Record<string, string> = {
           child,
           url: url.replace('localhost', '127.0.0.1'),
           exited,
+          output: () => out,
           calls: () =>
             existsSync(callsFile)
               ? readFileSync(callsFile, 'utf8')
@@ -266,6 +280,36 @@ describe('cloudfn start with gateway: true', () => {
     const answer = await (await fetch(`${server.url}/pushfn?via=openid&to=ann`)).json();
     expect(answer).toEqual({ data: { failed_session_id_list: [] }, err_msg: 'success', err_no: 0 });
     expect(await client.frame('to a user')).toBe('to a user');
+  });
+
+  it('cuts a client that reads nothing with 4009 past CLOUDFN_WS_MAX_QUEUED, and fails its pushes', async () => {
+    const server = await start(project({ gateway: true }), [], { CLOUDFN_WS_MAX_QUEUED: '65536' });
+    // A client that completes the handshake, then never reads again.
+    const socket = createConnection(Number(new URL(server.url).port), '127.0.0.1');
+    socket.write(
+      [
+        'GET /__dycloud__/ws/connect/ HTTP/1.1',
+        'Host: 127.0.0.1',
+        'Connection: Upgrade',
+        'Upgrade: websocket',
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+        'Sec-WebSocket-Version: 13',
+        'X-TT-SERVICE-PATH: /game?token=good',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    const connected = await until(() => server.calls().find((c) => c.event === 'connect'), 15_000, 'connect');
+    socket.pause();
+    const flood = (await (await fetch(`${server.url}/pushfn?via=flood&to=${connected.self}`)).json()) as {
+      failedAt: number;
+    };
+    // Failed once what waits passed the bound, well before all 200 (50 MiB) were sent.
+    expect(flood.failedAt).toBeGreaterThan(0);
+    expect(flood.failedAt).toBeLessThan(200);
+    await until(() => server.calls().find((c) => c.event === 'disconnect'), 15_000, 'the disconnect call');
+    expect(server.output()).toContain(`ws ${connected.self} closed (4009)`);
+    socket.destroy();
   });
 
   it('refuses a client its connect function refuses, with the function status', async () => {
