@@ -22,7 +22,9 @@ export const HELP: CommandHelp = {
 with JSON log lines on stdout. PORT and HOST are read when the flags are absent, then
 cloudfn.config.* (see docs/configuration.md). Functions exporting config.schedule (cron) are fired
 on it, with service.trigger 'timer'; with CLOUDFN_REDIS_URL set, one server of the fleet fires
-each. GET ${CLOUDFN_PREFIX}/health answers 200 while serving and 503 while draining.`,
+each. GET ${CLOUDFN_PREFIX}/health answers 200 while serving and 503 while draining. With
+"gateway": true in cloudfn.config.json (or CLOUDFN_GATEWAY=1) WebSocket clients connect at
+/__dycloud__/ws/connect/ and the functions' pushes reach them, across the workers too.`,
   options: [
     ['-p, --port <n>', 'port to listen on (PORT, default 8000)'],
     ['--host <h>', 'address to listen on (HOST, default 0.0.0.0)'],
@@ -56,7 +58,7 @@ each. GET ${CLOUDFN_PREFIX}/health answers 200 while serving and 503 while drain
     ['start --port 3000 --workers auto', 'one process per CPU on port 3000'],
     ['start ./my-app --metrics', 'serve another folder, with Prometheus metrics'],
   ],
-  pages: ['configuration.md', 'deploy.md', 'observability.md'],
+  pages: ['configuration.md', 'deploy.md', 'gateway.md', 'observability.md'],
 };
 
 export async function run(argv: string[]): Promise<number> {
