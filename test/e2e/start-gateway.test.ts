@@ -433,6 +433,31 @@ describe('cloudfn start --workers 2 with gateway: true', () => {
   }, 90_000);
 });
 
+describe('cloudfn start --workers 2 on SIGTERM', () => {
+  it("closes every worker's sockets with 1001, each with its disconnect, and exits 0", async () => {
+    const server = await start(project({ gateway: true }), ['--workers', '2']);
+    const clients: { client: Client; pid: number; sessionId: string }[] = [];
+    await until(
+      async () => {
+        const client = await connect(server);
+        clients.push({ client, ...(await whoami(client)) });
+        return new Set(clients.map((c) => c.pid)).size === 2 ? true : undefined;
+      },
+      60_000,
+      'clients on both workers',
+    );
+    server.child.kill('SIGTERM');
+    const codes = await Promise.all(clients.map(({ client }) => client.closed.then((closed) => closed.code)));
+    expect(codes).toEqual(clients.map(() => 1001));
+    expect(await server.exited).toBe(0);
+    const disconnected = server
+      .calls()
+      .filter((c) => c.event === 'disconnect')
+      .map((c) => c.self);
+    expect(disconnected.sort()).toEqual(clients.map((c) => c.sessionId).sort());
+  }, 90_000);
+});
+
 describe('cloudfn start --workers 2 with CLOUDFN_WS_REQUIRE_CONN_ID=1', () => {
   it('opens one connection per id from /ws/get_conn_id, whichever worker issued it', async () => {
     const server = await start(project({ gateway: true }), ['--workers', '2'], { CLOUDFN_WS_REQUIRE_CONN_ID: '1' });
