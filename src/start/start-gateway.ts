@@ -22,11 +22,12 @@ import type { DirectoryFactory } from '../fleet/ws/session-directory.js';
 import { resolveDevUser } from '../platform/gateway/dev-user.js';
 import { failure, failureText } from '../platform/gateway/envelope.js';
 import { Gateway, injectCaller, safeDecode } from '../platform/gateway/gateway.js';
-import { gatewayEnabled, readGatewayOptions } from '../platform/gateway/gateway-options.js';
+import { type GatewaySettings, gatewayEnabled, readGatewayOptions } from '../platform/gateway/gateway-options.js';
 import { CLOSE_CODES, CONNECT_PATH, MAX_QUEUED_VAR } from '../platform/gateway/names.js';
 import { pushRoute } from '../platform/gateway/push-route.js';
 import { GatewaySocketServer } from '../platform/gateway/ws-server.js';
-import { platformError } from '../platform/errors.js';
+import { PlatformError, platformError } from '../platform/errors.js';
+import { CloudfnError } from '../../runtime/errors.js';
 
 /** Options of `startGateway`. */
 export interface StartGatewayOptions {
@@ -86,14 +87,27 @@ function gatewayOff(): StartGatewayExtension {
 }
 
 /**
+ * The gateway's settings (CLOUDFN_WS_*, the identity); a bad one stops start-up with one line,
+ * as a bad runtime option does (CLOUDFN_OPTIONS), not with the push API's error and its stack.
+ */
+function startSettings(env: NodeJS.ProcessEnv, config: Readonly<Record<string, unknown>>): GatewaySettings {
+  try {
+    return readGatewayOptions(env, resolveDevUser({ env, config }));
+  } catch (error) {
+    if (error instanceof PlatformError) throw new CloudfnError('CLOUDFN_OPTIONS', 500, error.message);
+    throw error;
+  }
+}
+
+/**
  * The gateway's extension for `cloudfn start`: on when `gateway` (or `CLOUDFN_GATEWAY`) says so.
- * A value that is not a boolean throws PLATFORM_OPTIONS naming it.
+ * A bad value of it or of a gateway setting throws CLOUDFN_OPTIONS naming it.
  * @example await startProject(root, { extensions: [startGateway({ env: process.env, config })] })
  */
 export function startGateway(options: StartGatewayOptions): StartGatewayExtension {
   const { env, config } = options;
   if (!gatewayEnabled({ env, config })) return gatewayOff();
-  const settings = readGatewayOptions(env, resolveDevUser({ env, config }));
+  const settings = startSettings(env, config);
   let gateway: Gateway | undefined;
   let stop: (() => Promise<void>) | undefined;
   let stopped: Promise<void> | undefined;

@@ -7,7 +7,7 @@
  * orphan, SIGTERM closes sockets with 1001 after the uplink in flight, and with the gateway off
  * a push answers PLATFORM_WS_GATEWAY_OFF naming the config key.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -478,6 +478,34 @@ describe('cloudfn start --workers 2 with CLOUDFN_WS_REQUIRE_CONN_ID=1', () => {
       expect((again as { body: string }).body).toContain('was already used');
     }
   }, 90_000);
+});
+
+describe('cloudfn start with a bad gateway setting', () => {
+  it.each([
+    [
+      { gateway: 'yes' },
+      {},
+      'option cloudfn.config gateway is invalid: must be true or false (1 or 0 in CLOUDFN_GATEWAY), got "yes"',
+    ],
+    [
+      {},
+      { CLOUDFN_GATEWAY: 'maybe' },
+      'option CLOUDFN_GATEWAY is invalid: must be true or false (1 or 0 in CLOUDFN_GATEWAY), got "maybe"',
+    ],
+    [
+      { gateway: true },
+      { CLOUDFN_WS_IDLE_TIMEOUT: 'soon' },
+      'option CLOUDFN_WS_IDLE_TIMEOUT is invalid: must be a whole number of milliseconds (0 for no timeout), got "soon"',
+    ],
+  ])('refuses %j %j in one line, exit 1', (config, env, line) => {
+    const run = spawnSync(process.execPath, [CLI, 'start', project(config), '--port', '0'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toBe(`cloudfn: ${line}`);
+  });
 });
 
 describe('cloudfn start without the gateway', () => {

@@ -4,6 +4,7 @@
  * `CLOUDFN_DEV_ENVID` and `CLOUDFN_DEV_SERVICEID`) and the idle timeout
  * (`CLOUDFN_WS_IDLE_TIMEOUT`, milliseconds, 0 for none).
  */
+import { createError } from '../../../runtime/errors.js';
 import { envArea, type OptionSpec, readOptions, trimmed } from '../../../runtime/option-kit.js';
 import { platformError } from '../errors.js';
 import type { GatewayIdentity } from './gateway.js';
@@ -79,9 +80,12 @@ export const GATEWAY_VAR = 'CLOUDFN_GATEWAY';
 /** The config key that turns the gateway on under `cloudfn start`. */
 export const GATEWAY_CONFIG_KEY = 'gateway';
 
-/** `CLOUDFN_GATEWAY` first, then the config file's `gateway`; blank is unset. */
+/**
+ * `CLOUDFN_GATEWAY` first, then the config file's `gateway`; blank is unset. A start-up option
+ * of `cloudfn start`, refused as the runtime's options are (CLOUDFN_OPTIONS, printed as one line).
+ */
 const startArea = {
-  ...envArea((_name, where, detail) => platformError('PLATFORM_OPTIONS', where, detail)),
+  ...envArea((_name, where, detail) => createError('CLOUDFN_OPTIONS', where, detail)),
   config: (name: string) => `cloudfn.config ${name}`,
 };
 
@@ -95,7 +99,7 @@ const onOff: OptionSpec<boolean>['parse'] = (raw) => {
 
 /**
  * Whether `cloudfn start` runs the WebSocket gateway: `CLOUDFN_GATEWAY`, then `gateway` in
- * cloudfn.config, else off. A value that is not a boolean throws PLATFORM_OPTIONS naming it.
+ * cloudfn.config, else off. A value that is not a boolean throws CLOUDFN_OPTIONS naming it.
  * @example gatewayEnabled({ env: process.env, config: { gateway: true } }) // true
  */
 export function gatewayEnabled(sources: {
