@@ -18,6 +18,12 @@ export const PUSH_DEADLINE_MS = 3000;
 /** How long the primary waits for the worker that owns a session to deliver to it. */
 export const OWNER_DEADLINE_MS = 2000;
 
+/**
+ * How long before OWNER_DEADLINE_MS an owner stops delivering: its answer needs time to come
+ * back, and a delivery whose answer arrives after the deadline would be reported failed.
+ */
+export const OWNER_ANSWER_MARGIN_MS = 250;
+
 /** How long a worker waits for the primary's answer to a question (who owns, which members). */
 export const QUESTION_DEADLINE_MS = 3000;
 

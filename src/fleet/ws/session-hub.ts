@@ -9,7 +9,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { sendToWorker } from '../../../runtime/serve/worker-message.js';
 import { ConnIds } from '../../platform/gateway/conn-ids.js';
-import { HubChannel, type HubHandler, isHubMessage, OWNER_DEADLINE_MS } from './hub-channel.js';
+import { HubChannel, type HubHandler, isHubMessage, OWNER_ANSWER_MARGIN_MS, OWNER_DEADLINE_MS } from './hub-channel.js';
 import type { PushVia, SessionInfo } from './session-directory.js';
 
 interface Entry {
@@ -126,7 +126,7 @@ export class SessionHub {
     const answers = await Promise.all(
       [...owners].map(async ([owner, ids]) => {
         try {
-          const expiresAt = Date.now() + OWNER_DEADLINE_MS;
+          const expiresAt = Date.now() + OWNER_DEADLINE_MS - OWNER_ANSWER_MARGIN_MS;
           return await this.#channels
             .get(owner)!
             .request<string[]>('deliver', { ...args, ids, expiresAt }, OWNER_DEADLINE_MS);

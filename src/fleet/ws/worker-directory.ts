@@ -45,7 +45,7 @@ export class WorkerDirectory implements SessionDirectory {
       deliver: (args: { ids: string[]; data: string; binary: boolean; via: PushVia; expiresAt: number }) => {
         // A request read after its deadline (this process was stopped, or busy) was already
         // answered failed to the caller: delivering it now would contradict that answer.
-        if (Date.now() > args.expiresAt) return args.ids;
+        if (Date.now() >= args.expiresAt) return args.ids;
         const data = Buffer.from(args.data, 'base64');
         return args.ids.filter((id) => !local.deliver(id, data, args.binary, args.via));
       },
