@@ -11,6 +11,7 @@ import type { LocalSessions, SessionInfo } from '../../../src/fleet/ws/session-d
 import { OWNER_DEADLINE_MS, PUSH_DEADLINE_MS } from '../../../src/fleet/ws/hub-channel.js';
 import { SessionHub } from '../../../src/fleet/ws/session-hub.js';
 import { WorkerDirectory } from '../../../src/fleet/ws/worker-directory.js';
+import { until } from '../../testing/until.js';
 
 /** A worker's gateway: its sessions, groups and every frame delivered. */
 class FakeGateway implements LocalSessions {
@@ -187,6 +188,7 @@ describe('the session hub of --workers', () => {
     await three.open('31');
     two.connected = false;
     hub.workerGone(2, [handleOf(one), handleOf(three)]);
+    await until(() => (one.gateway.orphans.length === 2 ? true : undefined), 5000, 'the orphans');
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(one.gateway.orphans.sort()).toEqual(['21', '22']);
     expect(three.gateway.orphans).toEqual([]);
@@ -203,6 +205,7 @@ describe('the session hub of --workers', () => {
     expect(await one.directory.grouped('join', ['11', '21', '404'], 'room', 'red')).toEqual(['404']);
     expect((await one.directory.groupMembers('room', 'red')).sort()).toEqual(['11', '21']);
     await one.directory.pushGroup('room', 'red', Buffer.from('all'), false);
+    await until(() => (two.gateway.delivered.length > 0 ? true : undefined), 5000, "the other worker's frame");
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(one.gateway.delivered).toEqual([{ id: '11', text: 'all' }]);
     expect(two.gateway.delivered).toEqual([{ id: '21', text: 'all' }]);
