@@ -65,7 +65,8 @@ function measure(name, dir) {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
-  if (build.status !== 0) throw new Error(`building the image of ${name} with podman failed:\n${build.stderr.slice(-4000)}`);
+  if (build.status !== 0)
+    throw new Error(`building the image of ${name} with podman failed:\n${build.stderr.slice(-4000)}`);
   try {
     const size = Number(podman('image', 'inspect', '--format', '{{.Size}}', tag));
     const base = Number(podman('image', 'inspect', '--format', '{{.Size}}', BASE_IMAGE));
