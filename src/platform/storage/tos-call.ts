@@ -1,6 +1,7 @@
 /**
- * The shapes the TOS handler (tos-http.ts) and its operations (operations.ts) share: what the
- * handler is given, one parsed request, and one answer. Types only.
+ * The shapes the TOS handler (tos-http.ts) and its operations (operations.ts and the
+ * *-operations.ts files of each family) share: what the handler is given, one parsed request,
+ * and one answer. Types only.
  */
 import type { IncomingMessage } from 'node:http';
 import type { ObjectStore } from './object-store.js';
