@@ -5,6 +5,7 @@
  * call), and delivers pushes. The dev server binds it to real sockets (ws-server.ts);
  * `cloudfn/testing` binds it to in-memory clients. Every step is reported to its observers.
  */
+import { randomInt } from 'node:crypto';
 import type { Agent, IncomingHttpHeaders, Server } from 'node:http';
 import { generateLogid } from '../../../runtime/log/logid.js';
 import { inject } from '../../../runtime/serve/inject.js';
@@ -119,8 +120,13 @@ export class Gateway implements LocalSessions {
   readonly #byOpenid = new Map<string, Set<string>>();
   readonly #groups = new Map<string, Set<string>>();
   readonly #observers = new Set<(activity: GatewayActivity) => void>();
-  /** Session ids count up from a time-based start: digits, as the platform's, and exact as JSON numbers. */
-  #nextId = Date.now() * 100;
+  /**
+   * Session ids count up from a time-based start: digits, as the platform's, and exact as JSON
+   * numbers. The start has a random part (up to 2^30, the sum stays below 2^53): the processes
+   * of a fleet share one id space in Redis, and two of them started n ms apart, counting up from
+   * the time alone, give the same ids after 100 × n sessions.
+   */
+  #nextId = Date.now() * 100 + randomInt(2 ** 30);
   /** Where sessions live, on this process and others: the push API's and the conn ids' one source. */
   readonly directory: SessionDirectory;
 
