@@ -49,10 +49,10 @@ export interface Instance {
   warnings: () => Record<string, unknown>[];
 }
 
-/** Starts `cloudfn start root` on a free port and resolves once it prints its URL. */
-export function startInstance(root: string, env: NodeJS.ProcessEnv): Promise<Instance> {
+/** Starts `cloudfn start root` on `port` (a free one by default) and resolves once it prints its URL. */
+export function startInstance(root: string, env: NodeJS.ProcessEnv, port = 0): Promise<Instance> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'start', root, '--port', '0', '--host', '127.0.0.1'], {
+    const child = spawn(process.execPath, [cli, 'start', root, '--port', String(port), '--host', '127.0.0.1'], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
