@@ -179,3 +179,28 @@ export function rss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
+
+const CLI = new URL('../../dist/src/cli/index.js', import.meta.url).pathname;
+
+/** `cloudfn dev root` (the built CLI) on a free port, without the type check; resolves once it serves. */
+export function startDev(root: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [CLI, 'dev', root, '--port', '0', '--no-typecheck'], {
+    cwd: root,
+    env: { ...process.env, ...env, NO_COLOR: '1', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cloudfn dev not serving after 60 s: ${out}`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`cloudfn dev exited ${code}: ${out}`)));
+    const read = (chunk: Buffer): void => {
+      out += chunk.toString();
+      const match = /dev server on (http:\/\/\S+) with/.exec(out);
+      if (match === null) return;
+      clearTimeout(timer);
+      resolve({ child, url: match[1]!.replace('localhost', '127.0.0.1') });
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+  });
+}

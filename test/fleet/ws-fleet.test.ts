@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { freePort } from '../testing/free-port.js';
 import { fleetProject, type Instance, post, startInstance } from './fleet-instances.js';
 import { hasRedis, RedisServer } from './redis-server.js';
-import { Client, hasHaproxy, pool, PUSH_FN, quantile, rss, startHaproxy, WS_FN } from './ws-fleet-kit.js';
+import { Client, hasHaproxy, pool, PUSH_FN, quantile, rss, startDev, startHaproxy, WS_FN } from './ws-fleet-kit.js';
 
 const PER_PROCESS = Number(process.env.CLOUDFN_WS_FLEET_SOCKETS ?? 1000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,6 +42,8 @@ describe.skipIf(!hasRedis || !hasHaproxy)(
     let clients: Client[] = [];
 
     const front = () => haproxy!.url;
+    let startRssPerConnection: number[] = [];
+    const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
     const disconnects = (): string[][] =>
       readFileSync(log, 'utf8')
         .split('\n')
@@ -55,7 +57,9 @@ describe.skipIf(!hasRedis || !hasHaproxy)(
       url = front(),
     ): Promise<{ failed: string[]; ms: number; pid: number }> {
       const response = await post(`${url}/push`, JSON.stringify({ path: '/ws/push_data', sids, data }));
-      const answer = (await response.json()) as PushAnswer;
+      const text = await response.text();
+      const answer = JSON.parse(text) as PushAnswer;
+      if (answer.envelope === undefined) throw new Error(`push answered ${response.status} ${text}`);
       if (answer.envelope.err_no !== 0)
         throw new Error(`push answered ${answer.envelope.err_no} ${answer.envelope.err_msg}`);
       const failed = (answer.envelope.data as { failed_session_id_list: string[] }).failed_session_id_list;
@@ -125,6 +129,7 @@ describe.skipIf(!hasRedis || !hasHaproxy)(
 
     it(`upgrades through HAProxy: ${PER_PROCESS} sockets per process, every push delivered in order`, async () => {
       const before = instances.map((i) => rss(i.child.pid!));
+      const redisBefore = await usedMemory();
       const started = Date.now();
       clients = await pool(
         Array.from({ length: PER_PROCESS * 3 }, (_, n) => n),
@@ -133,8 +138,12 @@ describe.skipIf(!hasRedis || !hasHaproxy)(
       );
       const opened = Date.now() - started;
       const per = instances.map((i) => byPid(i.child.pid!).length);
+      await sleep(1000);
       const after = instances.map((i) => rss(i.child.pid!));
       const perConnection = instances.map((_, k) => Math.round((after[k]! - before[k]!) / Math.max(1, per[k]!)));
+      startRssPerConnection = perConnection;
+      const redisPerSession = Math.round(((await usedMemory()) - redisBefore) / clients.length);
+      console.log(`ws fleet: Redis used_memory per session ${redisPerSession} B`);
       console.log(
         `ws fleet: ${clients.length} sockets opened through HAProxy in ${opened} ms, per process ${per.join('/')}; RSS per connection ${perConnection.join('/')} B`,
       );
@@ -351,6 +360,31 @@ describe.skipIf(!hasRedis || !hasHaproxy)(
       expect(Math.max(...durations)).toBeLessThan(10_000);
       expect(closes1001).toBeGreaterThan(0);
     }, 240_000);
+
+    it('measures memory per connection against the dev gateway', async () => {
+      const dev = await startDev(root, { WS_LOG: log });
+      try {
+        const pid = dev.child.pid!;
+        const before = rss(pid);
+        const devClients = await pool(
+          Array.from({ length: PER_PROCESS }, (_, n) => n),
+          50,
+          (n) => new Client(dev.url, `dev${n}`).open(),
+        );
+        await sleep(1000);
+        const perConnection = Math.round((rss(pid) - before) / devClients.length);
+        for (const c of devClients) c.close();
+        const fleet = startRssPerConnection.reduce((a, b) => a + b, 0) / startRssPerConnection.length;
+        console.log(
+          `ws fleet: RSS per connection, cloudfn dev's gateway ${perConnection} B (${devClients.length} sockets); cloudfn start on Redis ${Math.round(fleet)} B: ${(fleet / perConnection).toFixed(2)}×`,
+        );
+        expect(devClients).toHaveLength(PER_PROCESS);
+      } finally {
+        const exited = new Promise((resolve) => dev.child.once('exit', resolve));
+        dev.child.kill('SIGKILL');
+        await exited;
+      }
+    }, 120_000);
   },
 );
 
