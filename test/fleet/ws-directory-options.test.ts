@@ -11,7 +11,7 @@ describe('resolveDirectoryOptions', () => {
       heartbeatMs: 3000,
       pushTimeoutMs: 1000,
       streamMaxLen: 10_000,
-      reapBatch: 1000,
+      reapBatch: 200,
     });
   });
 

@@ -131,13 +131,13 @@ export class Client {
         clearTimeout(timer);
         if (this.socket !== socket) return;
         this.closes.push(code);
-        // As a game client does when its server goes away (1001): connect again, elsewhere.
-        if (this.#reconnect && code === 1001) void this.open(60_000).catch(() => undefined);
+        // As a game client does when its server goes away (1001, or cut): connect again, elsewhere.
+        if (this.#reconnect) void this.open(120_000).catch(() => undefined);
       });
     });
   }
 
-  /** Reconnects by itself after a 1001 from now on. */
+  /** Reconnects by itself after a close from now on. */
   reconnecting(): this {
     this.#reconnect = true;
     return this;

@@ -19,7 +19,7 @@ export interface DirectoryOptions {
    * @default 10000
    */
   streamMaxLen: number;
-  /** Most sessions of dead processes one reaping call takes (the rest at the next heartbeat). @default 1000 */
+  /** Most sessions of dead processes one reaping script claims or reads (it loops until none is left). @default 200 */
   reapBatch: number;
 }
 
@@ -64,6 +64,6 @@ export function resolveDirectoryOptions(
     heartbeatMs: given.heartbeatMs ?? read.heartbeatMs,
     pushTimeoutMs: given.pushTimeoutMs ?? read.pushTimeoutMs,
     streamMaxLen: given.streamMaxLen ?? 10_000,
-    reapBatch: given.reapBatch ?? 1000,
+    reapBatch: given.reapBatch ?? 200,
   };
 }

@@ -10,6 +10,7 @@
  * | `procs` | set | every process that registered, alive or not yet reaped |
  * | `dead:<proc>` | string, PX 1 h | the process was reaped: its next heartbeat learns it |
  * | `owned:<proc>` | set | the process's session ids |
+ * | `orphans:<proc>` | set | sessions of dead processes the process claimed and has not yet handled |
  * | `s:<sid>` | hash `o` owner, `i` info JSON, `g` groups (`name=value` by lines), `u` openid | one session |
  * | `u:<openid>` | set | a user's session ids |
  * | `g:<name>=<value>` | set | a group's session ids |
@@ -55,35 +56,66 @@ return {had, t}
 
 /**
  * ARGV: prefix, proc, limit, tombstone ms. Claims, for the caller alone, up to `limit` sessions
- * of processes whose liveness key is gone: their records and indexes are removed in the same
- * step, so no other survivor sees them. A dead process with nothing left is forgotten, with its
- * streams. Returns {info JSON, groups} pairs, flat.
+ * of processes whose liveness key is gone (and those a dead reaper had claimed and not yet
+ * handled): their ids move from the dead process's `owned` set to the caller's `orphans` set in
+ * this one step, so no other survivor sees them. A dead process with nothing left is forgotten,
+ * with its streams. Returns how many were claimed: the answer is small, and the claim is kept in
+ * Redis, so an answer lost to a timeout loses no orphan (the next heartbeat reads the set).
  */
-export const REAP = `${HELPERS}
+export const REAP = `
 local p, me, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local out = {}
+local mine = p .. 'orphans:' .. me
+local n = 0
 for _, proc in ipairs(redis.call('SMEMBERS', p .. 'procs')) do
-  if limit <= 0 then break end
+  if n >= limit then break end
   if proc ~= me and redis.call('EXISTS', p .. 'alive:' .. proc) == 0 then
     redis.call('SET', p .. 'dead:' .. proc, '1', 'PX', ARGV[4])
-    local owned = p .. 'owned:' .. proc
-    local sids = redis.call('SPOP', owned, limit)
-    for _, sid in ipairs(sids) do
-      local rec = redis.call('HMGET', p .. 's:' .. sid, 'o', 'i', 'g', 'u')
-      if rec[1] == proc then
-        unindex(p, sid, nil, rec[3], rec[4])
-        out[#out + 1] = rec[2]
-        out[#out + 1] = rec[3] or ''
-      end
+    for _, set in ipairs({p .. 'owned:' .. proc, p .. 'orphans:' .. proc}) do
+      local sids = redis.call('SPOP', set, limit - n)
+      for _, sid in ipairs(sids) do redis.call('SADD', mine, sid) end
+      n = n + #sids
     end
-    limit = limit - #sids
-    if redis.call('SCARD', owned) == 0 then
+    if redis.call('SCARD', p .. 'owned:' .. proc) == 0 and redis.call('SCARD', p .. 'orphans:' .. proc) == 0 then
       redis.call('SREM', p .. 'procs', proc)
-      redis.call('DEL', owned, p .. 'in:' .. proc, p .. 're:' .. proc, p .. 'alive:' .. proc)
+      redis.call('DEL', p .. 'in:' .. proc, p .. 're:' .. proc, p .. 'alive:' .. proc)
     end
   end
 end
+return n
+`;
+
+/**
+ * ARGV: prefix, proc, limit. Reads up to `limit` of the caller's claimed orphans: {sid, info
+ * JSON, groups} flat (a record already gone gives an empty info). Reads only: a lost answer is
+ * read again.
+ */
+export const READ_ORPHANS = `
+local p, me = ARGV[1], ARGV[2]
+local out = {}
+for _, sid in ipairs(redis.call('SRANDMEMBER', p .. 'orphans:' .. me, tonumber(ARGV[3]))) do
+  local rec = redis.call('HMGET', p .. 's:' .. sid, 'o', 'i', 'g')
+  out[#out + 1] = sid
+  out[#out + 1] = rec[2] or ''
+  out[#out + 1] = rec[3] or ''
+end
 return out
+`;
+
+/**
+ * ARGV: prefix, proc, sids... The caller handled these orphans: their records (still the dead
+ * owner's, not one registered since) and indexes are removed, and the claim. Idempotent.
+ */
+export const FORGET_ORPHANS = `${HELPERS}
+local p, me = ARGV[1], ARGV[2]
+for i = 3, #ARGV do
+  local sid = ARGV[i]
+  local rec = redis.call('HMGET', p .. 's:' .. sid, 'o', 'g', 'u')
+  if rec[1] and rec[1] ~= me and redis.call('EXISTS', p .. 'alive:' .. rec[1]) == 0 then
+    unindex(p, sid, rec[1], rec[2], rec[3])
+  end
+  redis.call('SREM', p .. 'orphans:' .. me, sid)
+end
+return 0
 `;
 
 /**
@@ -122,8 +154,8 @@ return 0
 
 /**
  * ARGV: prefix, proc, limit. A stopping process: up to `limit` of its sessions removed; when
- * none is left, its liveness key, its membership and its reply stream too. Returns how many
- * remain.
+ * none is left, its liveness key and its reply stream too, and its membership unless it holds
+ * orphans it claimed (a survivor takes those over). Returns how many sessions remain.
  */
 export const LEAVE = `${HELPERS}
 local p, me, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -135,7 +167,8 @@ end
 local left = redis.call('SCARD', owned)
 if left == 0 then
   redis.call('DEL', p .. 'alive:' .. me, p .. 're:' .. me)
-  redis.call('SREM', p .. 'procs', me)
+  -- Orphans it claimed and did not handle stay claimable: a survivor reaps them from it.
+  if redis.call('SCARD', p .. 'orphans:' .. me) == 0 then redis.call('SREM', p .. 'procs', me) end
 end
 return left
 `;

@@ -20,11 +20,13 @@ import { type FleetWarn, jsonWarn, redisClient } from '../connect.js';
 import type { RedisSettings } from '../settings.js';
 import { type DirectoryOptions, resolveDirectoryOptions } from './directory-options.js';
 import {
+  FORGET_ORPHANS,
   GROUP,
   HEARTBEAT,
   LEAVE,
   LIVE_MEMBERS,
   QUERY,
+  READ_ORPHANS,
   REAP,
   REGISTER,
   SEND,
@@ -87,6 +89,8 @@ export class RedisSessionDirectory implements SessionDirectory {
   readonly #ready: Promise<{ redis: DirectoryRedis; reader: StreamReader }>;
   readonly #waiting = new Map<string, Waiting>();
   readonly #fallbackIds = new ConnIds();
+  /** Orphans handed to the gateway whose records are not yet forgotten in Redis. */
+  readonly #handled = new Set<string>();
   #nextRequest = 0;
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
@@ -244,22 +248,33 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#mustRegister = false;
   }
 
+  /**
+   * Claims the sessions of dead processes (REAP), then handles its claims in batches: read,
+   * `orphaned` once each, then forgotten in Redis. A batch's forgetting that timed out is read
+   * again at the next heartbeat; `#handled` keeps its ids so none is handed on twice.
+   */
   async #reap(redis: DirectoryRedis): Promise<void> {
+    const batch = this.#options.reapBatch;
     for (;;) {
-      const flat = (await runScript(redis, REAP, [
-        this.#prefix,
-        this.#proc,
-        this.#options.reapBatch,
-        TOMBSTONE_MS,
-      ])) as string[];
-      for (let i = 0; i + 1 < flat.length; i += 2) {
-        const info = sessionFrom(flat[i]!, flat[i + 1]!);
+      const claimed = Number(await runScript(redis, REAP, [this.#prefix, this.#proc, batch, TOMBSTONE_MS]));
+      const flat = (await runScript(redis, READ_ORPHANS, [this.#prefix, this.#proc, batch])) as string[];
+      const ids: string[] = [];
+      for (let i = 0; i + 2 < flat.length; i += 3) {
+        const sid = flat[i]!;
+        ids.push(sid);
+        if (this.#handled.has(sid)) continue;
+        this.#handled.add(sid);
+        const info = sessionFrom(flat[i + 1]!, flat[i + 2]!);
         if (info === undefined) continue;
         this.#local.orphaned(info).catch((error: unknown) => {
-          this.#warn(`the disconnect call of orphaned session ${info.sessionId} failed: ${(error as Error).message}`);
+          this.#warn(`the disconnect call of orphaned session ${sid} failed: ${(error as Error).message}`);
         });
       }
-      if (flat.length / 2 < this.#options.reapBatch) return;
+      if (ids.length > 0) {
+        await runScript(redis, FORGET_ORPHANS, [this.#prefix, this.#proc, ...ids]);
+        for (const id of ids) this.#handled.delete(id);
+      }
+      if (claimed < batch && ids.length < batch) return;
     }
   }
 
