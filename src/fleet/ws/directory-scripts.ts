@@ -201,15 +201,17 @@ return 0
 `;
 
 /**
- * ARGV: prefix, proc, request id, timeout ms, stream cap, stream ttl ms, type (p push, g group
- * change), a, b, c (push: data, binary, via; group: action, name, value), then sids. Resolves
- * each session's owner and, in the same step, adds one entry per remote owner to its inbox,
- * stamped with a deadline on Redis' clock. Returns per sid: the owner, '' when unknown, '!'
+ * ARGV: prefix, proc, request id, deadline (ms on Redis' clock: when the sender gives up),
+ * stream cap, stream ttl ms, type (p push, g group change), a, b, c (push: data, binary, via;
+ * group: action, name, value), then sids. Resolves each session's owner and, in the same step,
+ * adds one entry per remote owner to its inbox, stamped with the sender's deadline (not the
+ * script's time plus the timeout: a script run late behind a burst would stamp a deadline after
+ * the sender gave up, and a push reported failed could then be delivered). Returns per sid: the owner, '' when unknown, '!'
  * when its owner's liveness key is gone.
  */
 export const SEND = `${HELPERS}
 local p, me = ARGV[1], ARGV[2]
-local deadline = now() + tonumber(ARGV[4])
+local deadline = tonumber(ARGV[4])
 local out, per, order = {}, {}, {}
 for i = 11, #ARGV do
   local sid = ARGV[i]

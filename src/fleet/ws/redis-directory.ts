@@ -48,6 +48,8 @@ import { BLOCK_MS, StreamReader, type StreamRole } from './stream-reader.js';
 const TOMBSTONE_MS = 3_600_000;
 /** How long a stream outlives its last entry: a process that never comes back leaves nothing. */
 const STREAM_TTL_MS = 60_000;
+/** The longest heartbeat round trip whose answer is taken to read Redis' clock. */
+const CLOCK_SAMPLE_MAX_MS = 50;
 /** How long an issued connection id waits, and a used one is remembered. */
 const CONN_ID_TTL_MS = 3_600_000;
 
@@ -207,7 +209,10 @@ export class RedisSessionDirectory implements SessionDirectory {
         number,
         number,
       ];
-      this.#clockOffset = redisNow - (sent + Date.now()) / 2;
+      // Only from a quick answer: one held up (a stopped process, a stalled loop) would put
+      // Redis' clock too early by half the hold-up and let entries past their deadline through.
+      const roundTrip = Date.now() - sent;
+      if (roundTrip <= CLOCK_SAMPLE_MAX_MS) this.#clockOffset = redisNow - (sent + roundTrip / 2);
       if (this.#redisDown) {
         this.#redisDown = false;
         this.#warn('the session directory reaches Redis again');
@@ -404,6 +409,8 @@ export class RedisSessionDirectory implements SessionDirectory {
     self: (id: string) => boolean,
   ): Promise<Set<string>> {
     const request = String(++this.#nextRequest);
+    // When this sender gives up, on Redis' clock: owners drop what they read after it.
+    const deadline = Math.round(Date.now() + this.#clockOffset + this.#options.pushTimeoutMs);
     const done = new Set<string>();
     let finish!: () => void;
     const settled = new Promise<void>((resolve) => (finish = resolve));
@@ -416,7 +423,7 @@ export class RedisSessionDirectory implements SessionDirectory {
         this.#prefix,
         this.#proc,
         request,
-        this.#options.pushTimeoutMs,
+        deadline,
         this.#options.streamMaxLen,
         STREAM_TTL_MS,
         type,
