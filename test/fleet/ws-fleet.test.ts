@@ -125,10 +125,17 @@ describe.skipIf(!hasRedis || !hasHaproxy)(
     afterAll(async () => {
       for (const c of clients) c.close();
       haproxy?.child.kill('SIGKILL');
-      for (const instance of instances) {
-        instance.child.kill('SIGCONT');
-        instance.child.kill('SIGKILL');
-      }
+      // Every process gone before the folders go: a disconnect call still running would append
+      // to the log inside the folder being removed (ENOTEMPTY).
+      await Promise.all(
+        instances.map((instance) => {
+          if (instance.child.exitCode !== null || instance.child.signalCode !== null) return undefined;
+          const exited = new Promise((resolve) => instance.child.once('exit', resolve));
+          instance.child.kill('SIGCONT');
+          instance.child.kill('SIGKILL');
+          return exited;
+        }),
+      );
       admin?.disconnect();
       await redis.stop();
       if (root !== undefined) rmSync(root, { recursive: true, force: true });
