@@ -10,6 +10,11 @@
  * also counts the connections closed because an answer waited past `sendTimeout` for a client
  * that did not read it (response.ts), and shortens the keep-alive timers of idle connections
  * when the app comes under pressure (overload.ts).
+ *
+ * The server's own calls (in-memory connections: `inject`, the WebSocket gateway's calls to the
+ * function, a function's call to a host this process answers) are not counted: at a limit full
+ * of WebSockets, which are never shed, they would be refused and the gateway could not even
+ * report a disconnect.
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -84,6 +89,7 @@ export class ConnectionLimit {
    * @example server.on('connection', (socket) => app.connections.opened(socket));
    */
   opened(socket: Socket): void {
+    if ((socket as { inMemory?: boolean }).inMemory === true) return;
     const s = socket as Counted;
     this.#open.add(socket);
     s[OPENED] = monotonicMs();
