@@ -6,7 +6,8 @@
  * `x-cloudfn-service`: under `cloudfn dev`, any service's URL reaches every service of the
  * session, as the platform's gateway does. Elsewhere (`cloudfn start`, bundles) each service has
  * its own base URL (`baseUrls`). A failure arrives as the platform's (cloud-failure.ts): the
- * gateway's envelope (13005, 14021, 14010, 14030) as 21102, no answer as 21100.
+ * gateway's envelope (13005, 14021, 14010, 14030) as 21102, no answer as 21100. The storage
+ * methods (`uploadFile`, `downloadFile`, `deleteFile`, `getTempFileURL`) are cloud-storage.ts.
  */
 import type { CallerInit, Trigger } from '../../runtime/types.js';
 import {
@@ -17,6 +18,7 @@ import {
   runCallbacks,
 } from './call-container.js';
 import { CLOUD_ERRNO, CloudCallError, type CloudFailure, cloudError } from './cloud-failure.js';
+import { type CloudStorage, cloudStorage } from './cloud-storage.js';
 import { ContainerCallError } from './errors.js';
 import { ENV_HEADER, gatewayFailure, SERVICE_HEADER } from './gateway-wire.js';
 
@@ -58,8 +60,8 @@ export interface CloudCallOptions<T = unknown> {
   complete?: (result: ContainerResponse<T> | CloudFailure) => void;
 }
 
-/** The cloud object of one service. */
-export interface Cloud {
+/** The cloud object of one service: `callContainer`, and the storage methods (cloud-storage.ts). */
+export interface Cloud extends CloudStorage {
   readonly envID: string;
   readonly serviceID: string;
   callContainer<T = unknown>(
@@ -132,6 +134,9 @@ async function send(options: CreateCloudOptions, call: CloudCallOptions): Promis
  * const { statusCode, data } = await cloud.callContainer({ path: '/top', init: { method: 'POST', body: { limit: 5 } } });
  * @example
  * cloud.callContainer({ path: '/top', success: (res) => show(res.data), fail: (err) => toast(err.errMsg) });
+ * @example
+ * const { fileID } = await cloud.uploadFile({ cloudPath: 'avatars/a.png', filePath: './a.png' });
+ * const { fileList } = await cloud.getTempFileURL({ fileList: [fileID] }); // fileList[0].tempFileURL
  */
 export function createCloud(options: CreateCloudOptions): Cloud {
   const envID = checkId('envID', options?.envID);
@@ -153,5 +158,14 @@ export function createCloud(options: CreateCloudOptions): Cloud {
     );
     return undefined;
   }
-  return { envID, serviceID, callContainer } as Cloud;
+  const storage = cloudStorage(() => ({
+    envID,
+    serviceID,
+    baseUrl: options.baseUrls?.[serviceID] ?? options.baseUrl,
+    header: options.header,
+    timeout: options.timeout,
+    fetch: options.fetch,
+    user: options.user,
+  }));
+  return { envID, serviceID, callContainer, ...storage } as Cloud;
 }

@@ -24,5 +24,18 @@ export { createCloud } from './create-cloud.js';
 export type { Cloud, CloudCallOptions, CreateCloudOptions } from './create-cloud.js';
 export { CLOUD_ERRNO, CloudCallError } from './cloud-failure.js';
 export type { CloudFailure } from './cloud-failure.js';
+export type {
+  CloudStorage,
+  DeleteFileOptions,
+  DeleteFileResult,
+  DownloadFileOptions,
+  DownloadFileResult,
+  GetTempFileURLOptions,
+  GetTempFileURLResult,
+  StorageCall,
+  UploadFileOptions,
+  UploadFileResult,
+} from './cloud-storage.js';
+export type { FileListItem } from './storage-wire.js';
 export { GATEWAY_CODES } from './gateway-wire.js';
 export type { ClientErrorCode, ContainerFailure } from './errors.js';

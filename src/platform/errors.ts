@@ -291,6 +291,29 @@ const table = {
     message: (what: string) =>
       `${what}: the WebSocket gateway is off under cloudfn start; set "gateway": true in cloudfn.config.json (or CLOUDFN_GATEWAY=1) to accept connections at /__dycloud__/ws/connect/ and answer the push API`,
   },
+  PLATFORM_FILES_BAD_REQUEST: {
+    status: 400,
+    errNo: 40001,
+    message: (call: string, detail: string) => `${call}: ${detail}`,
+  },
+  PLATFORM_FILES_NOT_LOGGED_IN: {
+    status: 401,
+    errNo: 40100,
+    message: (call: string) =>
+      `${call} needs a logged-in user (tt.login), and this call came from a user not signed in (X-TT-ANONYMOUS-OPENID without X-TT-OPENID); call as a user (createCloud({ user: { openid: 'ann' } })), or send no identity header to act as the dev user`,
+  },
+  PLATFORM_FILES_NOT_FOUND: {
+    status: 404,
+    errNo: 40404,
+    message: (fileID: string) =>
+      `no file has fileID ${JSON.stringify(fileID)}; upload it first (uploadFile), or look in the console's Storage panel`,
+  },
+  PLATFORM_FILES_API_NOT_FOUND: {
+    status: 404,
+    errNo: 40405,
+    message: (method: string, path: string) =>
+      `${method} ${path} is not a storage endpoint; use PUT ${CLOUDFN_PREFIX}/files/upload?cloudPath=…, GET …/files/download?fileID=…, POST …/files/delete, POST …/files/temp-url, or the console's GET ${CLOUDFN_PREFIX}/api/storage[?bucket=…&prefix=…]`,
+  },
   PLATFORM_OPTIONS: {
     status: 500,
     errNo: 50002,
