@@ -1,6 +1,7 @@
 /**
  * The file of the app's local data (`cloudfn db export`, `db import`, `dev --seed`,
- * `seedDatabase`): `{ "$cloudfn": "data/1", "documents": {…}, "redis": […], "mysql": {…} }`,
+ * `seedDatabase`): `{ "$cloudfn": "data/1", "documents": {…}, "redis": […], "mysql": {…},
+ * "storage": { "buckets": […] } }`,
  * the document store as `db export` has always written it under `documents`, each component's
  * data beside it. A file of the older shape (collections at the top) is read as documents only.
  * `parseAppData` checks the whole file before anything is written, and names what is wrong.
@@ -10,6 +11,7 @@ import { checkDump, type StoreDump } from '../../platform/sdk/database/index.js'
 import { createAppError } from '../errors.js';
 import { DATABASE_NAME, type MysqlData } from './mysql-data.js';
 import { REDIS_TYPES, type RedisKey } from './redis-data.js';
+import { checkStorage, type StorageData } from './storage-data.js';
 
 /** The marker and version of the file's shape. */
 export const DATA_FORMAT_KEY = '$cloudfn';
@@ -22,6 +24,8 @@ export interface AppData {
   redis?: RedisKey[];
   /** The MySQL component's databases; absent when the file says nothing of MySQL. */
   mysql?: MysqlData;
+  /** The object store's buckets and objects (the `tos` component); absent when the file says nothing of it. */
+  storage?: StorageData;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -109,12 +113,15 @@ export function checkAppData(value: unknown, source: string): AppData {
     refuse(
       `"${DATA_FORMAT_KEY}" must be "${DATA_FORMAT}", got ${JSON.stringify(value[DATA_FORMAT_KEY])}; export the data again with this cloudfn`,
     );
-  const unknown = Object.keys(value).filter((key) => ![DATA_FORMAT_KEY, 'documents', 'redis', 'mysql'].includes(key));
+  const unknown = Object.keys(value).filter(
+    (key) => ![DATA_FORMAT_KEY, 'documents', 'redis', 'mysql', 'storage'].includes(key),
+  );
   if (unknown.length > 0)
-    refuse(`unknown key ${JSON.stringify(unknown[0])}; the file holds "documents", "redis" and "mysql"`);
+    refuse(`unknown key ${JSON.stringify(unknown[0])}; the file holds "documents", "redis", "mysql" and "storage"`);
   const data: AppData = { documents: checkDump(value['documents'] ?? {}, `${source} (documents)`) };
   if (value['redis'] !== undefined) data.redis = checkRedis(value['redis'], refuse);
   if (value['mysql'] !== undefined) data.mysql = checkMysql(value['mysql'], refuse);
+  if (value['storage'] !== undefined) data.storage = checkStorage(value['storage'], refuse);
   return data;
 }
 
@@ -138,7 +145,7 @@ export function parseAppData(text: string, source: string): AppData {
  * @example writeFileSync('backup.json', formatAppData(data))
  */
 export function formatAppData(data: AppData): string {
-  if (data.redis === undefined && data.mysql === undefined)
+  if (data.redis === undefined && data.mysql === undefined && data.storage === undefined)
     return `${JSON.stringify(data.documents, dateReplacer, 2)}\n`;
   return `${JSON.stringify({ [DATA_FORMAT_KEY]: DATA_FORMAT, ...data }, dateReplacer, 2)}\n`;
 }
