@@ -6,30 +6,22 @@
  * platform's TOS hosts (`tos-cn-beijing.volces.com`, `tos-cn-beijing.ivolces.com`, `<bucket>.`
  * either; HTTPS included, in process) and, for a browser or curl, the same requests under the
  * dev route `tos` (`<CLOUDFN_PREFIX>/tos/<host>/<key>?<query>`): a presigned URL with its
- * `https://` replaced by the dev server's URL and that route.
+ * `https://` replaced by the dev server's URL and that route. Its routes for people, the
+ * mini-program's `files` and the console's `api/storage`, are ui-routes.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { holdHook } from '../../../runtime/intranet/host-table.js';
 import { requestContext } from '../../../runtime/log/console-capture.js';
+import type { Logger } from '../../../runtime/log/logger.js';
 import { RUNTIME_FUNCTION } from '../../../runtime/log/record.js';
-import { CLOUDFN_PREFIX } from '../../../runtime/options.js';
 import type { ServiceContext, ServiceExtension } from '../../local-service.js';
 import { ObjectStore } from './object-store.js';
-import { readTosSetting, TOS_ENV_NAMES, tosEnv } from './setting.js';
+import { TOS_ROUTE } from './presign.js';
+import { readTosSetting, TOS_ENV_NAMES, type TosSetting, tosEnv } from './setting.js';
 import { tosHandler } from './tos-http.js';
+import { storageUiRoutes } from './ui-routes.js';
 
-/** The route under `CLOUDFN_PREFIX` that takes a platform host as its first segment. */
-export const TOS_ROUTE = 'tos';
-
-/**
- * The local twin of a presigned URL minted under dev: the dev route at `devUrl` with the
- * platform's host kept in the path, so its signature still holds.
- * @example localPresignedUrl('https://b.tos-cn-beijing.volces.com/a.png?X-Tos-Signature=…', 'http://localhost:8000')
- * // `http://localhost:8000${CLOUDFN_PREFIX}/tos/b.tos-cn-beijing.volces.com/a.png?X-Tos-Signature=…`
- */
-export function localPresignedUrl(url: string, devUrl: string): string {
-  return `${devUrl.replace(/\/+$/, '')}${CLOUDFN_PREFIX}/${TOS_ROUTE}/${url.replace(/^https?:\/\//, '')}`;
-}
+export { localPresignedUrl, TOS_ROUTE } from './presign.js';
 
 /** Makes the extension; sets the variables and holds the hook at once (before the functions load). */
 export async function storageService(context: ServiceContext): Promise<ServiceExtension> {
@@ -48,6 +40,15 @@ export async function storageService(context: ServiceContext): Promise<ServiceEx
       );
   }
   context.setEnv(env);
+  return storageExtension(setting, logger);
+}
+
+/**
+ * The local TOS's extension over the store of `setting`, the one assembly for `cloudfn dev` and
+ * `startStorage` of `cloudfn/testing`: it holds the intranet hook (released at `close`).
+ * @example const extension = await storageExtension(localTosSetting(dir), logger)
+ */
+export async function storageExtension(setting: TosSetting, logger: Logger): Promise<ServiceExtension> {
   const release = await holdHook();
   const store = new ObjectStore({ dir: setting.dir, defaultBucket: setting.bucket });
   const warn = (message: string) => {
@@ -75,10 +76,17 @@ export async function storageService(context: ServiceContext): Promise<ServiceEx
     const match = /^\/([^/?]+)(\/[^?]*)?(?:\?(.*))?$/.exec(rest);
     handle(req, res, { host: match?.[1] ?? '', path: match?.[2] ?? '/', query: match?.[3] ?? '' });
   };
+  // The server's URL, once it listens: the presigned URLs of the console and getTempFileURL open there.
+  let serverUrl = '';
   return {
     name: 'storage',
     hosts: () => ({ tos: byHost }),
-    routes: () => ({ [TOS_ROUTE]: byRoute }),
+    // Beside the SDK's route, the mini-program's `files` and the console's `api/storage`.
+    routes: () => ({ [TOS_ROUTE]: byRoute, ...storageUiRoutes(store, setting, () => serverUrl) }),
+    env: (url) => {
+      serverUrl = url;
+      return {};
+    },
     close: release,
   };
 }

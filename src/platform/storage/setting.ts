@@ -34,9 +34,33 @@ export interface TosSetting {
   readonly dir: string;
 }
 
-/** The store's folder for the project at `root`: its app's data home's `storage/`. */
-export function storageDirFor(root: string): string {
-  return join(dataHomeFor(root), 'storage');
+/**
+ * Set by `cloudfn dev --ephemeral`: the store's folder (a temporary one, removed at exit) instead
+ * of the data home's `storage/`.
+ */
+export const STORAGE_DATA_VAR = 'CLOUDFN_DEV_STORAGE_DATA';
+
+/**
+ * The store's folder for the project at `root`: `CLOUDFN_DEV_STORAGE_DATA` when set (`--ephemeral`),
+ * else its app's data home's `storage/`.
+ */
+export function storageDirFor(root: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return env[STORAGE_DATA_VAR] || join(dataHomeFor(root), 'storage');
+}
+
+/**
+ * The setting of a store in `dir` (`startStorage` of `cloudfn/testing`, whatever the config says).
+ * @example const tos = localTosSetting('/tmp/store')
+ */
+export function localTosSetting(dir: string): TosSetting {
+  return {
+    accessKey: LOCAL_ACCESS_KEY,
+    secretKey: LOCAL_SECRET_KEY,
+    region: LOCAL_REGION,
+    endpoint: PUBLIC_ENDPOINT,
+    bucket: DEFAULT_BUCKET,
+    dir,
+  };
 }
 
 /**
@@ -45,14 +69,7 @@ export function storageDirFor(root: string): string {
  */
 export function readTosSetting(root: string, config: ConfigFile): TosSetting | undefined {
   if (readComponentsSetting(config['components']).tos !== true) return undefined;
-  return {
-    accessKey: LOCAL_ACCESS_KEY,
-    secretKey: LOCAL_SECRET_KEY,
-    region: LOCAL_REGION,
-    endpoint: PUBLIC_ENDPOINT,
-    bucket: DEFAULT_BUCKET,
-    dir: storageDirFor(root),
-  };
+  return localTosSetting(storageDirFor(root));
 }
 
 /** The variables a function is given. */
