@@ -140,6 +140,7 @@ const entries: Record<string, { load: () => Promise<Record<string, unknown>>; na
       'startComponents',
       'startLiveRooms',
       'startServices',
+      'startStorage',
     ],
   },
   'cloudfn/client': {

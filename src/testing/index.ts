@@ -4,6 +4,7 @@
  * platform does; `createFakeService` hands a handler a recording service;
  * `openGateway` connects simulated WebSocket clients and records what is pushed to them;
  * `startComponents` starts the app's Redis and MySQL as the platform injects them;
+ * `startStorage` runs the local TOS (object storage) in process, as `cloudfn dev` does;
  * `startServices` serves other services of the app so that inner calls reach them;
  * `seedDatabase` and `readDatabase` give `dySDK.database()` a store private to the test.
  * Nothing here depends on a test runner: it works under vitest, node:test, or any other.
@@ -46,6 +47,8 @@ export type { ResponseCookie } from './cookies.js';
 export { startComponents } from './components.js';
 export type { TestComponentsOptions } from './components.js';
 export type { Components, ComponentsSetting, RunningComponent } from '../platform/components/index.js';
+export { startStorage } from './storage.js';
+export type { TestStorage, TestStorageOptions } from './storage.js';
 export { startServices } from './services.js';
 export type { StartServicesOptions, TestServices } from './services.js';
 export { readDatabase, seedDatabase } from './database.js';
