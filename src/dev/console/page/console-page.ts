@@ -19,6 +19,7 @@ import { renderHistory } from './history-view.js';
 import { startLivePanel } from './live-panel.js';
 import { startConnectionsPanel } from './connections-panel.js';
 import { startServicesPanel } from './services-panel.js';
+import { startStoragePanel } from './storage-panel.js';
 import { LogFilter } from './log-filter.js';
 import { LogsView } from './logs-view.js';
 import { schedulesOf, startObservePanel } from './observe-panel.js';
@@ -268,6 +269,7 @@ export class ConsolePage {
     this.#updateFunctions(meta.functions);
     const observe = startObservePanel(schedulesOf(meta));
     const database = startDatabasePanel();
+    const storage = startStoragePanel();
     const live = startLivePanel(meta.devUser.appid);
     const connections = startConnectionsPanel(meta.functions);
     startServicesPanel();
@@ -282,6 +284,7 @@ export class ConsolePage {
       request: (info) => {
         observe.requestSeen();
         database.requestSeen();
+        storage.requestSeen();
         live.refresh();
         this.#requests.add(info);
         if (store.shown?.logid === info.logid) this.#requests.select(info.logid);
