@@ -22,6 +22,7 @@ import {
 } from '../app/index.js';
 import { PlatformError } from '../platform/errors.js';
 import { componentsDirFor } from '../platform/components/service.js';
+import { storageDirFor } from '../platform/storage/setting.js';
 import { projectDataDir } from '../platform/sdk/database/index.js';
 import { OptionsError, parseOrHelp } from './args.js';
 import type { CommandHelp } from './help.js';
@@ -34,24 +35,28 @@ export const HELP: CommandHelp = {
     'db import <file> [--merge] [--root <dir>] [--json]',
     'db reset [--yes] [--root <dir>] [--json]',
   ],
-  description: `Manages the app's local data: the store of dySDK.database() (the server SDK stand-in) and
-the data of each component cloudfn runs locally ("components": { "redis": true, "mysql": true }
-in any service of the app), whether or not cloudfn dev is running (the store's lock keeps a
-running dev's writes; the component servers are shared with it, or started for the command).
+  description: `Manages the app's local data: the store of dySDK.database() (the server SDK stand-in), the
+data of each component cloudfn runs locally ("components": { "redis": true, "mysql": true }
+in any service of the app) and the local TOS's buckets and objects ("tos": true), whether or
+not cloudfn dev is running (the store's lock keeps a running dev's writes; the component
+servers are shared with it, or started for the command).
 Run in the app root, a service folder or below, it works on the app's one data home,
 <app root>/.cloudfn/ (a single project's own .cloudfn/); the store is CLOUDFN_PLATFORM_DATA when
 set. A component given by URL (mongo, or redis/mysql as a URL) is your own server: left alone,
 and said so (docs/apps.md).
   export   writes everything to <file> (stdout without one) as one JSON object: the documents
            (dates as {"$date": "<ISO time>"}), every Redis key with its type, value and ttlMs,
-           and the MySQL databases the app made as mariadb-dump's SQL. A project without local
+           the MySQL databases the app made as mariadb-dump's SQL, and the local TOS's buckets
+           with each object's key, type, metadata and bytes (base64). A project without local
            components writes the documents alone, as before (collection -> documents)
   import   writes <file>: replaces the collections it names (--merge: upserts by _id), the
-           Redis keys it names, and the MySQL databases it names (--merge: creates missing
-           tables, replaces rows by primary key). A file of documents alone still imports. A
-           bad file is refused in one line naming what is wrong, and nothing is written
-  reset    removes every collection, Redis key and MySQL database of the app, after asking
-           (--yes does not ask)
+           Redis keys it names, the MySQL databases it names (--merge: creates missing
+           tables, replaces rows by primary key), and the TOS buckets it names (--merge: writes
+           over the objects of the same key, keeps the rest). A file of documents alone
+           still imports. A bad file is refused in one line naming what is wrong, and nothing
+           is written
+  reset    removes every collection, Redis key, MySQL database and TOS object of the app,
+           after asking (--yes does not ask)
 `,
   options: [
     ['--root <dir>', 'the project folder (default: the current folder)'],
@@ -130,7 +135,7 @@ async function act(
     return report(change, file, `imported ${summarize(change)} into ${dataDir}${values.merge ? ' (merged)' : ''}`);
   }
   if (positionals.length > 0) throw new OptionsError(`db reset takes no file, got ${positionals.join(' ')}`);
-  const what = `every collection in ${dataDir}${target.local.map((name) => ` and every ${name === 'redis' ? 'Redis key' : 'MySQL database'} of the local ${name}`).join('')}`;
+  const what = `every collection in ${dataDir}${target.local.map((name) => ` and every ${name === 'redis' ? 'Redis key' : 'MySQL database'} of the local ${name}`).join('')}${target.storageDir === undefined ? '' : ` and every bucket and object of the local TOS in ${target.storageDir}`}`;
   if (values.yes !== true) {
     if (!process.stdin.isTTY)
       throw new OptionsError(`db reset would remove ${what}; pass --yes to do it without asking`);
@@ -176,7 +181,12 @@ export async function run(argv: string[]): Promise<number> {
     const app = findAppRoot(root);
     const warning = app === undefined ? undefined : strayDataWarning(app);
     if (warning !== undefined) process.stderr.write(`${warning}\n`);
-    const target = await appDataTarget(root, projectDataDir(root, process.env), componentsDirFor(root));
+    const target = await appDataTarget(
+      root,
+      projectDataDir(root, process.env),
+      componentsDirFor(root),
+      storageDirFor(root),
+    );
     return await act(action as (typeof ACTIONS)[number], rest, args.values, target);
   } catch (error) {
     // A bad file, a locked or corrupt store, a component that cannot start: one line naming it.

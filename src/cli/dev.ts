@@ -22,6 +22,7 @@ import { startDevSession } from '../dev/session.js';
 import { onParentGone } from '../../runtime/serve/parent-gone.js';
 import { fileURLToPath } from 'node:url';
 import { COMPONENTS_DATA_VAR, componentsDirFor } from '../platform/components/service.js';
+import { STORAGE_DATA_VAR, storageDirFor } from '../platform/storage/setting.js';
 import { PlatformError } from '../platform/index.js';
 import { PLATFORM_ENV_VARS, readPlatformEnv } from '../platform/media-api/platform-options.js';
 import { prepareDevStore } from '../platform/sdk/database/index.js';
@@ -160,17 +161,24 @@ export async function run(argv: string[]): Promise<number> {
       ephemeral: values.ephemeral === true,
     });
     process.once('exit', () => store.dispose());
-    // --ephemeral: the components' servers keep their data beside the store, removed with it.
+    // --ephemeral: the components' servers and the object store keep their data beside the
+    // store, removed with it.
     const componentsEnv: Record<string, string> =
-      values.ephemeral === true ? { [COMPONENTS_DATA_VAR]: join(store.dataDir, 'components') } : {};
+      values.ephemeral === true
+        ? {
+            [COMPONENTS_DATA_VAR]: join(store.dataDir, 'components'),
+            [STORAGE_DATA_VAR]: join(store.dataDir, 'storage'),
+          }
+        : {};
     const app = findAppRoot(root);
     const warning = app === undefined || values.ephemeral === true ? undefined : strayDataWarning(app);
     if (warning !== undefined) process.stdout.write(`${warning}\n`);
-    if (seed !== undefined && (seed.redis !== undefined || seed.mysql !== undefined)) {
+    if (seed !== undefined && (seed.redis !== undefined || seed.mysql !== undefined || seed.storage !== undefined)) {
       const target = await appDataTarget(
         root,
         store.dataDir,
         componentsEnv[COMPONENTS_DATA_VAR] ?? componentsDirFor(root),
+        componentsEnv[STORAGE_DATA_VAR] ?? storageDirFor(root),
       );
       const change = await importAppData(
         target,

@@ -1,7 +1,7 @@
 /**
  * The app's local data as a whole, for `cloudfn db` and `cloudfn dev --seed`: the document store
- * of `dySDK.database()` and the data of each component cloudfn runs locally (`true` in some
- * service's `components`). The local servers are started for the command, or shared with a
+ * of `dySDK.database()`, the data of each component cloudfn runs locally (`true` in some
+ * service's `components`), and the object store of the local TOS (`"tos": true`). The local servers are started for the command, or shared with a
  * running `cloudfn dev`, and stopped after when this process started them. A component given
  * by URL is the user's own server: its data is never read nor written here, and each answer
  * says so.
@@ -15,11 +15,13 @@ import {
   startComponents,
 } from '../../platform/components/index.js';
 import { exportStore, importStore, resetStore } from '../../platform/sdk/database/index.js';
+import { DEFAULT_BUCKET } from '../../platform/storage/setting.js';
 import { findAppRoot } from '../app-root.js';
 import { createAppError } from '../errors.js';
 import type { AppData } from './data-file.js';
 import { exportMysql, importMysql, resetMysql } from './mysql-data.js';
 import { exportRedis, importRedis, resetRedis } from './redis-data.js';
+import { exportStorage, importStorage, resetStorage, type StorageChange } from './storage-data.js';
 
 /** Where a command finds the app's data. */
 export interface AppDataTarget {
@@ -31,6 +33,8 @@ export interface AppDataTarget {
   readonly local: readonly ('redis' | 'mysql')[];
   /** The components given by URL, with the URL's host (never its account). */
   readonly given: readonly { name: ComponentName; host: string }[];
+  /** The object store's folder, when some service runs the local TOS (`"tos": true`). */
+  readonly storageDir: string | undefined;
 }
 
 /** What an export, import or reset touched. */
@@ -41,22 +45,32 @@ export interface AppDataChange {
   readonly redisKeys?: number;
   /** MySQL databases written or removed, when the command touched MySQL. */
   readonly mysqlDatabases?: string[];
+  /** The object store's buckets touched and how many objects each holds (or held, for a reset). */
+  readonly storageBuckets?: StorageChange;
   /** One line per component left alone (given by URL). */
   readonly notes: string[];
 }
 
 /**
  * The data of the project or app at `root`: the components of every service of its app (or of
- * the project alone), the store in `dataDir`, the servers' data in `componentsDir`.
- * @example const target = await appDataTarget('/src/shop/profile', '/src/shop/.cloudfn/platform', '/src/shop/.cloudfn/components');
+ * the project alone), the store in `dataDir`, the servers' data in `componentsDir`, the object
+ * store in `storageDir` when a service runs the local TOS.
+ * @example const target = await appDataTarget('/src/shop/profile', '/src/shop/.cloudfn/platform', '/src/shop/.cloudfn/components', '/src/shop/.cloudfn/storage');
  */
-export async function appDataTarget(root: string, dataDir: string, componentsDir: string): Promise<AppDataTarget> {
+export async function appDataTarget(
+  root: string,
+  dataDir: string,
+  componentsDir: string,
+  storageDir: string,
+): Promise<AppDataTarget> {
   const app = findAppRoot(root);
   const roots = app === undefined ? [root] : app.services.map((service) => service.dir);
   const local = new Set<'redis' | 'mysql'>();
   const given = new Map<ComponentName, string>();
+  let tos = false;
   for (const dir of roots) {
     const setting = readComponentsSetting((await loadProjectConfig(dir))['components']);
+    if (setting.tos === true) tos = true;
     for (const name of COMPONENT_NAMES) {
       const value = setting[name];
       if (value === true && name !== 'mongo') local.add(name);
@@ -77,6 +91,7 @@ export async function appDataTarget(root: string, dataDir: string, componentsDir
     componentsDir,
     local: [...local].sort(),
     given: [...given].filter(([name]) => !local.has(name as 'redis' | 'mysql')).map(([name, host]) => ({ name, host })),
+    storageDir: tos ? storageDir : undefined,
   };
 }
 
@@ -111,12 +126,16 @@ export async function exportAppData(target: AppDataTarget): Promise<{ data: AppD
     if (urls.redis !== undefined) data.redis = await exportRedis(urls.redis);
     if (urls.mysql !== undefined) data.mysql = await exportMysql(urls.mysql);
   });
+  if (target.storageDir !== undefined) data.storage = await exportStorage(target.storageDir);
   return {
     data,
     change: {
       collections: Object.entries(documents).map(([name, docs]) => ({ name, count: docs.length })),
       ...(data.redis === undefined ? {} : { redisKeys: data.redis.length }),
       ...(data.mysql === undefined ? {} : { mysqlDatabases: data.mysql.databases }),
+      ...(data.storage === undefined
+        ? {}
+        : { storageBuckets: data.storage.buckets.map((b) => ({ name: b.name, count: b.objects.length })) }),
       notes: notes(target),
     },
   };
@@ -148,6 +167,12 @@ export async function importAppData(
         : `it holds ${name} data but ${name} is given by URL (${byUrl.host}), your own server, which cloudfn leaves alone; remove "${name}" from the file; nothing was written`,
     );
   }
+  if (data.storage !== undefined && target.storageDir === undefined && data.storage.buckets.length > 0)
+    throw createAppError(
+      'CLOUDFN_APP_DATA',
+      source,
+      'it holds storage data but no service of the app runs the local TOS; set "components": { "tos": true } in a service\'s cloudfn.config.json, or remove "storage" from the file; nothing was written',
+    );
   const documents = await importStore(target.dataDir, data.documents, options);
   let redisKeys: number | undefined;
   let mysqlDatabases: string[] | undefined;
@@ -161,10 +186,15 @@ export async function importAppData(
       mysqlDatabases = data.mysql.databases;
     }
   });
+  const storageBuckets =
+    data.storage === undefined || target.storageDir === undefined
+      ? undefined
+      : await importStorage(target.storageDir, data.storage, options);
   return {
     collections: documents.collections,
     ...(redisKeys === undefined ? {} : { redisKeys }),
     ...(mysqlDatabases === undefined ? {} : { mysqlDatabases }),
+    ...(storageBuckets === undefined ? {} : { storageBuckets }),
     notes: notes(target),
   };
 }
@@ -181,16 +211,19 @@ export async function resetAppData(target: AppDataTarget): Promise<AppDataChange
     if (urls.redis !== undefined) redisKeys = await resetRedis(urls.redis);
     if (urls.mysql !== undefined) mysqlDatabases = await resetMysql(urls.mysql);
   });
+  const storageBuckets =
+    target.storageDir === undefined ? undefined : await resetStorage(target.storageDir, DEFAULT_BUCKET);
   return {
     collections: documents.collections,
     ...(redisKeys === undefined ? {} : { redisKeys }),
     ...(mysqlDatabases === undefined ? {} : { mysqlDatabases }),
+    ...(storageBuckets === undefined ? {} : { storageBuckets }),
     notes: notes(target),
   };
 }
 
 /**
- * One line of what a change touched: `todos (2); redis: 3 keys; mysql: shop`.
+ * One line of what a change touched: `todos (2); redis: 3 keys; mysql: shop; storage: cloudfn-dev (2 objects)`.
  * @example summarize(change)
  */
 export function summarize(change: AppDataChange): string {
@@ -202,6 +235,10 @@ export function summarize(change: AppDataChange): string {
   if (change.redisKeys !== undefined) parts.push(`redis: ${change.redisKeys} key${change.redisKeys === 1 ? '' : 's'}`);
   if (change.mysqlDatabases !== undefined)
     parts.push(`mysql: ${change.mysqlDatabases.length === 0 ? 'no databases' : change.mysqlDatabases.join(', ')}`);
+  if (change.storageBuckets !== undefined)
+    parts.push(
+      `storage: ${change.storageBuckets.length === 0 ? 'no buckets' : change.storageBuckets.map((b) => `${b.name} (${b.count} object${b.count === 1 ? '' : 's'})`).join(', ')}`,
+    );
   return parts.join('; ');
 }
 

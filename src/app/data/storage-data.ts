@@ -99,12 +99,12 @@ export async function importStorage(
 }
 
 /**
- * Empties the store in `dir`: every bucket, object and multipart upload (the default bucket, when
- * the store names one, comes back empty).
- * @example const removed = await resetStorage(dir) // [{ name: 'cloudfn-dev', count: 3 }]
+ * Empties the store in `dir`: every bucket, object and multipart upload; `defaultBucket` comes
+ * back empty, so a running dev's functions still find the bucket `TOS_BUCKET` names.
+ * @example const removed = await resetStorage(dir, 'cloudfn-dev') // [{ name: 'cloudfn-dev', count: 3 }]
  */
-export async function resetStorage(dir: string): Promise<StorageChange> {
-  const store = new ObjectStore({ dir });
+export async function resetStorage(dir: string, defaultBucket?: string): Promise<StorageChange> {
+  const store = new ObjectStore(defaultBucket === undefined ? { dir } : { dir, defaultBucket });
   const removed: StorageChange = [];
   for (const { name } of await store.listBuckets()) removed.push({ name, count: (await keysOf(store, name)).length });
   await store.clear();
