@@ -12,17 +12,19 @@ import { join } from 'node:path';
 import { checkAppData, type AppData } from '../app/data/data-file.js';
 import { exportMysql, importMysql } from '../app/data/mysql-data.js';
 import { exportRedis, importRedis } from '../app/data/redis-data.js';
+import { exportStorage, importStorage } from '../app/data/storage-data.js';
 import type { Components } from '../platform/components/index.js';
 import { PLATFORM_ENV_VARS } from '../platform/media-api/platform-options.js';
 import { checkDump, exportStore, importStore } from '../platform/sdk/database/index.js';
 import { readSdkOptions } from '../platform/sdk/sdk-options.js';
+import type { TestStorage } from './storage.js';
 
 /** Collections and their documents; a date is a `Date` or `{ $date: "<ISO time>" }`. */
 export type DatabaseData = Record<string, Record<string, unknown>[]>;
 
 /**
  * The whole local data of an app, as `cloudfn db export` writes it: `{ "$cloudfn": "data/1",
- * documents, redis, mysql }` (docs/apps.md).
+ * documents, redis, mysql, storage }` (docs/apps.md).
  */
 export type AppDatabaseData = { $cloudfn: 'data/1'; documents?: DatabaseData } & Partial<Omit<AppData, 'documents'>>;
 
@@ -30,6 +32,8 @@ export type AppDatabaseData = { $cloudfn: 'data/1'; documents?: DatabaseData } &
 export interface DatabaseOptions {
   /** The components the test started (`startComponents`): their Redis and MySQL are seeded and read too. */
   readonly components?: Components;
+  /** The local TOS the test started (`startStorage`): its buckets and objects are seeded and read too. */
+  readonly storage?: TestStorage;
 }
 
 const urlOf = (components: Components | undefined, name: 'redis' | 'mysql'): string | undefined =>
@@ -57,10 +61,14 @@ export async function seedDatabase(
       throw new TypeError(
         `seedDatabase() was given ${name} data but no local ${name}: pass { components } from startComponents({ ${name}: true })`,
       );
+  if (all.storage !== undefined && options.storage === undefined)
+    throw new TypeError('seedDatabase() was given storage data but no local TOS: pass { storage } from startStorage()');
   const redis = urlOf(options.components, 'redis');
   const mysql = urlOf(options.components, 'mysql');
   if (all.redis !== undefined && redis !== undefined) await importRedis(redis, all.redis);
   if (all.mysql !== undefined && mysql !== undefined) await importMysql(mysql, all.mysql, { merge: false });
+  if (all.storage !== undefined && options.storage !== undefined)
+    await importStorage(options.storage.dir, all.storage, { merge: false });
   const dataDir = mkdtempSync(join(tmpdir(), 'cloudfn-test-db-'));
   made.push(dataDir);
   if (!cleanupRegistered) {
@@ -76,20 +84,22 @@ export async function seedDatabase(
 
 /**
  * Every collection of the store the stand-in uses now (the last `seedDatabase`'s), dates as
- * `Date`s; given `{ components }`, the whole data as `cloudfn db export` writes it, with every
- * Redis key and MySQL database of those components.
+ * `Date`s; given `{ components }` or `{ storage }`, the whole data as `cloudfn db export` writes
+ * it, with every Redis key and MySQL database of those components and every object of that TOS.
  * @example expect((await readDatabase()).todos).toHaveLength(2)
  * @example expect((await readDatabase({ components })).redis).toContainEqual(expect.objectContaining({ key: 'top' }))
  */
 export function readDatabase(): Promise<DatabaseData>;
 export function readDatabase(options: DatabaseOptions & { components: Components }): Promise<AppData>;
+export function readDatabase(options: DatabaseOptions & { storage: TestStorage }): Promise<AppData>;
 export async function readDatabase(options: DatabaseOptions = {}): Promise<DatabaseData | AppData> {
   const documents = await exportStore(readSdkOptions().dataDir);
-  if (options.components === undefined) return documents;
+  if (options.components === undefined && options.storage === undefined) return documents;
   const data: AppData = { documents };
   const redis = urlOf(options.components, 'redis');
   const mysql = urlOf(options.components, 'mysql');
   if (redis !== undefined) data.redis = await exportRedis(redis);
   if (mysql !== undefined) data.mysql = await exportMysql(mysql);
+  if (options.storage !== undefined) data.storage = await exportStorage(options.storage.dir);
   return data;
 }

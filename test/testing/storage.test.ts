@@ -15,7 +15,7 @@ import { TosClient } from '@volcengine/tos-sdk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCloud } from '../../src/client/index.js';
 import { presignPlatformGet } from '../../src/platform/storage/presign.js';
-import { startStorage, type TestStorage } from '../../src/testing/index.js';
+import { readDatabase, seedDatabase, startStorage, type TestStorage } from '../../src/testing/index.js';
 
 /** curl in a child process, awaited: the server answering it runs in this process. */
 const curl = async (...args: string[]): Promise<Buffer> =>
@@ -120,5 +120,39 @@ describe('startStorage', () => {
     expect(process.env['TOS_BUCKET']).toBe(before);
     await other.stop();
     expect(existsSync(other.dir)).toBe(false);
+  });
+});
+
+describe('seedDatabase and readDatabase with startStorage', () => {
+  it('seeds the buckets of a data file into the store and reads them back; refuses them without { storage }', async () => {
+    const storage = await startStorage({ setEnv: false });
+    try {
+      const base64 = Buffer.from('seeded').toString('base64');
+      const file = {
+        $cloudfn: 'data/1' as const,
+        storage: {
+          buckets: [
+            {
+              name: storage.env.TOS_BUCKET,
+              objects: [{ key: 'a/b.txt', contentType: 'text/plain', meta: {}, headers: {}, base64 }],
+            },
+          ],
+        },
+      };
+      await expect(seedDatabase(file)).rejects.toThrow(
+        'seedDatabase() was given storage data but no local TOS: pass { storage } from startStorage()',
+      );
+      await seedDatabase(file, { storage });
+      expect((await storage.store.headObject(storage.env.TOS_BUCKET, 'a/b.txt')).size).toBe(6);
+      const read = await readDatabase({ storage });
+      expect(read.storage?.buckets).toEqual([
+        {
+          name: storage.env.TOS_BUCKET,
+          objects: [{ key: 'a/b.txt', contentType: 'text/plain', meta: {}, headers: {}, base64 }],
+        },
+      ]);
+    } finally {
+      await storage.stop();
+    }
   });
 });
