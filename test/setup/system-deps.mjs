@@ -3,8 +3,9 @@
  * Installs the Debian packages the tests use when they are missing: openssl (golden signature
  * vectors), ffmpeg (the platform emulator's media jobs), chromium (the console page test),
  * redis-server (the fleet's shared stores and the app's Redis component), mariadb-server (the
- * app's MySQL component) and wrk (the load generator of `npm run bench` and
- * `npm run soak`; the quick harness test uses autocannon instead).
+ * app's MySQL component), wrk (the load generator of `npm run bench` and
+ * `npm run soak`; the quick harness test uses autocannon instead) and haproxy (the balancer in
+ * front of the WebSocket fleet test's three `cloudfn start` processes).
  * Runs before `npm test`. As root it installs with apt-get; otherwise it prints the command.
  * Under CI=true a package that is still missing afterwards fails the run, so no test is
  * skipped silently there.
@@ -19,6 +20,7 @@ const wanted = [
   { command: 'redis-server', pkg: 'redis-server' },
   { command: 'mariadbd', pkg: 'mariadb-server' },
   { command: 'wrk', pkg: 'wrk' },
+  { command: 'haproxy', pkg: 'haproxy' },
 ];
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
