@@ -4,66 +4,25 @@
  * disconnect as GETs, each client message as a POST, with the common headers and a logid per
  * call), and delivers pushes. The dev server binds it to real sockets (ws-server.ts);
  * `cloudfn/testing` binds it to in-memory clients. Every step is reported to its observers.
+ * The calls themselves are made in function-call.ts; the users' and groups' indexes are kept in
+ * session-index.ts.
  */
 import { randomInt } from 'node:crypto';
-import type { Agent, IncomingHttpHeaders, Server } from 'node:http';
-import { generateLogid } from '../../../runtime/log/logid.js';
-import { inject } from '../../../runtime/serve/inject.js';
 import { failureText } from './envelope.js';
 import { LocalDirectory } from '../../fleet/ws/local-directory.js';
 import type { DirectoryFactory, LocalSessions, SessionDirectory } from '../../fleet/ws/session-directory.js';
-import { CALL_HEADERS, CLOSE_CODES, type GatewayEvent } from './names.js';
+import { type AppAnswer, type AppCaller, callFunction, type GatewayIdentity } from './function-call.js';
+import { CLOSE_CODES, type GatewayEvent } from './names.js';
 import type { GatewayActivity, PushVia, SessionInfo } from './protocol.js';
+import { groupKey, SessionIndex } from './session-index.js';
 
-/** A request the gateway sends to a function. */
-export interface AppCall {
-  method: 'GET' | 'POST';
-  /** The path with its query string, e.g. `/websocket_callback`. */
-  path: string;
-  headers: Record<string, string>;
-  body?: Buffer;
-}
-
-/** What the function answered. */
-export interface AppAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** Sends calls to the functions; the dev server's and the testing gateway's both are one of these. */
-export type AppCaller = (call: AppCall) => Promise<AppAnswer>;
-
-/**
- * A caller writing each call to `server` (an http server of the app, listening or not) through
- * the runtime's one in-memory request, on `agent`'s pooled connections (`injectAgent`).
- * @example const call = injectCaller(server, injectAgent(server)); await call({ method: 'GET', path: '/ws', headers })
- */
-export function injectCaller(server: Server, agent: Agent): AppCaller {
-  return async (call) => {
-    const answer = await inject(server, {
-      method: call.method,
-      path: call.path,
-      headers: { host: 'cloudfn.gateway', ...call.headers },
-      ...(call.body === undefined ? {} : { body: call.body }),
-      agent,
-    });
-    return { status: answer.status, headers: answer.headers, body: answer.body };
-  };
-}
+export { type AppAnswer, type AppCall, type AppCaller, type GatewayIdentity, injectCaller } from './function-call.js';
 
 /** Where a client's frames go, and how it is closed; the transport provides one per connection. */
 export interface ClientLink {
   /** Sends a frame; `false` when it was not sent (the link then closed the connection), anything else when it was. */
   send(data: Buffer, binary: boolean): unknown;
   close(code: number, reason: string): void;
-}
-
-/** The ids the gateway sends on every call (`X-TT-APPID`, `X-TT-ENVID`, `X-TT-SERVICEID`). */
-export interface GatewayIdentity {
-  appid: string;
-  envId: string;
-  serviceId: string;
 }
 
 /** A client asking to connect. */
@@ -104,7 +63,7 @@ interface Session {
   closed: boolean;
   /** Connect answered 2xx. */
   accepted: boolean;
-  /** The keys of its groups in `#groups`. */
+  /** The keys of its groups in `#index`. */
   groups: Set<string>;
 }
 
@@ -117,8 +76,7 @@ function shown(data: Buffer, binary: boolean): string {
 export class Gateway implements LocalSessions {
   readonly #options: GatewayOptions;
   readonly #sessions = new Map<string, Session>();
-  readonly #byOpenid = new Map<string, Set<string>>();
-  readonly #groups = new Map<string, Set<string>>();
+  readonly #index = new SessionIndex();
   readonly #observers = new Set<(activity: GatewayActivity) => void>();
   /**
    * Session ids count up from a time-based start: digits, as the platform's, and exact as JSON
@@ -161,12 +119,12 @@ export class Gateway implements LocalSessions {
 
   /** The session ids of a user's open connections. */
   sessionsOf(openid: string): string[] {
-    return [...(this.#byOpenid.get(openid) ?? [])];
+    return this.#index.sessionsOf(openid);
   }
 
   /** The session ids in a group. */
   groupMembers(name: string, value: string): string[] {
-    return [...(this.#groups.get(groupKey(name, value)) ?? [])];
+    return this.#index.groupMembers(name, value);
   }
 
   /** Every session, pending ones included, with a copy of its groups. */
@@ -199,40 +157,12 @@ export class Gateway implements LocalSessions {
     return String(this.#nextId);
   }
 
-  async #callFunction(
+  #callFunction(
     info: SessionInfo,
     event: GatewayEvent,
     body?: { data: Buffer; binary: boolean },
   ): Promise<{ answer: AppAnswer; logid: string }> {
-    const logid = generateLogid();
-    const { identity } = this.#options;
-    const headers: Record<string, string> = {
-      ...info.room,
-      [CALL_HEADERS.eventType]: event,
-      [CALL_HEADERS.appid]: identity.appid,
-      [CALL_HEADERS.envId]: identity.envId,
-      [CALL_HEADERS.serviceId]: identity.serviceId,
-      [CALL_HEADERS.sessionId]: info.sessionId,
-      [CALL_HEADERS.forwardedFor]: info.ip,
-      [CALL_HEADERS.logid]: logid,
-    };
-    // No user is claimed for a client nobody vouched for (cloudfn start without trustGatewayHeaders).
-    if (info.openid !== '') headers[CALL_HEADERS.openid] = info.openid;
-    if (body !== undefined)
-      headers['content-type'] = body.binary ? 'application/octet-stream' : 'text/plain; charset=utf-8';
-    try {
-      const answer = await this.#options.call({
-        method: body === undefined ? 'GET' : 'POST',
-        path: info.path,
-        headers,
-        ...(body === undefined ? {} : { body: body.data }),
-      });
-      return { answer, logid };
-    } catch (error) {
-      // The pipeline answers every request; a failure here is the in-memory connection's.
-      const message = error instanceof Error ? error.message : String(error);
-      return { answer: { status: 502, headers: {}, body: Buffer.from(message) }, logid };
-    }
+    return callFunction(this.#options.call, this.#options.identity, info, event, body);
   }
 
   /**
@@ -261,11 +191,7 @@ export class Gateway implements LocalSessions {
       groups: new Set(),
     };
     this.#sessions.set(info.sessionId, session);
-    if (info.openid !== '') {
-      let users = this.#byOpenid.get(info.openid);
-      if (users === undefined) this.#byOpenid.set(info.openid, (users = new Set()));
-      users.add(info.sessionId);
-    }
+    if (info.openid !== '') this.#index.addUser(info.openid, info.sessionId);
     try {
       await this.directory.added({ ...info, groups: [] });
     } catch (error) {
@@ -373,14 +299,7 @@ export class Gateway implements LocalSessions {
     // A directory reports its own failures; a record it keeps past this is its to expire.
     this.directory.removed(sessionId).catch(() => undefined);
     this.#sessions.delete(sessionId);
-    const users = this.#byOpenid.get(openid);
-    users?.delete(sessionId);
-    if (users?.size === 0) this.#byOpenid.delete(openid);
-    for (const group of session.groups) {
-      const members = this.#groups.get(group);
-      members?.delete(sessionId);
-      if (members?.size === 0) this.#groups.delete(group);
-    }
+    this.#index.forget(sessionId, openid, session.groups);
   }
 
   /** Sends to one session; false when it is not open. */
@@ -404,15 +323,12 @@ export class Gateway implements LocalSessions {
         failed.push(sessionId);
         continue;
       }
-      let members = this.#groups.get(key);
       if (action === 'join') {
-        if (members === undefined) this.#groups.set(key, (members = new Set()));
-        members.add(sessionId);
+        this.#index.join(key, sessionId);
         session.groups.add(key);
         if (!session.info.groups.includes(label)) session.info.groups.push(label);
       } else {
-        members?.delete(sessionId);
-        if (members?.size === 0) this.#groups.delete(key);
+        this.#index.leave(key, sessionId);
         session.groups.delete(key);
         session.info.groups = session.info.groups.filter((g) => g !== label);
       }
@@ -432,11 +348,6 @@ export function safeDecode(path: string): string {
   } catch {
     return path;
   }
-}
-
-/** One map key per group; name and value may hold any character but NUL is never in a header. */
-function groupKey(name: string, value: string): string {
-  return `${name}\u0000${value}`;
 }
 
 /** Declared in the console's protocol, which the page imports too. */
