@@ -115,6 +115,21 @@ async function withLocal<T>(
   }
 }
 
+/** What a command changed, with only the parts it touched: its lines for components given by URL. */
+function changeOf(
+  target: AppDataTarget,
+  collections: AppDataChange['collections'],
+  parts: { redisKeys?: number; mysqlDatabases?: string[]; storageBuckets?: StorageChange },
+): AppDataChange {
+  return {
+    collections,
+    ...(parts.redisKeys === undefined ? {} : { redisKeys: parts.redisKeys }),
+    ...(parts.mysqlDatabases === undefined ? {} : { mysqlDatabases: parts.mysqlDatabases }),
+    ...(parts.storageBuckets === undefined ? {} : { storageBuckets: parts.storageBuckets }),
+    notes: notes(target),
+  };
+}
+
 /**
  * Reads everything: the documents, and each local component's data.
  * @example const { data } = await exportAppData(target); writeFileSync('backup.json', formatAppData(data));
@@ -129,15 +144,15 @@ export async function exportAppData(target: AppDataTarget): Promise<{ data: AppD
   if (target.storageDir !== undefined) data.storage = await exportStorage(target.storageDir);
   return {
     data,
-    change: {
-      collections: Object.entries(documents).map(([name, docs]) => ({ name, count: docs.length })),
-      ...(data.redis === undefined ? {} : { redisKeys: data.redis.length }),
-      ...(data.mysql === undefined ? {} : { mysqlDatabases: data.mysql.databases }),
-      ...(data.storage === undefined
-        ? {}
-        : { storageBuckets: data.storage.buckets.map((b) => ({ name: b.name, count: b.objects.length })) }),
-      notes: notes(target),
-    },
+    change: changeOf(
+      target,
+      Object.entries(documents).map(([name, docs]) => ({ name, count: docs.length })),
+      {
+        redisKeys: data.redis?.length,
+        mysqlDatabases: data.mysql?.databases,
+        storageBuckets: data.storage?.buckets.map((b) => ({ name: b.name, count: b.objects.length })),
+      },
+    ),
   };
 }
 
@@ -190,13 +205,7 @@ export async function importAppData(
     data.storage === undefined || target.storageDir === undefined
       ? undefined
       : await importStorage(target.storageDir, data.storage, options);
-  return {
-    collections: documents.collections,
-    ...(redisKeys === undefined ? {} : { redisKeys }),
-    ...(mysqlDatabases === undefined ? {} : { mysqlDatabases }),
-    ...(storageBuckets === undefined ? {} : { storageBuckets }),
-    notes: notes(target),
-  };
+  return changeOf(target, documents.collections, { redisKeys, mysqlDatabases, storageBuckets });
 }
 
 /**
@@ -213,13 +222,7 @@ export async function resetAppData(target: AppDataTarget): Promise<AppDataChange
   });
   const storageBuckets =
     target.storageDir === undefined ? undefined : await resetStorage(target.storageDir, DEFAULT_BUCKET);
-  return {
-    collections: documents.collections,
-    ...(redisKeys === undefined ? {} : { redisKeys }),
-    ...(mysqlDatabases === undefined ? {} : { mysqlDatabases }),
-    ...(storageBuckets === undefined ? {} : { storageBuckets }),
-    notes: notes(target),
-  };
+  return changeOf(target, documents.collections, { redisKeys, mysqlDatabases, storageBuckets });
 }
 
 /**
