@@ -41,6 +41,7 @@ const BENCHMARKS = [
   'cloudfn build --target function-service, 50 generated functions',
   'p99 latency under the GET load, 64 connections',
   'peak RSS under the GET load',
+  'peak RSS under the POST JSON 1 KB load, against fastify',
   'cloudfn start --workers auto, GET',
   'cloudfn start --workers auto, CPU time per GET',
   'dev reload: save until the new code answers',
@@ -377,6 +378,7 @@ describe.skipIf(!built)('npm run bench (a short run; needs npm run build)', () =
     for (const id of [
       'json',
       'json-fastify',
+      'memory-json',
       'upload',
       'upload-serial',
       'cold',

@@ -12,7 +12,7 @@
  *
  * Groups for --only:
  *   get      GET against raw and fastify (logger off), its p99 latency and peak RSS
- *   json     POST JSON 1 KB against raw and fastify (logger off)
+ *   json     POST JSON 1 KB against raw and fastify (logger off), and its peak RSS against fastify's
  *   contract POST JSON 1 KB with a zod 4 params schema against none; tsc on a 50-function client
  *   unused   costs nothing when unused: GET and POST JSON to a function without a schema in an
  *            app whose other functions declare zod schemas, against the same functions and
@@ -56,6 +56,7 @@ import { PEER_LABELS, PEERS, peerVersions } from './servers/peers.mjs';
 import { reloadRow, typecheckRows } from './lib/reload.mjs';
 import { measureAllocation } from './lib/allocation-rows.mjs';
 
+const JSON_MEMORY_BENCHMARK = 'peak RSS under the POST JSON 1 KB load, against fastify';
 const CONSOLE_CALL_BENCHMARK = 'console.log in a request, captured as a JSON line';
 const CONSOLE_REQUEST_BENCHMARK = 'GET tiny function with console capture on, no console call';
 const GATEWAY_CONNECTIONS = 1000;
@@ -300,6 +301,16 @@ try {
           cpu: cpuOf(r.cloudfn, r.raw),
         }),
         fastifyRow(r, { id: 'json-fastify', benchmark: 'POST JSON echo, 1 KB, against fastify' }),
+        ratioRow({
+          id: 'memory-json',
+          benchmark: JSON_MEMORY_BENCHMARK,
+          baseline: PEER_LABELS.fastify,
+          unit: 'MB',
+          subject: r.cloudfn.map((x) => x.maxRss / 2 ** 20),
+          base: r.fastify.map((x) => x.maxRss / 2 ** 20),
+          goal: { op: '<=', value: 1.2 },
+          problems: problemsOf(r.cloudfn, r.fastify),
+        }),
       );
     if (withPeers) rows.push(...peerRows(r, 'json'));
   }
@@ -584,6 +595,7 @@ const NOT_RUN = {
   json: [
     ['json', 'POST JSON echo, 1 KB', 'raw node:http', '>= 0.92×'],
     ['json-fastify', 'POST JSON echo, 1 KB, against fastify', PEER_LABELS.fastify, '>= 1×'],
+    ['memory-json', JSON_MEMORY_BENCHMARK, PEER_LABELS.fastify, '<= 1.2×'],
   ],
   peers: [],
   upload: [
@@ -663,6 +675,7 @@ const ORDER = [
   ...BUILD_ROWS.map(([id]) => id),
   'latency',
   'memory',
+  'memory-json',
   'workers',
   'workers-cpu',
   'reload',
