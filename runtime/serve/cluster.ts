@@ -13,6 +13,7 @@ import { aggregateForWorkers } from '../metrics/cluster.js';
 import { onParentGone } from './parent-gone.js';
 import type { RunningServer } from './start.js';
 import { sendToWorker } from './worker-message.js';
+import { youngGenerationArgv } from './young-generation.js';
 
 /** The message a primary sends a worker to drain and exit. */
 export const SHUTDOWN_MESSAGE = 'cloudfn:shutdown';
@@ -151,6 +152,9 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
           })
         : undefined;
 
+    cluster.setupPrimary({
+      execArgv: youngGenerationArgv(process.execArgv, process.versions.node, process.env.NODE_OPTIONS),
+    });
     const fork = (): void => {
       const worker = cluster.fork();
       worker.once('listening', () => {

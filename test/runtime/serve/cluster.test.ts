@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineAtomicWriter, parseWorkers } from '../../../runtime/serve/cluster.js';
+import { YOUNG_GENERATION_FLAG } from '../../../runtime/serve/young-generation.js';
 import { REPO, ensureDist } from '../../testing/ensure-dist.js';
 import { tempProject } from '../../testing/project.js';
 import { until } from '../../testing/until.js';
@@ -21,6 +22,7 @@ const project = tempProject({
   }
   return { pid: process.pid };
 };`,
+  'functions/argv.ts': 'export default async () => ({ execArgv: process.execArgv });',
 });
 
 beforeAll(() => ensureDist(), 120_000);
@@ -82,10 +84,14 @@ describe('cloudfn start --workers', () => {
     }
   }, 90_000);
 
-  it('starts one worker per CPU with auto', async () => {
+  it('starts one worker per CPU with auto, capping the young generation from Node 24 on', async () => {
     const server = await startWorkers('auto');
     try {
       expect(listeningLines(server)).toBe(availableParallelism());
+      const { execArgv } = (await (await fetch(`${server.url}/argv`)).json()) as { execArgv: string[] };
+      const major = Number(process.versions.node.split('.')[0]);
+      // The CLI runs on the Node running the tests, and its workers on the same.
+      expect(execArgv.includes(YOUNG_GENERATION_FLAG)).toBe(major >= 24);
     } finally {
       expect(await server.stop()).toBe(0);
     }
