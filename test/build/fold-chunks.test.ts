@@ -2,8 +2,8 @@
  * One file to start (src/build/fold-chunks.ts): a bundle's entry imports no chunk statically,
  * the chunks loaded on first use share one instance of each module with it (an HttpError thrown
  * from a lazily imported module is still an HttpError to the runtime), an `import()` in a folded
- * chunk still finds its lazy chunk, and a function with top-level await that imports lazily
- * keeps its chunks apart and starts.
+ * chunk still finds its lazy chunk, a function with top-level await that imports lazily
+ * keeps its chunks apart and starts, and a minified entry carries only the esbuild helpers it uses.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,46 @@ describe('cloudfn build: one file to start', () => {
     try {
       const res = await fetch(`${server.url}/waits`);
       expect(await res.json()).toEqual({ kind: 'function' });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it('copies into a minified entry only the esbuild helpers it uses; the lazy chunks keep theirs', async () => {
+    const minified = await buildProject(project.root, {
+      outdir: 'dist-min',
+      minify: true,
+      sourcemap: false,
+      server: false,
+      perFunction: true,
+    });
+    const relay = minified.bundles.find((b) => b.name === 'relay')!;
+    // `__require` and `__toESM`: raw-body's chunk uses them, the entry does not.
+    const entry = readFileSync(relay.file, 'utf8');
+    expect(entry).not.toContain('Dynamic require');
+    expect(entry).not.toContain('__esModule');
+    const helpers = relay.chunks.filter((file) => readFileSync(file, 'utf8').includes('Dynamic require'));
+    expect(helpers).toHaveLength(1);
+    expect(readFileSync(helpers[0]!, 'utf8')).not.toContain('index.mjs');
+    expect(await checkBundle(relay.file, { chunks: relay.chunks })).toMatchObject({ ok: true });
+    const server = await spawnServer([relay.file], { cwd: project.root });
+    try {
+      // A chunked body is read by raw-body, a CommonJS chunk loaded now with the helpers' file.
+      const body = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"a":'));
+          controller.enqueue(new TextEncoder().encode('1}'));
+          controller.close();
+        },
+      });
+      const res = await fetch(`${server.url}/relay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ got: 'far', user: 'function' });
     } finally {
       expect(await server.stop()).toBe(0);
     }
