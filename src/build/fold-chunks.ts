@@ -79,8 +79,17 @@ function staticChunks(entry: string, outputs: ReadonlyMap<string, Output>): stri
   return found.slice(1);
 }
 
-/** The name under which the entry exports a folded chunk's export for the lazy chunks. */
-const aliasOf = (name: string, chunk: number): string => `${name}$${chunk}`;
+/**
+ * The names under which the entry exports the forwarded chunks' exports for the lazy chunks, by
+ * chunk: `$0`, `$1`, … `$z`, `$10`, one count across them all. Short, since a minified entry
+ * still spells each one out: the hello bundle's 69 took 67 bytes more as `<name>$<chunk>`.
+ */
+function aliasesOf(forwarded: readonly string[], outputs: ReadonlyMap<string, Output>): Map<string, string>[] {
+  let count = 0;
+  return forwarded.map(
+    (chunk) => new Map(outputs.get(chunk)!.exports.map((name) => [name, `$${(count++).toString(36)}`])),
+  );
+}
 
 /** A path as an import specifier relative to `fromDir` (`./x.mjs`, `../index.mjs`). */
 function specifier(fromDir: string, file: string): string {
@@ -111,12 +120,10 @@ export async function foldStartChunks(input: FoldInput): Promise<FoldResult> {
   const kept = shared.filter((chunk) => isStateless(outputs.get(chunk)!));
   const forwarded = shared.filter((chunk) => !kept.includes(chunk));
   const dir = dirname(input.entry);
+  const aliases = aliasesOf(forwarded, outputs);
   const reexports = forwarded.map(
     (chunk, i) =>
-      `export { ${outputs
-        .get(chunk)!
-        .exports.map((name) => `${name} as ${aliasOf(name, i)}`)
-        .join(', ')} } from ${JSON.stringify(specifier(dir, chunk))};`,
+      `export { ${[...aliases[i]!].map(([name, alias]) => `${name} as ${alias}`).join(', ')} } from ${JSON.stringify(specifier(dir, chunk))};`,
   );
   await build({
     entryPoints: [`${FOLD_NAMESPACE}:entry`],
@@ -145,7 +152,7 @@ export async function foldStartChunks(input: FoldInput): Promise<FoldResult> {
       rmSync(chunk, { force: true });
       continue;
     }
-    const names = outputs.get(chunk)!.exports.map((name) => `${aliasOf(name, i)} as ${name}`);
+    const names = [...aliases[i]!].map(([name, alias]) => `${alias} as ${name}`);
     writeFileSync(
       chunk,
       `export { ${names.join(', ')} } from ${JSON.stringify(specifier(dirname(chunk), input.entry))};\n`,
