@@ -13,6 +13,14 @@ function fail(where: string, detail: string): never {
 }
 
 /**
+ * `fail` with what was expected and the value refused: `must be true or false, got "yes"`.
+ * Written here once rather than in each message: every bundle carries all the validators.
+ */
+function refuse(where: string, expected: string, raw: unknown): never {
+  fail(where, `${expected}, got ${JSON.stringify(raw)}`);
+}
+
+/**
  * An integer from `min` to `max`, as a number or decimal digits.
  * @example integer(0, 65535)('8080', 'PORT') // 8080
  */
@@ -21,7 +29,7 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parse<numbe
     (raw, where) => {
       const value = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        fail(where, `must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+        refuse(where, `must be an integer from ${min} to ${max}`, raw);
       }
       return value;
     },
@@ -32,8 +40,7 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parse<numbe
 /** A non-empty string, trimmed. */
 export const text: Parse<string> = described(
   (raw, where) => {
-    if (typeof raw !== 'string' || raw.trim() === '')
-      fail(where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
+    if (typeof raw !== 'string' || raw.trim() === '') refuse(where, 'must be a non-empty string', raw);
     return raw.trim();
   },
   { type: 'string', minLength: 1 },
@@ -47,7 +54,7 @@ export const textList: Parse<readonly string[]> = described(
   (raw, where) => {
     const items = typeof raw === 'string' ? raw.split(',').map((item) => item.trim()) : raw;
     if (!Array.isArray(items) || items.some((item) => typeof item !== 'string' || item.trim() === ''))
-      fail(where, `must be a list of non-empty strings, such as ["scripts", "*.mjs"], got ${JSON.stringify(raw)}`);
+      refuse(where, 'must be a list of non-empty strings, such as ["scripts", "*.mjs"]', raw);
     return (items as string[]).map((item) => item.trim());
   },
   { type: 'array', items: { type: 'string', minLength: 1 } },
@@ -59,7 +66,7 @@ const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 export const headerName: Parse<string> = described(
   (raw, where) => {
     const value = text(raw, where);
-    if (!new RegExp(HEADER_NAME).test(value)) fail(where, `must be an HTTP header name, got ${JSON.stringify(raw)}`);
+    if (!new RegExp(HEADER_NAME).test(value)) refuse(where, 'must be an HTTP header name', raw);
     return value.toLowerCase();
   },
   { type: 'string', pattern: HEADER_NAME },
@@ -73,7 +80,7 @@ export function oneOf<T extends string>(...values: T[]): Parse<T> {
   return described(
     (raw, where) => {
       if (typeof raw !== 'string' || !values.includes(raw as T))
-        fail(where, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+        refuse(where, `must be one of ${values.join(', ')}`, raw);
       return raw as T;
     },
     { enum: values },
@@ -86,7 +93,7 @@ export const bool: Parse<boolean> = described(
     if (typeof raw === 'boolean') return raw;
     if (raw === 'true' || raw === '1') return true;
     if (raw === 'false' || raw === '0') return false;
-    return fail(where, `must be true or false, got ${JSON.stringify(raw)}`);
+    return refuse(where, 'must be true or false', raw);
   },
   { type: 'boolean' },
 );
@@ -96,7 +103,7 @@ export const healthPath: Parse<string | undefined> = described(
   (raw, where) => {
     const value = text(raw, where);
     if (value === 'off') return undefined;
-    if (!value.startsWith('/')) fail(where, `must be a path starting with "/" (or off), got ${JSON.stringify(raw)}`);
+    if (!value.startsWith('/')) refuse(where, 'must be a path starting with "/" (or off)', raw);
     return value;
   },
   { type: 'string', pattern: '^(/.*|off)$' },
@@ -106,10 +113,7 @@ export const healthPath: Parse<string | undefined> = described(
 export const relativeDir: Parse<string> = (raw, where) => {
   const given = text(raw, where).replace(/\\/g, '/');
   if (given.startsWith('/') || /^[A-Za-z]:/.test(given) || given.split('/').includes('..'))
-    fail(
-      where,
-      `must be a folder inside the project, such as "functions" or "." (the root), got ${JSON.stringify(raw)}`,
-    );
+    refuse(where, 'must be a folder inside the project, such as "functions" or "." (the root)', raw);
   return given.replace(/\/+$/, '').replace(/^(\.\/)+(?=.)/, '') || '.';
 };
 
@@ -146,10 +150,7 @@ export const innerCallUrls: Parse<Readonly<Record<string, string>>> = described(
           ? Object.entries(raw)
           : undefined;
     if (entries === undefined)
-      fail(
-        where,
-        `must map service ids to base URLs, such as { "profile": "http://10.0.0.5:8000" }, got ${JSON.stringify(raw)}`,
-      );
+      refuse(where, 'must map service ids to base URLs, such as { "profile": "http://10.0.0.5:8000" }', raw);
     const out: Record<string, string> = {};
     for (const [id, url] of entries) {
       if (typeof id !== 'string' || !SERVICE_ID.test(id))
@@ -187,10 +188,7 @@ export const allowedHosts: Parse<readonly string[] | true> = described(
     if (raw === false || raw === 'false') return [];
     const items = typeof raw === 'string' ? raw.split(',').map((item) => item.trim()) : raw;
     if (!Array.isArray(items) || items.some((item) => typeof item !== 'string'))
-      fail(
-        where,
-        `must be true or a list of host names, such as ["abc.ngrok.app", ".example.test"], got ${JSON.stringify(raw)}`,
-      );
+      refuse(where, 'must be true or a list of host names, such as ["abc.ngrok.app", ".example.test"]', raw);
     const names = (items as string[]).map((item) => item.trim().toLowerCase()).filter((item) => item !== '');
     const bad = names.find((name) => !HOST_NAME.test(name));
     if (bad !== undefined)
