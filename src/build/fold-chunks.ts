@@ -17,6 +17,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { build, type Metafile, type Plugin, transform } from 'esbuild';
 import { bundleBanner, FOLDED_REQUIRE } from './banner.js';
+import { type ChunkImports, chunkImports } from './chunk-imports.js';
 
 /** What `foldStartChunks` needs of the first pass. */
 export interface FoldInput {
@@ -82,13 +83,17 @@ function staticChunks(entry: string, outputs: ReadonlyMap<string, Output>): stri
 /**
  * The names under which the entry exports the forwarded chunks' exports for the lazy chunks, by
  * chunk: `$0`, `$1`, … `$z`, `$10`, one count across them all. Short, since a minified entry
- * still spells each one out: the hello bundle's 69 took 67 bytes more as `<name>$<chunk>`.
+ * still spells each one out: the hello bundle's 69 took 67 bytes more as `<name>$<chunk>`. Only
+ * the exports a lazy chunk imports (chunk-imports.ts): the others serve the folded code alone,
+ * which needs no export (the hello bundle's entry re-exported 32 such names).
  */
-function aliasesOf(forwarded: readonly string[], outputs: ReadonlyMap<string, Output>): Map<string, string>[] {
+function aliasesOf(forwarded: readonly string[], outputs: ReadonlyMap<string, Output>, imports: ChunkImports) {
   let count = 0;
-  return forwarded.map(
-    (chunk) => new Map(outputs.get(chunk)!.exports.map((name) => [name, `$${(count++).toString(36)}`])),
-  );
+  return forwarded.map((chunk) => {
+    const used = imports.unread.has(chunk) ? undefined : imports.names.get(chunk);
+    const names = outputs.get(chunk)!.exports.filter((name) => used === undefined || used.has(name));
+    return new Map(names.map((name) => [name, `$${(count++).toString(36)}`]));
+  });
 }
 
 /** A path as an import specifier relative to `fromDir` (`./x.mjs`, `../index.mjs`). */
@@ -120,7 +125,8 @@ export async function foldStartChunks(input: FoldInput): Promise<FoldResult> {
   const kept = shared.filter((chunk) => isStateless(outputs.get(chunk)!));
   const forwarded = shared.filter((chunk) => !kept.includes(chunk));
   const dir = dirname(input.entry);
-  const aliases = aliasesOf(forwarded, outputs);
+  const imports = chunkImports(lazy, forwarded, (file) => outputs.get(file)!.imports, input.firstBanner);
+  const aliases = aliasesOf(forwarded, outputs, imports);
   const reexports = forwarded.map(
     (chunk, i) =>
       `export { ${[...aliases[i]!].map(([name, alias]) => `${name} as ${alias}`).join(', ')} } from ${JSON.stringify(specifier(dir, chunk))};`,
