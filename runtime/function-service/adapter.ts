@@ -16,7 +16,8 @@ import { readCaller } from '../request/caller.js';
 import { stripGatewayHeaders } from '../request/gateway-headers.js';
 import { errorBody } from '../request/error-body.js';
 import { ids } from '../trace/ids.js';
-import { checkTracestate, formatTraceparent, parseTraceparent } from '../trace/traceparent.js';
+import { formatTraceparent, parseTraceparent } from '../trace/traceparent.js';
+import { checkTracestate } from '../trace/tracestate.js';
 import type {
   Caller,
   CookieOptions,

@@ -11,7 +11,7 @@ import type { LogLevel } from '../log/record.js';
 import type { RuntimeOptions } from '../options.js';
 import { ids } from '../trace/ids.js';
 import type { ServerTelemetry } from '../trace/otel-bridge.js';
-import { checkTracestate, parseTraceparent } from '../trace/traceparent.js';
+import { parseTraceparent } from '../trace/traceparent.js';
 import type { LoadedFunction, Trigger } from '../types.js';
 import type { ConnectionLimit } from '../admission/connection-limit.js';
 import type { MemoryBudget } from '../admission/memory-budget.js';
@@ -124,11 +124,6 @@ export class Exchange {
     }
     this.spanId = ids.spanId();
     this.otel = undefined;
-  }
-
-  /** The incoming `tracestate`, checked, when the request continues a caller's trace. */
-  get tracestate(): string | undefined {
-    return this.parentSpanId === undefined ? undefined : checkTracestate(this.req.headers.tracestate);
   }
 
   /**

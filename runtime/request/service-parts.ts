@@ -8,6 +8,7 @@
  */
 import { isPoisonKey } from '../body/poison.js';
 import { formatTraceparent } from '../trace/traceparent.js';
+import { incomingTracestate } from '../trace/tracestate.js';
 import type { CookieOptions, LogMethod, Service, TraceContext } from '../types.js';
 import { loadedCodec } from './cookie-codec.js';
 import type { Exchange, Host } from './exchange.js';
@@ -86,7 +87,7 @@ export function traceContext(x: Exchange): TraceContext {
     traceparent: formatTraceparent(x.traceId, x.spanId, sampled),
   };
   if (x.parentSpanId !== undefined) trace.parentSpanId = x.parentSpanId;
-  const state = x.tracestate;
+  const state = incomingTracestate(x);
   if (state !== undefined) trace.tracestate = state;
   return Object.freeze(trace);
 }

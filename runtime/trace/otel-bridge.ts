@@ -20,6 +20,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { type IncomingTrace, incomingTracestate } from './tracestate.js';
 
 /** The instrumentation scope of every span and instrument. */
 const SCOPE = 'cloudfn';
@@ -81,15 +82,16 @@ function durationHistogram(): Histogram | undefined {
   return histogram;
 }
 
-/** The fields of a request the bridge reads and, when it starts a span, sets (the Exchange has them). */
-export interface TracedRequest {
+/**
+ * The fields of a request the bridge reads and, when it starts a span, sets (the Exchange has
+ * them); its `tracestate` header is checked here (tracestate.ts).
+ */
+export interface TracedRequest extends IncomingTrace {
   readonly method: string;
   traceId: string;
   spanId: string;
   parentSpanId: string | undefined;
   traceFlags: number;
-  /** The incoming `tracestate`, already checked. */
-  readonly tracestate: string | undefined;
 }
 
 function methodAttributes(method: string, into: Attributes): Attributes {
@@ -120,12 +122,13 @@ export class ServerTelemetry {
     // A request starts from the root, not from whatever context the listener was called in.
     let parent = ROOT_CONTEXT;
     if (request.parentSpanId !== undefined) {
+      const tracestate = incomingTracestate(request);
       parent = trace.setSpanContext(ROOT_CONTEXT, {
         traceId: request.traceId,
         spanId: request.parentSpanId,
         traceFlags: request.traceFlags,
         isRemote: true,
-        ...(request.tracestate === undefined ? {} : { traceState: createTraceState(request.tracestate) }),
+        ...(tracestate === undefined ? {} : { traceState: createTraceState(tracestate) }),
       });
     }
     const method = KNOWN_METHODS.has(request.method) ? request.method : 'HTTP';

@@ -1,7 +1,7 @@
 /**
- * The two headers of W3C Trace Context level 1 (https://www.w3.org/TR/trace-context/):
- * `traceparent` read strictly and written, `tracestate` checked and passed on. A header that
- * breaks the grammar is ignored, so the request starts a new trace instead of failing.
+ * The first header of W3C Trace Context level 1 (https://www.w3.org/TR/trace-context/):
+ * `traceparent` read strictly and written (the second, `tracestate`, is tracestate.ts's). A header
+ * that breaks the grammar is ignored, so the request starts a new trace instead of failing.
  */
 
 /** What a valid `traceparent` carries. */
@@ -55,41 +55,4 @@ export function parseTraceparent(header: string | string[] | undefined): Tracepa
  */
 export function formatTraceparent(traceId: string, spanId: string, sampled: boolean): string {
   return `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`;
-}
-
-/**
- * A list-member key (§3.3.1.3.1): a simple key of 1-256 characters starting with a lower-case
- * letter, or `tenant@system` (tenant 1-241, starting with a letter or digit; system 1-14,
- * starting with a letter).
- */
-const KEY = /^(?:[a-z][a-z\d_\-*/]{0,255}|[a-z\d][a-z\d_\-*/]{0,240}@[a-z][a-z\d_\-*/]{0,13})$/;
-/** A value: 1-256 printable ASCII characters but `,` and `=`, not ending with a space. */
-const VALUE = /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
-/** Most list members a `tracestate` may carry (§3.3.1.1). */
-const MAX_MEMBERS = 32;
-
-/**
- * Checks a `tracestate` header and returns it normalized (members joined by `,`, spaces
- * around them dropped), or undefined when it is absent, empty or invalid. Several headers
- * are one list (node joins them with `, `). An invalid list is dropped whole, as the W3C test
- * suite expects: a bad key or value, a duplicated key, more than 32 members.
- * @example checkTracestate('rojo=00f067aa0ba902b7, congo=t61rcWkgMzE') // 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE'
- */
-export function checkTracestate(header: string | string[] | undefined): string | undefined {
-  const text = Array.isArray(header) ? header.join(',') : header;
-  if (text === undefined) return undefined;
-  const members: string[] = [];
-  const keys = new Set<string>();
-  for (const raw of text.split(',')) {
-    const member = raw.replace(/^[ \t]+|[ \t]+$/g, '');
-    if (member === '') continue;
-    const eq = member.indexOf('=');
-    if (eq === -1) return undefined;
-    const key = member.slice(0, eq);
-    if (!KEY.test(key) || !VALUE.test(member.slice(eq + 1)) || keys.has(key)) return undefined;
-    keys.add(key);
-    members.push(member);
-  }
-  if (members.length === 0 || members.length > MAX_MEMBERS) return undefined;
-  return members.join(',');
 }

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { IdSource } from '../../../runtime/trace/ids.js';
-import { checkTracestate, formatTraceparent, parseTraceparent } from '../../../runtime/trace/traceparent.js';
+import { formatTraceparent, parseTraceparent } from '../../../runtime/trace/traceparent.js';
+import { checkTracestate } from '../../../runtime/trace/tracestate.js';
 
 const TRACE = '12345678901234567890123456789012';
 const PARENT = '1234567890123456';
