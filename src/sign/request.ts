@@ -3,7 +3,7 @@
  * `Platform-Authorization` value, `verifyRequest` checks one as the platform does.
  */
 import { sign, verify } from 'node:crypto';
-import { formatAuthorization, parseAuthorization, type AuthorizationParts } from './authorization.js';
+import { formatCheckedAuthorization, parseAuthorization, type AuthorizationParts } from './authorization.js';
 import { signError } from './errors.js';
 import { loadPrivateKey, loadPublicKey, type KeyInput } from './keys.js';
 import type { RedisOption } from '../fleet/settings.js';
@@ -83,13 +83,13 @@ export function signRequest(options: SignRequestOptions): SignedRequest {
   const path = signedPath(options.url);
   const data = linesBytes(methodText(options.method), path, timestamp, nonce, body);
   const signature = sign('sha256', data, key).toString('base64');
-  const authorization = formatAuthorization({
-    appid: options.appid,
+  const authorization = formatCheckedAuthorization(
+    options.appid,
     nonce,
     timestamp,
-    keyVersion: String(options.keyVersion),
+    String(options.keyVersion),
     signature,
-  });
+  );
   return { authorization, path, body, timestamp, nonce, signature, stringToSign: data.toString('utf8') };
 }
 

@@ -1,5 +1,6 @@
 /** The Platform-Authorization header: the writer, and the parser table (forms seen in real code, and refusals). */
 import { describe, expect, it } from 'vitest';
+import { formatCheckedAuthorization } from '../../src/sign/authorization.js';
 import { formatAuthorization, parseAuthorization, SignatureError } from '../../src/sign/index.js';
 
 const parts = { appid: 'wx1', nonce: 'N1', timestamp: '1700000000', keyVersion: '2', signature: 'c2ln+/==' };
@@ -18,6 +19,30 @@ describe('formatAuthorization', () => {
   });
   it('round-trips through the parser', () => {
     expect(parseAuthorization(formatAuthorization(parts))).toEqual(parts);
+  });
+});
+
+describe('formatCheckedAuthorization (signRequest, whose nonce, timestamp and signature are safe)', () => {
+  const checked = (p: typeof parts) =>
+    formatCheckedAuthorization(p.appid, p.nonce, p.timestamp, p.keyVersion, p.signature);
+  it('writes what formatAuthorization writes', () => {
+    expect(checked(parts)).toBe(formatAuthorization(parts));
+  });
+  it('refuses the appid and key_version formatAuthorization refuses, with its messages', () => {
+    for (const bad of ['w"x', 'a\\b', 'a\nb', 'a\rb', '']) {
+      for (const key of ['appid', 'keyVersion'] as const) {
+        const spoilt = { ...parts, [key]: bad };
+        let expected = '';
+        try {
+          formatAuthorization(spoilt);
+        } catch (error) {
+          expected = (error as Error).message;
+        }
+        expect(expected, `${key} ${JSON.stringify(bad)}`).not.toBe('');
+        expect(() => checked(spoilt)).toThrow(expected);
+      }
+    }
+    expect(() => checked({ ...parts, appid: 1 as unknown as string })).toThrow(/appid \(appid\)/);
   });
 });
 
