@@ -9,11 +9,11 @@ import { loadPrivateKey, type KeyInput } from './keys.js';
 import { publicKeyList } from './platform-keys.js';
 import { generateNonce } from './nonce.js';
 import { readHeader, resolveProfile, type HeaderProfile, type HeadersInput } from './profile.js';
-import { checkSignatureText, nonceField } from './signature.js';
+import { nonceField, signatureView } from './signature.js';
 import {
   nonceText,
   assertRawBody,
-  checkedResponseBytes,
+  checkedResponseView,
   responseBytes,
   timestampText,
   type RawBody,
@@ -174,9 +174,10 @@ export function checkSigned(
   const timestampValue = timestamp.trim();
   const seconds = checkTimestamp(timestampValue, nowSeconds, maxAgeSeconds, maxFuture);
   const nonceValue = nonceField(nonce.trim());
-  const signatureBytes = checkSignatureText(signature.trim());
+  // Both views are shared Buffers, valid until the next verify: every use is in the loop below.
+  const signatureBytes = signatureView(signature.trim());
   // checkTimestamp allows 1-12 digits and nonceField the nonce grammar: both are checked.
-  const data = checkedResponseBytes(timestampValue, nonceValue, body);
+  const data = checkedResponseView(timestampValue, nonceValue, body);
   for (let i = 0; i < keys.length; i++) {
     if (verify('sha256', data, keys[i]!, signatureBytes))
       return { timestamp: seconds, nonce: nonceValue, now: nowSeconds, keyIndex: i };

@@ -50,15 +50,20 @@ export function windowOption(value: number | undefined, name: string, fallback: 
   return value;
 }
 
-/** 1 to `max` ASCII digits: a loop, 0.05 µs faster than /^\d{1,15}$/ per verify. */
-function isDigits(value: string, max: number): boolean {
+/**
+ * The value of 1 to `max` ASCII digits, or -1: one loop, 0.05 µs faster than /^\d{1,15}$/ per
+ * verify, and reading the value as it goes spares `Number()` (exact: 15 digits stay below 2^53).
+ */
+function digitsValue(value: string, max: number): number {
   const length = value.length;
-  if (length === 0 || length > max) return false;
+  if (length === 0 || length > max) return -1;
+  let n = 0;
   for (let i = 0; i < length; i++) {
     const c = value.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
+    if (c < 48 || c > 57) return -1;
+    n = n * 10 + (c - 48);
   }
-  return true;
+  return n;
 }
 
 /**
@@ -67,8 +72,8 @@ function isDigits(value: string, max: number): boolean {
  */
 export function checkTimestamp(value: string, now: number, maxAge: number, maxFutureSkew: number): number {
   // Up to 15 digits so that milliseconds are reported as a future timestamp, which names the slip.
-  if (!isDigits(value, 15)) throw signError('SIGN_BAD_TIMESTAMP', value);
-  const timestamp = Number(value);
+  const timestamp = digitsValue(value, 15);
+  if (timestamp === -1) throw signError('SIGN_BAD_TIMESTAMP', value);
   const age = now - timestamp;
   if (age > maxAge) throw signError('SIGN_STALE_TIMESTAMP', age, maxAge);
   // More than 12 digits is past the year 33000: milliseconds, whatever the allowed skew.

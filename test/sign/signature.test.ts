@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkSignatureText } from '../../src/sign/signature.js';
+import { checkSignatureText, signatureView } from '../../src/sign/signature.js';
 
 describe('checkSignatureText', () => {
   it('decodes standard base64 of 256 bytes, for many random signatures', () => {
@@ -43,5 +43,31 @@ describe('checkSignatureText', () => {
 
   it('refuses a signature of another length, naming the length', () => {
     expect(() => checkSignatureText(randomBytes(128).toString('base64'))).toThrow(/decodes to 128 bytes/);
+  });
+});
+
+describe('signatureView', () => {
+  /** What a call gives: the bytes, or the error's message. */
+  const outcome = (fn: () => Buffer) => {
+    try {
+      return Buffer.from(fn()).toString('hex');
+    } catch (error) {
+      return `throws ${(error as Error).message}`;
+    }
+  };
+  it('gives what checkSignatureText gives, bytes or error, on good and spoilt signatures', () => {
+    const texts: string[] = [];
+    for (let i = 0; i < 50; i++) texts.push(randomBytes(256).toString('base64'));
+    const text = texts[0]!;
+    for (const bad of ['$', ' ', '\n', '.', '=', '*', '-', '_']) {
+      for (const at of [0, 1, 100, 341, 342, 343]) texts.push(text.slice(0, at) + bad + text.slice(at + 1));
+    }
+    for (const tail of ['$$', '  ', '\r\n', '.=', '=.']) texts.push(text.slice(0, 342) + tail);
+    texts.push(randomBytes(128).toString('base64'), randomBytes(257).toString('base64'), `${text}=`, '');
+    for (const t of texts)
+      expect(
+        outcome(() => signatureView(t)),
+        JSON.stringify(t),
+      ).toBe(outcome(() => checkSignatureText(t)));
   });
 });

@@ -1,6 +1,7 @@
 /** The request's five lines and the response's three, built exactly. */
 import { describe, expect, it } from 'vitest';
 import { responseStringToSign, showLineEnds, signedPath, stringToSign } from '../../src/sign/index.js';
+import { checkedResponseBytes, checkedResponseView, isNonce, nonceText } from '../../src/sign/string-to-sign.js';
 
 const base = { method: 'GET', timestamp: 1700000000, nonce: 'n' };
 
@@ -67,4 +68,62 @@ describe('responseStringToSign', () => {
 
 it('showLineEnds makes LF and CR visible', () => {
   expect(showLineEnds('a\r\nb\n')).toBe('a␍⏎\nb⏎\n');
+});
+
+describe('isNonce', () => {
+  const GRAMMAR = /^[\x21\x23-\x2b\x2d-\x5b\x5d-\x7e]{1,128}$/;
+  it('agrees with the grammar on every character up to U+00FF and a few beyond', () => {
+    const codes = [...Array.from({ length: 256 }, (_, i) => i), 0x3000, 0xd800, 0xfeff, 0xff0c];
+    for (const code of codes) {
+      const c = String.fromCharCode(code);
+      for (const text of [c, `a${c}`, `${c}z`, `ab${c}cd`])
+        expect(isNonce(text), JSON.stringify(text)).toBe(GRAMMAR.test(text));
+    }
+  });
+  it('takes 1 to 128 characters', () => {
+    for (const length of [0, 1, 32, 127, 128, 129, 300]) {
+      const text = 'n'.repeat(length);
+      expect(isNonce(text), String(length)).toBe(GRAMMAR.test(text));
+    }
+    expect(() => nonceText('n'.repeat(129))).toThrow(/nonce must be 1 to 128 printable ASCII/);
+  });
+});
+
+describe('checkedResponseView', () => {
+  /** The two lines before the body: 10 digits, LF, 6 characters, LF. */
+  const HEAD = '1700000000\nnonce1\n'.length;
+  const bodies: Array<[string, Parameters<typeof checkedResponseBytes>[2]]> = [
+    ['undefined', undefined],
+    ['null', null],
+    ['empty text', ''],
+    ['JSON', '{"code":0,"data":{"vid":"v123"}}'],
+    ['text ending in LF', 'a\n'],
+    ['non-ASCII text', '{"a":"你好","e":"é😀"}'],
+    ['a lone surrogate (U+FFFD on the wire)', 'x\ud800y'],
+    ['a Buffer', Buffer.from('{"a":1}')],
+    ['a view into a larger ArrayBuffer', new Uint8Array(new TextEncoder().encode('__{"b":2}__').buffer, 2, 7)],
+    ['an ArrayBuffer', new Uint8Array([123, 125]).buffer],
+    ['text at the edge of the shared Buffer', '你'.repeat(Math.floor((8192 - HEAD - 1) / 3))],
+    ['text past the edge of the shared Buffer', '你'.repeat(Math.floor((8192 - HEAD - 1) / 3) + 1)],
+    ['a large multi-byte text', '你'.repeat(5000)],
+    ['bytes at the edge of the shared Buffer', Buffer.alloc(8192 - HEAD - 1, 0x42)],
+    ['bytes past the edge of the shared Buffer', Buffer.alloc(8192 - HEAD, 0x41)],
+  ];
+  for (const [name, body] of bodies) {
+    it(`gives the bytes checkedResponseBytes gives: ${name}`, () => {
+      const expected = checkedResponseBytes('1700000000', 'nonce1', body);
+      const view = checkedResponseView('1700000000', 'nonce1', body);
+      expect(Buffer.from(view).equals(expected)).toBe(true);
+    });
+  }
+  it('refuses an object as checkedResponseBytes does', () => {
+    const body = { a: 1 } as unknown as string;
+    expect(() => checkedResponseView('1', 'n', body)).toThrow(/body must be the raw text or bytes/);
+  });
+  it('is overwritten by the next call (valid until then only)', () => {
+    const first = checkedResponseView('1', 'a', 'one');
+    const copy = Buffer.from(first);
+    checkedResponseView('2', 'b', 'two');
+    expect(Buffer.from(first).equals(copy)).toBe(false);
+  });
 });
