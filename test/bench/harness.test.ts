@@ -31,6 +31,8 @@ const BENCHMARKS = [
   'multipart upload, one 8 MiB file, one upload at a time',
   'signRequest',
   'verifyResponse',
+  'signRequest, against the earlier baseline',
+  'verifyResponse, against the earlier baseline',
   'cold start: node dist/hello/index.mjs to first 200',
   'cold start, compile cache on (warm) against off, CPU time to first 200',
   'hello bundle, minified (cloudfn build --minify)',
