@@ -3,6 +3,7 @@
  * request, response or callback replayed inside its time window is refused.
  */
 import { randomFillSync } from 'node:crypto';
+import * as v8 from 'node:v8';
 
 /** Random bytes per nonce. */
 const NONCE_BYTES = 16;
@@ -15,6 +16,15 @@ const NONCE_BYTES = 16;
  */
 const batch = Buffer.allocUnsafeSlow(NONCE_BYTES * 256);
 let batchOffset = batch.length;
+// A process started from a startup snapshot taken after a nonce was made would hand out the
+// snapshot's bytes again, the same in every such process (a pid cannot tell: in a container both
+// may be 1). The batch is emptied as the snapshot is written. `startupSnapshot` is missing
+// before Node 18.6 (the function service's Node 14), where there are no such snapshots.
+if (v8.startupSnapshot?.isBuildingSnapshot()) {
+  v8.startupSnapshot.addSerializeCallback(() => {
+    batchOffset = batch.length;
+  });
+}
 
 /**
  * A new nonce: 32 lower-case hex characters from 16 random bytes of the CSPRNG.
