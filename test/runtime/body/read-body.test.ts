@@ -183,6 +183,25 @@ describe('readBody over raw-body', () => {
     expect((error as Error).message).toContain('the body has 5 bytes but Content-Length says 10');
   });
 
+  it('reads a body of known length that arrives in several chunks, in order', async () => {
+    const body = await readBody(fakeRequest({ 'content-length': '11' }, ['hel', 'lo ', 'world']), LIMIT, 'maxBodySize');
+    expect(body.toString()).toBe('hello world');
+    expect(body.length).toBe(11);
+  });
+
+  it.each<[string, number, string[], number]>([
+    ['short of', 10, ['ab', 'cd'], 4],
+    ['past', 4, ['ab', 'cd', 'ef'], 6],
+  ])('answers 400 to several chunks that end %s the Content-Length', async (_name, declared, chunks, received) => {
+    const error = await readBody(
+      fakeRequest({ 'content-length': String(declared) }, chunks),
+      LIMIT,
+      'maxBodySize',
+    ).catch((e: Error & { status?: number; code?: string }) => e);
+    expect(error).toMatchObject({ status: 400, code: 'CLOUDFN_BAD_REQUEST' });
+    expect((error as Error).message).toContain(`the body has ${received} bytes but Content-Length says ${declared}`);
+  });
+
   it('reads a body that arrives before raw-body is loaded (a module not yet imported)', async () => {
     vi.resetModules();
     const fresh = await import('../../../runtime/body/read-body.js');
