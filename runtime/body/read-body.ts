@@ -203,7 +203,7 @@ function lengthMismatch(received: number, expected: number): Error {
  * from its second chunk on, copied into `#whole`, a Buffer of the declared length: each chunk
  * is copied as it arrives, while the client still sends, instead of all of them joined after
  * the last (an 8 MiB upload then answered about 2 ms later, the time of that copy), and is
- * garbage at once rather than held until the end beside the copy (docs/performance.md#multipart).
+ * garbage at once rather than held until the end beside the copy (docs/performance.md#multipart-uploads).
  */
 class BodyReader<C> {
   settled = false;
