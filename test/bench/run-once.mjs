@@ -693,6 +693,8 @@ const ORDER = [
   'upload-serial',
   'sign',
   'verify',
+  'sign-prepared',
+  'verify-prepared',
   'cold',
   'cold-cache',
   'bundle',
