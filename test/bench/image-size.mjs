@@ -12,12 +12,13 @@
  * Needs podman and the base image: node test/setup/container-image.mjs sets both up.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BASE_IMAGE, CONTAINERS_CONF } from '../setup/container-image.mjs';
 import { generateProject } from './lib/build-scale.mjs';
+import { vendorCloudfn } from '../setup/vendor-cloudfn.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli/index.js');
@@ -31,22 +32,7 @@ function project(dir, tgz, more) {
   execFileSync(process.execPath, [CLI, 'init', dir, '--template', 'starter'], { env, stdio: 'ignore' });
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   more?.(dir, pkg);
-  if (!pkg.dependencies.cloudfn.startsWith('file:')) {
-    mkdirSync(join(dir, 'vendor'), { recursive: true });
-    cpSync(tgz, join(dir, 'vendor', 'cloudfn.tgz'));
-    pkg.dependencies.cloudfn = 'file:vendor/cloudfn.tgz';
-  }
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-  const dockerfile = join(dir, 'Dockerfile');
-  const text = readFileSync(dockerfile, 'utf8');
-  if (!text.includes('COPY vendor'))
-    writeFileSync(
-      dockerfile,
-      text.replace(
-        'COPY package.json package-lock.json ./',
-        'COPY package.json package-lock.json ./\nCOPY vendor ./vendor',
-      ),
-    );
+  vendorCloudfn(dir, tgz, pkg, 'cloudfn.tgz');
   rmSync(join(dir, 'package-lock.json'), { force: true });
   execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], {
     cwd: dir,

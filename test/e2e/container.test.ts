@@ -31,6 +31,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/sign/index.js';
 import { RedisServer } from '../fleet/redis-server.js';
 import { REPO, ensureDist } from '../testing/ensure-dist.js';
+import { vendorCloudfn } from '../setup/vendor-cloudfn.mjs';
 import { freePort } from '../testing/free-port.js';
 import { CALLBACK_FN } from '../fleet/callback-function.js';
 import { LOADS, LOAD_NAMES, type LoadName, type LoadResult, count } from '../bench/lib/overload-loads.mjs';
@@ -69,26 +70,13 @@ async function until<T>(probe: () => Promise<T | undefined>, ms: number, what: s
 }
 
 /** The project's package.json points at a vendored tarball of this cloudfn unless init did so already. */
-function vendorCloudfn(dir: string, work: string): void {
+function vendorPacked(dir: string, work: string): void {
   const file = join(dir, 'package.json');
   const pkg = JSON.parse(readFileSync(file, 'utf8')) as { dependencies: Record<string, string> };
   if (pkg.dependencies['cloudfn']?.startsWith('file:')) return;
   execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: REPO, env, stdio: 'ignore' });
   const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
-  execFileSync('mkdir', ['-p', join(dir, 'vendor')]);
-  execFileSync('cp', [join(work, tgz), join(dir, 'vendor', tgz)]);
-  pkg.dependencies['cloudfn'] = `file:vendor/${tgz}`;
-  writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
-  const dockerfile = join(dir, 'Dockerfile');
-  const text = readFileSync(dockerfile, 'utf8');
-  if (!text.includes('COPY vendor'))
-    writeFileSync(
-      dockerfile,
-      text.replace(
-        'COPY package.json package-lock.json ./',
-        'COPY package.json package-lock.json ./\nCOPY vendor ./vendor',
-      ),
-    );
+  vendorCloudfn(dir, join(work, tgz), pkg);
 }
 
 describe.skipIf(!enabled)('the starter image in a real container engine (run by npm run test:container)', () => {
@@ -111,7 +99,7 @@ describe.skipIf(!enabled)('the starter image in a real container engine (run by 
       "export default async (params: { ms?: string }) => { await new Promise((r) => setTimeout(r, Number(params.ms ?? 1500))); return { slow: 'done' }; };\n",
     );
     writeFileSync(join(dir, 'functions/callback.ts'), CALLBACK_FN);
-    vendorCloudfn(dir, work);
+    vendorPacked(dir, work);
     if (!existsSync(join(dir, 'package-lock.json')))
       await run('npm', ['install', '--package-lock-only'], { cwd: dir, env, timeout: 180_000 });
     // --format docker: podman's default OCI format drops the Dockerfile's HEALTHCHECK.
