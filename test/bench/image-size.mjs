@@ -43,7 +43,8 @@ function project(dir, tgz, more) {
 
 /** Builds `dir`'s image, measures it, removes it. */
 function measure(name, dir) {
-  const tag = `localhost/cloudfn-image-size-${name}:latest`;
+  // An image reference takes no blanks or `+`: the name as lower-case words joined by hyphens.
+  const tag = `localhost/cloudfn-image-size-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}:latest`;
   const started = Date.now();
   const build = spawnSync('podman', ['build', '--format', 'docker', '--pull=never', '-t', tag, '.'], {
     cwd: dir,
