@@ -8,7 +8,7 @@
  * medians with ranges. See docs/performance.md#allocation-per-request.
  *
  *   node test/bench/allocation.mjs [--node 24] [--requests 10000] [--rounds 3] [--kinds cloudfn,fastify,raw]
- *                                  [--node-flags=--scavenger-max-new-space-capacity-mb=8] [--json]
+ *                                  [--node-flags=--max-semi-space-size=16] [--json]
  *                                  [--upload 200]
  *
  * --upload N adds a row for N multipart uploads of one 8 MiB file (POST /upload), for cloudfn,

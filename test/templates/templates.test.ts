@@ -91,7 +91,7 @@ describe('templates', () => {
       docker.indexOf('COPY package.json package-lock.json ./'),
     );
     expect(docker.indexOf('COPY vendor ./vendor')).toBeLessThan(docker.indexOf('RUN npm ci'));
-    expect(docker).toContain('CMD ["node", "--scavenger-max-new-space-capacity-mb=8", "dist/server.mjs"]');
+    expect(docker).toContain('CMD ["node", "--max-semi-space-size=16", "dist/server.mjs"]');
     // The run stage carries what server.mjs runs, not every per-function bundle of dist/.
     expect(docker).toContain('COPY --from=build /app/dist/server.mjs /app/dist/server.mjs.map ./dist/');
     expect(docker).toContain('COPY --from=build /app/dist/_chunks ./dist/_chunks');
