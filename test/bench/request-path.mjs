@@ -10,7 +10,7 @@
  * (process.cpuUsage: user and system, every thread) its batch took. Short alternated batches
  * keep a machine shared with other work from landing on one side only. Medians and ranges of
  * the per-batch differences, in ns per request. Needs npm run build. Bench only; see
- * docs/performance.md#the-ablation.
+ * docs/performance-history.md#the-ablation.
  *
  *   node test/bench/request-path.mjs [--node 24] [--requests get,json] [--parts log,trace,...]
  *                                    [--batches 40] [--requests-per-batch 20000]
