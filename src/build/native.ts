@@ -21,6 +21,8 @@ const ADDON_LOADERS = [
   'nan',
 ];
 const BUILTINS = new Set(builtinModules);
+/** Entries of a folder that change how a bare specifier resolves from it (`resolutionRoot`). */
+const RESOLUTION_FILES = ['node_modules', 'package.json', 'tsconfig.json', 'jsconfig.json'];
 /** The esbuild namespace of the modules standing in for native packages. */
 const SHIM = 'cloudfn-native';
 
@@ -43,6 +45,15 @@ function packageName(specifier: string): string {
  */
 export class NativeModules {
   readonly #cache = new Map<string, PackageInfo | undefined>();
+  /**
+   * Bare imports already resolved to a package that is not native, by the folder their
+   * resolution starts from (`resolutionRoot`), kind and specifier: the same import is bundled
+   * without asking esbuild again. Each ask is two trips between esbuild and node; a build of
+   * 300 functions, each in its own folder, made one per function for each of its packages.
+   */
+  readonly #bundled = new Set<string>();
+  /** Each folder's resolution root, by folder. */
+  readonly #roots = new Map<string, string>();
   readonly #warned = new Set<string>();
   /** Names of native packages; imports of them stay external. */
   readonly external = new Set<string>();
@@ -88,6 +99,24 @@ export class NativeModules {
     }
   }
 
+  /**
+   * The nearest folder at or above `dir` that can change how a bare specifier resolves: one
+   * holding `node_modules`, a `package.json` (its name, for a package importing itself) or a
+   * `tsconfig.json`/`jsconfig.json` (`paths`). A bare import resolves the same from `dir` as
+   * from this folder, so both share one answer.
+   */
+  resolutionRoot(dir: string): string {
+    const known = this.#roots.get(dir);
+    if (known !== undefined) return known;
+    const parent = dirname(dir);
+    const root =
+      parent === dir || RESOLUTION_FILES.some((name) => existsSync(join(dir, name)))
+        ? dir
+        : this.resolutionRoot(parent);
+    this.#roots.set(dir, root);
+    return root;
+  }
+
   warn(subject: string, why: string, fix: string): void {
     if (this.#warned.has(subject)) return;
     this.#warned.add(subject);
@@ -130,6 +159,8 @@ export class NativeModules {
           if (BUILTINS.has(args.path) || args.path.startsWith('node:')) return undefined;
           const name = packageName(args.path);
           if (this.external.has(name)) return { path: args.path, namespace: SHIM };
+          const key = `${this.resolutionRoot(args.resolveDir)}\0${args.kind}\0${args.path}`;
+          if (this.#bundled.has(key)) return undefined;
           const resolved = await build.resolve(args.path, {
             kind: args.kind,
             resolveDir: args.resolveDir,
@@ -138,7 +169,10 @@ export class NativeModules {
           });
           if (resolved.errors.length > 0 || resolved.external || resolved.path === '') return undefined;
           // Not native: esbuild resolves it again its own way and bundles it.
-          if (this.packageOf(resolved.path)?.native !== true) return undefined;
+          if (this.packageOf(resolved.path)?.native !== true) {
+            this.#bundled.add(key);
+            return undefined;
+          }
           this.external.add(name);
           this.warn(
             `package ${name}`,
