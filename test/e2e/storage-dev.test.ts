@@ -255,9 +255,12 @@ describe('the platform TOS sample under cloudfn dev', { timeout: 600_000 }, () =
     const answer = await call<{ serverError: boolean; code: string; status: number }>(server.base, '/wrong-secret');
     console.log('wrong secret:', JSON.stringify(answer));
     expect(answer).toEqual({ serverError: true, code: 'SignatureDoesNotMatch', status: 403 });
-    expect(server.output()).toMatch(
-      /local TOS refused PUT short-drama-media\.tos-cn-beijing\.volces\.com\/never\.txt: SignatureDoesNotMatch/,
-    );
+    // The dev server's log line comes through its stdout pipe, which may trail the answer.
+    await expect
+      .poll(() => server.output(), { timeout: 10_000 })
+      .toMatch(
+        /local TOS refused PUT short-drama-media\.tos-cn-beijing\.volces\.com\/never\.txt: SignatureDoesNotMatch/,
+      );
     expect(server.output()).toContain('of this canonical request:');
   });
 
