@@ -6,10 +6,8 @@
  * 16.8 MB on Node 24 and 8.4 MB on Node 22 in this same loop (2.1 MB without it); under a POST
  * load it took a server's peak RSS to about twice fastify's.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { NEW_SPACE_BOUND, newSpaceAfter, ROOT, youngNode } from '../helpers/young-generation.js';
+import { ROOT, youngGenerationSuite } from '../helpers/young-generation.js';
 
 const READ_BODY = join(ROOT, 'dist/runtime/body/read-body.js');
 
@@ -29,14 +27,10 @@ const LOOP = `
     req.push(null);
   }`;
 
-describe.skipIf(youngNode === undefined || !existsSync(READ_BODY))(
-  'readBodyThen and the young generation (needs npm run build and Node 22 or later)',
-  () => {
-    it('reads 100,000 bodies of known length without growing the young generation past 6 MB', () => {
-      const out = newSpaceAfter(LOOP);
-      expect(out.calls).toBe(100_000);
-      // 2.1 MB without a closure per read (Node 22.23, 24.22; 2.1-3.7 on 26.12); 8.4 / 16.8 / 27.3 MB with one.
-      expect(out.newSpace, `new space on ${out.version}`).toBeLessThanOrEqual(NEW_SPACE_BOUND);
-    });
-  },
-);
+// 2.1 MB without a closure per read (Node 22.23, 24.22; 2.1-3.7 on 26.12); 8.4 / 16.8 / 27.3 MB with one.
+youngGenerationSuite({
+  built: READ_BODY,
+  subject: 'readBodyThen',
+  title: 'reads 100,000 bodies of known length without growing the young generation past 6 MB',
+  loop: LOOP,
+});

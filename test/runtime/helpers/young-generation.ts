@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
 
 /** The repository's root, for the built runtime under dist/. */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -58,4 +59,34 @@ export function newSpaceAfter(loop: string): { calls: number; newSpace: number; 
   return JSON.parse(
     execFileSync(youngNode!, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 }),
   ) as { calls: number; newSpace: number; version: string };
+}
+
+/** What `youngGenerationSuite` runs: a built file the loop imports, and its titles. */
+export interface YoungLoopSuite {
+  /** The built module the loop imports; without it (no `npm run build`) the suite skips. */
+  built: string;
+  /** What the suite is about, e.g. `readBodyThen`. */
+  subject: string;
+  /** The test's title. */
+  title: string;
+  /** The loop's module code (see `newSpaceAfter`). */
+  loop: string;
+}
+
+/**
+ * One test that runs `loop` 100,000 times and holds the new space at or under
+ * `NEW_SPACE_BOUND`; skipped without the built file or a Node of 22 or later.
+ * @example youngGenerationSuite({ built, subject: 'readBodyThen', title: 'reads 100,000 bodies ...', loop })
+ */
+export function youngGenerationSuite({ built, subject, title, loop }: YoungLoopSuite): void {
+  describe.skipIf(youngNode === undefined || !existsSync(built))(
+    `${subject} and the young generation (needs npm run build and Node 22 or later)`,
+    () => {
+      it(title, () => {
+        const out = newSpaceAfter(loop);
+        expect(out.calls).toBe(100_000);
+        expect(out.newSpace, `new space on ${out.version}`).toBeLessThanOrEqual(NEW_SPACE_BOUND);
+      });
+    },
+  );
 }

@@ -6,10 +6,8 @@
  * on Node 24 and 8.4 MB on 22 (2.1 MB bound instead), and under a GET load whose function read
  * `service.info` the server's new space reached 32 MB and its peak RSS 152.8 MB against 101.5.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { NEW_SPACE_BOUND, newSpaceAfter, ROOT, youngNode } from '../helpers/young-generation.js';
+import { ROOT, youngGenerationSuite } from '../helpers/young-generation.js';
 
 const SERVICE = join(ROOT, 'dist/runtime/request/service.js');
 
@@ -27,14 +25,10 @@ const LOOP = `
   }
   process.on('exit', () => { if (logged !== 100000) throw new Error('logged ' + logged + ' lines'); });`;
 
-describe.skipIf(youngNode === undefined || !existsSync(SERVICE))(
-  "the service's log methods and the young generation (needs npm run build and Node 22 or later)",
-  () => {
-    it('logs from 100,000 services without growing the young generation past 6 MB', () => {
-      const out = newSpaceAfter(LOOP);
-      expect(out.calls).toBe(100_000);
-      // 2.1 MB bound (Node 22.23, 24.22, 26.12); 8.4 / 16.8 / 24-26 MB with arrow functions.
-      expect(out.newSpace, `new space on ${out.version}`).toBeLessThanOrEqual(NEW_SPACE_BOUND);
-    });
-  },
-);
+// 2.1 MB bound (Node 22.23, 24.22, 26.12); 8.4 / 16.8 / 24-26 MB with arrow functions.
+youngGenerationSuite({
+  built: SERVICE,
+  subject: "the service's log methods",
+  title: 'logs from 100,000 services without growing the young generation past 6 MB',
+  loop: LOOP,
+});
